@@ -1,0 +1,1 @@
+"""Subcommands of the `ferrox` command; each has `add_arguments(parser)` and `execute(args)`."""

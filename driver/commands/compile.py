@@ -1,0 +1,13 @@
+"""ferrox compile: not built yet."""
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", nargs="?")
+
+
+def execute(args: argparse.Namespace) -> int:
+    print("ferrox compile: not built yet", file=sys.stderr)
+    return 1

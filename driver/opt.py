@@ -1,0 +1,167 @@
+"""`ferrox-opt`: xDSL's opt driver with ferrox's dialects, passes, targets and diagnostics.
+
+Differences from `xdsl-opt`, all for MLIR parity: every op gets a source location, errors print as
+`file:line:col: error: ...` and exit 1 (never a traceback), `--verify-diagnostics` checks
+`expected-*` annotations, and `--print-ir-before-all` / `--print-ir-after-all` are spelled as in
+mlir-opt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from io import StringIO
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+import ferrox
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of
+from ferrox.driver import expected_diagnostics, registry
+from ferrox.parser import parse_module
+from ferrox.verify import verify_module
+
+
+class FerroxOptMain(xDSLOptMain):
+    version_format = f"ferrox-opt {ferrox.__version__} (xDSL {{xdsl_version}})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description="ferrox modular optimizer driver", args=args)
+
+    def register_all_dialects(self) -> None:
+        for name, factory in registry.all_dialects().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        for name, factory in registry.all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        self.available_targets.update(registry.all_targets())
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--print-ir-before-all", action="store_true", help="print the IR before each pass"
+        )
+        arg_parser.add_argument(
+            "--print-ir-after-all", action="store_true", help="print the IR after each pass"
+        )
+
+    def setup_pipeline(self) -> None:
+        """The pipeline, with our verifier (located diagnostics) and IR dumps between passes."""
+        timings: list[tuple[str, float]] = []
+        self.timings = timings
+        started = time.perf_counter()
+
+        def callback(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None):
+            nonlocal started
+            if previous is not None:
+                timings.append((previous.name, time.perf_counter() - started))
+                if not self.args.disable_verify:
+                    verify_module(module)
+                if self.args.print_ir_after_all:
+                    self._dump(f"// -----// IR Dump After {previous.name} //----- //", module)
+            if following is not None:
+                if self.args.print_ir_before_all:
+                    self._dump(f"// -----// IR Dump Before {following.name} //----- //", module)
+                started = time.perf_counter()
+
+        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, callback)
+
+    def _dump(self, banner: str, module: ModuleOp) -> None:
+        print(banner, file=sys.stderr)
+        Printer(stream=sys.stderr, print_generic_format=self.args.print_op_generic).print_op(module)
+        print(file=sys.stderr)
+
+    def _split(self) -> tuple[str, list[tuple[str, int]]]:
+        name = self.args.input_file or "<stdin>"
+        if self.args.input_file is None:
+            text = sys.stdin.read()
+        else:
+            with open(self.args.input_file, encoding="utf-8") as f:
+                text = f.read()
+        if not self.args.split_input_file:
+            return name, [(text, 0)]
+        chunks: list[tuple[str, int]] = []
+        offset = 0
+        for chunk in text.split("// -----"):
+            chunks.append((chunk, offset))
+            offset += chunk.count("\n")
+        return name, chunks
+
+    def _process(self, chunk: str, name: str, offset: int) -> tuple[str, list[Diagnostic]]:
+        """Parse, verify, run the pipeline and emit; the output text, or the diagnostics."""
+        try:
+            module = parse_module(self.ctx, chunk, name, offset)
+            verify_module(module)
+            self.apply_passes(module)
+            return self.output_resulting_program(module), []
+        except ParseError as e:
+            where = e.span.get_location()
+            loc = SourceLoc(name, where.line + offset, where.col)
+            return "", [Diagnostic("error", e.msg, loc)]
+        except DiagnosticError as e:
+            return "", e.diagnostics
+        except (VerifyException, DiagnosticException) as e:
+            return "", [Diagnostic("error", str(e).strip(), location_of(None))]
+
+    def run(self) -> int:
+        name, chunks = self._split()
+        out = StringIO()
+        failed = False
+        for i, (chunk, offset) in enumerate(chunks):
+            if i > 0:
+                out.write("// -----\n")
+            text, diagnostics = self._process(chunk, name, offset)
+            out.write(text)
+            if self.args.verify_diagnostics:
+                expected = expected_diagnostics.parse_expectations(chunk, offset)
+                problems = expected_diagnostics.check(diagnostics, expected, name)
+                for problem in problems:
+                    print(problem, file=sys.stderr)
+                failed |= bool(problems)
+            elif diagnostics:
+                for d in diagnostics:
+                    print(d.format(), file=sys.stderr)
+                failed = True
+        if self.args.time_passes:
+            for pass_name, seconds in self.timings:
+                print(f"  {seconds * 1000:9.3f} ms  {pass_name}", file=sys.stderr)
+        self._write(out.getvalue())
+        return 1 if failed else 0
+
+    def _write(self, text: str) -> None:
+        stream: IO[str] = sys.stdout
+        if self.args.output_file:
+            stream = open(self.args.output_file, "w", encoding="utf-8")
+        try:
+            stream.write(text)
+        finally:
+            if stream is not sys.stdout:
+                stream.close()
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    try:
+        code = FerroxOptMain(args).run()
+    except DiagnosticError as e:
+        print(e, file=sys.stderr)
+        code = 1
+    except (ValueError, OSError, DiagnosticException) as e:
+        print(f"ferrox-opt: error: {e}", file=sys.stderr)
+        code = 1
+    except Exception as e:  # a bug in ferrox, never a traceback for the user
+        print(f"ferrox-opt: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        code = 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

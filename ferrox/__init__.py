@@ -1,0 +1,3 @@
+"""ferrox: NVIDIA GPU kernels that are safe by construction, on xDSL."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""ferrox.passes"""
