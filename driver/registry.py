@@ -34,6 +34,7 @@ FERROX_PASSES = {
     "verify-ownership": "ferrox.passes.verify_ownership:VerifyOwnershipPass",
     "convert-simt-to-nvvm": "ferrox.lowering.simt_to_nvvm:ConvertSimtToNvvmPass",
     "convert-tile-to-simt": "ferrox.lowering.tile_to_simt:ConvertTileToSimtPass",
+    "convert-nvvm-to-llvm": "ferrox.lowering.nvvm_to_llvm:ConvertNvvmToLLVMPass",
     "convert-to-llvm": "ferrox.lowering.to_llvm:ConvertToLLVMPass",
     "lower-to-llvm": "ferrox.lowering.pipeline:LowerToLLVMPass",
 }
