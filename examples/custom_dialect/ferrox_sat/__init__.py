@@ -1,0 +1,1 @@
+"""ferrox-sat: the worked example of docs/custom-dialect.md."""
