@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +32,9 @@ def plugin_site(tmp_path_factory) -> Path:
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site)]
     if _local_build_backend():
         cmd.append("--no-build-isolation")  # offline hosts: build with what is installed
-    subprocess.run([*cmd, str(PLUGIN)], check=True, capture_output=True, text=True)
+    source = tmp_path_factory.mktemp("plugin-src") / "custom_dialect"
+    shutil.copytree(PLUGIN, source)  # building in place would leave build/ in the checkout
+    subprocess.run([*cmd, str(source)], check=True, capture_output=True, text=True)
     return site
 
 

@@ -1,1 +1,0 @@
-"""ferrox-sat: the worked example of docs/custom-dialect.md."""
