@@ -1,0 +1,5 @@
+"""The checks behind `verify-disjoint`, one module per DESIGN.md SIMT rule group.
+
+Each check is `check(fn, ctx, engine)` over one `simt.kernel` or `simt.func`; `ctx` is the
+module-wide `Context` (call graph facts), `engine` collects every violation.
+"""

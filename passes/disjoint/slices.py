@@ -1,0 +1,89 @@
+"""Rule 4: a disjoint slice is written only through `simt.get_mut`; it is never read, never
+passed where a shared slice is expected, and never the target of an atomic. A shared slice is
+read-only, so it is no atomic target either; an atomic slice is touched only by atomics.
+
+Allowed uses: disjoint - `simt.get_mut` (as the slice), `simt.len`, and `simt.call` to a
+parameter of the same disjoint type; shared - `simt.load`, `simt.len`, `simt.call`; atomic -
+atomics, `simt.len`, `simt.call`.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from ferrox.diagnostics import DiagnosticEngine
+from ferrox.dialects.simt import (
+    ATOMIC_OPS,
+    AtomicSliceType,
+    CallOp,
+    DisjointSliceType,
+    GetMutOp,
+    LenOp,
+    LoadOp,
+    SliceType,
+)
+from ferrox.passes.disjoint.common import Context, Function, describe
+
+
+def _slice_values(fn: Function) -> list[SSAValue]:
+    values: list[SSAValue] = []
+    kinds = (SliceType, DisjointSliceType, AtomicSliceType)
+    for op in fn.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                values.extend(a for a in block.args if isinstance(a.type, kinds))
+        values.extend(r for r in op.results if isinstance(r.type, kinds))
+    return values
+
+
+def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
+    for value in _slice_values(fn):
+        for use in value.uses:
+            message = _violation(value, use.operation, use.index, ctx)
+            if message is not None:
+                engine.error(use.operation, message)
+
+
+def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str | None:
+    t = value.type
+    name = describe(value)
+    if isinstance(op, LenOp):
+        return None
+    if isinstance(op, CallOp):
+        callee = ctx.callee(op)
+        if callee is None:
+            return None
+        expected = callee.function_type.inputs.data[index]
+        if isinstance(t, DisjointSliceType) and isinstance(expected, SliceType):
+            return (
+                f"mismatched types: expected {expected}, found {t}: a disjoint slice is never "
+                "passed where a shared slice is expected"
+            )
+        return None
+    if isinstance(t, DisjointSliceType):
+        if isinstance(op, GetMutOp) and index == 0:
+            return None
+        if isinstance(op, LoadOp):
+            return f"cannot read disjoint slice {name}: it is written only through simt.get_mut, never read"
+        if isinstance(op, ATOMIC_OPS):
+            return (
+                f"cannot update disjoint slice {name} atomically: it is written only through "
+                "simt.get_mut; take an !simt.atomic_slice for shared updates"
+            )
+        return f"disjoint slice {name} cannot be used by '{op.name}': it is written only through simt.get_mut"
+    if isinstance(t, SliceType):
+        if isinstance(op, LoadOp):
+            return None
+        if isinstance(op, ATOMIC_OPS):
+            return (
+                f"cannot update shared slice {name} atomically: a shared slice is read-only; "
+                "take an !simt.atomic_slice instead"
+            )
+        return f"shared slice {name} cannot be used by '{op.name}': it is only read, with simt.load"
+    if isinstance(t, AtomicSliceType):
+        if isinstance(op, ATOMIC_OPS) and index == 0:
+            return None
+        if isinstance(op, LoadOp):
+            return f"cannot read atomic slice {name} with simt.load: other threads update it; use an atomic"
+        return f"atomic slice {name} cannot be used by '{op.name}': it is updated only by atomics"
+    return None

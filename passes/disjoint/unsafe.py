@@ -1,0 +1,49 @@
+"""Rule 6: a contracted kernel takes no raw mutable buffer, and raw pointers and shared memory are
+touched only inside a `simt.unsafe` region or an `unsafe` kernel or function."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.llvm import LLVMPointerType
+
+from ferrox.diagnostics import DiagnosticEngine
+from ferrox.dialects.simt import (
+    ATOMIC_OPS,
+    KernelOp,
+    PtrLoadOp,
+    PtrStoreOp,
+    PtrType,
+    SharedArrayType,
+    SharedLoadOp,
+    SharedStoreOp,
+)
+from ferrox.passes.disjoint.common import Context, Function, describe, in_unsafe
+
+RAW_BUFFERS = (PtrType, MemRefType, LLVMPointerType)
+
+
+def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
+    if isinstance(fn, KernelOp) and fn.contract is not None:
+        for param in fn.params:
+            if isinstance(param.type, RAW_BUFFERS):
+                engine.error(
+                    param,
+                    f"contracted kernels cannot take a raw mutable buffer: parameter {describe(param)} "
+                    f"is {param.type}; take a !simt.disjoint_slice or !simt.atomic_slice, "
+                    "or drop the contract and launch unsafely",
+                )
+    for op in fn.walk():
+        if isinstance(op, PtrLoadOp | PtrStoreOp):
+            target = op.ptr.type
+        elif isinstance(op, ATOMIC_OPS):
+            target = op.target.type
+        elif isinstance(op, SharedLoadOp | SharedStoreOp):
+            target = op.array.type
+        else:
+            continue
+        if in_unsafe(op, fn):
+            continue
+        if isinstance(target, PtrType):
+            engine.error(op, "dereference of raw pointer is unsafe and requires an unsafe region or kernel")
+        elif isinstance(target, SharedArrayType):
+            engine.error(op, "access to shared memory is unsafe and requires an unsafe region or kernel")
