@@ -45,6 +45,15 @@ def _print_dims(printer: Printer, dims: Dims) -> None:
     printer.print_string(format_dims([d.data for d in dims.data]))
 
 
+def _located(parser: AttrParser, start: int, cls: type[ParametrizedAttribute], params: tuple) -> tuple:
+    """Run the type's verifier while the parser still knows where the type was written."""
+    try:
+        cls.new(params).verify()
+    except VerifyException as e:
+        parser.raise_error(str(e), start, parser.pos)
+    return params
+
+
 def _verify_element_type(element_type: Attribute, what: str) -> None:
     if not isinstance(element_type, AnyFloat | IntegerType):
         raise VerifyException(
@@ -78,11 +87,12 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[Attribute, Dims]:
+        start = parser.pos
         with parser.in_angle_brackets():
             element_type = parser.parse_type()
             parser.parse_punctuation(",")
             shape = _parse_dims(parser)
-        return element_type, shape
+        return _located(parser, start, cls, (element_type, shape))
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
@@ -131,13 +141,14 @@ class PartitionType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[Attribute, Dims, Dims]:
+        start = parser.pos
         with parser.in_angle_brackets():
             element_type = parser.parse_type()
             parser.parse_punctuation(",")
             shape = _parse_dims(parser)
             parser.parse_punctuation(",")
             tile = _parse_dims(parser, allow_dynamic=False)
-        return element_type, shape, tile
+        return _located(parser, start, cls, (element_type, shape, tile))
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
@@ -202,10 +213,11 @@ class PreparedType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[SymbolRefAttr]:
+        start = parser.pos
         with parser.in_angle_brackets():
             kernel = parser.parse_attribute()
         if not isinstance(kernel, SymbolRefAttr):
-            parser.raise_error(f"expected a kernel symbol such as @vecadd, got {kernel}")
+            parser.raise_error(f"expected a kernel symbol such as @vecadd, got {kernel}", start, parser.pos)
         return (kernel,)
 
     def print_parameters(self, printer: Printer) -> None:
