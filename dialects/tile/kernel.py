@@ -1,0 +1,115 @@
+"""`tile.kernel` and `tile.return`: the unit that runs once per tile block.
+
+A kernel's parameters are its signature: exclusive output partitions, shared input tensors and
+scalars. The first partition fixes the launch grid; every partition is indexed by the block id.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, StringAttr, SymbolNameConstraint
+from xdsl.ir import Attribute, BlockArgument, Region
+from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from ferrox.dialects.tile.types import PartitionType, TileTensorType
+
+
+def is_kernel_scalar(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat | IntegerType | IndexType)
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """`tile.kernel @name(%out: !tile.partition<..>, %x: !tile.tensor<..>, %a: f32) {...}`."""
+
+    name = "tile.kernel"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    body = region_def("single_block")
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, arg_types: list[Attribute], body: Region | None = None):
+        if body is None:
+            from xdsl.ir import Block
+
+            body = Region(Block(arg_types=arg_types))
+        super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
+
+    @property
+    def args(self) -> tuple[BlockArgument, ...]:
+        return tuple(self.body.block.args)
+
+    @property
+    def partitions(self) -> list[BlockArgument]:
+        """The exclusive outputs, in parameter order; the first fixes the grid."""
+        return [a for a in self.args if isinstance(a.type, PartitionType)]
+
+    @property
+    def grid_rank(self) -> int:
+        parts = self.partitions
+        return parts[0].type.rank if parts else 0  # type: ignore[attr-defined]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        name = parser.parse_symbol_name()
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name",))
+        body = parser.parse_region(args)
+        op = cls(name.data, [a.type for a in args], body)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        printer.print_list(self.body.block.args, printer.print_block_argument)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes, reserved_attr_names=("sym_name",), print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    def verify_(self) -> None:
+        for i, arg in enumerate(self.args):
+            t = arg.type
+            if not isinstance(t, PartitionType | TileTensorType) and not is_kernel_scalar(t):
+                raise VerifyException(
+                    f"kernel parameter {i} has type {t}; a tile kernel takes output partitions "
+                    "(!tile.partition), input tensors (!tile.tensor) and scalars"
+                )
+        parts = self.partitions
+        if not parts:
+            raise VerifyException(
+                f"tile kernel @{self.sym_name.data} has no output partition; "
+                "the first !tile.partition parameter fixes the launch grid"
+            )
+        first = parts[0].type
+        assert isinstance(first, PartitionType)
+        for p in parts[1:]:
+            assert isinstance(p.type, PartitionType)
+            if p.type.rank != first.rank:
+                raise VerifyException(
+                    f"output partitions must share the grid's rank: parameter {p.index} is rank "
+                    f"{p.type.rank}, the first output partition is rank {first.rank}"
+                )
+        last = self.body.block.last_op
+        if not isinstance(last, ReturnOp):
+            raise VerifyException("tile.kernel body must end with tile.return")
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """`tile.return`: ends the kernel; a tile kernel returns nothing (it writes its partitions)."""
+
+    name = "tile.return"
+
+    traits = traits_def(IsTerminator(), HasParent(KernelOp))
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()

@@ -1,0 +1,220 @@
+// The tile kernels of the tile track's examples (issue 5): each parses, verifies and round-trips.
+// RUN: ferrox-opt %s | ferrox-opt | filecheck %s
+// RUN: ferrox-opt %s --print-op-generic | ferrox-opt | filecheck %s
+
+// Vector add. Each tile block adds one 1024-element tile; a length that is not a multiple of
+// 1024 needs nothing more: the loads of the last tile pad with zeros and its store is masked.
+// doc:begin vector_add
+tile.kernel @vector_add(%z: !tile.partition<f32, [1024]>, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
+  %a = tile.load_like %x, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
+  %b = tile.load_like %y, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
+  %sum = tile.add %a, %b : !tile.tile<f32, [1024]>
+  tile.store %sum, %z : !tile.tile<f32, [1024]>, !tile.partition<f32, [1024]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @vector_add(%z: !tile.partition<f32, [1024]>, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
+// CHECK-NEXT:    %a = tile.load_like %x, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
+// CHECK-NEXT:    %b = tile.load_like %y, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
+// CHECK-NEXT:    %sum = tile.add %a, %b : !tile.tile<f32, [1024]>
+// CHECK-NEXT:    tile.store %sum, %z : !tile.tile<f32, [1024]>, !tile.partition<f32, [1024]>
+// CHECK-NEXT:    tile.return
+
+// SAXPY, out = alpha * x + y: the scalar becomes a tile with tile.full.
+// doc:begin saxpy
+tile.kernel @saxpy(%out: !tile.partition<f32, [1024]>, %alpha: f32, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
+  %a = tile.full %alpha : f32 -> !tile.tile<f32, [1024]>
+  %xt = tile.load_like %x, %out : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
+  %yt = tile.load_like %y, %out : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
+  %ax = tile.mul %a, %xt : !tile.tile<f32, [1024]>
+  %r = tile.add %ax, %yt : !tile.tile<f32, [1024]>
+  tile.store %r, %out : !tile.tile<f32, [1024]>, !tile.partition<f32, [1024]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @saxpy(%out: !tile.partition<f32, [1024]>, %alpha: f32, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
+// CHECK-NEXT:    %a = tile.full %alpha : f32 -> !tile.tile<f32, [1024]>
+// CHECK:         %ax = tile.mul %a, %xt : !tile.tile<f32, [1024]>
+// CHECK-NEXT:    %r = tile.add %ax, %yt : !tile.tile<f32, [1024]>
+// CHECK-NEXT:    tile.store %r, %out : !tile.tile<f32, [1024]>, !tile.partition<f32, [1024]>
+
+// Row sum of an M x N matrix into a vector of M: each tile block owns 16 rows and walks the
+// row in 128-wide tiles. Zero padding makes the ragged last column tile add nothing.
+// doc:begin row_sum
+tile.kernel @row_sum(%out: !tile.partition<f32, [16]>, %x: !tile.tensor<f32, [?, ?]>) {
+  %i = tile.block_id 0
+  %n = tile.dim %x, 1 : !tile.tensor<f32, [?, ?]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %tiles = arith.ceildivui %n, %c128 : index
+  %zero = tile.constant dense<0.0> : !tile.tile<f32, [16]>
+  %sum = scf.for %j = %c0 to %tiles step %c1 iter_args(%acc = %zero) -> (!tile.tile<f32, [16]>) {
+    %t = tile.load %x[%i, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [16, 128]>
+    %s = tile.reduce_sum %t axis = 1 : !tile.tile<f32, [16, 128]> -> !tile.tile<f32, [16]>
+    %next = tile.add %acc, %s : !tile.tile<f32, [16]>
+    scf.yield %next : !tile.tile<f32, [16]>
+  }
+  tile.store %sum, %out : !tile.tile<f32, [16]>, !tile.partition<f32, [16]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @row_sum(
+// CHECK:         %sum = scf.for %j = %c0 to %tiles step %c1 iter_args(%acc = %zero) -> (!tile.tile<f32, [16]>) {
+// CHECK-NEXT:      %t = tile.load %x[%i, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [16, 128]>
+// CHECK-NEXT:      %s = tile.reduce_sum %t axis = 1 : !tile.tile<f32, [16, 128]> -> !tile.tile<f32, [16]>
+// CHECK-NEXT:      %next = tile.add %acc, %s : !tile.tile<f32, [16]>
+// CHECK-NEXT:      scf.yield %next : !tile.tile<f32, [16]>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.store %sum, %out : !tile.tile<f32, [16]>, !tile.partition<f32, [16]>
+
+// Row softmax of rows up to 1024 wide, 4 rows a tile block. Padding with -inf keeps the padded
+// columns out of the max, and exp(-inf) = 0 keeps them out of the sum.
+// doc:begin softmax
+tile.kernel @softmax(%out: !tile.partition<f32, [4, 1024]>, %x: !tile.tensor<f32, [?, ?]>) {
+  %t = tile.load_like %x, %out padding = neg_inf : !tile.tensor<f32, [?, ?]>, !tile.partition<f32, [4, 1024]> -> !tile.tile<f32, [4, 1024]>
+  %max = tile.reduce_max %t axis = 1 keepdims : !tile.tile<f32, [4, 1024]> -> !tile.tile<f32, [4, 1]>
+  %maxb = tile.broadcast %max : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+  %shifted = tile.sub %t, %maxb : !tile.tile<f32, [4, 1024]>
+  %e = tile.exp %shifted : !tile.tile<f32, [4, 1024]>
+  %sum = tile.reduce_sum %e axis = 1 keepdims : !tile.tile<f32, [4, 1024]> -> !tile.tile<f32, [4, 1]>
+  %sumb = tile.broadcast %sum : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+  %r = tile.div %e, %sumb : !tile.tile<f32, [4, 1024]>
+  tile.store %r, %out : !tile.tile<f32, [4, 1024]>, !tile.partition<f32, [4, 1024]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @softmax(
+// CHECK-NEXT:    %t = tile.load_like %x, %out padding = neg_inf : !tile.tensor<f32, [?, ?]>, !tile.partition<f32, [4, 1024]> -> !tile.tile<f32, [4, 1024]>
+// CHECK-NEXT:    %max = tile.reduce_max %t axis = 1 keepdims : !tile.tile<f32, [4, 1024]> -> !tile.tile<f32, [4, 1]>
+// CHECK-NEXT:    %maxb = tile.broadcast %max : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+// CHECK-NEXT:    %shifted = tile.sub %t, %maxb : !tile.tile<f32, [4, 1024]>
+// CHECK-NEXT:    %e = tile.exp %shifted : !tile.tile<f32, [4, 1024]>
+// CHECK-NEXT:    %sum = tile.reduce_sum %e axis = 1 keepdims : !tile.tile<f32, [4, 1024]> -> !tile.tile<f32, [4, 1]>
+// CHECK-NEXT:    %sumb = tile.broadcast %sum : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+// CHECK-NEXT:    %r = tile.div %e, %sumb : !tile.tile<f32, [4, 1024]>
+
+// Layer norm over rows up to 1024 wide: y = (x - mean) / sqrt(var + eps) * gamma + beta. The
+// padded columns are zero, which is right for the mean but not for the variance: a mask from
+// iota < N zeroes x - mean there.
+// doc:begin layernorm
+tile.kernel @layernorm(%out: !tile.partition<f32, [4, 1024]>, %x: !tile.tensor<f32, [?, ?]>, %gamma: !tile.tensor<f32, [?]>, %beta: !tile.tensor<f32, [?]>, %eps: f32) {
+  %t = tile.load_like %x, %out : !tile.tensor<f32, [?, ?]>, !tile.partition<f32, [4, 1024]> -> !tile.tile<f32, [4, 1024]>
+  %n = tile.dim %x, 1 : !tile.tensor<f32, [?, ?]>
+  %n32 = arith.index_cast %n : index to i32
+  %nf = arith.sitofp %n32 : i32 to f32
+  %count = tile.full %nf : f32 -> !tile.tile<f32, [4, 1]>
+  %sum = tile.reduce_sum %t axis = 1 keepdims : !tile.tile<f32, [4, 1024]> -> !tile.tile<f32, [4, 1]>
+  %mean = tile.div %sum, %count : !tile.tile<f32, [4, 1]>
+  %meanb = tile.broadcast %mean : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+  %diff = tile.sub %t, %meanb : !tile.tile<f32, [4, 1024]>
+  %cols = tile.iota : !tile.tile<i32, [1024]>
+  %limit = tile.full %n32 : i32 -> !tile.tile<i32, [1024]>
+  %inside = tile.cmp lt, %cols, %limit : !tile.tile<i32, [1024]> -> !tile.tile<i1, [1024]>
+  %mask = tile.broadcast %inside : !tile.tile<i1, [1024]> -> !tile.tile<i1, [4, 1024]>
+  %zeros = tile.constant dense<0.0> : !tile.tile<f32, [4, 1024]>
+  %centered = tile.select %mask, %diff, %zeros : !tile.tile<i1, [4, 1024]>, !tile.tile<f32, [4, 1024]>
+  %sq = tile.mul %centered, %centered : !tile.tile<f32, [4, 1024]>
+  %sqsum = tile.reduce_sum %sq axis = 1 keepdims : !tile.tile<f32, [4, 1024]> -> !tile.tile<f32, [4, 1]>
+  %var = tile.div %sqsum, %count : !tile.tile<f32, [4, 1]>
+  %epst = tile.full %eps : f32 -> !tile.tile<f32, [4, 1]>
+  %vareps = tile.add %var, %epst : !tile.tile<f32, [4, 1]>
+  %rstd = tile.rsqrt %vareps : !tile.tile<f32, [4, 1]>
+  %rstdb = tile.broadcast %rstd : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+  %normed = tile.mul %centered, %rstdb : !tile.tile<f32, [4, 1024]>
+  %j = tile.block_id 1
+  %g = tile.load %gamma[%j] : !tile.tensor<f32, [?]> -> !tile.tile<f32, [1024]>
+  %b = tile.load %beta[%j] : !tile.tensor<f32, [?]> -> !tile.tile<f32, [1024]>
+  %gb = tile.broadcast %g : !tile.tile<f32, [1024]> -> !tile.tile<f32, [4, 1024]>
+  %bb = tile.broadcast %b : !tile.tile<f32, [1024]> -> !tile.tile<f32, [4, 1024]>
+  %scaled = tile.mul %normed, %gb : !tile.tile<f32, [4, 1024]>
+  %y = tile.add %scaled, %bb : !tile.tile<f32, [4, 1024]>
+  tile.store %y, %out : !tile.tile<f32, [4, 1024]>, !tile.partition<f32, [4, 1024]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @layernorm(
+// CHECK:         %inside = tile.cmp lt, %cols, %limit : !tile.tile<i32, [1024]> -> !tile.tile<i1, [1024]>
+// CHECK:         %centered = tile.select %mask, %diff, %zeros : !tile.tile<i1, [4, 1024]>, !tile.tile<f32, [4, 1024]>
+// CHECK:         %rstd = tile.rsqrt %vareps : !tile.tile<f32, [4, 1]>
+// CHECK:         %gb = tile.broadcast %g : !tile.tile<f32, [1024]> -> !tile.tile<f32, [4, 1024]>
+// CHECK:         tile.store %y, %out : !tile.tile<f32, [4, 1024]>, !tile.partition<f32, [4, 1024]>
+
+// 2-D transpose of an M x N matrix into N x M: output tile (i, j) is input tile (j, i),
+// transposed. The tiles are not square, so the swap of indices and shapes shows.
+// doc:begin transpose
+tile.kernel @transpose(%out: !tile.partition<f32, [32, 64]>, %x: !tile.tensor<f32, [?, ?]>) {
+  %i = tile.block_id 0
+  %j = tile.block_id 1
+  %t = tile.load %x[%j, %i] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 32]>
+  %r = tile.transpose %t : !tile.tile<f32, [64, 32]> -> !tile.tile<f32, [32, 64]>
+  tile.store %r, %out : !tile.tile<f32, [32, 64]>, !tile.partition<f32, [32, 64]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @transpose(
+// CHECK:         %t = tile.load %x[%j, %i] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 32]>
+// CHECK-NEXT:    %r = tile.transpose %t : !tile.tile<f32, [64, 32]> -> !tile.tile<f32, [32, 64]>
+
+// Matmul C = A @ B in f32 with a loop over K in 32-wide steps; zero padding makes a ragged K
+// tile contribute nothing.
+// doc:begin matmul_f32
+tile.kernel @matmul_f32(%c: !tile.partition<f32, [64, 64]>, %a: !tile.tensor<f32, [?, ?]>, %b: !tile.tensor<f32, [?, ?]>) {
+  %i = tile.block_id 0
+  %j = tile.block_id 1
+  %k = tile.dim %a, 1 : !tile.tensor<f32, [?, ?]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %ktiles = arith.ceildivui %k, %c32 : index
+  %zero = tile.constant dense<0.0> : !tile.tile<f32, [64, 64]>
+  %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [64, 64]>) {
+    %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 32]>
+    %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [32, 64]>
+    %next = tile.mma %x, %y, %sum : !tile.tile<f32, [64, 32]>, !tile.tile<f32, [32, 64]>, !tile.tile<f32, [64, 64]>
+    scf.yield %next : !tile.tile<f32, [64, 64]>
+  }
+  tile.store %acc, %c : !tile.tile<f32, [64, 64]>, !tile.partition<f32, [64, 64]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @matmul_f32(
+// CHECK:         %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [64, 64]>) {
+// CHECK-NEXT:      %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 32]>
+// CHECK-NEXT:      %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [32, 64]>
+// CHECK-NEXT:      %next = tile.mma %x, %y, %sum : !tile.tile<f32, [64, 32]>, !tile.tile<f32, [32, 64]>, !tile.tile<f32, [64, 64]>
+// CHECK-NEXT:      scf.yield %next : !tile.tile<f32, [64, 64]>
+
+// Matmul with bf16 inputs and an f32 accumulator and result, the tensor-core case.
+// doc:begin matmul_bf16
+tile.kernel @matmul_bf16(%c: !tile.partition<f32, [64, 64]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {
+  %i = tile.block_id 0
+  %j = tile.block_id 1
+  %k = tile.dim %a, 1 : !tile.tensor<bf16, [?, ?]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %ktiles = arith.ceildivui %k, %c32 : index
+  %zero = tile.constant dense<0.0> : !tile.tile<f32, [64, 64]>
+  %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [64, 64]>) {
+    %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 32]>
+    %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [32, 64]>
+    %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [64, 32]>, !tile.tile<bf16, [32, 64]>, !tile.tile<f32, [64, 64]>
+    scf.yield %next : !tile.tile<f32, [64, 64]>
+  }
+  tile.store %acc, %c : !tile.tile<f32, [64, 64]>, !tile.partition<f32, [64, 64]>
+  tile.return
+}
+// doc:end
+
+// CHECK-LABEL: tile.kernel @matmul_bf16(
+// CHECK:         %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 32]>
+// CHECK-NEXT:    %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [32, 64]>
+// CHECK-NEXT:    %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [64, 32]>, !tile.tile<bf16, [32, 64]>, !tile.tile<f32, [64, 64]>
