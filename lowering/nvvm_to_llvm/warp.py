@@ -1,0 +1,36 @@
+"""Warp collectives to the `shfl.sync`, `vote.sync` and `redux.sync` intrinsics (all convergent)."""
+
+from xdsl.dialects.builtin import Float32Type
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from ferrox.dialects.nvvm.warp import ReduxOp, ShflOp, VoteSyncOp
+from ferrox.lowering.nvvm_to_llvm.intrinsics import redux, shfl, vote
+from ferrox.lowering.nvvm_to_llvm.support import call_intrinsic
+
+
+class ShflToIntrinsic(RewritePattern):
+    """`llvm.nvvm.shfl.sync.<kind>.<i32|f32>[p]`; the `p` form also returns the valid bit."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ShflOp, rewriter: PatternRewriter) -> None:
+        name = shfl(
+            op.kind.data,
+            isinstance(op.val.type, Float32Type),
+            op.return_value_and_is_valid is not None,
+        )
+        args = [op.thread_mask, op.val, op.offset, op.mask_and_clamp]
+        rewriter.replace_op(op, call_intrinsic(name, args, op.res.type))
+
+
+class VoteToIntrinsic(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: VoteSyncOp, rewriter: PatternRewriter) -> None:
+        call = call_intrinsic(vote(op.kind.data), [op.mask, op.pred], op.res.type)
+        rewriter.replace_op(op, call)
+
+
+class ReduxToIntrinsic(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReduxOp, rewriter: PatternRewriter) -> None:
+        call = call_intrinsic(redux(op.kind.data), [op.val, op.mask_and_clamp], op.res.type)
+        rewriter.replace_op(op, call)
