@@ -1,0 +1,38 @@
+"""Cast reconciliation: the last step of `convert-to-llvm`.
+
+The patterns leave `builtin.unrealized_conversion_cast` pairs (i64 -> index -> i64) wherever a
+value crossed from a rewritten op to one rewritten later. Once everything is rewritten each chain
+folds to its input; xDSL's `ReconcileUnrealizedCastsPattern` does that. A cast that survives means
+a value of an unconverted type is still used, so it is reported at its user.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
+
+from ferrox.lowering.to_llvm.support import LoweringState
+
+
+def reconcile(module: ModuleOp, state: LoweringState) -> None:
+    """Fold the cast chains; report the survivors (except at ops already reported)."""
+    PatternRewriteWalker(ReconcileUnrealizedCastsPattern(warn_on_failure=False)).rewrite_module(
+        module
+    )
+    for cast in module.walk():
+        if not isinstance(cast, UnrealizedConversionCastOp):
+            continue
+        inputs = ", ".join(str(t) for t in cast.inputs.types)
+        outputs = ", ".join(str(t) for t in cast.outputs.types)
+        users = [use.operation for r in cast.results for use in r.uses]
+        where = users[0] if users else cast
+        if any(where is seen for seen in state.reported):
+            continue
+        notes = [(cast.inputs[0], "the value is defined here")] if cast.inputs else []
+        state.diagnostics.error(
+            where,
+            f"'{where.name}' still uses a value of type {outputs} where the lowered value "
+            f"has type {inputs}: no conversion pattern rewrote this use",
+            notes,
+        )

@@ -1,0 +1,78 @@
+"""`convert-to-llvm`: func, arith, cf, scf, math, memref and nvvm into xDSL's llvm dialect.
+
+One walk applies every source dialect's patterns together, so values cross between rewritten and
+not-yet-rewritten ops only through casts that fold away at the end (see `support`). scf goes
+first through the patterns of xDSL's `convert-scf-to-cf` (applied here without that pass's
+dead-code elimination: a lowering keeps every op it is given). Every op that cannot be lowered is reported, with
+its location and the reason, and the pass fails once with all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+
+from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
+from ferrox.lowering.to_llvm.casts import reconcile
+from ferrox.lowering.to_llvm.cf import CF_PATTERNS
+from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
+from ferrox.lowering.to_llvm.math import MATH_PATTERNS
+from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
+from ferrox.lowering.to_llvm.nvvm import NvvmPatternsMissing, first_nvvm_op, nvvm_patterns
+from ferrox.lowering.to_llvm.support import Guarded, LoweringState
+
+SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
+"""Dialects this pass must leave no op of."""
+
+STANDARD_PATTERNS: tuple[RewritePattern, ...] = (
+    *FUNC_PATTERNS,
+    *ARITH_PATTERNS,
+    *CF_PATTERNS,
+    *MATH_PATTERNS,
+    *MEMREF_PATTERNS,
+)
+
+
+def _report_leftovers(module: ModuleOp, state: LoweringState) -> None:
+    for op in module.walk():
+        if op.dialect_name() in SOURCE_DIALECTS:
+            state.fail(op, f"cannot lower '{op.name}' to llvm: no conversion pattern for it")
+
+
+def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
+    applier = GreedyRewritePatternApplier(patterns, dce_enabled=False)
+    PatternRewriteWalker(applier).rewrite_module(module)
+
+
+def convert_to_llvm(module: ModuleOp) -> None:
+    """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
+    _walk([SwitchLowering(), IfLowering(), ForLowering()], module)
+    state = LoweringState()
+    patterns = list(STANDARD_PATTERNS)
+    if (nvvm_op := first_nvvm_op(module)) is not None:
+        try:
+            patterns = [*nvvm_patterns(), *patterns]
+        except NvvmPatternsMissing as e:
+            state.diagnostics.error(nvvm_op, str(e))
+            state.diagnostics.raise_if_errors()
+    _walk([Guarded(p, state) for p in patterns], module)
+    reconcile(module, state)
+    _report_leftovers(module, state)
+    state.diagnostics.raise_if_errors()
+
+
+@dataclass(frozen=True)
+class ConvertToLLVMPass(ModulePass):
+    name = "convert-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_to_llvm(op)

@@ -1,0 +1,141 @@
+"""What every `convert-to-llvm` pattern shares: operand and result type legalization, locations,
+and diagnostics reported once per op.
+
+The conversion is MLIR's, in small. A pattern rewrites one op into llvm ops whose types went
+through `convert_type`. An operand whose type still needs converting (an `index` value from an op
+not rewritten yet, say) is cast with `builtin.unrealized_conversion_cast`; a result whose type
+changed is cast back to its old type for users not rewritten yet. Once every op is rewritten the
+casts come in inverse pairs and `casts.reconcile` removes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from ferrox.diagnostics import DiagnosticEngine
+from ferrox.lowering.to_llvm.types import TypeConversionError, convert_type
+
+
+@dataclass
+class LoweringState:
+    """One run's diagnostics. Patterns are retried until nothing changes, so an op that cannot
+    be lowered would be reported once per retry; `fail` reports it once."""
+
+    diagnostics: DiagnosticEngine = field(default_factory=DiagnosticEngine)
+    reported: list[Operation] = field(default_factory=list[Operation])
+
+    def fail(self, op: Operation, message: str) -> None:
+        if not any(seen is op for seen in self.reported):
+            self.reported.append(op)
+            self.diagnostics.error(op, message)
+
+
+class Unsupported(Exception):
+    """Raised by a pattern, before it changes anything, for an op it cannot lower; the message
+    becomes a diagnostic at the op."""
+
+
+@dataclass
+class Guarded(RewritePattern):
+    """Runs `pattern`, turning `Unsupported` and `TypeConversionError` into one diagnostic at the
+    op. Patterns raise them before any change: they convert types first and legalize all operands
+    in one `legal_operands` call, which converts every type before it inserts a cast."""
+
+    pattern: RewritePattern
+    state: LoweringState
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        try:
+            self.pattern.match_and_rewrite(op, rewriter)
+        except (Unsupported, TypeConversionError) as e:
+            self.state.fail(op, f"cannot lower '{op.name}' to llvm: {e}")
+
+
+def legal_operand(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
+    """`value` in its converted type: itself, the input of the cast that made it, or a new cast."""
+    target = convert_type(value.type)
+    if target == value.type:
+        return value
+    owner = value.owner
+    if (
+        isinstance(owner, UnrealizedConversionCastOp)
+        and len(owner.inputs) == 1
+        and owner.inputs[0].type == target
+    ):
+        return owner.inputs[0]
+    cast, result = UnrealizedConversionCastOp.cast_one(value, target)
+    if isinstance(owner, Operation):
+        cast.location = owner.location
+    rewriter.insert(cast)
+    return result
+
+
+def legal_operands(rewriter: PatternRewriter, values: Sequence[SSAValue]) -> list[SSAValue]:
+    """All of `values` converted; checks every type before inserting any cast."""
+    for v in values:
+        convert_type(v.type)
+    return [legal_operand(rewriter, v) for v in values]
+
+
+def replace_op(
+    rewriter: PatternRewriter,
+    op: Operation,
+    new_ops: Sequence[Operation],
+    new_results: Sequence[SSAValue] | None = None,
+) -> None:
+    """Replace `op` by `new_ops` (given its location), casting back results whose type changed."""
+    for new_op in new_ops:
+        new_op.location = op.location
+    if new_results is None:
+        new_results = list(new_ops[-1].results) if new_ops else []
+    casts: list[Operation] = []
+    results: list[SSAValue] = []
+    for old, new in zip(op.results, new_results, strict=True):
+        if old.type == new.type:
+            results.append(new)
+            continue
+        cast, back = UnrealizedConversionCastOp.cast_one(new, old.type)
+        cast.location = op.location
+        casts.append(cast)
+        results.append(back)
+    rewriter.replace(op, [*new_ops, *casts], results)
+
+
+def convert_block_signature(rewriter: PatternRewriter, block: Block) -> None:
+    """Give `block` arguments of converted types, casting back for users not rewritten yet.
+
+    Idempotent, so the function pattern and each branch pattern may call it on the same block.
+    """
+    for arg in list(block.args):
+        target = convert_type(arg.type)
+        if target == arg.type:
+            continue
+        old_type = arg.type
+        new_arg = rewriter.replace_value_with_new_type(arg, target)
+        cast, back = UnrealizedConversionCastOp.cast_one(new_arg, old_type)
+        cast.location = arg.location
+        rewriter.insert(cast, InsertPoint.at_start(block))
+        rewriter.replace_uses_with_if(new_arg, back, lambda use, c=cast: use.operation is not c)
+
+
+def result_types(op: Operation) -> list[Attribute]:
+    return [convert_type(r.type) for r in op.results]
+
+
+__all__ = [
+    "Guarded",
+    "LoweringState",
+    "TypeConversionError",
+    "convert_block_signature",
+    "legal_operand",
+    "legal_operands",
+    "replace_op",
+    "result_types",
+    "Unsupported",
+]
