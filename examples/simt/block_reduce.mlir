@@ -1,0 +1,57 @@
+// block_reduce: sum[0] += the sum of `in`. Each 256-thread block reduces its elements in shared
+// memory with a tree (strides 128, 64, ..., 1; a barrier after each step, outside the branch), and
+// thread 0 adds the block's total to sum[0] with one atomic. Elements past the end count as 0.
+builtin.module {
+  // doc:begin block_reduce
+  simt.kernel @block_reduce(%in: !simt.slice<f32>, %sum: !simt.atomic_slice<f32>) contract<domain = 1, block = [256], requires = [len(arg1) >= 1]> {
+    %tile = simt.shared_alloc : !simt.shared<f32, [256]>
+    %zero = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %bid = simt.block_id x
+    %bdim = simt.block_dim x
+    %tid = simt.thread_id x
+    %base = arith.muli %bid, %bdim : index
+    %i = arith.addi %base, %tid : index
+    %n = simt.len %in : !simt.slice<f32>
+    %inb = arith.cmpi ult, %i, %n : index
+    %v = scf.if %inb -> (f32) {
+      %x = simt.load %in[%i] : !simt.slice<f32>
+      scf.yield %x : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    simt.unsafe {
+      simt.shared_store %v, %tile[%tid] : !simt.shared<f32, [256]>
+      simt.yield
+    }
+    simt.sync_threads
+    scf.for %step = %c0 to %c8 step %c1 {
+      %stride = arith.shrui %c128, %step : index
+      %active = arith.cmpi ult, %tid, %stride : index
+      scf.if %active {
+        %other = arith.addi %tid, %stride : index
+        simt.unsafe {
+          %x = simt.shared_load %tile[%tid] : !simt.shared<f32, [256]>
+          %y = simt.shared_load %tile[%other] : !simt.shared<f32, [256]>
+          %s = arith.addf %x, %y : f32
+          simt.shared_store %s, %tile[%tid] : !simt.shared<f32, [256]>
+          simt.yield
+        }
+      }
+      simt.sync_threads
+    }
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %total = simt.unsafe -> f32 {
+        %x = simt.shared_load %tile[%c0] : !simt.shared<f32, [256]>
+        simt.yield %x : f32
+      }
+      %old = simt.atomic_add %sum[%c0], %total : !simt.atomic_slice<f32>
+    }
+    simt.return
+  }
+  // doc:end
+}
