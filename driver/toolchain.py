@@ -1,10 +1,27 @@
-"""Find NVIDIA's command-line tools: on PATH, under CUDA_HOME, or in the nvidia-cuda-nvcc wheel."""
+"""NVIDIA's command-line tools: find them (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel) and run ptxas.
+
+`run_ptxas` assembles PTX into a cubin and, with `-v`, reports each function's resources,
+parsed into `FunctionResources` so that tests can require, for instance, no register spills.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
+
+PTXAS_HINT = (
+    "install NVIDIA's CUDA toolkit (ptxas on PATH, or set CUDA_HOME), "
+    "or `pip install nvidia-cuda-nvcc`, which ships ptxas"
+)
+
+
+class ToolchainError(Exception):
+    """A tool is missing or failed; the message says what happened and what to do."""
 
 
 def find_ptxas() -> str | None:
@@ -22,3 +39,101 @@ def find_ptxas() -> str | None:
             if os.access(candidate, os.X_OK):
                 return str(candidate)
     return None
+
+
+def require_ptxas() -> str:
+    if (found := find_ptxas()) is None:
+        raise ToolchainError(f"ptxas not found: {PTXAS_HINT}")
+    return found
+
+
+@dataclass(frozen=True)
+class FunctionResources:
+    """What `ptxas -v` reports for one function; byte counts are per thread unless noted."""
+
+    name: str
+    entry: bool = False
+    registers: int = 0
+    stack_frame: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    local_memory: int = 0
+    """Local memory per thread: the stack frame, or `lmem` where ptxas reports that instead."""
+    shared_memory: int = 0
+    """Static shared memory per block (`smem`)."""
+    barriers: int = 0
+    constant_memory: dict[int, int] = field(default_factory=dict)
+    """Bytes of each constant bank (`cmem[0]`: the kernel parameters)."""
+
+    @property
+    def spills(self) -> bool:
+        return self.spill_stores > 0 or self.spill_loads > 0
+
+
+_FUNCTION = re.compile(r"Function properties for (\S+)")
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
+_FRAME = re.compile(
+    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
+)
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+_LMEM = re.compile(r"(\d+) bytes lmem")
+_CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
+
+
+def parse_ptxas_info(text: str) -> dict[str, FunctionResources]:
+    """Every function `ptxas -v` describes in `text`, by name."""
+    found: dict[str, dict] = {}
+    entries: set[str] = set()
+    current: str | None = None
+    for line in text.splitlines():
+        if m := _ENTRY.search(line):
+            entries.add(m.group(1))
+            current = m.group(1)
+            found.setdefault(current, {})
+        elif m := _FUNCTION.search(line):
+            current = m.group(1)
+            found.setdefault(current, {})
+        elif current is None:
+            continue
+        elif m := _FRAME.search(line):
+            frame, stores, loads = (int(g) for g in m.groups())
+            found[current].update(stack_frame=frame, spill_stores=stores, spill_loads=loads)
+        elif m := _USED.search(line):
+            info = found[current]
+            info["registers"] = int(m.group(1))
+            if b := _BARRIERS.search(line):
+                info["barriers"] = int(b.group(1))
+            if s := _SMEM.search(line):
+                info["shared_memory"] = int(s.group(1))
+            if lm := _LMEM.search(line):
+                info["local_memory"] = int(lm.group(1))
+            info["constant_memory"] = {int(bank): int(n) for n, bank in _CMEM.findall(line)}
+    result = {}
+    for name, info in found.items():
+        info.setdefault("local_memory", info.get("stack_frame", 0))
+        result[name] = FunctionResources(name=name, entry=name in entries, **info)
+    return result
+
+
+@dataclass(frozen=True)
+class PtxasResult:
+    cubin: bytes
+    log: str
+    resources: dict[str, FunctionResources]
+
+
+def run_ptxas(ptx: str, chip: str, *, verbose: bool = True, extra_args: tuple[str, ...] = ()) -> PtxasResult:
+    """Assemble `ptx` for `chip` (e.g. `sm_90`); raises `ToolchainError` with ptxas's own errors."""
+    ptxas = require_ptxas()
+    with tempfile.TemporaryDirectory(prefix="ferrox-ptxas-") as tmp:
+        source, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+        source.write_text(ptx, encoding="utf-8")
+        command = [ptxas, f"-arch={chip}", *(["-v"] if verbose else []), *extra_args]
+        command += ["-o", str(cubin), str(source)]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        log = (proc.stdout + proc.stderr).replace(str(source), "<ptx>")
+        if proc.returncode != 0:
+            raise ToolchainError(f"ptxas rejected the PTX for {chip}:\n{log.strip()}")
+        return PtxasResult(cubin.read_bytes(), log, parse_ptxas_info(log))

@@ -1,0 +1,49 @@
+"""Export of the llvm dialect to LLVM IR for NVPTX, on xDSL's `xdsl.backend.llvm`.
+
+`to_llvm_ir(module)` is the text LLVM and llvmlite read; `LLVMIRTarget` is `ferrox-opt -t llvm`.
+The module gets the `nvptx64-nvidia-cuda` triple and NVPTX data layout unless it names its own
+(`llvm.target_triple`, `llvm.data_layout`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.target import Target
+
+import ferrox.dialects.llvm  # noqa: F401  (registers the PTX calling conventions)
+from ferrox.lowering.llvm_export.functions import KERNEL_ATTR, LAUNCH_BOUNDS, is_kernel
+from ferrox.lowering.llvm_export.module import NVPTX_DATALAYOUT, NVPTX_TRIPLE, convert_module
+from ferrox.lowering.llvm_export.ops import CONVERGENT_INTRINSIC_PREFIXES, is_convergent_intrinsic
+
+
+def to_llvm_ir(module: ModuleOp) -> str:
+    """LLVM IR text for an llvm-dialect module; raises `DiagnosticError` at each op it cannot export."""
+    return str(convert_module(module))
+
+
+@dataclass(frozen=True)
+class LLVMIRTarget(Target):
+    """`ferrox-opt -t llvm`: print the module as LLVM IR."""
+
+    name = "llvm"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(to_llvm_ir(module))
+
+
+__all__ = [
+    "CONVERGENT_INTRINSIC_PREFIXES",
+    "KERNEL_ATTR",
+    "LAUNCH_BOUNDS",
+    "LLVMIRTarget",
+    "NVPTX_DATALAYOUT",
+    "NVPTX_TRIPLE",
+    "convert_module",
+    "is_convergent_intrinsic",
+    "is_kernel",
+    "to_llvm_ir",
+]

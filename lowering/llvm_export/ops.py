@@ -1,0 +1,300 @@
+"""Instruction selection from the llvm dialect to llvmlite: xDSL's `convert_op`, fixed and extended.
+
+Each op that xDSL gets wrong for GPUs or lacks has a converter here; every other op goes to
+xDSL's `convert_op` unchanged. The fixes: a GEP keeps its base pointer's address space (xDSL
+bitcasts it to `ptr`, addrspace 0, which LLVM rejects for `ptr addrspace(1)`); loads and stores
+keep `volatile`, atomic ordering and `syncscope`; calls use the callee's calling convention and
+may be `convergent`; NVVM intrinsics that synchronise (barriers, shuffles, votes) are declared
+`convergent` so that no LLVM pass moves them under divergent control flow (DESIGN.md, SIMT rule 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+from llvmlite.ir.values import Block as LLVMBlock
+from xdsl.backend.llvm.convert_op import CastInstrWithFlags
+from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
+from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, StringAttr, UnitAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.type import get_element_type_or_self
+
+from ferrox.dialects import llvm as fx
+from ferrox.dialects.llvm.enums import ordering_name
+from ferrox.lowering.llvm_export import instructions as li
+
+ValueMap = dict[SSAValue, ir.Value]
+
+CONVERGENT_INTRINSIC_PREFIXES = (
+    "llvm.nvvm.barrier",
+    "llvm.nvvm.bar.",
+    "llvm.nvvm.shfl.",
+    "llvm.nvvm.vote.",
+    "llvm.nvvm.match.",
+    "llvm.nvvm.redux.",
+    "llvm.nvvm.mma.",
+    "llvm.nvvm.wmma.",
+    "llvm.nvvm.ldmatrix.",
+    "llvm.nvvm.stmatrix.",
+    "llvm.nvvm.cp.async.wait",
+    "llvm.nvvm.fence.proxy",
+)
+"""Intrinsics whose result depends on which other threads execute them with this one."""
+
+_LLVM_BIN_OPS = {"_and": "and", "_or": "or", "_xor": "xor"}
+
+
+class ExportError(Exception):
+    """An op this exporter cannot turn into LLVM IR; carries the op for a located diagnostic."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+def is_convergent_intrinsic(name: str) -> bool:
+    return name.startswith(CONVERGENT_INTRINSIC_PREFIXES)
+
+
+def _flag(op: Operation, name: str) -> bool:
+    return isinstance(op.properties.get(name) or op.attributes.get(name), UnitAttr)
+
+
+def _int(attr: IntegerAttr | None) -> int | None:
+    return attr.value.data if attr is not None else None
+
+
+def _str(op: Operation, name: str) -> str | None:
+    attr = op.properties.get(name) or op.attributes.get(name)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def _insert(builder: ir.IRBuilder, instr: ir.Instruction) -> ir.Instruction:
+    builder._insert(instr)  # pyright: ignore[reportPrivateUsage]
+    return instr
+
+
+def _gep(op: llvm.GEPOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    dynamic = iter(op.ssa_indices)
+    indices = [
+        vals[next(dynamic)] if index == llvm.GEP_USE_SSA_VAL else ir.Constant(ir.IntType(32), index)
+        for index in op.rawConstantIndices.iter_values()
+    ]
+    inbounds = op.inbounds is not None or bool(op.noWrapFlags.value.data & 1)
+    vals[op.result] = b.gep(
+        vals[op.ptr], indices, inbounds=inbounds, source_etype=convert_type(op.elem_type)
+    )
+
+
+def _ordering(attr: IntegerAttr | None) -> str | None:
+    if attr is None or attr.value.data == 0:
+        return None
+    return ordering_name(attr)
+
+
+def _natural_align(typ: ir.Type) -> int:
+    width = getattr(typ, "width", None) or {"half": 16, "float": 32, "double": 64}.get(str(typ), 64)
+    return max(1, width // 8)
+
+
+def _load(op: llvm.LoadOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    typ = convert_type(op.dereferenced_value.type)
+    ordering = _ordering(op.ordering)
+    align = _int(op.alignment) or (_natural_align(typ) if ordering else None)
+    instr = li.Load(b.block, vals[op.ptr], typ, ordering, _str(op, "syncscope"), align, _flag(op, "volatile_"))
+    _insert(b, instr)
+    if _flag(op, "invariant"):
+        instr.set_metadata("invariant.load", b.module.add_metadata([]))
+    if _flag(op, "nontemporal"):
+        instr.set_metadata("nontemporal", b.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+    vals[op.dereferenced_value] = instr
+
+
+def _store(op: llvm.StoreOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    value = vals[op.value]
+    ordering = _ordering(op.ordering)
+    align = _int(op.alignment) or (_natural_align(value.type) if ordering else None)
+    instr = li.Store(b.block, value, vals[op.ptr], ordering, _str(op, "syncscope"), align, _flag(op, "volatile_"))
+    _insert(b, instr)
+    if _flag(op, "nontemporal"):
+        instr.set_metadata("nontemporal", b.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+
+
+_LEADING_FENCE = {"release": "release", "acq_rel": "release", "seq_cst": "seq_cst"}
+_TRAILING_FENCE = {"acquire": "acquire", "acq_rel": "acquire", "seq_cst": "acquire"}
+
+
+def _atomicrmw(op: fx.AtomicRMWOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    """A monotonic `atomicrmw` between fences when the ordering is stronger than monotonic.
+
+    LLVM 22's NVPTX backend emits every `atomicrmw` as a relaxed `atom` (no `.acq_rel`, no fence),
+    whatever its ordering; the fences restore it, as in the PTX memory model's mapping of C++
+    atomics (release = fence then strong write; acquire = strong read then fence).
+    """
+    name = _LLVM_BIN_OPS.get(op.bin_op_name, op.bin_op_name)
+    scope = op.syncscope.data if op.syncscope else None
+    ordering = op.ordering_name
+    if ordering in _LEADING_FENCE:
+        b.fence(_LEADING_FENCE[ordering], scope)
+    fenced = ordering in _LEADING_FENCE or ordering in _TRAILING_FENCE
+    instr = li.AtomicRMW(
+        b.block, name, vals[op.ptr], vals[op.val], "monotonic" if fenced else ordering,
+        scope, _int(op.alignment), op.volatile_ is not None,
+    )  # fmt: skip
+    vals[op.res] = _insert(b, instr)
+    if ordering in _TRAILING_FENCE:
+        b.fence(_TRAILING_FENCE[ordering], scope)
+
+
+def _cmpxchg(op: fx.CmpXchgOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    instr = li.CmpXchg(
+        b.block, vals[op.ptr], vals[op.cmp], vals[op.val],
+        ordering_name(op.success_ordering), ordering_name(op.failure_ordering),
+        op.syncscope.data if op.syncscope else None, _int(op.alignment),
+        op.weak is not None, op.volatile_ is not None,
+    )  # fmt: skip
+    vals[op.res] = _insert(b, instr)
+
+
+def _fence(op: fx.FenceOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    b.fence(ordering_name(op.ordering), op.syncscope.data if op.syncscope else None)
+
+
+def _cast(name: str) -> Callable[[Operation, ir.IRBuilder, ValueMap], None]:
+    def convert(op: Operation, b: ir.IRBuilder, vals: ValueMap) -> None:
+        flags = ["nneg"] if _flag(op, "nonNeg") else []
+        instr = CastInstrWithFlags(
+            b.block, name, vals[op.operands[0]], convert_type(op.results[0].type), flags=flags
+        )
+        vals[op.results[0]] = _insert(b, instr)
+
+    return convert
+
+
+def _type_suffix(typ: ir.Type) -> str:
+    if isinstance(typ, ir.VectorType):
+        return f"v{typ.count}{_type_suffix(typ.element)}"
+    if isinstance(typ, ir.IntType):
+        return f"i{typ.width}"
+    return {"half": "f16", "float": "f32", "double": "f64", "bfloat": "bf16"}[str(typ)]
+
+
+def _intrinsic(op: fx.IntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    args = [vals[v] for v in op.operands]
+    args += [ir.Constant(ir.IntType(1), op.properties[name].value.data != 0) for name in op.IMMEDIATES]
+    result = convert_type(op.results[0].type)
+    name = f"{op.INTRINSIC}.{_type_suffix(result)}"
+    fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
+    fastmath = op.properties.get("fastmathFlags")
+    flags = [f.value for f in fastmath.data] if isinstance(fastmath, llvm.FastMathAttr) else []
+    vals[op.results[0]] = b.call(fn, args, fastmath=flags)
+
+
+def _declare(module: ir.Module, op: Operation, name: str, fnty: ir.FunctionType) -> ir.Function:
+    existing = module.globals.get(name)
+    if existing is None:
+        return ir.Function(module, fnty, name=name)
+    if not isinstance(existing, ir.Function) or existing.function_type != fnty:
+        raise ExportError(
+            op, f"'{name}' is used with type {fnty} here but was declared with {existing.type}"
+        )
+    return existing
+
+
+def _call_intrinsic(op: llvm.CallIntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    if op.op_bundle_operands:
+        raise ExportError(op, "operand bundles are not supported")
+    args = [vals[a] for a in op.args]
+    result = convert_type(op.ress.type) if op.ress is not None else ir.VoidType()
+    name = op.intrin.data
+    fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
+    convergent = is_convergent_intrinsic(name) or _flag(op, "convergent")
+    if convergent:
+        fn.attributes.add("convergent")
+    flags = [f.value for f in op.fastmathFlags.data]
+    call = b.call(fn, args, fastmath=flags, attrs=["convergent"] if convergent else [])
+    if op.ress is not None:
+        vals[op.ress] = call
+
+
+def _inline_asm(op: llvm.InlineAsmOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    args = [vals[a] for a in op.operands_]
+    result = convert_type(op.res.type) if op.res is not None else ir.VoidType()
+    asm = ir.InlineAsm(
+        ir.FunctionType(result, [a.type for a in args]),
+        op.asm_string.data,
+        op.constraints.data,
+        side_effect=op.has_side_effects is not None,
+    )
+    call = b.call(asm, args, attrs=["convergent"] if _flag(op, "convergent") else [])
+    if op.res is not None:
+        vals[op.res] = call
+
+
+def _call(op: llvm.CallOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    if op.callee is None:
+        raise ExportError(op, "indirect calls are not supported")
+    if op.op_bundle_operands:
+        raise ExportError(op, "operand bundles are not supported")
+    callee = b.module.globals.get(op.callee.string_value())
+    if not isinstance(callee, ir.Function):
+        raise ExportError(op, f"call to unknown function {op.callee}")
+    cconv = op.CConv.cconv_name
+    cconv = callee.calling_convention if cconv == "ccc" else cconv
+    returns_float = op.returned is not None and isinstance(
+        get_element_type_or_self(op.returned.type), AnyFloat
+    )
+    call = b.call(
+        callee,
+        [vals[a] for a in op.args],
+        cconv=cconv or None,
+        tail=op.TailCallKind.data != "none",
+        fastmath=[f.value for f in op.fastmathFlags.data] if returns_float else [],
+        attrs=["convergent"] if _flag(op, "convergent") else [],
+    )
+    if op.returned is not None:
+        vals[op.returned] = call
+
+
+_CONVERTERS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap], None]] = {
+    llvm.GEPOp: _gep,
+    llvm.LoadOp: _load,
+    llvm.StoreOp: _store,
+    llvm.CallIntrinsicOp: _call_intrinsic,
+    llvm.InlineAsmOp: _inline_asm,
+    llvm.CallOp: _call,
+    fx.AtomicRMWOp: _atomicrmw,
+    fx.CmpXchgOp: _cmpxchg,
+    fx.FenceOp: _fence,
+    fx.AddrSpaceCastOp: _cast("addrspacecast"),
+    fx.FPToSIOp: _cast("fptosi"),
+    fx.FPToUIOp: _cast("fptoui"),
+    fx.UIToFPOp: _cast("uitofp"),
+    fx.ExtractElementOp: lambda op, b, vals: vals.__setitem__(
+        op.res, b.extract_element(vals[op.vector], vals[op.position])
+    ),
+    fx.PoisonOp: lambda op, b, vals: vals.__setitem__(op.res, li.poison(convert_type(op.res.type))),
+    fx.FreezeOp: lambda op, b, vals: vals.__setitem__(op.res, _insert(b, li.Freeze(b.block, vals[op.val]))),
+}  # pyright: ignore[reportAssignmentType]
+
+
+def convert_op(op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict[Block, LLVMBlock]) -> None:
+    """Emit `op` at `b`; raise `ExportError` for an op that has no LLVM IR form."""
+    if (convert := _CONVERTERS.get(type(op))) is not None:
+        convert(op, b, vals)
+    elif isinstance(op, fx.IntrinsicOp):
+        _intrinsic(op, b, vals)
+    elif not op.name.startswith("llvm."):
+        raise ExportError(
+            op,
+            f"'{op.name}' has no LLVM IR form: lower it to the llvm dialect first "
+            "(the lower-to-llvm pipeline)",
+        )
+    else:
+        try:
+            xdsl_convert_op(op, b, vals, blocks)
+        except NotImplementedError as e:
+            raise ExportError(op, f"'{op.name}' cannot be exported to LLVM IR yet ({e})") from None
