@@ -65,13 +65,22 @@ def element_type_of(param: Attribute) -> Attribute | None:
     return None
 
 
+LAUNCHED_BY = {"simt.kernel": "host.launch or host.unsafe_launch", "tile.kernel": "host.tile_launch"}
+
+
 def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation:
+    """The kernel `op` launches; a SIMT kernel only by the SIMT launches, a tile kernel by tile_launch."""
     try:
         found = SymbolTable.lookup_symbol(op, kernel)
     except ValueError:
         found = None
     if found is None:
         raise VerifyException(f"'{kernel}' does not reference a kernel in this module")
+    tile_op = op.name == "host.tile_launch"
+    if found.name in LAUNCHED_BY and (found.name == "tile.kernel") != tile_op:
+        raise VerifyException(
+            f"{kernel} is a {found.name}; launch it with {LAUNCHED_BY[found.name]}"
+        )
     return found
 
 

@@ -6,7 +6,7 @@ the partition's grid (ceil-division of shape by tile) is the tile launch's grid.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import SymbolRefAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, SymbolRefAttr
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -101,4 +101,4 @@ def grid_of(op: TileLaunchOp) -> tuple[int | None, ...]:
 
 
 def _grid(grid: tuple[int | None, ...]) -> str:
-    return format_dims([-1 if g is None else g for g in grid])
+    return format_dims([DYNAMIC_INDEX if g is None else g for g in grid])

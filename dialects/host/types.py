@@ -1,7 +1,7 @@
 """Host types: owned tensors, their partitions, streams and prepared launches.
 
 A tensor or partition value is *owned*: `verify-ownership` tracks its moves. A stream or a prepared
-launch is a plain copyable handle. Dimensions are written `[1024, ?]`; `?` (stored as -1, as in
+launch is a plain copyable handle. Dimensions are written `[1024, ?]`; `?` (stored as `DYNAMIC_INDEX`, as in
 xDSL's builtin shaped types) is resolved at run time.
 """
 

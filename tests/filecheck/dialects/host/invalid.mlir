@@ -371,8 +371,7 @@ tile.kernel @add(%z: !tile.partition<f32, [128]>) {
 }
 
 func.func @f(%p: !host.prepared<@add>, %s: !host.stream, %c: !host.tensor<f32, [1024]>) {
-  // A tile kernel's output is a partition: launch it with host.tile_launch.
-  // expected-error@+1 {{outs operand #0 has type !host.tensor<f32, [1024]>, but parameter #0 of @add (!tile.partition<f32, [128]>) needs a !host.partition}}
+  // expected-error@+1 {{@add is a tile.kernel; launch it with host.tile_launch}}
   %c2 = host.launch @add with %p on %s outs(%c : !host.tensor<f32, [1024]>) -> !host.tensor<f32, [1024]>
   func.return
 }
@@ -462,5 +461,56 @@ func.func @f(%c: !host.tensor<f32, [8]>, %s: !host.stream) {
 func.func @f(%s: !host.stream) {
   // expected-error@+1 {{host.print prints tensors and scalars, not !host.stream}}
   host.print %s : !host.stream
+  func.return
+}
+
+// -----
+
+tile.kernel @add(%z: !tile.partition<f32, [128]>) {
+  tile.return
+}
+
+func.func @f(%z: !host.partition<f32, [1024], [128]>) {
+  %g = arith.constant 1 : index
+  // expected-error@+1 {{@add is a tile.kernel; launch it with host.tile_launch}}
+  %p = host.prepare @add grid(%g) block(%g) args(%z : !host.partition<f32, [1024], [128]>)
+  func.return
+}
+
+// -----
+
+simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>) {
+  simt.return
+}
+
+func.func @f(%s: !host.stream, %z: !host.partition<f32, [1024], [128]>) {
+  // expected-error@+1 {{@k is a simt.kernel; launch it with host.launch or host.unsafe_launch}}
+  %z2 = host.tile_launch @k on %s outs(%z : !host.partition<f32, [1024], [128]>) -> !host.partition<f32, [1024], [128]>
+  func.return
+}
+
+// -----
+
+tile.kernel @add(%z: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>) {
+  tile.return
+}
+
+func.func @f(%s: !host.stream, %z: !host.partition<f32, [1024], [128]>, %x: !host.partition<f32, [1024], [128]>) {
+  // expected-error@+1 {{ins operand #0 has type !host.partition<f32, [1024], [128]>; a launch takes tensors and scalars}}
+  %z2 = host.tile_launch @add on %s ins(%x : !host.partition<f32, [1024], [128]>) outs(%z : !host.partition<f32, [1024], [128]>) -> !host.partition<f32, [1024], [128]>
+  func.return
+}
+
+// -----
+
+simt.kernel @atomic(%h: !simt.atomic_slice<i32>) {
+  simt.return
+}
+
+func.func @f(%s: !host.stream, %h: !host.tensor<i32, [256]>) {
+  %g = arith.constant 1 : index
+  // An atomic slice is written by every thread: it is an exclusive output, bound in outs.
+  // expected-error@+1 {{@atomic takes 0 inputs and 1 exclusive output, but this launch passes 1 input and 0 outputs}}
+  host.unsafe_launch @atomic grid(%g) block(%g) on %s ins(%h : !host.tensor<i32, [256]>)
   func.return
 }
