@@ -3,7 +3,8 @@
 MLIR's nvvm dialect has no atomics (it uses `llvm.atomicrmw`), so the spelling is ferrox's:
 
     %old = nvvm.atomic.rmw add %ptr, %v : !llvm.ptr<1>, i32
-    %old = nvvm.atomic.rmw fadd %ptr, %f scope = #nvvm.mem_scope<sys> ordering = acq_rel : !llvm.ptr<1>, f32
+    %old = nvvm.atomic.rmw fadd %ptr, %f scope = #nvvm.mem_scope<sys> ordering = acq_rel
+             : !llvm.ptr<1>, f32
     %old = nvvm.atomic.cas %ptr, %cmp, %new scope = #nvvm.mem_scope<cta> : !llvm.ptr<3>, i32
 
 Both return the value in memory before the operation. The defaults (`gpu` scope, `relaxed`) are

@@ -1,7 +1,8 @@
 """The nvvm dialect's attributes: enum kinds, memory scopes and orderings, mma descriptors.
 
 Names and spellings follow MLIR's nvvm dialect where it has the concept (`#nvvm<shfl_kind bfly>`,
-printed bare in op formats; `#nvvm.mem_scope<cta>`, `#nvvm.mma_layout<row>`, `#nvvm.shape<m = 16, n = 8, k = 16>`);
+printed bare in op formats; `#nvvm.mem_scope<cta>`, `#nvvm.mma_layout<row>`,
+`#nvvm.shape<m = 16, n = 8, k = 16>`);
 `mem_order` and `atomic_bin_op` are ferrox's, since MLIR's nvvm has no atomic ops of its own.
 """
 
@@ -18,7 +19,7 @@ from xdsl.printer import Printer
 
 
 class _Bracketed:
-    """Mixin: an enum printed `#nvvm.mem_scope<cta>`, as MLIR prints enums whose format is `<$value>`."""
+    """Mixin: an enum printed `#nvvm.mem_scope<cta>`, as MLIR prints enums formatted `<$value>`."""
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> StrEnum:

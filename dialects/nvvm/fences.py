@@ -3,7 +3,8 @@
 `nvvm.memory_barrier #nvvm.mem_scope<cta>` is MLIR's op (PTX `membar.cta`/`.gl`/`.sys`, and
 `fence.sc.cluster` for cluster scope). `nvvm.fence.sc #nvvm.mem_scope<gpu>` and
 `nvvm.fence.acq_rel ...` are ferrox's spellings of PTX `fence.sc.<scope>` and
-`fence.acq_rel.<scope>`, which MLIR reaches through LLVM's `fence syncscope(...)` instruction. Fences order this thread's own accesses; they are not convergent.
+`fence.acq_rel.<scope>`, which MLIR reaches through LLVM's `fence syncscope(...)` instruction.
+Fences order this thread's own accesses; they are not convergent.
 """
 
 from __future__ import annotations

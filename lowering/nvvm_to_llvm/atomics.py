@@ -62,7 +62,7 @@ class AtomicRMWToPtx(RewritePattern):
         )
         c = CONSTRAINT[t]
         asm = ptx_asm(f"{instruction} $0, [$1], $2;", f"={c},l,{c}", [op.ptr, op.val], t)
-        rewriter.replace_op(op, asm)
+        rewriter.replace(op, asm)
 
 
 class AtomicCASToPtx(RewritePattern):
@@ -75,4 +75,4 @@ class AtomicCASToPtx(RewritePattern):
         c = CONSTRAINT[t]
         args = [op.ptr, op.cmp, op.new]
         asm = ptx_asm(f"{instruction} $0, [$1], $2, $3;", f"={c},l,{c},{c}", args, t)
-        rewriter.replace_op(op, asm)
+        rewriter.replace(op, asm)

@@ -10,13 +10,13 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from ferrox.dialects.nvvm.attributes import MemScope
 from ferrox.dialects.nvvm.fences import FenceAcqRelOp, FenceScOp, MembarOp
 from ferrox.lowering.nvvm_to_llvm.intrinsics import FENCE_SC_CLUSTER, MEMBAR
-from ferrox.lowering.nvvm_to_llvm.support import call_intrinsic, ptx_asm
+from ferrox.lowering.nvvm_to_llvm.support import lowered_call, ptx_asm
 
 
 class MembarToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MembarOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace_op(op, call_intrinsic(MEMBAR[op.scope.data], []))
+        rewriter.replace(op, lowered_call(op, MEMBAR[op.scope.data], []))
 
 
 class ScopedFenceToPtx(RewritePattern):
@@ -26,7 +26,7 @@ class ScopedFenceToPtx(RewritePattern):
     def match_and_rewrite(self, op: FenceScOp | FenceAcqRelOp, rewriter: PatternRewriter) -> None:
         scope = op.scope.data
         if isinstance(op, FenceScOp) and scope == MemScope.CLUSTER:
-            rewriter.replace_op(op, call_intrinsic(FENCE_SC_CLUSTER, []))
+            rewriter.replace(op, lowered_call(op, FENCE_SC_CLUSTER, []))
             return
         sem = "sc" if isinstance(op, FenceScOp) else "acq_rel"
-        rewriter.replace_op(op, ptx_asm(f"fence.{sem}.{scope.value};", ""))
+        rewriter.replace(op, ptx_asm(f"fence.{sem}.{scope.value};", ""))

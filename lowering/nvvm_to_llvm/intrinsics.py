@@ -120,7 +120,8 @@ def _table() -> tuple[Intrinsic, ...]:
             for pred in (False, True):
                 res = _struct([ty, "i1"]) if pred else ty
                 ptx = f"shfl.sync.{kind.value}.b32"
-                t.append(Intrinsic(shfl(kind, ty == "float", pred), res, ("i32", ty, "i32", "i32"), ptx))
+                name = shfl(kind, ty == "float", pred)
+                t.append(Intrinsic(name, res, ("i32", ty, "i32", "i32"), ptx))
     for kind in VoteSyncKind:
         res = "i32" if kind == VoteSyncKind.BALLOT else "i1"
         ptx = f"vote.sync.{kind.value}." + ("b32" if res == "i32" else "pred")

@@ -1,4 +1,8 @@
-"""`mma.sync` and `ldmatrix` to their (convergent) intrinsics, fragments passed through as is."""
+"""`mma.sync` and `ldmatrix` to their intrinsics, fragments passed through as is.
+
+LLVM declares `ldmatrix` convergent but not `mma` (only `memory(none)`): the `convergent` attribute
+that `lowered_call` puts on both calls is what keeps `mma.sync` out of divergent code.
+"""
 
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -6,14 +10,14 @@ from ferrox.dialects.nvvm.atomics import address_space
 from ferrox.dialects.nvvm.attributes import MMALayout
 from ferrox.dialects.nvvm.matrix import LdMatrixOp, MmaSyncOp
 from ferrox.lowering.nvvm_to_llvm.intrinsics import MMA, ldmatrix
-from ferrox.lowering.nvvm_to_llvm.support import call_intrinsic
+from ferrox.lowering.nvvm_to_llvm.support import lowered_call
 
 
 class MmaSyncToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MmaSyncOp, rewriter: PatternRewriter) -> None:
         args = [*op.operandA, *op.operandB, *op.operandC]
-        rewriter.replace_op(op, call_intrinsic(MMA[op.form().ptx_type], args, op.res.type))
+        rewriter.replace(op, lowered_call(op, MMA[op.form().ptx_type], args, op.res.type))
 
 
 class LdMatrixToIntrinsic(RewritePattern):
@@ -24,4 +28,4 @@ class LdMatrixToIntrinsic(RewritePattern):
         name = ldmatrix(
             op.num.value.data, op.layout.data == MMALayout.COL, address_space(op.ptr.type)
         )
-        rewriter.replace_op(op, call_intrinsic(name, [op.ptr], op.res.type))
+        rewriter.replace(op, lowered_call(op, name, [op.ptr], op.res.type))

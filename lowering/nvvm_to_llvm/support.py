@@ -3,8 +3,15 @@
 from collections.abc import Sequence
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerAttr, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i32
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from ferrox.dialects.nvvm.traits import Convergent
+
+CONVERGENT = "convergent"
+"""Unit attribute on a call lowered from a `Convergent` op; the exporter must emit the call with
+LLVM's `convergent` call-site attribute (LLVM declares most NVPTX collectives convergent, but not
+the `mma` intrinsics, which are only `memory(none)`)."""
 
 
 def i32_constant(value: int) -> llvm.ConstantOp:
@@ -16,6 +23,16 @@ def call_intrinsic(
 ) -> llvm.CallIntrinsicOp:
     """`llvm.call_intrinsic "name"(args)`; the exporter declares it with the operands' types."""
     return llvm.CallIntrinsicOp(name, args, [result] if result is not None else [])
+
+
+def lowered_call(
+    op: Operation, name: str, args: Sequence[SSAValue], result: Attribute | None = None
+) -> llvm.CallIntrinsicOp:
+    """The intrinsic call replacing `op`, marked `convergent` when `op` is."""
+    call = call_intrinsic(name, args, result)
+    if op.has_trait(Convergent):
+        call.attributes[CONVERGENT] = UnitAttr()
+    return call
 
 
 def ptx_asm(

@@ -5,7 +5,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.nvvm.warp import ReduxOp, ShflOp, VoteSyncOp
 from ferrox.lowering.nvvm_to_llvm.intrinsics import redux, shfl, vote
-from ferrox.lowering.nvvm_to_llvm.support import call_intrinsic
+from ferrox.lowering.nvvm_to_llvm.support import lowered_call
 
 
 class ShflToIntrinsic(RewritePattern):
@@ -19,18 +19,18 @@ class ShflToIntrinsic(RewritePattern):
             op.return_value_and_is_valid is not None,
         )
         args = [op.thread_mask, op.val, op.offset, op.mask_and_clamp]
-        rewriter.replace_op(op, call_intrinsic(name, args, op.res.type))
+        rewriter.replace(op, lowered_call(op, name, args, op.res.type))
 
 
 class VoteToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: VoteSyncOp, rewriter: PatternRewriter) -> None:
-        call = call_intrinsic(vote(op.kind.data), [op.mask, op.pred], op.res.type)
-        rewriter.replace_op(op, call)
+        call = lowered_call(op, vote(op.kind.data), [op.mask, op.pred], op.res.type)
+        rewriter.replace(op, call)
 
 
 class ReduxToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReduxOp, rewriter: PatternRewriter) -> None:
-        call = call_intrinsic(redux(op.kind.data), [op.val, op.mask_and_clamp], op.res.type)
-        rewriter.replace_op(op, call)
+        call = lowered_call(op, redux(op.kind.data), [op.val, op.mask_and_clamp], op.res.type)
+        rewriter.replace(op, call)

@@ -1,7 +1,8 @@
 // RUN: ferrox-opt %s -p convert-nvvm-to-llvm | filecheck %s
 // RUN: ferrox-opt %s -p convert-nvvm-to-llvm | filecheck %s --check-prefix=GONE
 
-// No nvvm op survives the conversion.
+// No nvvm op survives the conversion. Calls lowered from convergent ops (barriers, warp
+// collectives, mma, ldmatrix) carry `convergent`; the others do not.
 // GONE-NOT: {{^ *(%[0-9a-z_]+ = )?"?nvvm\.}}
 
 // CHECK-LABEL: func.func @special_registers
@@ -41,16 +42,16 @@ func.func @special_registers() {
 // CHECK-SAME: (%[[ID:.*]]: i32, %[[N:.*]]: i32, %[[MASK:.*]]: i32)
 func.func @barriers(%id: i32, %n: i32, %mask: i32) {
   // CHECK-NEXT: %[[Z0:.*]] = llvm.mlir.constant(0 : i32) : i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[Z0]]) : (i32) -> ()
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[Z0]]) {convergent} : (i32) -> ()
   nvvm.barrier0
   // CHECK-NEXT: %[[Z1:.*]] = llvm.mlir.constant(0 : i32) : i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[Z1]]) : (i32) -> ()
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[Z1]]) {convergent} : (i32) -> ()
   nvvm.barrier
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[ID]]) : (i32) -> ()
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[ID]]) {convergent} : (i32) -> ()
   nvvm.barrier id = %id
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[ID]], %[[N]]) : (i32, i32) -> ()
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[ID]], %[[N]]) {convergent} : (i32, i32) -> ()
   nvvm.barrier id = %id number_of_threads = %n
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.bar.warp.sync"(%[[MASK]]) : (i32) -> ()
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.bar.warp.sync"(%[[MASK]]) {convergent} : (i32) -> ()
   nvvm.bar.warp.sync %mask : i32
   func.return
 }
@@ -58,25 +59,25 @@ func.func @barriers(%id: i32, %n: i32, %mask: i32) {
 // CHECK-LABEL: func.func @shuffles
 // CHECK-SAME: (%[[M:.*]]: i32, %[[V:.*]]: i32, %[[F:.*]]: f32, %[[O:.*]]: i32, %[[C:.*]]: i32)
 func.func @shuffles(%m: i32, %v: i32, %f: f32, %o: i32, %c: i32) {
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"(%[[M]], %[[V]], %[[O]], %[[C]]) : (i32, i32, i32, i32) -> i32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"(%[[M]], %[[V]], %[[O]], %[[C]]) {convergent} : (i32, i32, i32, i32) -> i32
   %0 = nvvm.shfl.sync bfly %m, %v, %o, %c : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%[[M]], %[[F]], %[[O]], %[[C]]) : (i32, f32, i32, i32) -> f32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%[[M]], %[[F]], %[[O]], %[[C]]) {convergent} : (i32, f32, i32, i32) -> f32
   %1 = nvvm.shfl.sync bfly %m, %f, %o, %c : f32 -> f32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.i32"
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.i32"({{.*}}) {convergent} :
   %2 = nvvm.shfl.sync up %m, %v, %o, %c : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.f32"
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.f32"({{.*}}) {convergent} :
   %3 = nvvm.shfl.sync up %m, %f, %o, %c : f32 -> f32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.down.i32"
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.down.i32"({{.*}}) {convergent} :
   %4 = nvvm.shfl.sync down %m, %v, %o, %c : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.down.f32"
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.down.f32"({{.*}}) {convergent} :
   %5 = nvvm.shfl.sync down %m, %f, %o, %c : f32 -> f32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32"
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32"({{.*}}) {convergent} :
   %6 = nvvm.shfl.sync idx %m, %v, %o, %c : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.f32"
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.f32"({{.*}}) {convergent} :
   %7 = nvvm.shfl.sync idx %m, %f, %o, %c : f32 -> f32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.down.i32p"(%[[M]], %[[V]], %[[O]], %[[C]]) : (i32, i32, i32, i32) -> !llvm.struct<(i32, i1)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.down.i32p"(%[[M]], %[[V]], %[[O]], %[[C]]) {convergent} : (i32, i32, i32, i32) -> !llvm.struct<(i32, i1)>
   %8 = nvvm.shfl.sync down %m, %v, %o, %c {return_value_and_is_valid} : i32 -> !llvm.struct<(i32, i1)>
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.f32p"(%[[M]], %[[F]], %[[O]], %[[C]]) : (i32, f32, i32, i32) -> !llvm.struct<(f32, i1)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.f32p"(%[[M]], %[[F]], %[[O]], %[[C]]) {convergent} : (i32, f32, i32, i32) -> !llvm.struct<(f32, i1)>
   %9 = nvvm.shfl.sync idx %m, %f, %o, %c {return_value_and_is_valid} : f32 -> !llvm.struct<(f32, i1)>
   func.return
 }
@@ -84,29 +85,29 @@ func.func @shuffles(%m: i32, %v: i32, %f: f32, %o: i32, %c: i32) {
 // CHECK-LABEL: func.func @votes_and_reductions
 // CHECK-SAME: (%[[M:.*]]: i32, %[[P:.*]]: i1, %[[V:.*]]: i32)
 func.func @votes_and_reductions(%m: i32, %p: i1, %v: i32) {
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"(%[[M]], %[[P]]) : (i32, i1) -> i32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"(%[[M]], %[[P]]) {convergent} : (i32, i1) -> i32
   %0 = nvvm.vote.sync ballot %m, %p -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.all.sync"(%[[M]], %[[P]]) : (i32, i1) -> i1
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.all.sync"(%[[M]], %[[P]]) {convergent} : (i32, i1) -> i1
   %1 = nvvm.vote.sync all %m, %p -> i1
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.any.sync"(%[[M]], %[[P]]) : (i32, i1) -> i1
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.any.sync"(%[[M]], %[[P]]) {convergent} : (i32, i1) -> i1
   %2 = nvvm.vote.sync any %m, %p -> i1
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.uni.sync"(%[[M]], %[[P]]) : (i32, i1) -> i1
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.vote.uni.sync"(%[[M]], %[[P]]) {convergent} : (i32, i1) -> i1
   %3 = nvvm.vote.sync uni %m, %p -> i1
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.add"(%[[V]], %[[M]]) : (i32, i32) -> i32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.add"(%[[V]], %[[M]]) {convergent} : (i32, i32) -> i32
   %4 = nvvm.redux.sync add %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.and"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.and"(%[[V]], %[[M]]) {convergent} :
   %5 = nvvm.redux.sync and %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.or"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.or"(%[[V]], %[[M]]) {convergent} :
   %6 = nvvm.redux.sync or %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.xor"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.xor"(%[[V]], %[[M]]) {convergent} :
   %7 = nvvm.redux.sync xor %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.min"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.min"(%[[V]], %[[M]]) {convergent} :
   %8 = nvvm.redux.sync min %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.max"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.max"(%[[V]], %[[M]]) {convergent} :
   %9 = nvvm.redux.sync max %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.umin"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.umin"(%[[V]], %[[M]]) {convergent} :
   %10 = nvvm.redux.sync umin %v, %m : i32 -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.umax"(%[[V]], %[[M]])
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.redux.sync.umax"(%[[V]], %[[M]]) {convergent} :
   %11 = nvvm.redux.sync umax %v, %m : i32 -> i32
   func.return
 }
@@ -182,23 +183,23 @@ func.func @atomics(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %p: !llvm.ptr, %i: i32, %
 // CHECK-LABEL: func.func @matrix
 // CHECK-SAME: (%[[H:.*]]: vector<2xf16>, %[[R:.*]]: i32, %[[C:.*]]: f32, %[[S:.*]]: !llvm.ptr<3>, %[[P:.*]]: !llvm.ptr)
 func.func @matrix(%h: vector<2xf16>, %r: i32, %c: f32, %s: !llvm.ptr<3>, %p: !llvm.ptr) {
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"(%[[H]], %[[H]], %[[H]], %[[H]], %[[H]], %[[H]], %[[C]], %[[C]], %[[C]], %[[C]]) : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"(%[[H]], %[[H]], %[[H]], %[[H]], %[[H]], %[[H]], %[[C]], %[[C]], %[[C]], %[[C]]) {convergent} : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
   %0 = nvvm.mma.sync A[%h, %h, %h, %h] B[%h, %h] C[%c, %c, %c, %c]
     {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
     : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"(%[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[C]], %[[C]], %[[C]], %[[C]]) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"(%[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[C]], %[[C]], %[[C]], %[[C]]) {convergent} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
   %1 = nvvm.mma.sync A[%r, %r, %r, %r] B[%r, %r] C[%c, %c, %c, %c]
     {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>,
      shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"(%[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[C]], %[[C]], %[[C]], %[[C]]) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"(%[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[R]], %[[C]], %[[C]], %[[C]], %[[C]]) {convergent} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
   %2 = nvvm.mma.sync A[%r, %r, %r, %r] B[%r, %r] C[%c, %c, %c, %c]
     {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>,
      shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x1.b16.p3"(%[[S]]) : (!llvm.ptr<3>) -> i32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x1.b16.p3"(%[[S]]) {convergent} : (!llvm.ptr<3>) -> i32
   %3 = nvvm.ldmatrix %s {num = 1 : i32, layout = #nvvm.mma_layout<row>} : (!llvm.ptr<3>) -> i32
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16.p3"(%[[S]]) : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16.p3"(%[[S]]) {convergent} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
   %4 = nvvm.ldmatrix %s {num = 2 : i32, layout = #nvvm.mma_layout<col>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p0"(%[[P]]) : (!llvm.ptr) -> !llvm.struct<(i32, i32, i32, i32)>
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p0"(%[[P]]) {convergent} : (!llvm.ptr) -> !llvm.struct<(i32, i32, i32, i32)>
   %5 = nvvm.ldmatrix %p {num = 4 : i32, layout = #nvvm.mma_layout<row>} : (!llvm.ptr) -> !llvm.struct<(i32, i32, i32, i32)>
   func.return
 }
