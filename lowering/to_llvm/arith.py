@@ -48,7 +48,7 @@ def _constant_attr(value: Attribute, to: Attribute) -> Attribute:
         if value.get_type() == to:
             return value
         assert isinstance(to, VectorType)
-        return DenseIntOrFPElementsAttr.create_dense_int(to, value.get_values())
+        return DenseIntOrFPElementsAttr.from_list(to, value.get_values())
     raise Unsupported(f"constant value {value} has no llvm form")
 
 
@@ -142,7 +142,7 @@ class BinaryToLLVM(RewritePattern):
 
 def _const_like(value: int, t: Attribute) -> llvm.ConstantOp:
     if isinstance(t, VectorType):
-        return llvm.ConstantOp(DenseIntOrFPElementsAttr.create_dense_int(t, value), t)
+        return llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value]), t)
     return llvm.ConstantOp(IntegerAttr(value, t), t)
 
 
