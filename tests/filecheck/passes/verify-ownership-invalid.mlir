@@ -7,6 +7,7 @@ simt.kernel @scale(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) {
 }
 
 // Rule 1: a launch moves its outputs; the old value is gone.
+// doc:begin e0382
 func.func @f(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   %s = host.stream
   %one = arith.constant 1 : index
@@ -18,6 +19,7 @@ func.func @f(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   host.print %c : !host.tensor<f32, [64]>
   func.return
 }
+// doc:end
 
 // -----
 
@@ -78,6 +80,7 @@ simt.kernel @vecadd(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %out: !simt.disj
 }
 
 // Rule 2: a tensor passed as an exclusive output may not also be an input of the same launch.
+// doc:begin e0502
 func.func @f(%a: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   %s = host.stream
   %one = arith.constant 1 : index
@@ -88,6 +91,7 @@ func.func @f(%a: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   %c2 = host.launch @vecadd with %p on %s ins(%a, %c : !host.tensor<f32, [64]>, !host.tensor<f32, [64]>) outs(%c : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
   func.return
 }
+// doc:end
 
 // -----
 
@@ -114,6 +118,7 @@ tile.kernel @add(%z: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>) {
 
 // Rules 1-2 for tile launches, as in cutile-rs: the output was moved into its partition, so
 // passing it as an input too is a use of a moved value.
+// doc:begin tile-moved
 func.func @f(%z: !host.tensor<f32, [1024]>) {
   %s = host.stream
   // expected-note@+1 {{value moved here}}
@@ -123,6 +128,7 @@ func.func @f(%z: !host.tensor<f32, [1024]>) {
   %pz2 = host.tile_launch @add on %s ins(%z : !host.tensor<f32, [1024]>) outs(%pz : !host.partition<f32, [1024], [128]>) -> !host.partition<f32, [1024], [128]>
   func.return
 }
+// doc:end
 
 // -----
 
@@ -289,6 +295,7 @@ simt.kernel @scale(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) {
 }
 
 // Launches are asynchronous: results are readable on the host only after a sync of their stream.
+// doc:begin sync
 func.func @f(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]> {
   %s = host.stream
   %one = arith.constant 1 : index
@@ -303,6 +310,7 @@ func.func @f(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) -> !host.
   // expected-error@+1 {{cannot return %c2 before `host.sync_on %s`: a launch on %s may still be writing it}}
   func.return %c2 : !host.tensor<f32, [64]>
 }
+// doc:end
 
 // -----
 
