@@ -163,6 +163,17 @@ def test_table_names_are_unique_and_complete() -> None:
     } | {"llvm.nvvm.read.ptx.sreg.laneid", "llvm.nvvm.read.ptx.sreg.warpsize"}
 
 
+def test_docs_name_every_op() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "dialects" / "nvvm.md").read_text()
+    for op in NVVM.operations:
+        name = op.name
+        if name.startswith("nvvm.read.ptx.sreg."):
+            base, _, dim = name.rpartition(".")
+            if dim in "xyz":
+                name = f"{base}.{{x,y,z}}"
+        assert f"`{name}" in doc, f"docs/dialects/nvvm.md does not list {op.name}"
+
+
 def test_convergent_trait_marks_barriers_and_warp_collectives() -> None:
     marked = {op.name for op in NVVM.operations if op.has_trait(Convergent)}
     assert marked == CONVERGENT_OPS
