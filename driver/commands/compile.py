@@ -1,13 +1,165 @@
-"""ferrox compile: not built yet."""
+"""ferrox compile: IR to PTX (and, with --cubin, a cubin assembled by ptxas).
+
+    ferrox compile kernel.mlir --chip sm_90 -o kernel.ptx [--cubin]
+
+Input in the llvm dialect is compiled as it is. Any other input goes through `-p PIPELINE`, or
+else through the `lower-to-llvm` pipeline. Errors are located diagnostics and exit 1.
+"""
+
+from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
+
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
+from ferrox.driver import registry
+from ferrox.driver.toolchain import ToolchainError, run_ptxas
+from ferrox.parser import parse_module
+from ferrox.verify import verify_module
+
+DEFAULT_PIPELINE = "lower-to-llvm"
+
+
+class CompileError(Exception):
+    """A failure that is not about one place in the IR (a file, a tool); printed as is."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="?")
+    parser.add_argument("input", help="the .mlir file to compile ('-' for standard input)")
+    parser.add_argument("--chip", help="the GPU to compile for, e.g. sm_90 (default: the module's "
+                        '"ferrox.chip" attribute, else sm_90)')  # fmt: skip
+    parser.add_argument("--features", help="NVPTX features, e.g. +ptx80 (default: the chip's)")
+    parser.add_argument("-O", dest="opt", type=int, default=3, choices=range(4), help="LLVM optimisation level")
+    parser.add_argument("-p", "--passes", help=f"pass pipeline to run first (default: {DEFAULT_PIPELINE} "
+                        "unless the input is already in the llvm dialect)")  # fmt: skip
+    parser.add_argument("-o", "--output", default="-", help="where to write the PTX ('-': standard output)")
+    parser.add_argument(
+        "--cubin",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="also assemble a cubin with ptxas (default path: the output's, or the input's, with .cubin)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="print ptxas's resource usage")
 
 
 def execute(args: argparse.Namespace) -> int:
-    print("ferrox compile: not built yet", file=sys.stderr)
-    return 1
+    try:
+        module = _load(args.input)
+        _lower(module, args.passes)
+        from ferrox.lowering.ptx import module_to_ptx, resolve_target
+
+        chip, features = resolve_target(module, args.chip, args.features)
+        ptx = module_to_ptx(module, chip, features, args.opt)
+        _write(args.output, ptx)
+        if args.cubin is not None:
+            _assemble(ptx, chip, _cubin_path(args), args.verbose)
+    except DiagnosticError as e:
+        print(e, file=sys.stderr)
+        return 1
+    except (CompileError, ToolchainError) as e:
+        print(f"ferrox compile: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _load(path: str) -> ModuleOp:
+    name = "<stdin>" if path == "-" else path
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise CompileError(f"cannot read {path}: {e.strerror}") from None
+    ctx = registry.make_context()
+    try:
+        module = parse_module(ctx, text, name)
+    except ParseError as e:
+        where = e.span.get_location()
+        raise DiagnosticError([Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))]) from None
+    verify_module(module)
+    return module
+
+
+def is_llvm_only(module: ModuleOp) -> bool:
+    return all(op.name.startswith("llvm.") for op in module.walk() if op is not module)
+
+
+def _lower(module: ModuleOp, spec: str | None) -> None:
+    ctx = registry.make_context()
+    passes = registry.all_passes()
+    if spec is None:
+        if is_llvm_only(module):
+            return
+        first = next(op for op in module.walk() if op is not module and not op.name.startswith("llvm."))
+        if not _available(passes, DEFAULT_PIPELINE):
+            raise error(
+                first,
+                f"'{first.name}' is not in the llvm dialect and the {DEFAULT_PIPELINE} pipeline is "
+                "not available here; pass -p with the conversions to run",
+            )
+        spec = DEFAULT_PIPELINE
+
+    def verify_between(previous: ModulePass | None, op: ModuleOp, following: ModulePass | None):
+        if previous is not None:
+            verify_module(op)
+
+    try:
+        pipeline = PassPipeline.parse_spec(passes, spec, verify_between)
+    except (ArgSpecParseError, ValueError, DiagnosticException) as e:
+        raise CompileError(f"bad pass pipeline '{spec}': {e}") from None
+    try:
+        pipeline.apply(ctx, module)
+    except DiagnosticError:
+        raise
+    except (VerifyException, DiagnosticException) as e:
+        raise DiagnosticError(error(module, str(e).strip()).diagnostics) from None
+
+
+def _available(passes, name: str) -> bool:
+    if name not in passes:
+        return False
+    try:
+        passes[name]()
+    except (ImportError, AttributeError):
+        return False
+    return True
+
+
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise CompileError(f"cannot write {path}: {e.strerror}") from None
+
+
+def _cubin_path(args: argparse.Namespace) -> Path:
+    if args.cubin:
+        return Path(args.cubin)
+    if args.output != "-":
+        return Path(args.output).with_suffix(".cubin")
+    stem = "stdin" if args.input == "-" else Path(args.input).stem
+    return Path(f"{stem}.cubin")
+
+
+def _assemble(ptx: str, chip: str, path: Path, verbose: bool) -> None:
+    result = run_ptxas(ptx, chip)
+    try:
+        path.write_bytes(result.cubin)
+    except OSError as e:
+        raise CompileError(f"cannot write {path}: {e.strerror}") from None
+    if verbose:
+        for fn in result.resources.values():
+            kind = "kernel" if fn.entry else "function"
+            print(
+                f"{kind} {fn.name}: {fn.registers} registers, {fn.spill_stores} bytes spill stores, "
+                f"{fn.spill_loads} bytes spill loads, {fn.local_memory} bytes local, "
+                f"{fn.shared_memory} bytes shared",
+                file=sys.stderr,
+            )

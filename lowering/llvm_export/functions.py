@@ -89,13 +89,14 @@ def _set_function_attributes(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticE
             fn.attributes.add(flag)
     if "optnone" in fn.attributes:
         fn.attributes.add("noinline")  # LLVM requires optnone functions to be noinline
-    for key, value in (("target-cpu", op.target_cpu), ("tune-cpu", op.tune_cpu)):
-        if value is not None:
+    # xDSL parses these into properties from generic IR and into attributes from custom IR.
+    for key, name in (("target-cpu", "target_cpu"), ("tune-cpu", "tune_cpu")):
+        if isinstance(value := props.get(name), StringAttr):
             fn.attributes.strings[key] = value.data
-    if op.target_features is not None:
-        fn.attributes.strings["target-features"] = ",".join(f.data for f in op.target_features.features)
-    if op.passthrough is not None:
-        for entry in op.passthrough:
+    if isinstance(features := props.get("target_features"), llvm.TargetFeaturesAttr):
+        fn.attributes.strings["target-features"] = ",".join(f.data for f in features.features)
+    if isinstance(passthrough := props.get("passthrough"), ArrayAttr):
+        for entry in passthrough:
             _add_passthrough(op, fn, entry, diag)
     _set_launch_bounds(op, fn, diag)
 
@@ -134,8 +135,8 @@ def _set_launch_bounds(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine)
         values = _bound_values(op.attributes[name])
         arity = LAUNCH_BOUNDS[name]
         if values is None or not 1 <= len(values) <= arity or any(v <= 0 for v in values):
-            shape = "array<i32: x[, y[, z]]>" if arity == 3 else "a positive i32"
-            diag.error(op, f"'{name}' must be {shape} of positive values, got {op.attributes[name]}")
+            shape = "array<i32: x[, y[, z]]> of positive values" if arity == 3 else "a positive integer"
+            diag.error(op, f"'{name}' must be {shape}, got {op.attributes[name]}")
             continue
         if arity == 3 and _product(values) > 1024:
             diag.error(

@@ -108,8 +108,15 @@ class Freeze(instructions.Instruction):
         buf.append(f"freeze {val.type} {val.get_reference()}\n")
 
 
-def poison(typ: ir.Type) -> ir.Constant:
-    return ir.FormattedConstant(typ, "poison")
+class Poison(ir.Constant):
+    """`poison` of any type (llvmlite would spread a vector constant into its lanes)."""
+
+    def __init__(self, typ: ir.Type):
+        self.type = typ
+        self.constant = "poison"
+
+    def _get_reference(self) -> str:
+        return "poison"
 
 
 class FunctionAttributes(ir.FunctionAttributes):

@@ -14,7 +14,11 @@ from collections.abc import Callable
 
 from llvmlite import ir
 from llvmlite.ir.values import Block as LLVMBlock
-from xdsl.backend.llvm.convert_op import CastInstrWithFlags
+from xdsl.backend.llvm.convert_op import (  # pyright: ignore[reportPrivateUsage]
+    _BINARY_INTRINSIC_MAP,
+    _UNARY_INTRINSIC_MAP,
+    CastInstrWithFlags,
+)
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
@@ -89,8 +93,10 @@ def _gep(op: llvm.GEPOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     )
 
 
-def _ordering(attr: IntegerAttr | None) -> str | None:
-    if attr is None or attr.value.data == 0:
+def _ordering(op: Operation) -> str | None:
+    """The atomic ordering of a load or store; xDSL's custom syntax leaves it among the attributes."""
+    attr = op.properties.get("ordering") or op.attributes.get("ordering")
+    if not isinstance(attr, IntegerAttr) or attr.value.data == 0:
         return None
     return ordering_name(attr)
 
@@ -102,7 +108,7 @@ def _natural_align(typ: ir.Type) -> int:
 
 def _load(op: llvm.LoadOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     typ = convert_type(op.dereferenced_value.type)
-    ordering = _ordering(op.ordering)
+    ordering = _ordering(op)
     align = _int(op.alignment) or (_natural_align(typ) if ordering else None)
     instr = li.Load(b.block, vals[op.ptr], typ, ordering, _str(op, "syncscope"), align, _flag(op, "volatile_"))
     _insert(b, instr)
@@ -115,7 +121,7 @@ def _load(op: llvm.LoadOp, b: ir.IRBuilder, vals: ValueMap) -> None:
 
 def _store(op: llvm.StoreOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     value = vals[op.value]
-    ordering = _ordering(op.ordering)
+    ordering = _ordering(op)
     align = _int(op.alignment) or (_natural_align(value.type) if ordering else None)
     instr = li.Store(b.block, value, vals[op.ptr], ordering, _str(op, "syncscope"), align, _flag(op, "volatile_"))
     _insert(b, instr)
@@ -188,6 +194,18 @@ def _intrinsic(op: fx.IntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     result = convert_type(op.results[0].type)
     name = f"{op.INTRINSIC}.{_type_suffix(result)}"
     fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
+    fastmath = op.properties.get("fastmathFlags")
+    flags = [f.value for f in fastmath.data] if isinstance(fastmath, llvm.FastMathAttr) else []
+    vals[op.results[0]] = b.call(fn, args, fastmath=flags)
+
+
+def _xdsl_intrinsic(op: Operation, b: ir.IRBuilder, vals: ValueMap) -> None:
+    """xDSL's float intrinsic ops, with their fast-math flags (xDSL drops them, and NVPTX lowers
+    `llvm.sin` only under `afn`)."""
+    args = [vals[v] for v in op.operands]
+    name = (_UNARY_INTRINSIC_MAP | _BINARY_INTRINSIC_MAP)[type(op)]
+    result = convert_type(op.results[0].type)
+    fn = b.module.declare_intrinsic(name, [result], ir.FunctionType(result, [a.type for a in args]))
     fastmath = op.properties.get("fastmathFlags")
     flags = [f.value for f in fastmath.data] if isinstance(fastmath, llvm.FastMathAttr) else []
     vals[op.results[0]] = b.call(fn, args, fastmath=flags)
@@ -276,7 +294,7 @@ _CONVERTERS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap],
     fx.ExtractElementOp: lambda op, b, vals: vals.__setitem__(
         op.res, b.extract_element(vals[op.vector], vals[op.position])
     ),
-    fx.PoisonOp: lambda op, b, vals: vals.__setitem__(op.res, li.poison(convert_type(op.res.type))),
+    fx.PoisonOp: lambda op, b, vals: vals.__setitem__(op.res, li.Poison(convert_type(op.res.type))),
     fx.FreezeOp: lambda op, b, vals: vals.__setitem__(op.res, _insert(b, li.Freeze(b.block, vals[op.val]))),
 }  # pyright: ignore[reportAssignmentType]
 
@@ -287,6 +305,8 @@ def convert_op(op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict[Bloc
         convert(op, b, vals)
     elif isinstance(op, fx.IntrinsicOp):
         _intrinsic(op, b, vals)
+    elif type(op) in _UNARY_INTRINSIC_MAP or type(op) in _BINARY_INTRINSIC_MAP:
+        _xdsl_intrinsic(op, b, vals)
     elif not op.name.startswith("llvm."):
         raise ExportError(
             op,
