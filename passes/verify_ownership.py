@@ -267,6 +267,8 @@ class OwnershipChecker:
             if value in conflicts:
                 continue
             if (move := state.moved.get(value)) is not None:
+                if move.op is op:  # only a back edge brings an op's own move back to it
+                    move = Move(op, carried=True)
                 self.use_after_move(op, value, move)
             elif value in moved_now:
                 self.use_after_move(op, value, Move(op))
@@ -317,7 +319,8 @@ class OwnershipChecker:
         if first is None:
             state.moved[key] = Move(op)
             return
-        note = "first bound here, in previous iteration of loop" if first.carried else "first bound here"
+        again = first.carried or first.op is op
+        note = "first bound here, in previous iteration of loop" if again else "first bound here"
         self.report(
             ("array", op),
             op,

@@ -76,6 +76,8 @@ def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation:
         found = None
     if found is None:
         raise VerifyException(f"'{kernel}' does not reference a kernel in this module")
+    if not found.name.endswith(".kernel"):
+        raise VerifyException(f"{kernel} is a {found.name}, not a kernel")
     tile_op = op.name == "host.tile_launch"
     if found.name in LAUNCHED_BY and (found.name == "tile.kernel") != tile_op:
         raise VerifyException(

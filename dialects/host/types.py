@@ -65,7 +65,7 @@ def _verify_dims(dims: Dims, what: str) -> None:
     if not dims.data:
         raise VerifyException(f"{what} must have at least one dimension")
     for d in dims.data:
-        if d.data < 0 and d.data != DYNAMIC_INDEX:
+        if (d.data < 0 and d.data != DYNAMIC_INDEX) or d.data >= 2**63:
             raise VerifyException(f"{what} dimensions must be non-negative or '?', got {d.data}")
 
 

@@ -235,6 +235,21 @@ func.func @f(%cond: i1, %t: !host.tensor<f32, [64]>) {
 
 // -----
 
+// A loop in unstructured control flow: the move comes back around the back edge.
+func.func @f(%b: i1, %t: !host.tensor<f32, [64]>) {
+  cf.br ^loop
+^loop:
+  // expected-error@+3 {{use of moved value: %t}}
+  // expected-note@+2 {{value moved here, in previous iteration of loop}}
+  // expected-note@+1 {{value used here after move}}
+  %p = host.partition %t : !host.tensor<f32, [64]> -> !host.partition<f32, [64], [64]>
+  cf.cond_br %b, ^loop, ^exit
+^exit:
+  func.return
+}
+
+// -----
+
 // Each caller array is bound once, so two tensors never alias one array.
 func.func @f() {
   // expected-note@+1 {{first bound here}}

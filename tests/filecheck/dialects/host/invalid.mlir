@@ -514,3 +514,24 @@ func.func @f(%s: !host.stream, %h: !host.tensor<i32, [256]>) {
   host.unsafe_launch @atomic grid(%g) block(%g) on %s ins(%h : !host.tensor<i32, [256]>)
   func.return
 }
+
+// -----
+
+func.func @f() {
+  // expected-error@+1 {{tensor dimensions must be non-negative or '?', got 9223372036854775808}}
+  %z = host.zeros : !host.tensor<f32, [9223372036854775808]>
+  func.return
+}
+
+// -----
+
+func.func @g(%t: !host.tensor<f32, [8]>) {
+  func.return
+}
+
+func.func @f(%t: !host.tensor<f32, [8]>) {
+  %g = arith.constant 1 : index
+  // expected-error@+1 {{@g is a func.func, not a kernel}}
+  %p = host.prepare @g grid(%g) block(%g) args(%t : !host.tensor<f32, [8]>)
+  func.return
+}
