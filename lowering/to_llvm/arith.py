@@ -238,8 +238,6 @@ class SelectToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /) -> None:
         cond, lhs, rhs = legal_operands(rewriter, op.operands)
-        if isinstance(cond.type, VectorType):
-            raise Unsupported("xDSL's llvm.select takes a scalar i1 condition")
         replace_op(rewriter, op, [llvm.SelectOp(cond, lhs, rhs)])
 
 

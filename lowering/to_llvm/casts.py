@@ -29,7 +29,7 @@ def reconcile(module: ModuleOp, state: LoweringState) -> None:
         where = users[0] if users else cast
         if any(where is seen for seen in state.reported):
             continue
-        notes = [(cast.inputs[0], "the value is defined here")] if cast.inputs else []
+        notes = [(cast, "the value comes from here")]
         state.diagnostics.error(
             where,
             f"'{where.name}' still uses a value of type {outputs} where the lowered value "

@@ -28,7 +28,7 @@ from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
 from ferrox.lowering.to_llvm.nvvm import NvvmPatternsMissing, first_nvvm_op, nvvm_patterns
-from ferrox.lowering.to_llvm.support import Guarded, LoweringState
+from ferrox.lowering.to_llvm.support import Guarded, Located, LoweringState
 
 SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
 """Dialects this pass must leave no op of."""
@@ -43,8 +43,14 @@ STANDARD_PATTERNS: tuple[RewritePattern, ...] = (
 
 
 def _report_leftovers(module: ModuleOp, state: LoweringState) -> None:
+    """Each outermost op of a source dialect still there (an `scf.while`, not also its body)."""
     for op in module.walk():
-        if op.dialect_name() in SOURCE_DIALECTS:
+        if op.dialect_name() not in SOURCE_DIALECTS:
+            continue
+        parent = op.parent_op()
+        while parent is not None and parent.dialect_name() not in SOURCE_DIALECTS:
+            parent = parent.parent_op()
+        if parent is None or parent.dialect_name() == "func":
             state.fail(op, f"cannot lower '{op.name}' to llvm: no conversion pattern for it")
 
 
@@ -55,7 +61,7 @@ def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
 
 def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
-    _walk([SwitchLowering(), IfLowering(), ForLowering()], module)
+    _walk([Located(p) for p in (SwitchLowering(), IfLowering(), ForLowering())], module)
     state = LoweringState()
     patterns = list(STANDARD_PATTERNS)
     if (nvvm_op := first_nvvm_op(module)) is not None:

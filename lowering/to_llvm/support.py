@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.dialects.builtin import UnknownLoc, UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -55,6 +55,27 @@ class Guarded(RewritePattern):
             self.pattern.match_and_rewrite(op, rewriter)
         except (Unsupported, TypeConversionError) as e:
             self.state.fail(op, f"cannot lower '{op.name}' to llvm: {e}")
+
+
+@dataclass
+class Located(RewritePattern):
+    """Runs `pattern`, giving every op it inserts without a location the matched op's location,
+    for patterns that do not set one themselves (xDSL's scf-to-cf)."""
+
+    pattern: RewritePattern
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        location = op.location
+
+        def stamp(new: Operation) -> None:
+            if isinstance(new.location, UnknownLoc):
+                new.location = location
+
+        rewriter.operation_insertion_handler.append(stamp)
+        try:
+            self.pattern.match_and_rewrite(op, rewriter)
+        finally:
+            rewriter.operation_insertion_handler.remove(stamp)
 
 
 def legal_operand(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
@@ -130,6 +151,7 @@ def result_types(op: Operation) -> list[Attribute]:
 
 __all__ = [
     "Guarded",
+    "Located",
     "LoweringState",
     "TypeConversionError",
     "convert_block_signature",
