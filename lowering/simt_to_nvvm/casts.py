@@ -1,0 +1,111 @@
+"""The last step of `convert-simt-to-nvvm`: no SIMT type and no conversion cast may survive.
+
+Patterns leave `unrealized_conversion_cast`s between a SIMT value's parts and the SIMT type (see
+`support`). Once every SIMT op is lowered they come in inverse pairs, which fold away. A SIMT
+value that crossed control flow (an `scf.if` result or loop-carried value of slice type, say)
+has no pair: its type becomes the packed LLVM struct of `types.packed` and its casts become
+`llvm.insertvalue`/`llvm.extractvalue`, which LLVM folds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, UnrealizedConversionCastOp, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, TypeConversionPattern
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from ferrox.lowering.simt_to_nvvm.support import LoweringState
+from ferrox.lowering.simt_to_nvvm.types import is_simt_type, packed
+
+
+def _casts(module: ModuleOp) -> list[UnrealizedConversionCastOp]:
+    return [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]
+
+
+def _erase_dead(module: ModuleOp) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for cast in _casts(module):
+            if all(not r.uses for r in cast.results):
+                Rewriter.erase_op(cast)
+                changed = True
+
+
+def _fold_pairs(module: ModuleOp) -> None:
+    """A cast of a cast's results back to that cast's input types is its input."""
+    for cast in _casts(module):
+        producer = cast.inputs[0].owner if cast.inputs else None
+        if (
+            isinstance(producer, UnrealizedConversionCastOp)
+            and list(cast.inputs) == list(producer.results)
+            and [v.type for v in producer.inputs] == [r.type for r in cast.results]
+        ):
+            for result, source in zip(cast.results, producer.inputs):
+                result.replace_all_uses_with(source)
+    _erase_dead(module)
+
+
+@dataclass
+class _PackSimtTypes(TypeConversionPattern):
+    def convert_type(self, typ: Attribute, /) -> Attribute | None:
+        return packed(typ) if is_simt_type(typ) else None
+
+
+def _position(i: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, [i])
+
+
+def _materialize(cast: UnrealizedConversionCastOp) -> bool:
+    """Replace a cast between a packed struct and its fields (or an identity) by LLVM ops."""
+    ins, outs = list(cast.inputs), list(cast.results)
+    new: list[Operation] = []
+    if [v.type for v in ins] == [r.type for r in outs]:
+        values: list[SSAValue] = ins
+    elif len(outs) == 1 and isinstance(outs[0].type, llvm.LLVMStructType):
+        struct: SSAValue = _append(new, llvm.UndefOp(outs[0].type))
+        for i, part in enumerate(ins):
+            struct = _append(new, llvm.InsertValueOp(_position(i), struct, part))
+        values = [struct]
+    elif len(ins) == 1 and isinstance(ins[0].type, llvm.LLVMStructType):
+        values = [_append(new, llvm.ExtractValueOp(_position(i), ins[0], r.type)) for i, r in enumerate(outs)]
+    else:
+        return False
+    for op in new:
+        op.location = cast.location
+    Rewriter.insert_op(new, InsertPoint.before(cast))
+    for result, value in zip(outs, values):
+        result.replace_all_uses_with(value)
+    Rewriter.erase_op(cast)
+    return True
+
+
+def _append(ops: list[Operation], op: Operation) -> SSAValue:
+    ops.append(op)
+    return op.results[0]
+
+
+def _has_simt_types(module: ModuleOp) -> bool:
+    for op in module.walk():
+        if any(is_simt_type(r.type) for r in op.results):
+            return True
+        if any(is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args):
+            return True
+    return False
+
+
+def finish(module: ModuleOp, state: LoweringState) -> None:
+    """Fold the casts away, pack what crossed control flow, and report anything left."""
+    _fold_pairs(module)
+    if _has_simt_types(module):
+        PatternRewriteWalker(_PackSimtTypes(), apply_recursively=False).rewrite_module(module)
+        for cast in _casts(module):
+            _materialize(cast)
+    for op in module.walk():
+        if op.dialect_name() == "simt":
+            state.fail(op, f"cannot lower '{op.name}' to nvvm: no conversion pattern for it")
+        elif isinstance(op, UnrealizedConversionCastOp):
+            state.fail(op, "cannot lower a SIMT value here: its parts do not match its use")

@@ -1,0 +1,144 @@
+"""Kernels, device functions, calls and returns to `func`.
+
+`simt.kernel @k` becomes `func.func @k` marked `nvvm.kernel`, with the ABI of `abi.py` (a slice
+parameter becomes a global pointer and an i64 length, with `llvm.noalias`/`llvm.readonly`/
+`llvm.align`), the launch contract's block as `nvvm.reqntid = array<i32: x, y, z>` and the
+signature as `ferrox.abi`; `convert-to-llvm` then makes it an `llvm.func` and the exporter a
+`ptx_kernel` with `.reqntid`. `simt.func` becomes an internal `func.func` (so LLVM may inline it
+and drop it), with slices split the same way; `simt.call` and `simt.return` follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import DenseArrayBase, FunctionType, UnitAttr, i32, i64
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, ReturnOp
+from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.lowering.simt_to_nvvm import abi
+from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, Emitter, Unsupported
+from ferrox.lowering.simt_to_nvvm.types import SHARED_PTR, expanded, is_simt_type, packed
+
+LINKAGE_ATTR = "llvm.linkage"
+
+
+def _device_param(t: Attribute) -> abi.Param:
+    """A device function may also take a shared-memory array, as its addrspace(3) address."""
+    if isinstance(t, SharedArrayType):
+        return abi.Param((SHARED_PTR,), ({},))
+    return abi.param(t)
+
+
+def _split_entry_block(rewriter: PatternRewriter, block: Block, params: Sequence[abi.Param]) -> None:
+    """Give the entry block one argument per ABI parameter; each SIMT argument becomes the cast
+    of its parts, for the patterns of its users."""
+    for old, p in zip(list(block.args), params):
+        index = block.args.index(old)
+        parts = [rewriter.insert_block_argument(block, index + i, t) for i, t in enumerate(p.types)]
+        for part, suffix in zip(parts, ("", "_len")):
+            part.name_hint = f"{old.name_hint}{suffix}" if old.name_hint else None
+        if len(parts) == 1 and parts[0].type == old.type:
+            rewriter.replace_all_uses_with(old, parts[0])
+        else:
+            e = Emitter(rewriter, block.parent_op() or block.first_op, InsertPoint.at_start(block))  # type: ignore[arg-type]
+            rewriter.replace_all_uses_with(old, e.pack(parts, old.type))
+        rewriter.erase_block_argument(old)
+
+
+def _lower_function(
+    rewriter: PatternRewriter,
+    op: KernelOp | FuncOp,
+    params: Sequence[abi.Param],
+    results: Sequence[Attribute],
+    attributes: dict[str, Attribute],
+) -> None:
+    inputs = [t for p in params for t in p.types]
+    body = rewriter.move_region_contents_to_new_regions(op.body)
+    new = func.FuncOp(
+        op.sym_name.data,
+        FunctionType.from_lists(inputs, results),
+        body,
+        arg_attrs=abi.arg_attrs(params) if any(a for p in params for a in p.attrs) else None,
+    )
+    new.attributes.update(attributes)
+    new.location = op.location
+    _split_entry_block(rewriter, new.body.blocks[0], params)
+    rewriter.replace(op, new, [])
+
+
+class KernelToFunc(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: KernelOp, rewriter: PatternRewriter, /) -> None:
+        inputs = list(op.function_type.inputs.data)
+        params = [abi.param(t) for t in inputs]
+        attributes: dict[str, Attribute] = {
+            **op.attributes,
+            KERNEL_ATTR: UnitAttr(),
+            abi.ABI_ATTR: abi.signature_attr(abi.signature(inputs)),
+        }
+        if op.contract is not None:
+            attributes[REQNTID_ATTR] = DenseArrayBase.from_list(i32, op.contract.block_xyz)
+        _lower_function(rewriter, op, params, [], attributes)
+
+
+class FuncToFunc(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: FuncOp, rewriter: PatternRewriter, /) -> None:
+        params = [_device_param(t) for t in op.function_type.inputs.data]
+        outputs = list(op.function_type.outputs.data)
+        if len(outputs) > 1:
+            raise Unsupported(f"device function @{op.sym_name.data} returns {len(outputs)} values; return at most one")
+        for t in outputs:
+            _device_param(t)  # refuses witnesses with the reason
+        attributes = {**op.attributes, LINKAGE_ATTR: llvm.LinkageAttr("internal")}
+        _lower_function(rewriter, op, params, [packed(t) for t in outputs], attributes)
+
+
+def _packed_value(e: Emitter, value: SSAValue) -> SSAValue:
+    """A SIMT value as one value: itself, its only part, or a struct of its parts."""
+    parts = e.unpack(value)
+    if len(parts) == 1:
+        return parts[0]
+    struct = e(llvm.UndefOp(packed(value.type)))
+    for i, part in enumerate(parts):
+        struct = e(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [i]), struct, part))
+    return struct
+
+
+class CallToFunc(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CallOp, rewriter: PatternRewriter, /) -> None:
+        if len(op.res) > 1:
+            raise Unsupported("a device function returns at most one value")
+        e = Emitter(rewriter, op)
+        args = [part for a in op.arguments for part in e.unpack(a)]
+        call = e.op_(func.CallOp(op.callee, args, [packed(r.type) for r in op.res]))
+        results = list(call.results)
+        if op.res and is_simt_type(op.res[0].type):
+            t = op.res[0].type
+            if len(expanded(t)) == 1:
+                results = [e.pack(results, t)]
+            else:
+                parts = [
+                    e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), results[0], pt))
+                    for i, pt in enumerate(expanded(t))
+                ]
+                results = [e.pack(parts, t)]
+        rewriter.replace(op, [], results)
+
+
+class ReturnToFunc(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReturnOp, rewriter: PatternRewriter, /) -> None:
+        e = Emitter(rewriter, op)
+        values = [_packed_value(e, v) for v in op.values]
+        e.op_(func.ReturnOp(*values))
+        rewriter.erase(op)
+
+
+KERNEL_PATTERNS: tuple[RewritePattern, ...] = (KernelToFunc(), FuncToFunc(), CallToFunc(), ReturnToFunc())

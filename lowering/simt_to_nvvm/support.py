@@ -1,0 +1,222 @@
+"""What every `convert-simt-to-nvvm` pattern shares: building ops at the matched op, SIMT values
+as their lowered parts, bounds checks that trap, element addresses, and diagnostics.
+
+A SIMT value that lowers to several values (a slice: pointer and length; a witness: raw index and
+validity) is handed from pattern to pattern through `builtin.unrealized_conversion_cast`: the
+pattern that lowers its producer casts the parts back to the SIMT type (`pack`), and a pattern
+that lowers a user looks through that cast to the parts (`unpack`), or, where the producer is not
+lowered yet, casts the other way. MLIR's 1:N conversions work the same way. `casts.finish`
+removes every cast once all SIMT ops are gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    UnitAttr,
+    UnrealizedConversionCastOp,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from ferrox.diagnostics import DiagnosticEngine
+from ferrox.dialects.simt import KernelOp
+from ferrox.lowering.simt_to_nvvm.types import SimtTypeError, expanded, is_simt_type, memory_type
+
+TRAP = "llvm.trap"
+KERNEL_ATTR = "nvvm.kernel"
+REQNTID_ATTR = "nvvm.reqntid"
+
+
+class Unsupported(Exception):
+    """Raised by a pattern before it changes anything; the message becomes a diagnostic."""
+
+
+@dataclass
+class LoweringState:
+    """One run's diagnostics, each op reported once however often the walker retries it."""
+
+    diagnostics: DiagnosticEngine = field(default_factory=DiagnosticEngine)
+    reported: list[Operation] = field(default_factory=list[Operation])
+
+    def fail(self, op: Operation, message: str) -> None:
+        if not any(seen is op for seen in self.reported):
+            self.reported.append(op)
+            self.diagnostics.error(op, message)
+
+
+@dataclass
+class Guarded(RewritePattern):
+    """Runs `pattern`, turning `Unsupported` and `SimtTypeError` into a diagnostic at the op."""
+
+    pattern: RewritePattern
+    state: LoweringState
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        try:
+            self.pattern.match_and_rewrite(op, rewriter)
+        except (Unsupported, SimtTypeError) as e:
+            self.state.fail(op, f"cannot lower '{op.name}' to nvvm: {e}")
+
+
+class Emitter:
+    """Inserts ops at one point (by default before the matched op), each located at that op."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation, point: InsertPoint | None = None):
+        self.rewriter = rewriter
+        self.op = op
+        self.point = point or InsertPoint.before(op)
+
+    def at(self, point: InsertPoint) -> Emitter:
+        return Emitter(self.rewriter, self.op, point)
+
+    def op_(self, new: Operation) -> Operation:
+        new.location = self.op.location
+        self.rewriter.insert(new, self.point)
+        return new
+
+    def __call__(self, new: Operation, name: str | None = None) -> SSAValue:
+        """Insert `new` and return its only result (named `name`, for readable IR)."""
+        result = self.op_(new).results[0]
+        if name is not None:
+            result.name_hint = name
+        return result
+
+    # -- constants and casts ---------------------------------------------------------------
+    def const(self, value: int, t: Attribute = i64) -> SSAValue:
+        assert isinstance(t, IntegerType | IndexType)
+        return self(arith.ConstantOp(IntegerAttr(value, t)))
+
+    def true(self) -> SSAValue:
+        return self.const(1, i1)
+
+    def to_i64(self, index: SSAValue) -> SSAValue:
+        """An `index` value as the i64 the ABI and address arithmetic use (a no-op in LLVM);
+        an index made from an i64 gives that i64 back."""
+        if index.type == i64:
+            return index
+        owner = index.owner
+        if isinstance(owner, arith.IndexCastOp) and owner.input.type == i64:
+            return owner.input
+        return self(arith.IndexCastOp(index, i64))
+
+    def to_index(self, value: SSAValue) -> SSAValue:
+        if isinstance(value.type, IndexType):
+            return value
+        if value.type != i64:
+            value = self(arith.ExtUIOp(value, i64))
+        return self(arith.IndexCastOp(value, IndexType()))
+
+    def register(self, op_type: type[Operation], name: str | None = None) -> SSAValue:
+        """A 32-bit special register, zero-extended to i64."""
+        return self(arith.ExtUIOp(self(op_type()), i64), name)
+
+    # -- SIMT values as parts ----------------------------------------------------------------
+    def unpack(self, value: SSAValue) -> list[SSAValue]:
+        """The lowered parts of a SIMT value (the value itself when it is not SIMT-typed)."""
+        if not is_simt_type(value.type):
+            return [value]
+        parts = expanded(value.type)
+        owner = value.owner
+        if (
+            isinstance(owner, UnrealizedConversionCastOp)
+            and len(owner.outputs) == 1
+            and [v.type for v in owner.inputs] == parts
+        ):
+            return list(owner.inputs)
+        cast = UnrealizedConversionCastOp.get([value], parts)
+        self.op_(cast)
+        return list(cast.results)
+
+    def pack(self, parts: Sequence[SSAValue], simt_type: Attribute) -> SSAValue:
+        """The SIMT value that `parts` stand for, for users that are not lowered yet."""
+        assert [p.type for p in parts] == expanded(simt_type)
+        return self(UnrealizedConversionCastOp.get(parts, [simt_type]))
+
+    # -- memory -----------------------------------------------------------------------------
+    def element(
+        self,
+        base: SSAValue,
+        indices: Sequence[SSAValue | int],
+        element: Attribute,
+        inbounds: bool = False,
+    ) -> SSAValue:
+        """The address of `base[indices]` (i64 values or constants) in `base`'s address space."""
+        assert isinstance(base.type, LLVMPointerType)
+        return self(
+            llvm.GEPOp(
+                base,
+                [i if isinstance(i, int) else llvm.GEP_USE_SSA_VAL for i in indices],
+                element,
+                ssa_indices=[i for i in indices if not isinstance(i, int)],
+                result_type=base.type,
+                inbounds=inbounds,
+            )
+        )
+
+    def load(self, address: SSAValue, element: Attribute, invariant: bool = False) -> SSAValue:
+        load = llvm.LoadOp(address, memory_type(element))
+        if invariant:
+            load.attributes["invariant"] = UnitAttr()
+        return self(load)
+
+    def store(self, value: SSAValue, address: SSAValue) -> None:
+        self.op_(llvm.StoreOp(value, address))
+
+    def trap_unless(self, index: SSAValue, length: SSAValue) -> None:
+        """Trap (`llvm.trap`, PTX `trap`) unless `index < length`, unsigned: nothing past this
+        point runs with an index out of range, so no access can read or write wild."""
+        bad = self(arith.CmpiOp(index, length, "uge"), "out_of_range")
+        then = Block()
+        self.at(InsertPoint.at_end(then)).op_(llvm.CallIntrinsicOp(TRAP, [], []))
+        self.at(InsertPoint.at_end(then)).op_(scf.YieldOp())
+        self.op_(scf.IfOp(bad, [], Region(then)))
+
+    def checked_element(self, slice_value: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
+        """The address of element `index` (an `index` value) of a slice, trapping out of range."""
+        ptr, length = self.unpack(slice_value)
+        i = self.to_i64(index)
+        self.trap_unless(i, length)
+        return self.element(ptr, [i], memory_type(element), inbounds=True)
+
+
+def is_constant(value: SSAValue, expected: int) -> bool:
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, IntegerAttr):
+        return False
+    return owner.value == IntegerAttr(expected, owner.value.type)
+
+
+def launch_block(op: Operation) -> tuple[int, int, int] | None:
+    """The exact block shape of the kernel around `op`, when a launch contract fixes it.
+
+    Read from the SIMT kernel's contract or, once the kernel is lowered, from its
+    `nvvm.reqntid`, so patterns may run in any order. Device functions have none: any kernel
+    may call them.
+    """
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, KernelOp):
+            return parent.contract.block_xyz if parent.contract is not None else None
+        reqntid = parent.attributes.get(REQNTID_ATTR)
+        if KERNEL_ATTR in parent.attributes:
+            if reqntid is None:
+                return None
+            x, y, z = (int(v) for v in reqntid.get_values())  # type: ignore[attr-defined]
+            return (x, y, z)
+        parent = parent.parent_op()
+    return None
+
+
+__all__ = ["Emitter", "Guarded", "LoweringState", "Unsupported", "is_constant", "launch_block"]
