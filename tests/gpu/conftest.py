@@ -1,0 +1,26 @@
+"""Skip `gpu`-marked tests, with the reason, where no CUDA driver or GPU can be used.
+
+The probe runs once, only when a `gpu` test is about to run, and never raises: a missing
+cuda-python, a missing libcuda.so and a machine with no device all become the skip reason.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+@functools.cache
+def gpu_unavailable_reason() -> str | None:
+    try:
+        from ferrox.driver.runtime.cuda import unavailable_reason
+
+        return unavailable_reason()
+    except Exception as exc:  # the probe itself must never take the test run down
+        return f"CUDA probe failed: {type(exc).__name__}: {exc}"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("gpu") is not None and (reason := gpu_unavailable_reason()):
+        pytest.skip(f"needs an NVIDIA GPU: {reason}")
