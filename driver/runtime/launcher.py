@@ -159,7 +159,9 @@ class Kernel:
         try:
             cuda.launch_kernel(self.handle, grid3, block3, args, shared_bytes, stream, self.ordinal)
         except CudaError as err:
-            if err.name == "CUDA_ERROR_INVALID_VALUE" and (why := self.explain_block(block3)):
+            # The driver's answer to a block against .reqntid is a bare CUDA_ERROR_INVALID_VALUE;
+            # whatever it says, a block the PTX forbids is the first thing to fix.
+            if why := self.explain_block(block3):
                 raise err.with_detail(why) from None
             raise
 

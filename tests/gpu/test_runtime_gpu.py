@@ -35,7 +35,7 @@ N = (1 << 22) + 37  # not a multiple of the block: the tail threads must take th
 
 
 def compile_ll(text: str, chip: str) -> bytes:
-    import llvmlite.binding as llvm
+    llvm = pytest.importorskip("llvmlite.binding")
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
@@ -253,4 +253,4 @@ def test_cupy_arrays_are_used_in_place(module):
     cp.cuda.runtime.deviceSynchronize()
     assert bool((c == a + b).all())
     with pytest.raises(ArrayError, match="not C-contiguous"):
-        as_device_array(a.reshape(2, -1)[:, ::2] if N % 2 == 0 else a[::2], "f32")
+        as_device_array(a[::2], "f32")

@@ -128,7 +128,9 @@ def test_wrong_block_for_reqntid_is_explained(device):
     with pytest.raises(
         CudaError, match=r"^cuLaunchKernel failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES$"
     ):
-        kernel.launch(4, 128, args)
+        kernel.launch(4, 256, args)
+    with pytest.raises(CudaError, match=r"OUT_OF_RESOURCES: block \(128, 1, 1\) does not match"):
+        kernel.launch(4, 128, args)  # whatever the error, a block the PTX forbids is named
     device.refuse = None
     kernel.launch(4, 256, args)  # a good launch after the refusals goes through
     assert device.launches[-1][1:3] == ((4, 1, 1), (256, 1, 1))
