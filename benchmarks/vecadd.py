@@ -1,0 +1,71 @@
+"""vecadd on 2^28 f32 through ferrox, side by side with torch.add in the same process.
+
+Reports bandwidth (3 x 4 bytes per element: two reads, one write) and the ratio to torch.add.
+Run on a GPU host: `python benchmarks/vecadd.py [--log2n 28]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench, write_result  # noqa: E402
+
+KERNELS = {
+    # example file, kernel, elements per thread
+    "scalar": (ROOT / "examples" / "simt" / "vecadd.mlir", "vecadd", 1),
+    "vec4": (ROOT / "examples" / "simt" / "vecadd_vec4.mlir", "vecadd_vec4", 4),
+}
+
+
+def main() -> None:
+    import torch
+
+    from ferrox import api
+    from ferrox.driver.runtime import pack_args
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log2n", type=int, default=28)
+    args = parser.parse_args()
+    n = 1 << args.log2n
+    a = torch.rand(n, device="cuda")
+    b = torch.rand(n, device="cuda")
+    c = torch.empty(n, device="cuda")
+    nbytes = 3 * 4 * n
+    stream = torch.cuda.current_stream().cuda_stream
+
+    t_torch = bench(lambda: torch.add(a, b, out=c))
+    result = {
+        "device": torch.cuda.get_device_name(),
+        "n": n,
+        "torch_add_ms": t_torch,
+        "torch_add_TBps": nbytes / t_torch / 1e9,
+    }
+    for label, (path, name, per_thread) in KERNELS.items():
+        if not path.exists():
+            result[f"{label}_skipped"] = f"{path.name} not found"
+            continue
+        program = api.load(path)
+        kernel = program.kernel(name)
+        info = program.info(name)
+        block = info.block or (256, 1, 1)
+        threads = -(-n // per_thread)
+        grid = (-(-threads // block[0]), 1, 1)
+        packed = pack_args(info.signature, [a, b, c], stream=stream)
+        c.fill_(float("nan"))
+        kernel.launch(grid, block, packed, stream=stream)
+        torch.cuda.synchronize()
+        assert torch.equal(c, a + b), f"{label}: wrong result"
+        t = bench(lambda: kernel.launch(grid, block, packed, stream=stream))
+        result[f"{label}_ms"] = t
+        result[f"{label}_TBps"] = nbytes / t / 1e9
+        result[f"{label}_ratio_to_torch"] = t_torch / t
+    write_result("vecadd", result)
+
+
+if __name__ == "__main__":
+    main()
