@@ -175,12 +175,14 @@ def compile_ptx(llvm_ir: str, chip: str = DEFAULT_CHIP, features: str = DEFAULT_
 
 
 _LLVM_SYMBOL = re.compile(r"(?<![\w.$])llvm\.[\w.$]+")
+_PARAM = re.compile(r"_param_\d+$")
 
 
 def check_ptx_symbols(ptx: str) -> None:
     """Fail if the PTX refers to any `llvm.*` function: an intrinsic LLVM did not recognise."""
     code = "\n".join(line.split("//", 1)[0] for line in ptx.splitlines())
-    symbols = tuple(dict.fromkeys(_LLVM_SYMBOL.findall(code)))
+    found = (s for s in _LLVM_SYMBOL.findall(code) if not _PARAM.search(s))  # not `f_param_0`
+    symbols = tuple(dict.fromkeys(found))
     if symbols:
         names = ", ".join(f"'{s}'" for s in symbols)
         raise PTXError(
