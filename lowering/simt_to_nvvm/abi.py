@@ -109,7 +109,7 @@ def param(t: Attribute) -> Param:
     if isinstance(t, PtrType):
         return Param((GLOBAL_PTR,), ({},))
     if is_simt_type(t):
-        raise SimtTypeError(f"a parameter of type {t} cannot be passed; {_WHY.get(type(t), '')}".rstrip("; "))
+        raise SimtTypeError(f"a value of type {t} cannot be passed to or from a function: {_WHY[type(t)]}")
     return Param((t,), ({},))
 
 

@@ -49,8 +49,9 @@ class GetMutToGuardedStore(RewritePattern):
         e = Emitter(rewriter, op)
         ptr, length = e.unpack(op.slice)
         raw, valid = e.unpack(op.witness)
-        in_bounds = e(arith.CmpiOp(raw, length, "ult"), "in_bounds")
-        if not is_constant(valid, 1):
+        always_valid = is_constant(valid, 1)
+        in_bounds = e(arith.CmpiOp(raw, length, "ult"), "in_bounds" if always_valid else None)
+        if not always_valid:
             in_bounds = e(arith.AndIOp(valid, in_bounds), "in_bounds")
 
         then = Block()

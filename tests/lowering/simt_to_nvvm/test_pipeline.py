@@ -1,0 +1,128 @@
+"""`lower-to-llvm` and `compile_module_to_ptx`: the stages, host code, errors, and the ABI the
+launcher gets back."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from xdsl.dialects import llvm
+
+from ferrox.diagnostics import DiagnosticError
+from ferrox.driver.registry import make_context
+from ferrox.lowering.pipeline import (
+    STAGES,
+    CompiledKernels,
+    KernelInfo,
+    LowerToLLVMPass,
+    compile_module_to_ptx,
+    lower_to_llvm,
+)
+from ferrox.parser import parse_module
+
+TWO_KERNELS = """
+simt.func @twice(%x: f32) -> f32 {
+  %y = arith.addf %x, %x : f32
+  simt.return %y : f32
+}
+simt.kernel @scale(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>, %k: f32) contract<domain = 1, block = [128], shared_bytes = 64, min_cc = 80> {
+  %w = simt.thread_index_1d
+  %i = simt.witness_value %w : !simt.thread_index<1d>
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    %x = simt.load %a[%i] : !simt.slice<f32>
+    %y = simt.call @twice(%x) : (f32) -> f32
+    %z = arith.mulf %y, %k : f32
+    simt.yield %z : f32
+  }
+  simt.return
+}
+simt.kernel @fill(%p: !simt.ptr<i32>, %n: index, %v: i32) unsafe {
+  %t = simt.thread_id x
+  %ok = arith.cmpi ult, %t, %n : index
+  scf.if %ok {
+    simt.ptr_store %v, %p[%t] : !simt.ptr<i32>
+  }
+  simt.return
+}
+func.func @main() {
+  %n = host.param "n" = 16 : index
+  func.return
+}
+"""
+
+
+def parse(text: str):
+    return parse_module(make_context(), text, "test.mlir")
+
+
+def test_stage_names():
+    assert [name for name, _ in STAGES] == [
+        "verify-disjoint",
+        "extract-device-code",
+        "convert-simt-to-nvvm",
+        "canonicalize,cse",
+        "convert-to-llvm",
+    ]
+    assert LowerToLLVMPass.name == "lower-to-llvm"
+
+
+def test_lower_to_llvm_leaves_only_llvm_and_drops_host_code():
+    module = parse(TWO_KERNELS)
+    lower_to_llvm(module)
+    names = [op.sym_name.data for op in module.ops]
+    assert names == ["twice", "scale", "fill"], "@main is host code"
+    assert all(isinstance(op, llvm.FuncOp) for op in module.ops)
+    assert {op.dialect_name() for op in module.walk()} <= {"builtin", "llvm"}
+    twice = next(op for op in module.ops if op.sym_name.data == "twice")
+    assert twice.linkage.linkage.data == "internal"
+
+
+def test_compile_module_to_ptx():
+    module = parse(TWO_KERNELS)
+    before = str(module)
+    result = compile_module_to_ptx(module, chip="sm_90", opt=3)
+    assert str(module) == before, "the caller's module is not changed"
+    assert isinstance(result, CompiledKernels) and result.chip == "sm_90"
+    assert result.kernels == {
+        "scale": KernelInfo("scale", ("slice:f32", "slice:f32", "f32"), (128, 1, 1), 64, 80),
+        "fill": KernelInfo("fill", ("ptr", "index", "i32")),
+    }
+    assert result.signatures == {"scale": ["slice:f32", "slice:f32", "f32"], "fill": ["ptr", "index", "i32"]}
+    assert result["fill"].block is None
+    assert re.search(r"\.entry scale\(", result.ptx) and re.search(r"\.entry fill\(", result.ptx)
+    assert ".func" not in result.ptx, "the internal device function is inlined and dropped"
+    assert ".reqntid 128, 1, 1" in result.ptx
+    assert result.ptx.count(".reqntid") == 1
+
+
+def test_chip_from_the_module_and_min_cc():
+    module = parse('builtin.module attributes {ferrox.chip = "sm_80"} {' + TWO_KERNELS + "}")
+    result = compile_module_to_ptx(module)
+    assert result.chip == "sm_80" and ".target sm_80" in result.ptx
+    with pytest.raises(DiagnosticError, match=r"test.mlir:6:1: error: kernel @scale needs compute capability 8.0 \(its contract's min_cc = 80\), but the target is sm_75"):
+        compile_module_to_ptx(module, chip="sm_75")
+
+
+def test_unsafe_ir_is_not_lowered():
+    module = parse(
+        """
+simt.kernel @twice(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [64]> {
+  %w = simt.thread_index_1d
+  %one = arith.constant 1.0 : f32
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    simt.yield %one : f32
+  }
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    simt.yield %one : f32
+  }
+  simt.return
+}
+"""
+    )
+    with pytest.raises(DiagnosticError, match="use of moved value: witness"):
+        lower_to_llvm(module)
+    with pytest.raises(DiagnosticError, match="use of moved value: witness"):
+        compile_module_to_ptx(module)

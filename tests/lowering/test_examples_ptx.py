@@ -1,0 +1,137 @@
+"""Every SIMT example goes .mlir -> PTX (lower-to-llvm, export, LLVM NVPTX) -> cubin (ptxas -v),
+and its PTX has what the lowering promises: an entry with the ABI's parameters, `.reqntid` where
+contracted, barriers, shuffles, read-only (`ld.global.nc`) loads from shared slices, atomics,
+and no local memory or spills."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ferrox.driver.registry import make_context
+from ferrox.driver.toolchain import find_ptxas, run_ptxas
+from ferrox.lowering.pipeline import CompiledKernels, compile_module_to_ptx
+from ferrox.parser import parse_module
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "simt"
+
+
+@dataclass(frozen=True)
+class Expect:
+    block: tuple[int, int, int] | None
+    signature: tuple[str, ...]
+    barrier: bool = False
+    shuffle: bool = False
+    atomic: bool = False
+    nc_loads: bool = True
+    """Shared-slice reads through the non-coherent path."""
+    plain_global_loads: int = 0
+    """Coherent global loads: a get_mut's old value, or a raw pointer's element."""
+    traps: bool = True
+    """Some range check survives. Where the kernel guards an access itself (`i < len`), LLVM
+    proves the lowering's check dead and removes the trap."""
+
+
+F32x3 = ("slice:f32", "slice:f32", "slice:f32")
+EXPECT = {
+    "vecadd": Expect((256, 1, 1), F32x3),
+    "vecadd_unchecked": Expect(None, ("ptr", "ptr", "ptr", "index"), nc_loads=False, plain_global_loads=2, traps=False),
+    "saxpy": Expect((256, 1, 1), ("f32", "slice:f32", "slice:f32"), plain_global_loads=1),
+    "neighbour": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, traps=False),
+    "transpose": Expect((32, 32, 1), ("slice:f32", "slice:f32", "index", "index"), barrier=True),
+    "sgemm_naive": Expect((16, 16, 1), (*F32x3, "index", "index", "index")),
+    "sgemm_tiled": Expect((16, 16, 1), (*F32x3, "index", "index", "index"), barrier=True),
+    "warp_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), shuffle=True, traps=False),
+    "block_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, atomic=True),
+    "histogram": Expect((256, 1, 1), ("slice:i32", "slice:i32"), atomic=True, traps=False),
+}
+
+
+def examples() -> list[Path]:
+    return sorted(EXAMPLES.glob("*.mlir"))
+
+
+def compiled(path: Path) -> CompiledKernels:
+    module = parse_module(make_context(), path.read_text(), str(path))
+    return compile_module_to_ptx(module, chip="sm_90", opt=3)
+
+
+def test_every_example_has_expectations():
+    assert sorted(p.stem for p in examples()) == sorted(EXPECT)
+
+
+@pytest.mark.parametrize("path", examples(), ids=lambda p: p.stem)
+def test_expectations_agree_with_the_source(path: Path):
+    """The table says what the source uses; a kernel that gains a barrier must say so here."""
+    text = path.read_text()
+    expect = EXPECT[path.stem]
+    assert expect.barrier == ("simt.sync_threads" in text)
+    assert expect.shuffle == ("simt.shuffle" in text)
+    assert expect.atomic == ("simt.atomic_" in text)
+    assert expect.nc_loads == bool(re.search(r"simt\.load %\w+\[[^]]*\] : !simt\.slice<", text))
+    assert (expect.block is not None) == ("contract<" in text)
+
+
+def entry(ptx: str, name: str) -> str:
+    """The text of `.entry name` up to its closing brace."""
+    m = re.search(rf"\.entry {name}\((.*?)\n\}}", ptx, re.S)
+    assert m is not None, f"no .entry {name} in the PTX"
+    return m.group(0)
+
+
+@pytest.mark.parametrize("path", examples(), ids=lambda p: p.stem)
+def test_example_ptx(path: Path):
+    name, expect = path.stem, EXPECT[path.stem]
+    result = compiled(path)
+    assert result.chip == "sm_90"
+    assert list(result.kernels) == [name]
+    info = result[name]
+    assert info.signature == expect.signature
+    assert info.block == expect.block
+
+    body = entry(result.ptx, name)
+    params = re.findall(rf"\.param \.(\w+)(?: \.ptr \.global \.align (\d+))? {name}_param_\d+", body)
+    assert len(params) == sum(2 if k.startswith("slice:") else 1 for k in expect.signature)
+    # Each slice is a global pointer aligned to its element, then a 64-bit length.
+    kinds = iter(params)
+    for kind in expect.signature:
+        first = next(kinds)
+        if kind.startswith("slice:"):
+            assert first == ("u64", "4") and next(kinds) == ("u64", "")
+        elif kind == "ptr":
+            assert first == ("u64", "1")
+        else:
+            assert first[0] == {"f32": "f32", "index": "u64", "i32": "u32", "i64": "u64"}[kind]
+
+    if expect.block is None:
+        assert ".reqntid" not in body
+    else:
+        assert f".reqntid {', '.join(map(str, expect.block))}" in body
+    assert ("bar.sync" in body) == expect.barrier
+    assert ("shfl.sync" in body) == expect.shuffle
+    assert ("atom." in body) == expect.atomic
+    assert ("ld.global.nc." in body) == expect.nc_loads
+    assert len(re.findall(r"ld\.global\.(?!nc)", body)) == expect.plain_global_loads
+    assert ".local" not in body and "ld.local" not in body and "st.local" not in body
+    assert ("trap;" in body) == expect.traps
+
+
+needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not on PATH and no nvidia-cuda-nvcc wheel)")
+
+
+@needs_ptxas
+@pytest.mark.parametrize("path", examples(), ids=lambda p: p.stem)
+def test_example_assembles_without_spills(path: Path):
+    result = compiled(path)
+    assembled = run_ptxas(result.ptx, "sm_90")
+    assert assembled.cubin, "ptxas produced a cubin"
+    resources = assembled.resources[path.stem]
+    assert resources.entry
+    assert resources.spill_stores == 0 and resources.spill_loads == 0
+    assert resources.stack_frame == 0 and resources.local_memory == 0
+    assert 0 < resources.registers <= 64
+    assert (resources.barriers > 0) == EXPECT[path.stem].barrier
