@@ -124,7 +124,9 @@ class IotaOp(IRDLOperation):
             raise VerifyException(f"tile.iota builds a rank-1 tile, found {t}")
         e, n = t.element_type, t.get_shape()[0]
         if not (is_float(e) or (is_int(e) and not is_bool(e))):
-            raise VerifyException(f"tile.iota needs a float or integer element type (not i1), found {e}")
+            raise VerifyException(
+                f"tile.iota needs a float or integer element type (not i1), found {e}"
+            )
         if isinstance(e, IntegerType) and n - 1 > 2 ** (e.width.data - 1) - 1:
             raise VerifyException(f"tile.iota of {n} elements does not fit in {e}")
 

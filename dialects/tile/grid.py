@@ -11,7 +11,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, result_def, t
 from xdsl.traits import HasAncestor, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ferrox.dialects.tile.kernel import KernelOp
+from ferrox.dialects.tile.kernel import KernelOp, enclosing_kernel
 
 
 class _GridQueryOp(IRDLOperation):
@@ -30,9 +30,7 @@ class _GridQueryOp(IRDLOperation):
         axis = self.axis.value.data
         if axis not in (0, 1, 2):
             raise VerifyException(f"grid axis must be 0, 1 or 2, found {axis}")
-        kernel = self.parent_op()
-        while kernel is not None and not isinstance(kernel, KernelOp):
-            kernel = kernel.parent_op()
+        kernel = enclosing_kernel(self)
         if kernel is not None and kernel.partitions and axis >= kernel.grid_rank:
             raise VerifyException(
                 f"grid axis {axis} is out of range: @{kernel.sym_name.data} has a "

@@ -7,7 +7,7 @@ scalars. The first partition fixes the launch grid; every partition is indexed b
 from __future__ import annotations
 
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, StringAttr, SymbolNameConstraint
-from xdsl.ir import Attribute, BlockArgument, Region
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -34,8 +34,6 @@ class KernelOp(IRDLOperation):
 
     def __init__(self, name: str, arg_types: list[Attribute], body: Region | None = None):
         if body is None:
-            from xdsl.ir import Block
-
             body = Region(Block(arg_types=arg_types))
         super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
 
@@ -70,7 +68,9 @@ class KernelOp(IRDLOperation):
         printer.print_string("(")
         printer.print_list(self.body.block.args, printer.print_block_argument)
         printer.print_string(")")
-        printer.print_op_attributes(self.attributes, reserved_attr_names=("sym_name",), print_keyword=True)
+        printer.print_op_attributes(
+            self.attributes, reserved_attr_names=("sym_name",), print_keyword=True
+        )
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
 
@@ -100,6 +100,14 @@ class KernelOp(IRDLOperation):
         last = self.body.block.last_op
         if not isinstance(last, ReturnOp):
             raise VerifyException("tile.kernel body must end with tile.return")
+
+
+def enclosing_kernel(op: Operation) -> KernelOp | None:
+    """The tile kernel an op is nested in, at any depth (through scf regions)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp):
+        parent = parent.parent_op()
+    return parent
 
 
 @irdl_op_definition

@@ -29,7 +29,7 @@ MMA_INPUTS = (Float16Type, BFloat16Type, Float32Type)
 
 @irdl_op_definition
 class MmaOp(IRDLOperation):
-    """`tile.mma %x, %y, %acc : !tile.tile<bf16, [M, K]>, !tile.tile<bf16, [K, N]>, !tile.tile<f32, [M, N]>`.
+    """`tile.mma %x, %y, %acc : X, Y, ACC`: acc + x @ y for x [M, K], y [K, N], acc [M, N].
 
     Each product x[m, k] * y[k, n] is exact in f32 and the sums are f32 (the order of the K
     accumulation is unspecified); f32 inputs are not rounded to tf32.
@@ -56,12 +56,15 @@ class MmaOp(IRDLOperation):
         assert isinstance(x, TileType) and isinstance(y, TileType) and isinstance(acc, TileType)
         for role, t in (("x", x), ("y", y), ("accumulator", acc)):
             if t.rank != 2:
-                raise VerifyException(f"mma {role} must be a rank-2 tile, found {shape_str(t.get_shape())}")
+                raise VerifyException(
+                    f"mma {role} must be a rank-2 tile, found {shape_str(t.get_shape())}"
+                )
         if not isinstance(x.element_type, MMA_INPUTS):
             raise VerifyException(f"mma inputs must be f16, bf16 or f32, found {x.element_type}")
         if x.element_type != y.element_type:
             raise VerifyException(
-                f"mma inputs must have the same element type, found {x.element_type} and {y.element_type}"
+                "mma inputs must have the same element type, "
+                f"found {x.element_type} and {y.element_type}"
             )
         if not isinstance(acc.element_type, Float32Type):
             raise VerifyException(f"mma accumulator must be f32, found {acc.element_type}")

@@ -206,7 +206,9 @@ class StoreOp(IRDLOperation):
                 "a kernel writes only its own output partition (!tile.partition)"
             )
         if not isinstance(dest, PartitionType):
-            raise VerifyException(f"tile.store writes an output partition (!tile.partition), found {dest}")
+            raise VerifyException(
+                f"tile.store writes an output partition (!tile.partition), found {dest}"
+            )
         expected = TileType(dest.element_type, dest.get_shape())
         if self.value.type != expected:
             raise VerifyException(

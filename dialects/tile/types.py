@@ -73,7 +73,9 @@ def tile_shape_error(shape: Sequence[int]) -> str | None:
     return f"tile shape must be static powers of two, found {shape_str(shape)}"
 
 
-def _element_error(kind: str, t: Attribute, ok: Callable[[Attribute], bool], allowed: str) -> str | None:
+def _element_error(
+    kind: str, t: Attribute, ok: Callable[[Attribute], bool], allowed: str
+) -> str | None:
     if ok(t):
         return None
     return f"{kind} element type must be {allowed}, found {t}"
@@ -151,7 +153,8 @@ class TileType(_ShapedTileType):
 
     @classmethod
     def problem(cls, element: Attribute, shape: Sequence[int]) -> str | None:
-        return _element_error("tile", element, is_tile_element, _TILE_ELEMENTS) or tile_shape_error(shape)
+        element_problem = _element_error("tile", element, is_tile_element, _TILE_ELEMENTS)
+        return element_problem or tile_shape_error(shape)
 
 
 @irdl_attr_definition

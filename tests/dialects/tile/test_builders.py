@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, IndexType, TensorType, bf16, f32, i1, i32
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    TensorType,
+    bf16,
+    f32,
+    i1,
+    i32,
+)
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException

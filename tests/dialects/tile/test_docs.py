@@ -10,7 +10,7 @@ from ferrox.dialects.tile import ATTRIBUTES, OPS
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "dialects" / "tile.md"
-TESTED = [ROOT / "tests/filecheck/dialects/tile/ops.mlir", ROOT / "tests/filecheck/dialects/tile/kernels.mlir"]
+TESTED = [ROOT / "tests/filecheck/dialects/tile" / name for name in ("ops.mlir", "kernels.mlir")]
 
 _spec = importlib.util.spec_from_file_location("doc_snippets", ROOT / "docs" / "snippets.py")
 assert _spec is not None and _spec.loader is not None
