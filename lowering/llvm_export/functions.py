@@ -78,6 +78,12 @@ def _set_calling_convention(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEn
         fn.calling_convention = "ptx_kernel"
         if not isinstance(op.function_type.output, llvm.LLVMVoidType):
             diag.error(op, f"kernel @{op.sym_name.data} must return void, not {op.function_type.output}")
+        if (linkage := op.linkage.linkage.data) in ("internal", "private"):
+            diag.error(
+                op,
+                f"kernel @{op.sym_name.data} has '{linkage}' linkage, so LLVM may delete it and the "
+                "driver could not find it; a kernel must be external",
+            )
     elif (cconv := op.CConv.cconv_name) != "ccc":
         fn.calling_convention = cconv
 

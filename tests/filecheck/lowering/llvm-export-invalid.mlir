@@ -13,6 +13,14 @@ llvm.func @k() -> i32 attributes {nvvm.kernel} {
 
 // -----
 
+// xDSL's FuncOp builder defaults to internal linkage; an internal kernel would silently vanish.
+// expected-error@+1 {{kernel @k has 'internal' linkage, so LLVM may delete it and the driver could not find it; a kernel must be external}}
+llvm.func internal ptx_kernel @k() {
+  llvm.return
+}
+
+// -----
+
 // expected-error@+1 {{'nvvm.reqntid' is only meaningful on a kernel; @f is not one}}
 llvm.func @f() attributes {nvvm.reqntid = array<i32: 32>} {
   llvm.return
