@@ -62,12 +62,15 @@ def _block(lang: str, text: str) -> str:
 def render() -> str:
     out = stage_outputs()
     source = _snippets().extract(ROOT / EXAMPLE, SNIPPET)
-    unchanged = {name for name in ("verify-disjoint", "extract-device-code") if out[name] == out["source"]}
+
+    def unless_unchanged(stage: str, note: str) -> str:
+        return note if out[stage] == out["source"] else _block("mlir", out[stage])
+
     sections = [
         HEADER,
         f"<!-- snippet: {EXAMPLE}#{SNIPPET} -->\n" + _block("mlir", source),
-        STAGE_1 + ("(The module is unchanged.)\n" if "verify-disjoint" in unchanged else _block("mlir", out["verify-disjoint"])),
-        STAGE_2 + ("(vecadd has no host code: unchanged.)\n" if "extract-device-code" in unchanged else _block("mlir", out["extract-device-code"])),
+        STAGE_1 + unless_unchanged("verify-disjoint", "(The module is unchanged.)\n"),
+        STAGE_2 + unless_unchanged("extract-device-code", "(vecadd has no host code: unchanged.)\n"),
         STAGE_3 + _block("mlir", out["convert-simt-to-nvvm"]),
         STAGE_4 + _block("mlir", out["canonicalize,cse"]),
         STAGE_5 + _block("mlir", out["convert-to-llvm"]),
@@ -93,8 +96,9 @@ simt ──verify-disjoint──▶ simt ──extract-device-code──▶ simt
      ──canonicalize, cse──▶ (smaller) ──convert-to-llvm──▶ llvm ──export──▶ LLVM IR ──NVPTX──▶ PTX
 ```
 
-Each stage is also a pass of its own (`ferrox-opt -p convert-simt-to-nvvm`, ...) with its own
-FileCheck tests under `tests/filecheck/lowering/`. From Python, `compile_module_to_ptx(module,
+`verify-disjoint`, `convert-simt-to-nvvm`, `canonicalize`, `cse` and `convert-to-llvm` also run
+alone (`ferrox-opt -p convert-simt-to-nvvm`), each with its FileCheck tests under `tests/filecheck/`;
+`extract-device-code` is `ExtractDeviceCodePass` in `lowering/pipeline.py`. From Python, `compile_module_to_ptx(module,
 chip=None, opt=3)` runs the whole chain on a copy of a module and returns `CompiledKernels`: the
 PTX and, per kernel, the `KernelInfo` the launcher needs (its `signature` of argument kinds, the
 contract's `block`, `shared_bytes` and `min_cc`). `ferrox compile FILE.mlir` is the same from the

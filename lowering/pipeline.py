@@ -66,6 +66,16 @@ def extract_device_code(module: ModuleOp, ctx: Context | None = None) -> None:
             tile_pass().apply(_context(ctx), module)
 
 
+@dataclass(frozen=True)
+class ExtractDeviceCodePass(ModulePass):
+    """Keep only device code: drop host `func.func`s, lower tile kernels to SIMT."""
+
+    name = "extract-device-code"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        extract_device_code(op, ctx)
+
+
 def _canonicalize(module: ModuleOp, ctx: Context | None) -> None:
     CanonicalizePass().apply(_context(ctx), module)
     CommonSubexpressionElimination().apply(_context(ctx), module)
@@ -214,6 +224,7 @@ def compile_module_to_ptx(
 __all__ = [
     "STAGES",
     "CompiledKernels",
+    "ExtractDeviceCodePass",
     "KernelInfo",
     "LowerToLLVMPass",
     "compile_module_to_ptx",

@@ -66,10 +66,13 @@ def element_kind(t: Attribute) -> str:
             return "bool"
         if width in (8, 16, 32, 64):
             return f"i{width}"
-    for cls, name in ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32"), (Float64Type, "f64")):
+    floats = ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32"), (Float64Type, "f64"))
+    for cls, name in floats:
         if isinstance(t, cls):
             return name
-    raise SimtTypeError(f"slices of {t} cannot be passed to a kernel (elements: i1, i8 to i64, f16, bf16, f32, f64)")
+    raise SimtTypeError(
+        f"slices of {t} cannot be passed to a kernel (elements: i1, i8 to i64, f16, bf16, f32, f64)"
+    )
 
 
 def scalar_kind(t: Attribute) -> str:

@@ -86,7 +86,8 @@ class AtomicRMWToNvvm(RewritePattern):
         value = op.value
         if is_float and isinstance(op, AtomicExchOp):
             bits = IntegerType(_width(t))
-            old = e(nvvm.AtomicRMWOp(nvvm.AtomicBinOp.XCHG, address, e(arith.BitcastOp(value, bits)), scope, ordering))
+            new_bits = e(arith.BitcastOp(value, bits))
+            old = e(nvvm.AtomicRMWOp(nvvm.AtomicBinOp.XCHG, address, new_bits, scope, ordering))
             rewriter.replace(op, [], [e(arith.BitcastOp(old, t))])
             return
         if is_float:

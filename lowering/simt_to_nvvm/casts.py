@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, UnrealizedConversionCastOp, i64
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, TypeConversionPattern
+from xdsl.pattern_rewriter import PatternRewriteWalker, TypeConversionPattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.lowering.simt_to_nvvm.support import LoweringState

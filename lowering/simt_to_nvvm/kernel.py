@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, UnitAttr, i32, i64
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
@@ -34,9 +34,12 @@ def _device_param(t: Attribute) -> abi.Param:
     return abi.param(t)
 
 
-def _split_entry_block(rewriter: PatternRewriter, block: Block, params: Sequence[abi.Param]) -> None:
+def _split_entry_block(
+    rewriter: PatternRewriter, origin: Operation, block: Block, params: Sequence[abi.Param]
+) -> None:
     """Give the entry block one argument per ABI parameter; each SIMT argument becomes the cast
     of its parts, for the patterns of its users."""
+    e = Emitter(rewriter, origin, InsertPoint.at_start(block))
     for old, p in zip(list(block.args), params):
         index = block.args.index(old)
         parts = [rewriter.insert_block_argument(block, index + i, t) for i, t in enumerate(p.types)]
@@ -45,7 +48,6 @@ def _split_entry_block(rewriter: PatternRewriter, block: Block, params: Sequence
         if len(parts) == 1 and parts[0].type == old.type:
             rewriter.replace_all_uses_with(old, parts[0])
         else:
-            e = Emitter(rewriter, block.parent_op() or block.first_op, InsertPoint.at_start(block))  # type: ignore[arg-type]
             rewriter.replace_all_uses_with(old, e.pack(parts, old.type))
         rewriter.erase_block_argument(old)
 
@@ -67,7 +69,7 @@ def _lower_function(
     )
     new.attributes.update(attributes)
     new.location = op.location
-    _split_entry_block(rewriter, new.body.blocks[0], params)
+    _split_entry_block(rewriter, op, new.body.blocks[0], params)
     rewriter.replace(op, new, [])
 
 
@@ -92,7 +94,8 @@ class FuncToFunc(RewritePattern):
         params = [_device_param(t) for t in op.function_type.inputs.data]
         outputs = list(op.function_type.outputs.data)
         if len(outputs) > 1:
-            raise Unsupported(f"device function @{op.sym_name.data} returns {len(outputs)} values; return at most one")
+            name = op.sym_name.data
+            raise Unsupported(f"device function @{name} returns {len(outputs)} values; return at most one")
         for t in outputs:
             _device_param(t)  # refuses witnesses with the reason
         attributes = {**op.attributes, LINKAGE_ATTR: llvm.LinkageAttr("internal")}

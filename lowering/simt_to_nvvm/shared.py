@@ -95,4 +95,8 @@ class SharedStoreToStore(RewritePattern):
         rewriter.erase(op)
 
 
-SHARED_PATTERNS: tuple[RewritePattern, ...] = (SharedAllocToGlobal(), SharedLoadToLoad(), SharedStoreToStore())
+SHARED_PATTERNS: tuple[RewritePattern, ...] = (
+    SharedAllocToGlobal(),
+    SharedLoadToLoad(),
+    SharedStoreToStore(),
+)

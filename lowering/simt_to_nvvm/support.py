@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     UnrealizedConversionCastOp,
     i1,
-    i32,
     i64,
 )
 from xdsl.dialects.llvm import LLVMPointerType

@@ -13,6 +13,7 @@ from ferrox.driver.registry import make_context
 from ferrox.lowering.pipeline import (
     STAGES,
     CompiledKernels,
+    ExtractDeviceCodePass,
     KernelInfo,
     LowerToLLVMPass,
     compile_module_to_ptx,
@@ -126,3 +127,21 @@ simt.kernel @twice(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, blo
         lower_to_llvm(module)
     with pytest.raises(DiagnosticError, match="use of moved value: witness"):
         compile_module_to_ptx(module)
+
+
+def test_extract_device_code_keeps_kernels_and_drops_host_functions():
+    module = parse(
+        """
+func.func @lowered(%n: i64) attributes {nvvm.kernel} {
+  func.return
+}
+func.func @helper() {
+  func.return
+}
+simt.kernel @k() unsafe {
+  simt.return
+}
+"""
+    )
+    ExtractDeviceCodePass().apply(make_context(), module)
+    assert [op.sym_name.data for op in module.ops] == ["lowered", "k"]
