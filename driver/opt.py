@@ -111,6 +111,11 @@ class FerroxOptMain(xDSLOptMain):
             return "", e.diagnostics
         except (VerifyException, DiagnosticException) as e:
             return "", [Diagnostic("error", str(e).strip(), location_of(None))]
+        except (ValueError, TypeError, KeyError, IndexError, AssertionError) as e:
+            # xDSL raises plain exceptions on some malformed input (e.g. a block label `^32`);
+            # report it against the chunk rather than as a traceback.
+            loc = SourceLoc(name, offset + 1, 1)
+            return "", [Diagnostic("error", f"malformed input: {type(e).__name__}: {e}", loc)]
 
     def run(self) -> int:
         name, chunks = self._split()

@@ -17,5 +17,7 @@ def verify_module(root: Operation) -> None:
         except DiagnosticError as e:
             engine.diagnostics.extend(e.diagnostics)
         except VerifyException as e:
-            engine.error(op, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)
+            # xDSL's constraint errors span lines ("operand 'x' ... does not verify:\n<why>").
+            lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+            engine.error(op, " ".join(lines) if lines else type(e).__name__)
     engine.raise_if_errors()
