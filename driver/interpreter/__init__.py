@@ -1,0 +1,31 @@
+"""The reference interpreter for SIMT kernels: the CPU oracle that GPU results are checked against.
+
+`run_simt_kernel(module, "vecadd", grid, block, [a, b, out])` runs every thread of every block on
+NumPy arrays, on xDSL's interpreter framework, following the simt dialect's semantics exactly
+(docs/dialects/simt.md): see `threads` for how barriers and warp collectives are scheduled,
+`values` for how results are rounded like the GPU's, and `errors` for what a failing kernel raises.
+"""
+
+from ferrox.driver.interpreter.errors import (
+    InterpreterError,
+    KernelDeadlock,
+    KernelFault,
+    KernelRace,
+    KernelTrap,
+    LaunchError,
+)
+from ferrox.driver.interpreter.launch import find_kernel, interpreter_functions, run_simt_kernel
+from ferrox.driver.interpreter.machine import SimtInterpreter
+
+__all__ = [
+    "InterpreterError",
+    "KernelDeadlock",
+    "KernelFault",
+    "KernelRace",
+    "KernelTrap",
+    "LaunchError",
+    "SimtInterpreter",
+    "find_kernel",
+    "interpreter_functions",
+    "run_simt_kernel",
+]

@@ -1,0 +1,243 @@
+"""`run_simt_kernel`: launch one SIMT kernel on the reference interpreter.
+
+The launch is checked as the driver would check it (dimensions, the contract's block as
+`.reqntid`, static shared memory) and the arguments against the kernel's parameter types; then
+every block runs in turn (blocks share nothing but global memory, so any order is one the GPU
+may pick). The contract's `requires` relations are the host's `prepare` to check: a launch that
+skips it runs here as it would on the GPU, and may trap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import product
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, ModuleOp
+from xdsl.interpreter import _InterpreterFunctionImpls
+from xdsl.interpreters.cf import CfFunctions
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Attribute, Operation
+
+from ferrox.dialects import simt
+from ferrox.dialects.simt.types import AtomicSliceType, DisjointSliceType, PtrType, SharedArrayType, SliceType
+from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
+from ferrox.driver.interpreter.atomic_ops import AtomicFunctions
+from ferrox.driver.interpreter.collective_ops import CollectiveFunctions
+from ferrox.driver.interpreter.errors import Dim3, LaunchError
+from ferrox.driver.interpreter.machine import BlockState, LaunchState, Program, SimtInterpreter, ThreadCtx
+from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
+from ferrox.driver.interpreter.memory import Buffer
+from ferrox.driver.interpreter.simt_ops import SimtFunctions
+from ferrox.driver.interpreter.threads import Cooperative, run_sequential
+from ferrox.driver.interpreter.values import accepts, float_dtype, int_width, signed, storage_dtype
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK = (1024, 1024, 64)
+MAX_GRID = (2**31 - 1, 65535, 65535)
+STATIC_SHARED_LIMIT = 48 * 1024
+FUNCTIONS = (
+    FerroxArithFunctions,
+    FerroxMathFunctions,
+    ScfFunctions,
+    CfFunctions,
+    FuncFunctions,
+    SimtFunctions,
+    CollectiveFunctions,
+    AtomicFunctions,
+)
+
+
+def interpreter_functions() -> _InterpreterFunctionImpls:
+    """The implementation table every SIMT thread runs on (extensible by the host runner)."""
+    impls = _InterpreterFunctionImpls()
+    for functions in FUNCTIONS:
+        impls.register_from(functions(), override=False)
+    return impls
+
+
+def find_kernel(module: ModuleOp, name: str) -> simt.KernelOp:
+    name = name.removeprefix("@")
+    kernels = [op for op in module.walk() if isinstance(op, simt.KernelOp)]
+    for k in kernels:
+        if k.sym_name.data == name:
+            return k
+    names = ", ".join(f"@{k.sym_name.data}" for k in kernels) or "none"
+    raise LaunchError(f"no simt.kernel named @{name} in the module (kernels: {names})")
+
+
+def _dim3(value: Any, what: str) -> Dim3:
+    dims = (value,) if isinstance(value, int | np.integer) else tuple(value)
+    if not 1 <= len(dims) <= 3 or any(isinstance(d, bool) or not isinstance(d, int | np.integer) for d in dims):
+        raise LaunchError(f"{what} must be 1 to 3 positive integers, got {value!r}")
+    if any(d < 1 for d in dims):
+        raise LaunchError(f"{what} dimensions must be at least 1, got {tuple(int(d) for d in dims)}")
+    padded = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    return padded[0], padded[1], padded[2]
+
+
+def _callees(kernel: simt.KernelOp) -> list[Operation]:
+    """The kernel and every device function it reaches."""
+    seen: dict[int, Operation] = {id(kernel): kernel}
+    work: list[Operation] = [kernel]
+    while work:
+        for op in work.pop().walk():
+            if isinstance(op, simt.CallOp):
+                callee = op.callee_op()
+                if callee is not None and id(callee) not in seen:
+                    seen[id(callee)] = callee
+                    work.append(callee)
+    return list(seen.values())
+
+
+def needs_cooperation(bodies: Sequence[Operation]) -> bool:
+    """Whether any thread may wait for another: a barrier or warp collective anywhere reachable."""
+    meet = (simt.SyncThreadsOp, *simt.CONVERGENT_WARP_OPS)
+    return any(isinstance(op, meet) for body in bodies for op in body.walk())
+
+
+def static_shared_bytes(bodies: Sequence[Operation]) -> int:
+    total = 0
+    for body in bodies:
+        for op in body.walk():
+            if isinstance(op, simt.SharedAllocOp):
+                t = op.result.type
+                assert isinstance(t, SharedArrayType)
+                total += t.num_elements * storage_dtype(t.element_type).itemsize
+    return total
+
+
+def check_launch(kernel: simt.KernelOp, grid: Dim3, block: Dim3, shared_bytes: int, static: int) -> None:
+    name = f"@{kernel.sym_name.data}"
+    for what, dims, limits in (("block", block, MAX_BLOCK), ("grid", grid, MAX_GRID)):
+        for axis, d, limit in zip("xyz", dims, limits):
+            if d > limit:
+                raise LaunchError(f"{what}.{axis} = {d} is over the CUDA limit of {limit}")
+    threads = math.prod(block)
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise LaunchError(f"a block of {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}")
+    contract = kernel.contract
+    if contract is not None and tuple(contract.block_xyz) != block:
+        raise LaunchError(
+            f"{name} requires block {tuple(contract.block_xyz)} (its launch contract, emitted as .reqntid), "
+            f"but the launch has block {block}"
+        )
+    if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int | np.integer) or shared_bytes < 0:
+        raise LaunchError(f"shared_bytes must be a non-negative integer, got {shared_bytes!r}")
+    if static > STATIC_SHARED_LIMIT:
+        raise LaunchError(f"{name} allocates {static} bytes of static shared memory; the limit is {STATIC_SHARED_LIMIT}")
+
+
+def _flat(array: Any, what: str, writable: bool) -> np.ndarray:
+    if not isinstance(array, np.ndarray):
+        raise LaunchError(f"{what} takes a NumPy array, got {type(array).__name__}")
+    if array.ndim != 1:
+        if not array.flags.c_contiguous:
+            raise LaunchError(f"{what} takes a 1-D or C-contiguous array, got a strided {array.ndim}-D view")
+        array = array.reshape(-1)
+    if writable and not array.flags.writeable:
+        raise LaunchError(f"{what} is written by the kernel, but the array is read-only")
+    return array
+
+
+def _scalar(value: Any, t: Attribute, what: str) -> Any:
+    width = int_width(t)
+    if width is not None:
+        if width == 1:
+            if isinstance(value, bool | np.bool_) or value in (0, 1):
+                return bool(value)
+            raise LaunchError(f"{what} is an i1, got {value!r}")
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+            raise LaunchError(f"{what} is an integer ({t}), got {value!r}")
+        lo = -(1 << (width - 1))
+        hi = (1 << (width - 1)) - 1 if isinstance(t, IndexType) else (1 << width) - 1
+        if not lo <= int(value) <= hi:
+            raise LaunchError(f"{what} = {int(value)} does not fit {t}")
+        return signed(int(value), width)
+    dtype = float_dtype(t)
+    if dtype is not None:
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+            raise LaunchError(f"{what} is a float ({t}), got {value!r}")
+        with np.errstate(over="ignore"):
+            converted = dtype.type(value)
+        if np.isinf(converted) and np.isfinite(value):
+            raise LaunchError(f"{what} = {value!r} overflows {t}")
+        return converted
+    raise LaunchError(f"{what} has type {t}, which the interpreter cannot take as an argument")
+
+
+def bind_args(kernel: simt.KernelOp, args: Sequence[Any]) -> list[Any]:
+    params = kernel.params
+    name = f"@{kernel.sym_name.data}"
+    if len(args) != len(params):
+        raise LaunchError(f"{name} takes {len(params)} arguments, got {len(args)}")
+    values: list[Any] = []
+    for i, (param, value) in enumerate(zip(params, args)):
+        t = param.type
+        label = f"%{param.name_hint}" if param.name_hint else f"argument {i}"
+        what = f"{label} (argument {i} of {name})"
+        if isinstance(t, SliceType | DisjointSliceType | AtomicSliceType | PtrType):
+            writable = not isinstance(t, SliceType)
+            array = _flat(value, what, writable)
+            if not accepts(t.element_type, array.dtype):
+                raise LaunchError(f"{what} holds {t.element_type}, but the array's dtype is {array.dtype}")
+            if not writable:
+                array = array.view()
+                array.flags.writeable = False
+            buffer = Buffer(array, t.element_type, label)
+            if isinstance(t, DisjointSliceType):
+                buffer.owner = np.full(buffer.length, -1, dtype=np.int64)
+            values.append(buffer)
+        else:
+            values.append(_scalar(value, t, what))
+    return values
+
+
+def run_simt_kernel(
+    module: ModuleOp,
+    kernel: str,
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+    args: Sequence[np.ndarray | int | float],
+    shared_bytes: int = 0,
+) -> None:
+    """Run `kernel` over the whole grid on NumPy arrays; slices are written in place.
+
+    Raises `LaunchError` before anything runs, or a `KernelFault` (`KernelTrap`,
+    `KernelDeadlock`, `KernelRace`) at the op where a thread went wrong.
+    """
+    op = find_kernel(module, kernel)
+    grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
+    bodies = _callees(op)
+    check_launch(op, grid3, block3, shared_bytes, static_shared_bytes(bodies))
+    values = tuple(bind_args(op, args))
+    cooperative = needs_cooperation(bodies)
+    launch = LaunchState(grid3, block3)
+    base = SimtInterpreter(Program(module, interpreter_functions()), launch)
+    body = op.body
+    bx, by, bz = block3
+    tids = [(x, y, z) for z, y, x in product(range(bz), range(by), range(bx))]
+    with np.errstate(all="ignore"):
+        for linear_block, (z, y, x) in enumerate(product(*(range(g) for g in reversed(grid3)))):
+            state = BlockState((x, y, z), linear_block)
+            base.block = state
+            threads = [ThreadCtx(tid, state.bid, i) for i, tid in enumerate(tids)]
+            if cooperative:
+
+                def run_thread(ctx: ThreadCtx) -> None:
+                    interp = base.fork()
+                    interp.thread = ctx
+                    interp.run_ssacfg_region(body, values)
+
+                Cooperative(state, threads, run_thread).run()
+            else:
+
+                def run_one(ctx: ThreadCtx) -> None:
+                    base.thread = ctx
+                    base.env = {}
+                    base.run_ssacfg_region(body, values)
+
+                run_sequential(threads, run_one)

@@ -1,0 +1,198 @@
+"""The interpreter one GPU thread runs on: xDSL's `Interpreter`, with a faster region loop.
+
+xDSL's loop looks every operand up through a chain of scopes, dispatches through a wrapper that
+pretty-prints the whole module on any error, and resolves the implementation on every step.
+Here each block is planned once (implementation, operands, results per op) and values live in
+one flat dict per function activation: SSA dominance makes scopes unnecessary, and
+`simt.kernel` and `simt.func` are isolated from above, so a call simply starts a fresh frame.
+Implementations are still xDSL `InterpreterFunctions`, registered the usual way.
+
+Errors other than the interpreter's own are turned into a `KernelTrap` at the op that raised.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter, ReturnedValues, _InterpreterFunctionImpls
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.traits import IsTerminator
+
+from ferrox.driver.interpreter.errors import Dim3, InterpreterError, KernelTrap
+from ferrox.driver.interpreter.memory import AtomicScopes, Buffer
+
+
+def _unwrapped(fn: Callable) -> Callable | None:
+    """The function under xDSL's `@impl` wrapper (which only packs its result in an
+    `OpImplResult`), so that a plain op costs one call; None where the wrapper is not that."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_freevars != ("func",) or fn.__closure__ is None:
+        return None
+    inner = fn.__closure__[0].cell_contents
+    return inner if callable(inner) else None
+
+
+@dataclass(slots=True)
+class ThreadCtx:
+    """One GPU thread's coordinates, and the scheduler it waits on at barriers and collectives."""
+
+    tid: Dim3
+    bid: Dim3
+    linear: int
+    """threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)"""
+    sync: Any = None
+
+    @property
+    def lane(self) -> int:
+        return self.linear & 31
+
+
+@dataclass
+class BlockState:
+    """What the threads of one block share: its static shared arrays (one per `shared_alloc` op)."""
+
+    bid: Dim3
+    linear: int
+    shared: dict[Operation, Buffer] = field(default_factory=dict)
+
+
+@dataclass
+class LaunchState:
+    grid: Dim3
+    block: Dim3
+    atomic_scopes: AtomicScopes = field(default_factory=AtomicScopes)
+
+
+@dataclass
+class Program:
+    """What every thread of a launch shares: implementations and per-block plans."""
+
+    module: ModuleOp
+    impls: _InterpreterFunctionImpls
+    plans: dict[int, tuple] = field(default_factory=dict)
+    cache: dict[Any, Any] = field(default_factory=dict)
+    """Per-op static facts (callee, bit width, ...), computed once: `SimtInterpreter.static`."""
+
+
+class SimtInterpreter(Interpreter):
+    """One GPU thread's interpreter; `fork` makes another for a thread of the same launch."""
+
+    def __init__(self, program: Program, launch: LaunchState | None = None):
+        super().__init__(program.module, index_bitwidth=64, _impls=program.impls)
+        self.program = program
+        self.launch = launch
+        self.block: BlockState | None = None
+        self.thread: ThreadCtx | None = None
+        self.env: dict[int, Any] = {}
+        """The current frame: values by `id` of their SSAValue (its own hash is a Python call)."""
+
+    def fork(self) -> SimtInterpreter:
+        other = SimtInterpreter(self.program, self.launch)
+        other.block = self.block
+        return other
+
+    # --- values: one flat frame per activation -------------------------------------------
+    def get_values(self, values: Iterable[SSAValue]) -> tuple[Any, ...]:
+        env = self.env
+        return tuple([env[id(v)] for v in values])
+
+    def set_values(self, pairs: Iterable[tuple[SSAValue, Any]]) -> None:
+        env = self.env
+        for value, result in pairs:
+            env[id(value)] = result
+
+    def call_region(self, region: Region, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Run an isolated-from-above body (a device function) in a fresh frame."""
+        saved = self.env
+        self.env = {}
+        try:
+            return self.run_ssacfg_region(region, args)
+        finally:
+            self.env = saved
+
+    def static(self, op: Operation, compute: Callable[[Operation], Any]) -> Any:
+        """`compute(op)`, once per op and launch (ops are immutable while a kernel runs)."""
+        cache = self.program.cache
+        key = (id(op), compute)
+        try:
+            return cache[key]
+        except KeyError:
+            value = cache[key] = compute(op)
+            return value
+
+    # --- the loop -----------------------------------------------------------------------
+    def _plan(self, block: Block) -> tuple:
+        table = self._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+        steps = []
+        for op in block.ops:
+            entry = table.get(type(op))
+            if entry is None:
+                raise self.trap(op, f"the interpreter has no implementation of '{op.name}'")
+            ft, fn = entry
+            operands = tuple(map(id, op.operands))
+            fetch = operands[0] if len(operands) == 1 else (operator.itemgetter(*operands) if operands else None)
+            terminator = op.has_trait(IsTerminator)
+            raw = None if terminator else _unwrapped(fn)
+            results = tuple(map(id, op.results))
+            steps.append((raw or fn, ft, op, len(operands), fetch, results, terminator or raw is None))
+        plan = (tuple(map(id, block.args)), tuple(steps))
+        self.program.plans[id(block)] = plan
+        return plan
+
+    def run_ssacfg_region(self, region: Region, args: tuple[Any, ...], name: str = "unknown") -> tuple[Any, ...]:
+        block = region.blocks.first
+        env = self.env
+        plans = self.program.plans
+        while block is not None:
+            plan = plans.get(id(block)) or self._plan(block)
+            block_args, steps = plan
+            for arg, value in zip(block_args, args):
+                env[arg] = value
+            op = None
+            try:
+                for fn, ft, op, arity, fetch, results, wrapped in steps:
+                    if arity == 1:
+                        out = fn(ft, self, op, (env[fetch],))
+                    elif arity:
+                        out = fn(ft, self, op, fetch(env))
+                    else:
+                        out = fn(ft, self, op, ())
+                    if wrapped:  # an OpImplResult: a terminator, or an implementation we could not unwrap
+                        if out.terminator_value is not None:
+                            break
+                        out = out.values
+                    if results:
+                        if len(results) == 1:
+                            env[results[0]] = out[0]
+                        else:
+                            for res, value in zip(results, out):
+                                env[res] = value
+                else:
+                    return ()
+            except InterpreterError:
+                raise
+            except Exception as e:  # a bug in the kernel's arithmetic (or ours): locate it
+                name = op.name if op is not None else "?"
+                raise self.trap(op, f"'{name}' failed: {type(e).__name__}: {e}") from e
+            target = out.terminator_value
+            if isinstance(target, ReturnedValues):
+                return target.values
+            block, args = target.block, target.args
+        return ()
+
+    def global_thread(self) -> int:
+        """This thread's id across the grid (block-major), for naming it in race reports."""
+        b = self.launch.block
+        return self.block.linear * (b[0] * b[1] * b[2]) + self.thread.linear
+
+    # --- faults -------------------------------------------------------------------------
+    def where(self) -> tuple[Dim3 | None, Dim3 | None]:
+        return (self.thread.bid if self.thread else None, self.thread.tid if self.thread else None)
+
+    def trap(self, op: Operation | None, message: str, cls: type = KernelTrap):
+        block, thread = self.where()
+        return cls(op, message, block, thread)

@@ -1,0 +1,163 @@
+"""Every kernel in examples/simt/ run on the interpreter against a NumPy formula.
+
+Inputs are fresh random data, outputs start as NaN, and each reference computes in float32 in
+the kernel's own order of operations, so results must match bit for bit (the GPU, which may
+contract a multiply and an add into an fma, is compared with a tolerance elsewhere).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ferrox.driver.interpreter import run_simt_kernel
+
+EXAMPLE_NAMES = [
+    "vecadd",
+    "vecadd_unchecked",
+    "saxpy",
+    "neighbour",
+    "transpose",
+    "sgemm_naive",
+    "sgemm_tiled",
+    "warp_reduce",
+    "block_reduce",
+    "histogram",
+]
+
+
+def nan(n: int) -> np.ndarray:
+    return np.full(n, np.nan, dtype=np.float32)
+
+
+def test_every_example_is_covered():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[3] / "examples" / "simt"
+    assert sorted(p.stem for p in folder.glob("*.mlir")) == sorted(EXAMPLE_NAMES)
+
+
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_vecadd(example, rng, n):
+    a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    backing = nan(n + 77)  # the slice is a view: nothing past its end may be touched
+    out = backing[:n]
+    run_simt_kernel(example("vecadd"), "vecadd", (4, 1, 1), (256, 1, 1), [a, b, out])
+    assert np.array_equal(out, a + b)
+    assert np.isnan(backing[n:]).all()
+
+
+def test_vecadd_grid_short_of_the_data_leaves_the_rest_poisoned(example, rng):
+    n = 1000
+    a, b, out = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32), nan(n)
+    run_simt_kernel(example("vecadd"), "vecadd", (2, 1, 1), (256, 1, 1), [a, b, out])
+    assert np.array_equal(out[:512], a[:512] + b[:512])
+    assert np.isnan(out[512:]).all()
+
+
+def test_vecadd_ignores_host_functions_in_the_module(kernel, example, rng):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "examples" / "simt" / "vecadd.mlir").read_text()
+    with_main = text.rstrip().removesuffix("}") + "  func.func @main() {\n    func.return\n  }\n}\n"
+    module = kernel(with_main.replace("builtin.module {", "", 1).rstrip().removesuffix("}"))
+    n = 300
+    a, b, out = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32), nan(n)
+    run_simt_kernel(module, "vecadd", (2, 1, 1), (256, 1, 1), [a, b, out])
+    assert np.array_equal(out, a + b)
+
+
+def test_vecadd_unchecked(example, rng):
+    n = 1000
+    a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    out = nan(n + 5)
+    run_simt_kernel(example("vecadd_unchecked"), "vecadd_unchecked", (4, 1, 1), (256, 1, 1), [a, b, out, n])
+    assert np.array_equal(out[:n], a + b)
+    assert np.isnan(out[n:]).all()
+
+
+def test_saxpy_in_place(example, rng):
+    n = 1000
+    alpha = np.float32(rng.standard_normal())
+    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    expected = alpha * x + y
+    run_simt_kernel(example("saxpy"), "saxpy", (4, 1, 1), (256, 1, 1), [alpha, x, y])
+    assert np.array_equal(y, expected)
+
+
+def test_neighbour(example, rng):
+    n = 1000
+    x, out = rng.standard_normal(n, dtype=np.float32), nan(n)
+    run_simt_kernel(example("neighbour"), "neighbour", (4, 1, 1), (256, 1, 1), [x, out])
+    padded = np.append(x, np.float32(0))
+    assert np.array_equal(out, padded[:-1] + padded[1:])
+
+
+@pytest.mark.parametrize(("rows", "cols", "grid"), [(32, 32, (1, 1, 1)), (40, 24, (2, 1, 1))])
+def test_transpose(example, rng, rows, cols, grid):
+    a = rng.standard_normal((rows, cols), dtype=np.float32)
+    out = nan(rows * cols)
+    run_simt_kernel(example("transpose"), "transpose", grid, (32, 32, 1), [a, out, rows, cols])
+    assert np.array_equal(out.reshape(cols, rows), a.T)
+
+
+def sgemm_reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C[i, j] = sum over p in order of a[i, p] * b[p, j], each step rounded to float32."""
+    acc = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+    for p in range(a.shape[1]):
+        acc = acc + a[:, p : p + 1] * b[p : p + 1, :]
+    return acc
+
+
+@pytest.mark.parametrize("name", ["sgemm_naive", "sgemm_tiled"])
+@pytest.mark.parametrize(("m", "n", "k"), [(32, 32, 32), (20, 24, 18)])
+def test_sgemm(example, rng, name, m, n, k):
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = nan(m * n)
+    grid = (-(-n // 16), -(-m // 16), 1)
+    run_simt_kernel(example(name), name, grid, (16, 16, 1), [a, b, c, m, n, k])
+    assert np.array_equal(c.reshape(m, n), sgemm_reference(a, b))
+    np.testing.assert_allclose(c.reshape(m, n), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_warp_reduce(example, rng):
+    n = 1000
+    x = rng.standard_normal(n, dtype=np.float32)
+    out = nan(40)  # 32 warps in the grid; the last 8 elements have no warp
+    run_simt_kernel(example("warp_reduce"), "warp_reduce", (4, 1, 1), (256, 1, 1), [x, out])
+    v = np.zeros(1024, dtype=np.float32)
+    v[:n] = x
+    v = v.reshape(32, 32)
+    lanes = np.arange(32)
+    for offset in (16, 8, 4, 2, 1):  # the butterfly, as each lane computes it
+        v = v + v[:, lanes ^ offset]
+    assert np.array_equal(out[:32], v[:, 0])
+    assert np.isnan(out[32:]).all()
+
+
+def test_block_reduce(example, rng):
+    n = 1000
+    x = rng.standard_normal(n, dtype=np.float32)
+    total = np.array([1.5], dtype=np.float32)
+    run_simt_kernel(example("block_reduce"), "block_reduce", (4, 1, 1), (256, 1, 1), [x, total])
+    tiles = np.zeros(1024, dtype=np.float32)
+    tiles[:n] = x
+    tiles = tiles.reshape(4, 256)
+    for stride in (128, 64, 32, 16, 8, 4, 2, 1):
+        tiles[:, :stride] = tiles[:, :stride] + tiles[:, stride : 2 * stride]
+    expected = np.float32(1.5)
+    for block_total in tiles[:, 0]:  # the interpreter runs blocks in order
+        expected = np.float32(expected + block_total)
+    assert total[0] == expected
+    assert abs(float(total[0]) - (1.5 + float(x.astype(np.float64).sum()))) < 1e-3
+
+
+def test_histogram_counts_exactly(example, rng):
+    n = 1000
+    values = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    bins = np.zeros(10, dtype=np.int32)
+    run_simt_kernel(example("histogram"), "histogram", (4, 1, 1), (256, 1, 1), [values, bins])
+    expected = np.bincount(values.astype(np.uint32) % 10, minlength=10)
+    assert bins.tolist() == expected.tolist()
+    assert bins.sum() == n
