@@ -222,6 +222,11 @@ def _declare(module: ir.Module, op: Operation, name: str, fnty: ir.FunctionType)
     return existing
 
 
+def _is_float(value: SSAValue | None) -> bool:
+    """LLVM accepts fast-math flags only on calls that return floating-point values."""
+    return value is not None and isinstance(get_element_type_or_self(value.type), AnyFloat)
+
+
 def _call_intrinsic(op: llvm.CallIntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     if op.op_bundle_operands:
         raise ExportError(op, "operand bundles are not supported")
@@ -232,7 +237,7 @@ def _call_intrinsic(op: llvm.CallIntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -
     convergent = is_convergent_intrinsic(name) or _flag(op, "convergent")
     if convergent:
         fn.attributes.add("convergent")
-    flags = [f.value for f in op.fastmathFlags.data]
+    flags = [f.value for f in op.fastmathFlags.data] if _is_float(op.ress) else []
     call = b.call(fn, args, fastmath=flags, attrs=["convergent"] if convergent else [])
     if op.ress is not None:
         vals[op.ress] = call
@@ -262,9 +267,7 @@ def _call(op: llvm.CallOp, b: ir.IRBuilder, vals: ValueMap) -> None:
         raise ExportError(op, f"call to unknown function {op.callee}")
     cconv = op.CConv.cconv_name
     cconv = callee.calling_convention if cconv == "ccc" else cconv
-    returns_float = op.returned is not None and isinstance(
-        get_element_type_or_self(op.returned.type), AnyFloat
-    )
+    returns_float = _is_float(op.returned)
     call = b.call(
         callee,
         [vals[a] for a in op.args],
