@@ -190,12 +190,13 @@ pointer; scalars pass as themselves (`index` as 64 bits). A shared slice is `noa
 `noalias` (no other parameter reaches it), an atomic slice neither; every slice pointer is
 `align` to its element. The signature, recorded as `ferrox.abi` on the lowered kernel and
 returned in `KernelInfo.signature`, lists the kinds the launcher packs: `slice:<element>`
-(`f16`, `bf16`, `f32`, `f64`, `i8` to `i64`, `bool` for `i1`), `ptr`, `f32`, `f64`, `i32`,
-`i64`, `index`. Other scalar types (`i1`, `i16`, ...) are refused with a diagnostic: the launcher
+(`f16`, `bf16`, `f32`, `f64`, `i8` to `i64`, `bool` for `i1`; `index` elements are `i64` in
+memory, as `convert-to-llvm` lowers `index`), `ptr`, `f32`, `f64`, `i32`, `i64`, `index`. Other scalar types (`i1`, `i16`, ...) are refused with a diagnostic: the launcher
 cannot pass them. Shared memory is never a parameter.
 
 **Device functions.** `simt.func` becomes an internal `func.func` (LLVM inlines and drops it),
-with slices split the same way and a returned slice packed in an `!llvm.struct<(ptr<1>, i64)>`.
+with slices split the same way and a returned slice packed in an `!llvm.struct<(ptr<1>, i64)>`;
+several results are returned as one struct, as MLIR's func-to-llvm does.
 
 **Witnesses** (`index.py`). A witness is a raw index and a validity bit; `get_mut` runs where
 `valid && raw < len`. `1d`: `ctaid.x * ntid.x + tid.x`, always valid. `2d<S>` and

@@ -59,7 +59,10 @@ SCALAR_KINDS = ("f32", "f64", "i32", "i64", "index")
 
 
 def element_kind(t: Attribute) -> str:
-    """The launcher's name for a slice element type (`f32`, `i32`, `bool`, ...)."""
+    """The launcher's name for a slice element type (`f32`, `i32`, `bool`, ...); `index`
+    elements are 64-bit integers."""
+    if isinstance(t, IndexType):
+        return "i64"
     if isinstance(t, IntegerType):
         width = t.width.data
         if width == 1:

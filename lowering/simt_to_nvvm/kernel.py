@@ -21,7 +21,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.lowering.simt_to_nvvm import abi
-from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, Emitter, Unsupported
+from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, Emitter
 from ferrox.lowering.simt_to_nvvm.types import SHARED_PTR, expanded, is_simt_type, packed
 
 LINKAGE_ATTR = "llvm.linkage"
@@ -88,58 +88,74 @@ class KernelToFunc(RewritePattern):
         _lower_function(rewriter, op, params, [], attributes)
 
 
+def result_type(types: Sequence[Attribute]) -> list[Attribute]:
+    """A device function's one result: none, the packed value, or a struct of several (as MLIR's
+    func-to-llvm returns several results)."""
+    if len(types) <= 1:
+        return [packed(t) for t in types]
+    return [llvm.LLVMStructType.from_type_list([packed(t) for t in types])]
+
+
+def _position(i: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, [i])
+
+
+def _struct(e: Emitter, t: Attribute, values: Sequence[SSAValue]) -> SSAValue:
+    struct = e(llvm.UndefOp(t))
+    for i, v in enumerate(values):
+        struct = e(llvm.InsertValueOp(_position(i), struct, v))
+    return struct
+
+
+def _to_packed(e: Emitter, value: SSAValue) -> SSAValue:
+    """A SIMT value as one value: itself, its only part, or a struct of its parts."""
+    parts = e.unpack(value)
+    return parts[0] if len(parts) == 1 else _struct(e, packed(value.type), parts)
+
+
+def _from_packed(e: Emitter, value: SSAValue, t: Attribute) -> SSAValue:
+    """The value of SIMT-level type `t` that the packed `value` carries."""
+    if not is_simt_type(t):
+        return value
+    parts = expanded(t)
+    if len(parts) == 1:
+        return e.pack([value], t)
+    return e.pack([e(llvm.ExtractValueOp(_position(i), value, pt)) for i, pt in enumerate(parts)], t)
+
+
 class FuncToFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: FuncOp, rewriter: PatternRewriter, /) -> None:
         params = [_device_param(t) for t in op.function_type.inputs.data]
         outputs = list(op.function_type.outputs.data)
-        if len(outputs) > 1:
-            name = op.sym_name.data
-            raise Unsupported(f"device function @{name} returns {len(outputs)} values; return at most one")
         for t in outputs:
             _device_param(t)  # refuses witnesses with the reason
         attributes = {**op.attributes, LINKAGE_ATTR: llvm.LinkageAttr("internal")}
-        _lower_function(rewriter, op, params, [packed(t) for t in outputs], attributes)
-
-
-def _packed_value(e: Emitter, value: SSAValue) -> SSAValue:
-    """A SIMT value as one value: itself, its only part, or a struct of its parts."""
-    parts = e.unpack(value)
-    if len(parts) == 1:
-        return parts[0]
-    struct = e(llvm.UndefOp(packed(value.type)))
-    for i, part in enumerate(parts):
-        struct = e(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [i]), struct, part))
-    return struct
+        _lower_function(rewriter, op, params, result_type(outputs), attributes)
 
 
 class CallToFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CallOp, rewriter: PatternRewriter, /) -> None:
-        if len(op.res) > 1:
-            raise Unsupported("a device function returns at most one value")
+        types = [r.type for r in op.res]
         e = Emitter(rewriter, op)
         args = [part for a in op.arguments for part in e.unpack(a)]
-        call = e.op_(func.CallOp(op.callee, args, [packed(r.type) for r in op.res]))
-        results = list(call.results)
-        if op.res and is_simt_type(op.res[0].type):
-            t = op.res[0].type
-            if len(expanded(t)) == 1:
-                results = [e.pack(results, t)]
-            else:
-                parts = [
-                    e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), results[0], pt))
-                    for i, pt in enumerate(expanded(t))
-                ]
-                results = [e.pack(parts, t)]
-        rewriter.replace(op, [], results)
+        (*call_results,) = e.op_(func.CallOp(op.callee, args, result_type(types))).results
+        if len(types) > 1:
+            call_results = [
+                e(llvm.ExtractValueOp(_position(i), call_results[0], packed(t))) for i, t in enumerate(types)
+            ]
+        rewriter.replace(op, [], [_from_packed(e, v, t) for v, t in zip(call_results, types)])
 
 
 class ReturnToFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReturnOp, rewriter: PatternRewriter, /) -> None:
         e = Emitter(rewriter, op)
-        values = [_packed_value(e, v) for v in op.values]
+        values = [_to_packed(e, v) for v in op.values]
+        if len(values) > 1:
+            t = llvm.LLVMStructType.from_type_list([v.type for v in values])
+            values = [_struct(e, t, values)]
         e.op_(func.ReturnOp(*values))
         rewriter.erase(op)
 

@@ -27,7 +27,7 @@ from ferrox.lowering.simt_to_nvvm.types import memory_type
 class LoadToChecked(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter, /) -> None:
-        element = memory_type(op.result.type)
+        element = op.result.type
         e = Emitter(rewriter, op)
         address = e.checked_element(op.slice, op.index, element)
         value = e.load(address, element, invariant=isinstance(op.slice.type, SliceType))
@@ -45,7 +45,7 @@ class LenToParam(RewritePattern):
 class GetMutToGuardedStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GetMutOp, rewriter: PatternRewriter, /) -> None:
-        element = memory_type(op.slice.type.get_element_type())  # type: ignore[attr-defined]
+        element = op.slice.type.get_element_type()  # type: ignore[attr-defined]
         e = Emitter(rewriter, op)
         ptr, length = e.unpack(op.slice)
         raw, valid = e.unpack(op.witness)
@@ -56,7 +56,7 @@ class GetMutToGuardedStore(RewritePattern):
 
         then = Block()
         inner = e.at(InsertPoint.at_end(then))
-        address = inner.element(ptr, [raw], element, inbounds=True)
+        address = inner.element(ptr, [raw], memory_type(element), inbounds=True)
         body = op.body.block
         old = body.args[0]
         if old.uses:

@@ -165,12 +165,16 @@ class Emitter:
         )
 
     def load(self, address: SSAValue, element: Attribute, invariant: bool = False) -> SSAValue:
+        """The element at `address`, as the SIMT element type (`index` is an i64 in memory)."""
         load = llvm.LoadOp(address, memory_type(element))
         if invariant:
             load.attributes["invariant"] = UnitAttr()
-        return self(load)
+        value = self(load)
+        return self.to_index(value) if isinstance(element, IndexType) else value
 
     def store(self, value: SSAValue, address: SSAValue) -> None:
+        if isinstance(value.type, IndexType):
+            value = self.to_i64(value)
         self.op_(llvm.StoreOp(value, address))
 
     def trap_unless(self, index: SSAValue, length: SSAValue) -> None:

@@ -55,13 +55,10 @@ def packed(t: Attribute) -> Attribute:
 
 
 def memory_type(element: Attribute) -> Attribute:
-    """The type an element has in memory: integers and floats as they are.
-
-    `index` has no fixed width in memory, so a slice or shared array of `index` is refused
-    rather than guessed at.
-    """
+    """The type an element has in memory: integers and floats as they are, `index` as the i64 it
+    is on nvptx64 (as `convert-to-llvm` lowers `index`)."""
     if isinstance(element, IndexType):
-        raise SimtTypeError("memory of 'index' elements has no fixed width; use i32 or i64 elements")
+        return i64
     if not isinstance(element, IntegerType | AnyFloat):
         raise SimtTypeError(f"memory of {element} elements cannot be lowered; use integer or float elements")
     return element

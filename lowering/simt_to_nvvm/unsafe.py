@@ -30,11 +30,10 @@ class InlineUnsafe(RewritePattern):
 class PtrLoadToLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PtrLoadOp, rewriter: PatternRewriter, /) -> None:
-        element = memory_type(op.result.type)
         e = Emitter(rewriter, op)
         (ptr,) = e.unpack(op.ptr)
-        address = e.element(ptr, [e.to_i64(op.index)], element)
-        rewriter.replace(op, [], [e.load(address, element)])
+        address = e.element(ptr, [e.to_i64(op.index)], memory_type(op.result.type))
+        rewriter.replace(op, [], [e.load(address, op.result.type)])
 
 
 class PtrStoreToStore(RewritePattern):

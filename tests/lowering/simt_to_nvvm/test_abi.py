@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     UnitAttr,
+    VectorType,
     f32,
     f64,
     i1,
@@ -58,6 +59,11 @@ def test_slice_element_kinds(element, kind):
     assert abi.kind(SliceType(element)) == f"slice:{kind}"
 
 
+def test_index_elements_are_64_bit_integers():
+    assert abi.kind(SliceType(IndexType())) == "slice:i64"
+    assert abi.param(SliceType(IndexType())).attrs[0]["llvm.align"].value.data == 8
+
+
 def test_every_kind_is_one_the_launcher_packs():
     launcher = pytest.importorskip("ferrox.driver.runtime.abi")
     elements = [i1, i8, i16, i32, i64, Float16Type(), BFloat16Type(), f32, f64]
@@ -92,7 +98,7 @@ def test_slice_parameters():
         (i1, "a kernel parameter of type i1 cannot be passed by the launcher"),
         (i16, "a kernel parameter of type i16 cannot be passed by the launcher"),
         (SliceType(IntegerType(128)), "slices of i128 cannot be passed to a kernel"),
-        (SliceType(IndexType()), "slices of index cannot be passed to a kernel"),
+        (SliceType(VectorType(f32, [4])), "slices of vector<4xf32> cannot be passed to a kernel"),
         (ThreadIndexType(ONE_D), "a witness is never passed on"),
         (SharedArrayType(f32, [4]), "shared memory is a global of the kernel, never a parameter"),
     ],

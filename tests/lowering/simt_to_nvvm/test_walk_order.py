@@ -17,9 +17,13 @@ from ferrox.lowering.to_llvm import convert_to_llvm
 from ferrox.parser import parse_module
 
 ROOT = Path(__file__).resolve().parents[3]
-INPUTS = sorted((ROOT / "examples" / "simt").glob("*.mlir")) + [
-    ROOT / "tests" / "filecheck" / "lowering" / "simt_to_nvvm" / f"{name}.mlir"
-    for name in ("kernel", "shared", "atomic", "warp", "unsafe", "memory")
+INPUTS = [
+    *sorted((ROOT / "examples" / "simt").glob("*.mlir")),
+    ROOT / "tests" / "filecheck" / "dialects" / "simt" / "docs.mlir",  # every op, as documented
+    *(
+        ROOT / "tests" / "filecheck" / "lowering" / "simt_to_nvvm" / f"{name}.mlir"
+        for name in ("kernel", "shared", "atomic", "warp", "unsafe", "memory")
+    ),
 ]
 ORDERS = {
     "forward": {},

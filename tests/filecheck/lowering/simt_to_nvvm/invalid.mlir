@@ -9,8 +9,8 @@ simt.kernel @flag(%b: i1) unsafe {
 
 // -----
 
-// expected-error@+1 {{cannot lower 'simt.kernel' to nvvm: memory of 'index' elements has no fixed width; use i32 or i64 elements}}
-simt.kernel @index_slice(%a: !simt.slice<index>) unsafe {
+// expected-error@+1 {{cannot lower 'simt.kernel' to nvvm: memory of vector<4xf32> elements cannot be lowered; use integer or float elements}}
+simt.kernel @vector_slice(%a: !simt.slice<vector<4xf32>>) unsafe {
   simt.return
 }
 
@@ -36,12 +36,6 @@ simt.func @leak() -> !simt.thread_index<1d> {
   simt.return %w : !simt.thread_index<1d>
 }
 
-// -----
-
-// expected-error@+1 {{cannot lower 'simt.func' to nvvm: device function @pair returns 2 values; return at most one}}
-simt.func @pair(%x: f32) -> (f32, f32) {
-  simt.return %x, %x : f32, f32
-}
 
 // -----
 

@@ -73,6 +73,16 @@ builtin.module {
     simt.return %r : !simt.slice<f32>
   }
 
+  // Several results travel as one struct, as MLIR's func-to-llvm returns them.
+  // CHECK-LABEL: func.func @two(%x: f32, %n: i32) -> !llvm.struct<(f32, i32)>
+  // CHECK-NEXT: %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(f32, i32)>
+  // CHECK-NEXT: %[[S0:.*]] = llvm.insertvalue %x, %[[U]][0] : !llvm.struct<(f32, i32)>
+  // CHECK-NEXT: %[[S1:.*]] = llvm.insertvalue %n, %[[S0]][1] : !llvm.struct<(f32, i32)>
+  // CHECK-NEXT: func.return %[[S1]] : !llvm.struct<(f32, i32)>
+  simt.func @two(%x: f32, %n: i32) -> (f32, i32) {
+    simt.return %x, %n : f32, i32
+  }
+
   // Calls pass each slice as its two parts (a disjoint slice where a shared one is expected is a
   // verify-disjoint error, not this pass's business) and unpack a returned slice.
   // CHECK-LABEL: func.func @calls(
@@ -81,6 +91,9 @@ builtin.module {
   // CHECK-NEXT: %[[L:.*]] = llvm.extractvalue %[[S]][1] : !llvm.struct<(!llvm.ptr<1>, i64)>
   // CHECK-NEXT: %{{.*}} = func.call @scale(%[[P]], %[[L]], %k) : (!llvm.ptr<1>, i64, f32) -> f32
   // CHECK: func.call @zero_tile(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, index) -> ()
+  // CHECK-NEXT: %[[T:.*]] = func.call @two(%k, %n) : (f32, i32) -> !llvm.struct<(f32, i32)>
+  // CHECK-NEXT: %f = llvm.extractvalue %[[T]][0] : !llvm.struct<(f32, i32)>
+  // CHECK-NEXT: %g = llvm.extractvalue %[[T]][1] : !llvm.struct<(f32, i32)>
   // CHECK: func.return
   simt.kernel @calls(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %n: i32, %k: f32) unsafe {
     %zero = arith.constant 0 : i32
@@ -90,6 +103,7 @@ builtin.module {
     %t = simt.shared_alloc : !simt.shared<f32, [64]>
     %i = simt.thread_id x
     simt.call @zero_tile(%t, %i) : (!simt.shared<f32, [64]>, index) -> ()
+    %f, %g = simt.call @two(%k, %n) : (f32, i32) -> (f32, i32)
     simt.return
   }
 }

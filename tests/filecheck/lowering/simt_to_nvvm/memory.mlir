@@ -64,6 +64,29 @@ builtin.module {
     simt.return
   }
 
+  // `index` elements are i64 in memory (as convert-to-llvm lowers index), cast on the way in and out.
+  // CHECK-LABEL: func.func @index_elements(%a: !llvm.ptr<1> {llvm.noalias, llvm.readonly, llvm.align = 8 : i64}, %a_len: i64, %out: !llvm.ptr<1> {llvm.noalias, llvm.align = 8 : i64}, %out_len: i64, %i: index)
+  // CHECK-SAME: ferrox.abi = ["slice:i64", "slice:i64", "index"]
+  // CHECK: %[[X:.*]] = llvm.load %{{.*}} {invariant} : !llvm.ptr<1> -> i64
+  // CHECK-NEXT: %x = arith.index_cast %[[X]] : i64 to index
+  // CHECK: scf.if %in_bounds {
+  // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr inbounds %out[%gid_x] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i64
+  // CHECK-NEXT: %[[OLD:.*]] = llvm.load %[[P]] : !llvm.ptr<1> -> i64
+  // CHECK-NEXT: %old = arith.index_cast %[[OLD]] : i64 to index
+  // CHECK-NEXT: %s = arith.addi %old, %x : index
+  // CHECK-NEXT: %[[S:.*]] = arith.index_cast %s : index to i64
+  // CHECK-NEXT: llvm.store %[[S]], %[[P]] : i64, !llvm.ptr<1>
+  simt.kernel @index_elements(%a: !simt.slice<index>, %out: !simt.disjoint_slice<index, 1d>, %i: index) unsafe {
+    %x = simt.load %a[%i] : !simt.slice<index>
+    %w = simt.thread_index_1d
+    simt.get_mut %out[%w] : !simt.disjoint_slice<index, 1d>, !simt.thread_index<1d> {
+    ^bb0(%old: index):
+      %s = arith.addi %old, %x : index
+      simt.yield %s : index
+    }
+    simt.return
+  }
+
   // The region ignores the old value: no load, only the store.
   // CHECK-LABEL: func.func @overwrite(
   // CHECK: scf.if %in_bounds {
