@@ -9,6 +9,7 @@ mlir-opt.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import ferrox
@@ -153,9 +154,18 @@ class FerroxOptMain(xDSLOptMain):
                 stream.close()
 
 
+def _quote_spec_values(argv: list[str]) -> list[str]:
+    """xDSL's spec lexer rejects a bare `+` (`ptx{features=+ptx80}`): quote such values."""
+    return [re.sub(r"=(\+[\w.,+-]*)", r'="\1"', a) if "{" in a else a for a in argv]
+
+
 def main(args: Sequence[str] | None = None) -> int:
+    argv = _quote_spec_values(list(sys.argv[1:] if args is None else args))
     try:
-        code = FerroxOptMain(args).run()
+        code = FerroxOptMain(argv).run()
+    except ArgSpecParseError as e:  # a BaseException in xDSL
+        print(f"ferrox-opt: error: {e}", file=sys.stderr)
+        code = 1
     except DiagnosticError as e:
         print(e, file=sys.stderr)
         code = 1

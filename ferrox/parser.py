@@ -13,6 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Span
 
 
@@ -29,7 +30,13 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as e:
+            # A type or attribute that fails its constraints while an op is being built: point
+            # at the op instead of losing the location.
+            lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+            self.raise_error(" ".join(lines) or "invalid operation", start)
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(start)
         return op

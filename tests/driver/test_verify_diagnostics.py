@@ -124,3 +124,17 @@ def test_unknown_pass_is_a_clean_error(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "no-such-pass" in proc.stderr
+
+
+def test_bad_pipeline_spec_is_a_clean_error(tmp_path):
+    proc = run_opt(tmp_path, "", "-p", "canonicalize{")
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "Error parsing pass pipeline specification" in proc.stderr
+
+
+def test_constraint_error_while_parsing_is_located(tmp_path):
+    text = "func.func @f(%i: i32) {\n  %x = llvm.fptosi %i : i32 to i32\n  func.return\n}\n"
+    proc = run_opt(tmp_path, text)
+    assert proc.returncode == 1
+    assert "input.mlir:2:3: error:" in proc.stderr
