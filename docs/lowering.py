@@ -205,7 +205,9 @@ several results are returned as one struct, as MLIR's func-to-llvm does.
 arithmetic is 64-bit (mul.wide.u32). Where `row * W + col` could pass 2^64 (a runtime width, or
 a static one above 2^21) it is computed exactly in 128 bits and a thread whose index does not fit
 is not valid: a wrapped index would alias another thread's element. Under a launch contract,
-`ntid` (and `simt.block_dim`) is the contract's block, a constant.
+`ntid` (and `simt.block_dim`) is the contract's block, a constant. `tests/lowering/simt_to_nvvm/test_semantics.py` runs the
+lowered IR on xDSL's interpreter for every thread of small launches and checks that the elements
+written are exactly those of the SIMT spaces, each written once.
 
 A witness covers the dimensions of its space only. A kernel without a contract that is launched
 (unsafely) with a y or z extent its 1d space does not use gives several threads the same index;
