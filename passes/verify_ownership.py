@@ -145,7 +145,9 @@ class OwnershipChecker:
             self.diagnostics.error(where, message, notes)
 
     def use_after_move(self, op: Operation, value: SSAValue, move: Move) -> None:
-        moved = "value moved here, in previous iteration of loop" if move.carried else "value moved here"
+        moved = "value moved here"
+        if move.carried:
+            moved += ", in previous iteration of loop"
         self.report(
             ("E0382", op, value),
             op,
@@ -181,7 +183,8 @@ class OwnershipChecker:
                     merged, merged_flights = (old[0].copy(), dict(old[1])) if old else (State(), {})
                     merged.join(out)
                     _join(merged_flights, passed)
-                    if old is None or (merged.signature(), merged_flights) != (old[0].signature(), old[1]):
+                    same = old is not None and merged.signature() == old[0].signature()
+                    if not same or merged_flights != old[1]:  # type: ignore[index]
                         entries[succ] = (merged, merged_flights)
                         changed = True
             if not changed:
@@ -219,7 +222,8 @@ class OwnershipChecker:
             if not isinstance(key, SSAValue):
                 return True
             owner = key.owner
-            return not op.is_ancestor(owner if isinstance(owner, Operation) else owner.parent_op() or op)
+            node = owner if isinstance(owner, Operation) else owner.parent_op() or op
+            return not op.is_ancestor(node)
 
         entry, carried = state.copy(), dict(given)
         out, yielded = entry, {}
@@ -363,7 +367,10 @@ class OwnershipChecker:
                 what = "return" if isinstance(op, func.ReturnOp) else "read"
                 message = f"cannot {what} {_name(value)} before `host.sync_on {_name(stream)}`"
             else:
-                message = f"cannot use {_name(value)} on stream {_name(on)} before `host.sync_on {_name(stream)}`"
+                message = (
+                    f"cannot use {_name(value)} on stream {_name(on)} "
+                    f"before `host.sync_on {_name(stream)}`"
+                )
             self.report(
                 ("E-sync", op, value, stream),
                 op,

@@ -1,4 +1,4 @@
-"""The host dialect: host programs that create tensors, prepare and launch kernels, and check results.
+"""The host dialect: programs that create tensors, prepare and launch kernels, and check results.
 
 A host program is a `func.func @main` made of these ops (plus `arith` constants for scalars and
 `scf` for loops). Ownership of tensors is checked by the `verify-ownership` pass; see

@@ -185,7 +185,9 @@ class CheckOp(IRDLOperation):
         try:
             tree = ast.parse(self.formula.data, mode="eval")
         except SyntaxError as e:
-            raise VerifyException(f'formula "{self.formula.data}" is not a Python expression: {e.msg}')
+            raise VerifyException(
+                f'formula "{self.formula.data}" is not a Python expression: {e.msg}'
+            )
         used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         for unknown in sorted(used - seen - {"np"}):
             bound = ", ".join(names) if names else "none"
@@ -196,7 +198,7 @@ class CheckOp(IRDLOperation):
 
 @irdl_op_definition
 class PrintOp(IRDLOperation):
-    """`host.print "c = " %c : !host.tensor<f32, [8]>`: print a tensor or scalar, with an optional label."""
+    """`host.print "c = " %c : !host.tensor<f32, [8]>`: print a tensor or scalar, maybe labelled."""
 
     name = "host.print"
     label = opt_prop_def(StringAttr)

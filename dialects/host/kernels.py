@@ -55,7 +55,7 @@ def role_of(param: Attribute) -> Role | None:
 
 
 def element_type_of(param: Attribute) -> Attribute | None:
-    """The element type of a slice/partition/tensor parameter, read by attribute name or position."""
+    """The element type of a slice/partition/tensor parameter, by attribute name or position."""
     found = getattr(param, "element_type", None)
     if isinstance(found, Attribute):
         return found
@@ -65,11 +65,14 @@ def element_type_of(param: Attribute) -> Attribute | None:
     return None
 
 
-LAUNCHED_BY = {"simt.kernel": "host.launch or host.unsafe_launch", "tile.kernel": "host.tile_launch"}
+LAUNCHED_BY = {
+    "simt.kernel": "host.launch or host.unsafe_launch",
+    "tile.kernel": "host.tile_launch",
+}
 
 
 def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation:
-    """The kernel `op` launches; a SIMT kernel only by the SIMT launches, a tile kernel by tile_launch."""
+    """The kernel `op` launches: SIMT kernels by the SIMT launches, tile kernels by tile_launch."""
     try:
         found = SymbolTable.lookup_symbol(op, kernel)
     except ValueError:
@@ -106,7 +109,9 @@ def _describe(i: int, kernel: SymbolRefAttr, param: Attribute) -> str:
     return f"parameter #{i} of {kernel} ({param})"
 
 
-def check_value(where: str, value: SSAValue, i: int, kernel: SymbolRefAttr, param: Attribute) -> None:
+def check_value(
+    where: str, value: SSAValue, i: int, kernel: SymbolRefAttr, param: Attribute
+) -> None:
     """`value` (named `where` in messages) may be bound to kernel parameter `i`."""
     role = role_of(param)
     got = value.type
@@ -116,14 +121,18 @@ def check_value(where: str, value: SSAValue, i: int, kernel: SymbolRefAttr, para
         )
     if role is Role.SCALAR:
         if got != param:
-            raise VerifyException(f"{where} has type {got}, but {_describe(i, kernel, param)} is a scalar of that type")
+            raise VerifyException(
+                f"{where} has type {got}, "
+                f"but {_describe(i, kernel, param)} is a scalar of that type"
+            )
         return
     expected_host = TensorType
     if role is Role.OUTPUT:
         expected_host = EXCLUSIVE_OUTPUTS[param.name]  # type: ignore[attr-defined]
     if not isinstance(got, expected_host):
         raise VerifyException(
-            f"{where} has type {got}, but {_describe(i, kernel, param)} needs a !{expected_host.name}"
+            f"{where} has type {got}, "
+            f"but {_describe(i, kernel, param)} needs a !{expected_host.name}"
         )
     element = element_type_of(param)
     if element is not None and element != got.element_type:
@@ -133,7 +142,9 @@ def check_value(where: str, value: SSAValue, i: int, kernel: SymbolRefAttr, para
         )
     problem = _shape_problem(param, got)
     if problem:
-        raise VerifyException(f"{where} has type {got}, but {_describe(i, kernel, param)} {problem}")
+        raise VerifyException(
+            f"{where} has type {got}, but {_describe(i, kernel, param)} {problem}"
+        )
 
 
 def _shape_problem(param: Attribute, got: Attribute) -> str | None:
@@ -158,7 +169,9 @@ def bind_all(op: Operation, kernel: SymbolRefAttr, args: Sequence[SSAValue]) -> 
     """`host.prepare`: every kernel parameter, in order, from `args`."""
     params = kernel_params(lookup_kernel(op, kernel))
     if len(args) != len(params):
-        raise VerifyException(f"{kernel} takes {len(params)} arguments, but args(...) has {len(args)}")
+        raise VerifyException(
+            f"{kernel} takes {len(params)} arguments, but args(...) has {len(args)}"
+        )
     for i, (value, param) in enumerate(zip(args, params)):
         check_value(f"argument #{i}", value, i, kernel, param)
 
@@ -170,7 +183,9 @@ def bind_ins_outs(
     params = kernel_params(lookup_kernel(op, kernel))
     for i, param in enumerate(params):
         if role_of(param) is None:
-            raise VerifyException(f"{_describe(i, kernel, param)} has a type no host launch can bind")
+            raise VerifyException(
+                f"{_describe(i, kernel, param)} has a type no host launch can bind"
+            )
     n_out = sum(1 for p in params if role_of(p) is Role.OUTPUT)
     n_in = len(params) - n_out
     if len(ins) != n_in or len(outs) != n_out:

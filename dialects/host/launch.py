@@ -96,7 +96,7 @@ class StreamOp(IRDLOperation):
 
 @irdl_op_definition
 class SyncOnOp(IRDLOperation):
-    """`host.sync_on %s`: wait until every launch on `%s` has finished; its results become readable."""
+    """`host.sync_on %s`: wait for every launch on `%s`; their results become readable."""
 
     name = "host.sync_on"
     stream = operand_def(StreamType())
@@ -141,7 +141,7 @@ class PrepareOp(IRDLOperation):
 
 
 def verify_launch(op: IRDLOperation, ins: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:
-    """What every launch checks: operand kinds, rule 3, and the binding to the kernel's parameters."""
+    """What every launch checks: operand kinds, rule 3, the binding to the kernel's parameters."""
     for i, value in enumerate(ins):
         if not isinstance(value.type, TensorType) and not kernels.is_scalar(value.type):
             raise VerifyException(

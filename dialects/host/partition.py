@@ -26,7 +26,8 @@ from ferrox.dialects.host.types import PartitionType, StreamType, TensorType, fo
 def _verify_same_tensor(tensor: TensorType, partition: PartitionType) -> None:
     if tensor.element_type != partition.element_type or tensor.get_shape() != partition.get_shape():
         raise VerifyException(
-            f"partition {partition} does not cover tensor {tensor}: element type and shape must match"
+            f"partition {partition} does not cover tensor {tensor}: "
+            "element type and shape must match"
         )
 
 
@@ -43,13 +44,14 @@ class PartitionOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        assert isinstance(self.source.type, TensorType) and isinstance(self.result.type, PartitionType)
+        assert isinstance(self.source.type, TensorType)
+        assert isinstance(self.result.type, PartitionType)
         _verify_same_tensor(self.source.type, self.result.type)
 
 
 @irdl_op_definition
 class UnpartitionOp(IRDLOperation):
-    """`%t = host.unpartition %p : !host.partition<...> -> !host.tensor<...>`: moves `%p`, gives the tensor back."""
+    """`%t = host.unpartition %p : !host.partition<..> -> !host.tensor<..>`: moves `%p` back."""
 
     name = "host.unpartition"
     source = operand_def(PartitionType)
@@ -57,7 +59,8 @@ class UnpartitionOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        assert isinstance(self.source.type, PartitionType) and isinstance(self.result.type, TensorType)
+        assert isinstance(self.source.type, PartitionType)
+        assert isinstance(self.result.type, TensorType)
         _verify_same_tensor(self.result.type, self.source.type)
 
 
@@ -97,7 +100,8 @@ class TileLaunchOp(IRDLOperation):
 def grid_of(op: TileLaunchOp) -> tuple[int | None, ...]:
     """The launch grid known statically (`None` where a dimension is `?`)."""
     grids = [o.type.grid() for o in op.outs]  # type: ignore[attr-defined]
-    return tuple(next((g[d] for g in grids if g[d] is not None), None) for d in range(len(grids[0])))
+    rank = len(grids[0])
+    return tuple(next((g[d] for g in grids if g[d] is not None), None) for d in range(rank))
 
 
 def _grid(grid: tuple[int | None, ...]) -> str:

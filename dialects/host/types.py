@@ -1,8 +1,8 @@
 """Host types: owned tensors, their partitions, streams and prepared launches.
 
 A tensor or partition value is *owned*: `verify-ownership` tracks its moves. A stream or a prepared
-launch is a plain copyable handle. Dimensions are written `[1024, ?]`; `?` (stored as `DYNAMIC_INDEX`, as in
-xDSL's builtin shaped types) is resolved at run time.
+launch is a plain copyable handle. Dimensions are written `[1024, ?]`; `?` (stored as
+`DYNAMIC_INDEX`, as in xDSL's builtin shaped types) is resolved at run time.
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ def _print_dims(printer: Printer, dims: Dims) -> None:
     printer.print_string(format_dims([d.data for d in dims.data]))
 
 
-def _located(parser: AttrParser, start: int, cls: type[ParametrizedAttribute], params: tuple) -> tuple:
+def _located(
+    parser: AttrParser, start: int, cls: type[ParametrizedAttribute], params: tuple
+) -> tuple:
     """Run the type's verifier while the parser still knows where the type was written."""
     try:
         cls.new(params).verify()
@@ -192,7 +194,7 @@ class PartitionType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class StreamType(ParametrizedAttribute, TypeAttribute):
-    """`!host.stream`: an ordered queue of launches; work on it is done only after `host.sync_on`."""
+    """`!host.stream`: an ordered queue of launches, done only after `host.sync_on`."""
 
     name = "host.stream"
 
@@ -217,7 +219,9 @@ class PreparedType(ParametrizedAttribute, TypeAttribute):
         with parser.in_angle_brackets():
             kernel = parser.parse_attribute()
         if not isinstance(kernel, SymbolRefAttr):
-            parser.raise_error(f"expected a kernel symbol such as @vecadd, got {kernel}", start, parser.pos)
+            parser.raise_error(
+                f"expected a kernel symbol such as @vecadd, got {kernel}", start, parser.pos
+            )
         return (kernel,)
 
     def print_parameters(self, printer: Printer) -> None:

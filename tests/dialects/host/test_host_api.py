@@ -115,3 +115,30 @@ def test_kernel_parameter_roles(module):
     (launch,) = ops_of(module, LaunchOp)
     params = kernel_params(lookup_kernel(launch, launch.kernel))
     assert [role_of(p) for p in params] == [Role.INPUT, Role.INPUT, Role.OUTPUT, Role.SCALAR]
+
+
+def test_verify_ownership_reports_every_violation_at_once():
+    from ferrox.diagnostics import DiagnosticError
+    from ferrox.passes.verify_ownership import VerifyOwnershipPass
+
+    ctx = make_context()
+    m = parse_module(
+        ctx,
+        """
+func.func @f(%t: !host.tensor<f32, [64]>, %u: !host.tensor<f32, [64]>) {
+  %p = host.partition %t : !host.tensor<f32, [64]> -> !host.partition<f32, [64], [64]>
+  host.print %t : !host.tensor<f32, [64]>
+  %q = host.partition %u : !host.tensor<f32, [64]> -> !host.partition<f32, [64], [64]>
+  %q2 = host.partition %u : !host.tensor<f32, [64]> -> !host.partition<f32, [64], [64]>
+  func.return
+}
+""",
+        "prog.mlir",
+    )
+    with pytest.raises(DiagnosticError) as info:
+        VerifyOwnershipPass().apply(ctx, m)
+    found = [(d.message, d.loc.line, [(n.message, n.loc.line) for n in d.notes]) for d in info.value.diagnostics]
+    assert found == [
+        ("use of moved value: %t", 4, [("value moved here", 3), ("value used here after move", 4)]),
+        ("use of moved value: %u", 6, [("value moved here", 5), ("value used here after move", 6)]),
+    ]
