@@ -37,6 +37,7 @@ FERROX_PASSES = {
     "convert-nvvm-to-llvm": "ferrox.lowering.nvvm_to_llvm:ConvertNvvmToLLVMPass",
     "convert-to-llvm": "ferrox.lowering.to_llvm:ConvertToLLVMPass",
     "lower-to-llvm": "ferrox.lowering.pipeline:LowerToLLVMPass",
+    "extract-device-code": "ferrox.lowering.pipeline:ExtractDeviceCodePass",
 }
 
 FERROX_TARGETS = {
