@@ -220,24 +220,27 @@ def run_simt_kernel(
     body = op.body
     bx, by, bz = block3
     tids = [(x, y, z) for z, y, x in product(range(bz), range(by), range(bx))]
-    with np.errstate(all="ignore"):
-        for linear_block, (z, y, x) in enumerate(product(*(range(g) for g in reversed(grid3)))):
-            state = BlockState((x, y, z), linear_block)
-            base.block = state
-            threads = [ThreadCtx(tid, state.bid, i) for i, tid in enumerate(tids)]
-            if cooperative:
+    def run_thread(ctx: ThreadCtx) -> None:  # on its own OS thread, cooperatively
+        interp = base.fork()
+        interp.thread = ctx
+        interp.run_ssacfg_region(body, values)
 
-                def run_thread(ctx: ThreadCtx) -> None:
-                    interp = base.fork()
-                    interp.thread = ctx
-                    interp.run_ssacfg_region(body, values)
+    def run_one(ctx: ThreadCtx) -> None:  # in turn, on this thread
+        base.thread = ctx
+        base.env = {}
+        base.run_ssacfg_region(body, values)
 
-                Cooperative(state, threads, run_thread).run()
-            else:
-
-                def run_one(ctx: ThreadCtx) -> None:
-                    base.thread = ctx
-                    base.env = {}
-                    base.run_ssacfg_region(body, values)
-
-                run_sequential(threads, run_one)
+    pool = Cooperative(run_thread, len(tids)) if cooperative else None
+    try:
+        with np.errstate(all="ignore"):
+            for linear_block, (z, y, x) in enumerate(product(*(range(g) for g in reversed(grid3)))):
+                state = BlockState((x, y, z), linear_block)
+                base.block = state
+                threads = [ThreadCtx(tid, state.bid, i) for i, tid in enumerate(tids)]
+                if pool is not None:
+                    pool.run(state, threads)
+                else:
+                    run_sequential(threads, run_one)
+    finally:
+        if pool is not None:
+            pool.close()

@@ -6,20 +6,22 @@ order is one of the interleavings the GPU may choose, and the only ordering it p
 threads without a barrier is none (a thread that spins on memory another thread of the launch
 will write can hang here, as it may on the GPU).
 
-A kernel with them runs `Cooperative`: each GPU thread of the block gets its own OS thread,
-but exactly one of them runs at any moment, passing control back to the scheduler when it
-reaches a barrier, a warp collective, or its end. The scheduler resumes threads in order of
-their linear id, releases a warp when all of its present lanes wait at one collective (a lane
-that has exited, or is missing from a partial last warp, does not take part) and the block when
-all of its threads wait at one barrier. Hand-offs are strict, so the run is deterministic and
-free of interpreter-level races; every interleaving it produces is one the GPU allows. Anything
-else is a deadlock on the GPU (`__syncthreads` reached by part of the block, a warp split over
-two collectives, lanes waiting at a shuffle for lanes waiting at a barrier) and is raised as
-`KernelDeadlock`, naming who waits where.
+A kernel with them runs `Cooperative`: each GPU thread of the block gets its own OS thread
+(xDSL's interpreter is recursive, so a thread stopped inside an `scf.for` at a barrier needs
+its own stack; Python generators would need every region op rewritten), but exactly one of
+them runs at any moment: it stops at a barrier, a warp collective, or its end, and wakes the
+next runnable thread in order of linear id. A warp is released when all of its present lanes
+wait at one collective (a lane that has exited, or is missing from a partial last warp, takes
+no part), the block when all of its threads wait at one barrier. Hand-offs are strict, so a
+run is deterministic and free of interpreter-level races, and every interleaving it produces
+is one the GPU allows. Anything else is a deadlock on the GPU (`__syncthreads` reached by part
+of the block, a warp split over two collectives, lanes waiting at a shuffle for lanes waiting
+at a barrier) and is raised as `KernelDeadlock`, naming who waits where.
 """
 
 from __future__ import annotations
 
+import _thread
 import threading
 from collections.abc import Callable, Sequence
 
@@ -38,28 +40,30 @@ def run_sequential(threads: Sequence[ThreadCtx], body: Callable[[ThreadCtx], Non
 
 
 class _Abort(BaseException):
-    """Unwinds a waiting thread when its block is given up (another thread faulted)."""
+    """Unwinds a waiting thread when the launch is given up (another thread faulted)."""
 
 
 class _Worker:
-    __slots__ = ("ctx", "state", "op", "payload", "result", "go", "error", "os")
+    """One OS thread, running one GPU thread of each block in turn."""
 
-    def __init__(self, ctx: ThreadCtx):
-        self.ctx = ctx
-        self.state = RUNNING
+    __slots__ = ("ctx", "state", "op", "payload", "result", "go", "exited")
+
+    def __init__(self):
+        self.ctx: ThreadCtx | None = None
+        self.state = DONE
         self.op: Operation | None = None
         self.payload = None
         self.result = None
-        self.error: BaseException | None = None
         self.go = threading.Lock()
         self.go.acquire()
-        self.os: threading.Thread | None = None
+        self.exited = threading.Lock()
+        self.exited.acquire()
 
 
 def _release(lock: threading.Lock) -> None:
     try:
         lock.release()
-    except RuntimeError:  # only while abandoning a block: two threads signalled at once
+    except RuntimeError:  # only while giving a launch up: a lock signalled twice
         pass
 
 
@@ -81,19 +85,24 @@ def describe(workers: Sequence[_Worker]) -> str:
 
 
 class Cooperative:
-    """One block's threads on OS threads that take turns (see the module docstring)."""
+    """The blocks of one launch, each on OS threads that take turns (see the module docstring).
 
-    def __init__(self, block: BlockState, threads: Sequence[ThreadCtx], body: Callable[[ThreadCtx], None]):
-        self.block = block
+    Control passes from thread to thread directly (the one that stops picks and wakes the next:
+    one OS context switch per turn), and back to the launching thread only when the block has
+    finished or failed. The OS threads are made once per launch and serve every block.
+    """
+
+    def __init__(self, body: Callable[[ThreadCtx], None], size: int):
         self.body = body
-        self.workers = [_Worker(ctx) for ctx in threads]
-        for ctx in threads:
-            ctx.sync = self
+        self.workers = [_Worker() for _ in range(size)]
+        self.started = False
+        self.block: BlockState | None = None
         self.back = threading.Lock()
         self.back.acquire()
-        self.abandoned = False
+        self.closed = False
+        self.error: BaseException | None = None
 
-    # --- called on a GPU thread's own OS thread -----------------------------------------------
+    # --- called on a GPU thread's own OS thread, while it holds control ----------------------
     def barrier(self, ctx: ThreadCtx, op: Operation) -> None:
         w = self.workers[ctx.linear]
         w.state, w.op = BARRIER, op
@@ -107,61 +116,85 @@ class Cooperative:
         return w.result
 
     def _pause(self, w: _Worker) -> None:
-        _release(self.back)
+        self._hand_off(w)
         w.go.acquire()
-        if self.abandoned:
+        if self.closed:
             raise _Abort()
 
     def _main(self, w: _Worker) -> None:
-        w.go.acquire()
         try:
-            if not self.abandoned:
-                with np.errstate(all="ignore"):
-                    self.body(w.ctx)
-            w.state = DONE
-        except _Abort:
-            w.state = DONE
-        except BaseException as e:  # handed to the scheduler, which raises it
-            w.error, w.state = e, FAILED
-        finally:
-            if not self.abandoned:
-                _release(self.back)
-
-    # --- the scheduler, on the launching thread --------------------------------------------
-    def run(self) -> None:
-        for w in self.workers:
-            w.os = threading.Thread(target=self._main, args=(w,), daemon=True, name=f"gpu-thread-{w.ctx.linear}")
-            w.os.start()
-        finished = False
-        try:
-            self._schedule()
-            finished = True
-        finally:
-            if not finished:
-                self.abandoned = True
-                for w in self.workers:
-                    if w.state not in (DONE, FAILED):
-                        _release(w.go)
-            for w in self.workers:
-                w.os.join(None if finished else 5.0)
-
-    def _schedule(self) -> None:
-        workers = self.workers
-        while True:
-            ran = False
-            for w in workers:
-                if w.state is RUNNING:
-                    ran = True
-                    w.go.release()
-                    self.back.acquire()
-                    if w.state is FAILED:
-                        raise w.error  # type: ignore[misc]
-                    if w.state is not BARRIER:
-                        self._release_warp(w.ctx.linear >> 5)
-            if not ran:
-                if all(w.state is DONE for w in workers):
+            while True:
+                w.go.acquire()
+                if self.closed:
                     return
-                self._release_barrier()
+                try:
+                    with np.errstate(all="ignore"):
+                        self.body(w.ctx)
+                except _Abort:
+                    return
+                except BaseException as e:  # handed to the launching thread, which raises it
+                    w.state, self.error = FAILED, e
+                    _release(self.back)
+                    return
+                w.state = DONE
+                self._hand_off(w)
+        finally:
+            w.exited.release()
+
+    def _hand_off(self, w: _Worker) -> None:
+        """Wake the next thread to run, or the launching thread when the block is over."""
+        try:
+            if w.state is not BARRIER:
+                self._release_warp(w.ctx.linear >> 5)
+            following = self._pick(w.ctx.linear)
+        except Exception as e:  # a deadlock (or a bug here): the launching thread raises it
+            self.error, following = e, None
+        if following is None:
+            _release(self.back)
+        else:
+            following.go.release()
+
+    def _pick(self, current: int) -> _Worker | None:
+        """The next runnable thread after `current` in linear order, wrapping around; at the end
+        of a round with nobody runnable, release the barrier (or raise the deadlock)."""
+        workers = self.workers
+        for i in range(current + 1, len(workers)):
+            if workers[i].state is RUNNING:
+                return workers[i]
+        for i in range(current + 1):
+            if workers[i].state is RUNNING:
+                return workers[i]
+        if all(w.state is DONE for w in workers):
+            return None
+        self._release_barrier()
+        return workers[0]
+
+    # --- the launching thread ----------------------------------------------------------------
+    def run(self, block: BlockState, threads: Sequence[ThreadCtx]) -> None:
+        """Run one block to its end; raise what a thread raised, or the deadlock."""
+        assert len(threads) == len(self.workers)
+        self.block = block
+        for w, ctx in zip(self.workers, threads):
+            ctx.sync = self
+            w.ctx, w.state, w.op, w.payload, w.result = ctx, RUNNING, None, None, None
+        if not self.started:
+            self.started = True
+            for w in self.workers:
+                _thread.start_new_thread(self._main, (w,))
+        self.workers[0].go.release()
+        self.back.acquire()
+        if self.error is not None:
+            raise self.error
+
+    def close(self) -> None:
+        """End every OS thread (unwinding those still waiting in a failed block)."""
+        self.closed = True
+        if not self.started:
+            return
+        for w in self.workers:
+            _release(w.go)
+        for w in self.workers:
+            w.exited.acquire(timeout=5.0)
 
     def _release_warp(self, warp: int) -> None:
         lanes = self.workers[warp * 32 : warp * 32 + 32]
@@ -207,4 +240,4 @@ class Cooperative:
             groups.setdefault(id(w.op), []).append(w)
         notes = [(ws[0].op, f"{describe(ws)} wait here at '{ws[0].op.name}'") for ws in groups.values()]
         first = waiting[0]
-        return KernelDeadlock(first.op, message, self.block.bid, first.ctx.tid, notes)
+        return KernelDeadlock(first.op, message, self.block.bid if self.block else None, first.ctx.tid, notes)
