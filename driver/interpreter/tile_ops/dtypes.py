@@ -158,7 +158,7 @@ def float_to_int(x: np.ndarray, width: int) -> np.ndarray:
     x64 = x.astype(F64)
     limit = float(1 << (width - 1))  # exact in float64
     inside = (x64 > -limit) & (x64 < limit)  # false for NaN
-    result = np.trunc(np.where(inside, x64, 0.0)).astype(np.int64)
+    result = np.asarray(np.trunc(np.where(inside, x64, 0.0)), dtype=np.int64)
     result[x64 >= limit] = (1 << (width - 1)) - 1
     result[x64 <= -limit] = -(1 << (width - 1))
     return result.astype(_INTS[width])
