@@ -9,31 +9,32 @@ skips it runs here as it would on the GPU, and may trap.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from itertools import product
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import _InterpreterFunctionImpls
 from xdsl.interpreters.cf import CfFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Operation
 
 from ferrox.dialects import simt
-from ferrox.dialects.simt.types import AtomicSliceType, DisjointSliceType, PtrType, SharedArrayType, SliceType
+from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.driver.interpreter.arguments import bind_args
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
 from ferrox.driver.interpreter.atomic_ops import AtomicFunctions
 from ferrox.driver.interpreter.collective_ops import CollectiveFunctions
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
 from ferrox.driver.interpreter.machine import BlockState, LaunchState, Program, SimtInterpreter, ThreadCtx
 from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
-from ferrox.driver.interpreter.memory import Buffer
 from ferrox.driver.interpreter.simt_ops import SimtFunctions
 from ferrox.driver.interpreter.threads import Cooperative, run_sequential
-from ferrox.driver.interpreter.values import accepts, float_dtype, int_width, signed, storage_dtype
+from ferrox.driver.interpreter.values import storage_dtype
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK = (1024, 1024, 64)
@@ -51,8 +52,10 @@ FUNCTIONS = (
 )
 
 
+@functools.cache
 def interpreter_functions() -> _InterpreterFunctionImpls:
-    """The implementation table every SIMT thread runs on (extensible by the host runner)."""
+    """The implementation table every SIMT thread runs on (built once; not to be mutated).
+    To add or override implementations, build your own from `FUNCTIONS` and yours."""
     impls = _InterpreterFunctionImpls()
     for functions in FUNCTIONS:
         impls.register_from(functions(), override=False)
@@ -131,71 +134,6 @@ def check_launch(kernel: simt.KernelOp, grid: Dim3, block: Dim3, shared_bytes: i
         raise LaunchError(f"{name} allocates {static} bytes of static shared memory; the limit is {STATIC_SHARED_LIMIT}")
 
 
-def _flat(array: Any, what: str, writable: bool) -> np.ndarray:
-    if not isinstance(array, np.ndarray):
-        raise LaunchError(f"{what} takes a NumPy array, got {type(array).__name__}")
-    if array.ndim != 1:
-        if not array.flags.c_contiguous:
-            raise LaunchError(f"{what} takes a 1-D or C-contiguous array, got a strided {array.ndim}-D view")
-        array = array.reshape(-1)
-    if writable and not array.flags.writeable:
-        raise LaunchError(f"{what} is written by the kernel, but the array is read-only")
-    return array
-
-
-def _scalar(value: Any, t: Attribute, what: str) -> Any:
-    width = int_width(t)
-    if width is not None:
-        if width == 1:
-            if isinstance(value, bool | np.bool_) or value in (0, 1):
-                return bool(value)
-            raise LaunchError(f"{what} is an i1, got {value!r}")
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-            raise LaunchError(f"{what} is an integer ({t}), got {value!r}")
-        lo = -(1 << (width - 1))
-        hi = (1 << (width - 1)) - 1 if isinstance(t, IndexType) else (1 << width) - 1
-        if not lo <= int(value) <= hi:
-            raise LaunchError(f"{what} = {int(value)} does not fit {t}")
-        return signed(int(value), width)
-    dtype = float_dtype(t)
-    if dtype is not None:
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
-            raise LaunchError(f"{what} is a float ({t}), got {value!r}")
-        with np.errstate(over="ignore"):
-            converted = dtype.type(value)
-        if np.isinf(converted) and np.isfinite(value):
-            raise LaunchError(f"{what} = {value!r} overflows {t}")
-        return converted
-    raise LaunchError(f"{what} has type {t}, which the interpreter cannot take as an argument")
-
-
-def bind_args(kernel: simt.KernelOp, args: Sequence[Any]) -> list[Any]:
-    params = kernel.params
-    name = f"@{kernel.sym_name.data}"
-    if len(args) != len(params):
-        raise LaunchError(f"{name} takes {len(params)} arguments, got {len(args)}")
-    values: list[Any] = []
-    for i, (param, value) in enumerate(zip(params, args)):
-        t = param.type
-        label = f"%{param.name_hint}" if param.name_hint else f"argument {i}"
-        what = f"{label} (argument {i} of {name})"
-        if isinstance(t, SliceType | DisjointSliceType | AtomicSliceType | PtrType):
-            writable = not isinstance(t, SliceType)
-            array = _flat(value, what, writable)
-            if not accepts(t.element_type, array.dtype):
-                raise LaunchError(f"{what} holds {t.element_type}, but the array's dtype is {array.dtype}")
-            if not writable:
-                array = array.view()
-                array.flags.writeable = False
-            buffer = Buffer(array, t.element_type, label)
-            if isinstance(t, DisjointSliceType):
-                buffer.owner = np.full(buffer.length, -1, dtype=np.int64)
-            values.append(buffer)
-        else:
-            values.append(_scalar(value, t, what))
-    return values
-
-
 def run_simt_kernel(
     module: ModuleOp,
     kernel: str,
@@ -206,8 +144,12 @@ def run_simt_kernel(
 ) -> None:
     """Run `kernel` over the whole grid on NumPy arrays; slices are written in place.
 
-    Raises `LaunchError` before anything runs, or a `KernelFault` (`KernelTrap`,
-    `KernelDeadlock`, `KernelRace`) at the op where a thread went wrong.
+    `args` follow the kernel's parameters: a NumPy array for each slice or pointer (1-D, or a
+    C-contiguous array taken flat; the dtype of the element type, integers signed or unsigned),
+    a number for each scalar. `shared_bytes` is the launch's dynamic shared memory: no simt op
+    addresses it, so it is only checked. Raises `LaunchError` before anything runs, or a
+    `KernelFault` (`KernelTrap`, `KernelDeadlock`, `KernelRace`) at the op where a thread
+    went wrong; what the threads before it wrote stays written, as on the GPU.
     """
     op = find_kernel(module, kernel)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
@@ -220,6 +162,7 @@ def run_simt_kernel(
     body = op.body
     bx, by, bz = block3
     tids = [(x, y, z) for z, y, x in product(range(bz), range(by), range(bx))]
+
     def run_thread(ctx: ThreadCtx) -> None:  # on its own OS thread, cooperatively
         interp = base.fork()
         interp.thread = ctx

@@ -46,7 +46,7 @@ class _Abort(BaseException):
 class _Worker:
     """One OS thread, running one GPU thread of each block in turn."""
 
-    __slots__ = ("ctx", "state", "op", "payload", "result", "go", "exited")
+    __slots__ = ("ctx", "state", "op", "payload", "result", "go", "exited", "started")
 
     def __init__(self):
         self.ctx: ThreadCtx | None = None
@@ -58,6 +58,7 @@ class _Worker:
         self.go.acquire()
         self.exited = threading.Lock()
         self.exited.acquire()
+        self.started = False
 
 
 def _release(lock: threading.Lock) -> None:
@@ -89,13 +90,13 @@ class Cooperative:
 
     Control passes from thread to thread directly (the one that stops picks and wakes the next:
     one OS context switch per turn), and back to the launching thread only when the block has
-    finished or failed. The OS threads are made once per launch and serve every block.
+    finished or failed. The OS threads are made once per launch and serve every block; each is
+    started when its first turn comes, so that a thousand new threads never queue for the GIL.
     """
 
     def __init__(self, body: Callable[[ThreadCtx], None], size: int):
         self.body = body
         self.workers = [_Worker() for _ in range(size)]
-        self.started = False
         self.block: BlockState | None = None
         self.back = threading.Lock()
         self.back.acquire()
@@ -152,7 +153,13 @@ class Cooperative:
         if following is None:
             _release(self.back)
         else:
-            following.go.release()
+            self._wake(following)
+
+    def _wake(self, w: _Worker) -> None:
+        if not w.started:
+            w.started = True
+            _thread.start_new_thread(self._main, (w,))
+        w.go.release()
 
     def _pick(self, current: int) -> _Worker | None:
         """The next runnable thread after `current` in linear order, wrapping around; at the end
@@ -177,11 +184,7 @@ class Cooperative:
         for w, ctx in zip(self.workers, threads):
             ctx.sync = self
             w.ctx, w.state, w.op, w.payload, w.result = ctx, RUNNING, None, None, None
-        if not self.started:
-            self.started = True
-            for w in self.workers:
-                _thread.start_new_thread(self._main, (w,))
-        self.workers[0].go.release()
+        self._wake(self.workers[0])
         self.back.acquire()
         if self.error is not None:
             raise self.error
@@ -189,11 +192,10 @@ class Cooperative:
     def close(self) -> None:
         """End every OS thread (unwinding those still waiting in a failed block)."""
         self.closed = True
-        if not self.started:
-            return
-        for w in self.workers:
+        started = [w for w in self.workers if w.started]
+        for w in started:
             _release(w.go)
-        for w in self.workers:
+        for w in started:
             w.exited.acquire(timeout=5.0)
 
     def _release_warp(self, warp: int) -> None:
