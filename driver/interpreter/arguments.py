@@ -72,7 +72,11 @@ def bind_args(kernel: simt.KernelOp, args: Sequence[Any]) -> list[Any]:
         if isinstance(t, SliceType | DisjointSliceType | AtomicSliceType | PtrType):
             writable = not isinstance(t, SliceType)
             array = _flat(value, what, writable)
-            if not accepts(t.element_type, array.dtype):
+            try:
+                ok = accepts(t.element_type, array.dtype)
+            except TypeError as e:
+                raise LaunchError(f"{what}: {e}") from None
+            if not ok:
                 raise LaunchError(f"{what} holds {t.element_type}, but the array's dtype is {array.dtype}")
             if not writable:
                 array = array.view()

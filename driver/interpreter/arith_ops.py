@@ -22,6 +22,7 @@ from xdsl.interpreter import PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.ir import Operation
 
+from ferrox.driver.interpreter.errors import KernelFault
 from ferrox.driver.interpreter.machine import SimtInterpreter
 from ferrox.driver.interpreter.values import (
     float_bits,
@@ -78,7 +79,7 @@ class FerroxArithFunctions(ArithFunctions):
             return (interp.static(op, _dtype).type(value.value.data),)
         if isinstance(value, IntegerAttr):
             return (signed(value.value.data, interp.static(op, _width)),)
-        raise interp.trap(op, f"the interpreter handles scalar constants only, not {value}")
+        raise interp.trap(op, f"the interpreter handles scalar constants only, not {value}", KernelFault)
 
     # --- integer arithmetic: xDSL's results, the width looked up once per op -------------
     @impl(arith.AddiOp)

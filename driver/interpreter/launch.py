@@ -23,6 +23,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation
 
+from ferrox.diagnostics import location_of
 from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.driver.interpreter.arguments import bind_args
@@ -109,7 +110,10 @@ def static_shared_bytes(bodies: Sequence[Operation]) -> int:
             if isinstance(op, simt.SharedAllocOp):
                 t = op.result.type
                 assert isinstance(t, SharedArrayType)
-                total += t.num_elements * storage_dtype(t.element_type).itemsize
+                try:
+                    total += t.num_elements * storage_dtype(t.element_type).itemsize
+                except TypeError as e:
+                    raise LaunchError(f"{t} at {location_of(op)}: {e}") from None
     return total
 
 

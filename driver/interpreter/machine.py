@@ -22,7 +22,7 @@ from xdsl.interpreter import Interpreter, ReturnedValues, _InterpreterFunctionIm
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from ferrox.driver.interpreter.errors import Dim3, InterpreterError, KernelTrap
+from ferrox.driver.interpreter.errors import Dim3, InterpreterError, KernelFault, KernelTrap
 from ferrox.driver.interpreter.memory import AtomicScopes, Buffer
 
 
@@ -131,7 +131,7 @@ class SimtInterpreter(Interpreter):
         for op in block.ops:
             entry = table.get(type(op))
             if entry is None:
-                raise self.trap(op, f"the interpreter has no implementation of '{op.name}'")
+                raise self.trap(op, f"the interpreter has no implementation of '{op.name}'", KernelFault)
             ft, fn = entry
             operands = tuple(map(id, op.operands))
             fetch = operands[0] if len(operands) == 1 else (operator.itemgetter(*operands) if operands else None)

@@ -97,6 +97,7 @@ _UNARY = {
     mathd.AcosOp: np.arccos,
     mathd.AtanOp: np.arctan,
     mathd.AsinhOp: np.arcsinh,
+    mathd.AcoshOp: np.arccosh,
     mathd.AtanhOp: np.arctanh,
     mathd.CbrtOp: np.cbrt,
     mathd.ErfOp: _erf,

@@ -131,3 +131,34 @@ def test_static_shared_memory_limit(kernel):
 """
     with pytest.raises(LaunchError, match="@big allocates 65536 bytes of static shared memory; the limit is 49152"):
         run_simt_kernel(kernel(text), "big", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
+
+
+def test_bf16_slices_have_no_numpy_memory(kernel):
+    text = """
+  simt.kernel @half(%x: !simt.slice<bf16>) {
+    simt.return
+  }
+"""
+    with pytest.raises(LaunchError, match=r"%x \(argument 0 of @half\): bf16 has no NumPy type"):
+        run_simt_kernel(kernel(text), "half", (1, 1, 1), (1, 1, 1), [np.zeros(2, np.float16)])
+
+
+def test_unsupported_ops_are_located_faults(kernel):
+    from ferrox.driver.interpreter import KernelFault, KernelTrap
+
+    text = """
+  simt.kernel @odd(%out: !simt.ptr<f32>, %x: f32) unsafe {
+    %m = memref.alloca() : memref<4xf32>
+    simt.return
+  }
+  simt.kernel @vec(%out: !simt.ptr<f32>) unsafe {
+    %c = arith.constant dense<1.0> : vector<4xf32>
+    simt.return
+  }
+"""
+    module = kernel(text)
+    with pytest.raises(KernelFault, match=r"test.mlir:4:5: error: the interpreter has no implementation of 'memref.alloca'") as info:
+        run_simt_kernel(module, "odd", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32), 2.0])
+    assert not isinstance(info.value, KernelTrap)
+    with pytest.raises(KernelFault, match=r"test.mlir:8:5: error: the interpreter handles scalar constants only"):
+        run_simt_kernel(module, "vec", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
