@@ -1,0 +1,42 @@
+// matmul_f32: C = A @ B in f32, one 64 x 64 tile of C per tile block, with a loop over K in
+// 32-wide steps; zero padding makes a ragged K tile contribute nothing. f32 inputs are not
+// rounded to tf32.
+builtin.module {
+  // doc:begin matmul_f32
+  tile.kernel @matmul_f32(%c: !tile.partition<f32, [64, 64]>, %a: !tile.tensor<f32, [?, ?]>, %b: !tile.tensor<f32, [?, ?]>) {
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : !tile.tensor<f32, [?, ?]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %ktiles = arith.ceildivui %k, %c32 : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [64, 64]>
+    %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [64, 64]>) {
+      %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 32]>
+      %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [32, 64]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<f32, [64, 32]>, !tile.tile<f32, [32, 64]>, !tile.tile<f32, [64, 64]>
+      scf.yield %next : !tile.tile<f32, [64, 64]>
+    }
+    tile.store %acc, %c : !tile.tile<f32, [64, 64]>, !tile.partition<f32, [64, 64]>
+    tile.return
+  }
+  // doc:end
+
+  func.func @main() {
+    %m = host.param "m" = 200 : index
+    %n = host.param "n" = 150 : index
+    %k = host.param "k" = 100 : index
+    %s = host.stream
+    %a = host.random uniform(-1.0, 1.0) seed 61 (%m, %k) : !host.tensor<f32, [?, ?]>
+    %b = host.random uniform(-1.0, 1.0) seed 62 (%k, %n) : !host.tensor<f32, [?, ?]>
+    %c = host.poison(%m, %n) : !host.tensor<f32, [?, ?]>
+    %p = host.partition %c : !host.tensor<f32, [?, ?]> -> !host.partition<f32, [?, ?], [64, 64]>
+    %p2 = host.tile_launch @matmul_f32 on %s ins(%a, %b : !host.tensor<f32, [?, ?]>, !host.tensor<f32, [?, ?]>) outs(%p : !host.partition<f32, [?, ?], [64, 64]>) -> !host.partition<f32, [?, ?], [64, 64]>
+    %c2 = host.unpartition %p2 : !host.partition<f32, [?, ?], [64, 64]> -> !host.tensor<f32, [?, ?]>
+    host.sync_on %s
+    // f32 sums in an unspecified order: compared with the f64 product under a tolerance.
+    host.check %c2, "a.astype(np.float64) @ b.astype(np.float64)" (a = %a : !host.tensor<f32, [?, ?]>, b = %b : !host.tensor<f32, [?, ?]>) rtol 1.0e-04 atol 1.0e-04 : !host.tensor<f32, [?, ?]>
+    func.return
+  }
+}
