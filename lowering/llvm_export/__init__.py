@@ -2,7 +2,8 @@
 
 `to_llvm_ir(module)` is the text LLVM and llvmlite read; `LLVMIRTarget` is `ferrox-opt -t llvm`.
 The module gets the `nvptx64-nvidia-cuda` triple and NVPTX data layout unless it names its own
-(`llvm.target_triple`, `llvm.data_layout`).
+(`llvm.target_triple`, `llvm.data_layout`). Importing this package teaches xDSL's `convert_type`
+builtin `bf16` (LLVM's `bfloat`, see `types`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ferrox.dialects.llvm  # noqa: F401  (registers the PTX calling convention
 from ferrox.lowering.llvm_export.functions import KERNEL_ATTR, LAUNCH_BOUNDS, is_kernel
 from ferrox.lowering.llvm_export.module import NVPTX_DATALAYOUT, NVPTX_TRIPLE, convert_module
 from ferrox.lowering.llvm_export.ops import CONVERGENT_INTRINSIC_PREFIXES, is_convergent_intrinsic
+from ferrox.lowering.llvm_export.types import BFloatType, bf16_bits, intrinsic_suffix
 
 
 def to_llvm_ir(module: ModuleOp) -> str:
@@ -36,13 +38,16 @@ class LLVMIRTarget(Target):
 
 
 __all__ = [
+    "BFloatType",
     "CONVERGENT_INTRINSIC_PREFIXES",
     "KERNEL_ATTR",
     "LAUNCH_BOUNDS",
     "LLVMIRTarget",
     "NVPTX_DATALAYOUT",
     "NVPTX_TRIPLE",
+    "bf16_bits",
     "convert_module",
+    "intrinsic_suffix",
     "is_convergent_intrinsic",
     "is_kernel",
     "to_llvm_ir",

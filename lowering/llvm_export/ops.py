@@ -3,8 +3,10 @@
 Each op that xDSL gets wrong for GPUs or lacks has a converter here; every other op goes to
 xDSL's `convert_op` unchanged. The fixes: a GEP keeps its base pointer's address space (xDSL
 bitcasts it to `ptr`, addrspace 0, which LLVM rejects for `ptr addrspace(1)`); loads and stores
-keep `volatile`, atomic ordering and `syncscope`; calls use the callee's calling convention and
-may be `convergent`; NVVM intrinsics that synchronise (barriers, shuffles, votes) are declared
+keep `volatile`, atomic ordering and `syncscope`; intrinsic ops are named with their mangled
+types (`llvm.floor.v4f32`, `llvm.masked.store.v4f32.p1`; xDSL crashes on a vector or bf16 type,
+or leaves the name bare) and keep their fast-math flags; calls use the callee's calling
+convention and may be `convergent`; NVVM intrinsics that synchronise (barriers, shuffles, votes) are declared
 `convergent` so that no LLVM pass moves them under divergent control flow (DESIGN.md, SIMT rule 7).
 """
 
@@ -17,6 +19,7 @@ from llvmlite.ir.values import Block as LLVMBlock
 from xdsl.backend.llvm.convert_op import (  # pyright: ignore[reportPrivateUsage]
     _BINARY_INTRINSIC_MAP,
     _UNARY_INTRINSIC_MAP,
+    _VECTOR_REDUCE_INTRINSIC_MAP,
     CastInstrWithFlags,
 )
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
@@ -29,6 +32,7 @@ from xdsl.utils.type import get_element_type_or_self
 from ferrox.dialects import llvm as fx
 from ferrox.dialects.llvm.enums import ordering_name
 from ferrox.lowering.llvm_export import instructions as li
+from ferrox.lowering.llvm_export.types import bit_width, intrinsic_suffix
 
 ValueMap = dict[SSAValue, ir.Value]
 
@@ -102,8 +106,7 @@ def _ordering(op: Operation) -> str | None:
 
 
 def _natural_align(typ: ir.Type) -> int:
-    width = getattr(typ, "width", None) or {"half": 16, "float": 32, "double": 64}.get(str(typ), 64)
-    return max(1, width // 8)
+    return max(1, (bit_width(typ) or 64) // 8)
 
 
 def _load(op: llvm.LoadOp, b: ir.IRBuilder, vals: ValueMap) -> None:
@@ -180,35 +183,57 @@ def _cast(name: str) -> Callable[[Operation, ir.IRBuilder, ValueMap], None]:
     return convert
 
 
-def _type_suffix(typ: ir.Type) -> str:
-    if isinstance(typ, ir.VectorType):
-        return f"v{typ.count}{_type_suffix(typ.element)}"
-    if isinstance(typ, ir.IntType):
-        return f"i{typ.width}"
-    return {"half": "f16", "float": "f32", "double": "f64", "bfloat": "bf16"}[str(typ)]
+def _fastmath(op: Operation) -> list[str]:
+    flags = op.properties.get("fastmathFlags")
+    return [f.value for f in flags.data] if isinstance(flags, llvm.FastMathAttr) else []
 
 
 def _intrinsic(op: fx.IntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     args = [vals[v] for v in op.operands]
     args += [ir.Constant(ir.IntType(1), op.properties[name].value.data != 0) for name in op.IMMEDIATES]
     result = convert_type(op.results[0].type)
-    name = f"{op.INTRINSIC}.{_type_suffix(result)}"
+    name = f"{op.INTRINSIC}.{intrinsic_suffix(result)}"
     fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
-    fastmath = op.properties.get("fastmathFlags")
-    flags = [f.value for f in fastmath.data] if isinstance(fastmath, llvm.FastMathAttr) else []
-    vals[op.results[0]] = b.call(fn, args, fastmath=flags)
+    vals[op.results[0]] = b.call(fn, args, fastmath=_fastmath(op))
+
+
+_XDSL_INTRINSICS: dict[type[Operation], str] = {
+    **_UNARY_INTRINSIC_MAP,
+    **_BINARY_INTRINSIC_MAP,
+    llvm.FMAOp: "llvm.fma",
+}
+"""xDSL's float intrinsic ops; each intrinsic is overloaded on the result type alone."""
 
 
 def _xdsl_intrinsic(op: Operation, b: ir.IRBuilder, vals: ValueMap) -> None:
-    """xDSL's float intrinsic ops, with their fast-math flags (xDSL drops them, and NVPTX lowers
-    `llvm.sin` only under `afn`)."""
+    """xDSL's float intrinsic ops, mangled with their type (xDSL's exporter crashes on a vector,
+    `llvm.floor.v4f32`) and with their fast-math flags (it drops them, and NVPTX lowers `llvm.sin`
+    only under `afn`)."""
     args = [vals[v] for v in op.operands]
-    name = (_UNARY_INTRINSIC_MAP | _BINARY_INTRINSIC_MAP)[type(op)]
     result = convert_type(op.results[0].type)
-    fn = b.module.declare_intrinsic(name, [result], ir.FunctionType(result, [a.type for a in args]))
-    fastmath = op.properties.get("fastmathFlags")
-    flags = [f.value for f in fastmath.data] if isinstance(fastmath, llvm.FastMathAttr) else []
-    vals[op.results[0]] = b.call(fn, args, fastmath=flags)
+    name = f"{_XDSL_INTRINSICS[type(op)]}.{intrinsic_suffix(result)}"
+    fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
+    vals[op.results[0]] = b.call(fn, args, fastmath=_fastmath(op))
+
+
+def _vector_reduce(op: llvm.VectorReduceOperation, b: ir.IRBuilder, vals: ValueMap) -> None:
+    """`llvm.vector.reduce.fadd.v4f32(start, v)`, mangled with the vector type; it adds the lanes
+    in order unless the op says `reassoc` (xDSL drops the flags)."""
+    start, vector = vals[op.start_value], vals[op.vector]
+    name = f"{_VECTOR_REDUCE_INTRINSIC_MAP[type(op)]}.{intrinsic_suffix(vector.type)}"
+    fn = _declare(b.module, op, name, ir.FunctionType(start.type, [start.type, vector.type]))
+    vals[op.res] = b.call(fn, [start, vector], fastmath=_fastmath(op))
+
+
+def _masked_store(op: llvm.MaskedStoreOp, b: ir.IRBuilder, vals: ValueMap) -> None:
+    """`llvm.masked.store.v4f32.p1(value, ptr, i32 align, mask)`, mangled with the value and pointer
+    types (xDSL leaves the name bare). LLVM 22 moved the alignment onto the pointer; its IR reader
+    upgrades this form."""
+    value, ptr, mask = vals[op.value], vals[op.data], vals[op.mask]
+    align = ir.Constant(ir.IntType(32), op.alignment.value.data)
+    name = f"llvm.masked.store.{intrinsic_suffix(value.type)}.{intrinsic_suffix(ptr.type)}"
+    fnty = ir.FunctionType(ir.VoidType(), [value.type, ptr.type, align.type, mask.type])
+    b.call(_declare(b.module, op, name, fnty), [value, ptr, align, mask])
 
 
 def _declare(module: ir.Module, op: Operation, name: str, fnty: ir.FunctionType) -> ir.Function:
@@ -287,6 +312,9 @@ _CONVERTERS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap],
     llvm.CallIntrinsicOp: _call_intrinsic,
     llvm.InlineAsmOp: _inline_asm,
     llvm.CallOp: _call,
+    llvm.VectorReduceFAddOp: _vector_reduce,
+    llvm.VectorReduceFMulOp: _vector_reduce,
+    llvm.MaskedStoreOp: _masked_store,
     fx.AtomicRMWOp: _atomicrmw,
     fx.CmpXchgOp: _cmpxchg,
     fx.FenceOp: _fence,
@@ -308,7 +336,7 @@ def convert_op(op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict[Bloc
         convert(op, b, vals)
     elif isinstance(op, fx.IntrinsicOp):
         _intrinsic(op, b, vals)
-    elif type(op) in _UNARY_INTRINSIC_MAP or type(op) in _BINARY_INTRINSIC_MAP:
+    elif type(op) in _XDSL_INTRINSICS:
         _xdsl_intrinsic(op, b, vals)
     elif not op.name.startswith("llvm."):
         raise ExportError(

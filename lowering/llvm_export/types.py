@@ -1,0 +1,68 @@
+"""LLVM types that llvmlite lacks, and the type mangling of overloaded intrinsic names.
+
+llvmlite has no `bfloat`, and xDSL's `convert_type` rejects builtin `bf16` ("Type not
+supported"), yet bf16 is what the tile track's tensor-core matmul feeds to `mma.sync`.
+`BFloatType` prints LLVM's `bfloat` and its constants in LLVM's exact `0xRXXXX` form (LLVM reads
+a decimal bfloat constant only when the double converts exactly); registering it in xDSL's type
+table makes every converter that calls `convert_type` (functions, globals, casts, constants,
+vectors, structs) accept it.
+
+`intrinsic_suffix` is LLVM's name mangling of an overload type (`f32`, `v4f32`, `v2bf16`, `p1`):
+llvmlite's `declare_intrinsic` and xDSL's `intrinsic_suffix` know only scalar int/half/float/
+double and crash on a vector or bfloat.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from xdsl.backend.llvm.convert_type import (  # pyright: ignore[reportPrivateUsage]
+    _TYPE_CONVERTERS,
+)
+from xdsl.dialects.builtin import BFloat16Type
+
+_BF16 = BFloat16Type()
+
+
+def bf16_bits(value: float) -> int:
+    """The bf16 bit pattern of `value`, rounded to nearest even (xDSL's own bf16 encoding)."""
+    return int.from_bytes(_BF16.pack([value]), "little")
+
+
+class BFloatType(ir.types._BaseFloatType):  # pyright: ignore[reportPrivateUsage]
+    """LLVM's `bfloat`: 1 sign, 8 exponent and 7 fraction bits, the upper half of an f32."""
+
+    null = "0xR0000"
+    intrinsic_name = "bf16"
+
+    def __str__(self) -> str:
+        return "bfloat"
+
+    def format_constant(self, value: float) -> str:
+        return f"0xR{bf16_bits(value):04X}"
+
+
+BFloatType._create_instance()  # pyright: ignore[reportPrivateUsage]
+
+_TYPE_CONVERTERS.setdefault(BFloat16Type, lambda _: BFloatType())
+
+
+def intrinsic_suffix(typ: ir.Type) -> str:
+    """The mangled form of an overload type in an intrinsic's name (`llvm.floor.v4f32`)."""
+    if isinstance(typ, ir.VectorType):
+        return f"v{typ.count}{intrinsic_suffix(typ.element)}"
+    if isinstance(typ, ir.PointerType):
+        return f"p{typ.addrspace}"
+    name = getattr(typ, "intrinsic_name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"no intrinsic name mangling for type {typ}")
+    return name
+
+
+def bit_width(typ: ir.Type) -> int | None:
+    """The size in bits of a scalar or vector of scalars; None for other types."""
+    if isinstance(typ, ir.VectorType):
+        element = bit_width(typ.element)
+        return None if element is None else element * typ.count
+    if isinstance(typ, ir.IntType):
+        return typ.width
+    return {"half": 16, "bfloat": 16, "float": 32, "double": 64}.get(str(typ))
