@@ -85,8 +85,11 @@ def _array(value: Any, t: tile.PartitionType | tile.TileTensorType, what: str) -
     return value
 
 
+_NUMBERS = (int, float, np.integer, np.floating, bool, np.bool_)
+
+
 def _scalar(value: Any, t: Attribute, what: str) -> Any:
-    if isinstance(value, np.ndarray) or not isinstance(value, int | float | np.integer | np.floating | bool | np.bool_):
+    if not isinstance(value, _NUMBERS):
         raise LaunchError(f"{what} is a scalar of type {t}, got {type(value).__name__}")
     width = int_width(t)
     if width is not None:
@@ -144,7 +147,8 @@ def _check_no_aliasing(kernel, params, values, outputs) -> None:
     arrays = [(p, v) for p, v in zip(params, values) if isinstance(v, np.ndarray)]
     for i, (p, a) in enumerate(arrays):
         for q, b in arrays[i + 1 :]:
-            if (isinstance(p.type, tile.PartitionType) or isinstance(q.type, tile.PartitionType)) and np.shares_memory(a, b):
+            writes = isinstance(p.type, tile.PartitionType) or isinstance(q.type, tile.PartitionType)
+            if writes and np.shares_memory(a, b):
                 raise LaunchError(
                     f"{_label(kernel, p)} and {_label(kernel, q)} share memory; an output partition "
                     "must not alias any other argument"
@@ -159,16 +163,15 @@ def launch_grid(kernel: tile.KernelOp, values: Sequence[Any]) -> tuple[int, ...]
         assert isinstance(t, tile.PartitionType)
         shape = values[arg.index].shape
         grid = tuple(math.ceil(s / d) for s, d in zip(shape, t.get_shape()))
-        grids.append((arg, shape, t, grid))
-    first_arg, first_shape, first_t, first = grids[0]
-    for arg, shape, t, grid in grids[1:]:
+        described = (
+            f"{_label(kernel, arg)} has {shape_str(grid)} tiles "
+            f"({shape_str(shape)} in tiles of {shape_str(t.get_shape())})"
+        )
+        grids.append((grid, described))
+    first, first_described = grids[0]
+    for grid, described in grids[1:]:
         if grid != first:
-            raise LaunchError(
-                f"output partitions disagree on the grid: {_label(kernel, first_arg)} has "
-                f"{shape_str(first)} tiles ({shape_str(first_shape)} in tiles of {shape_str(first_t.get_shape())}), "
-                f"{_label(kernel, arg)} has {shape_str(grid)} tiles ({shape_str(shape)} in tiles of "
-                f"{shape_str(t.get_shape())})"
-            )
+            raise LaunchError(f"output partitions disagree on the grid: {first_described}, {described}")
     return first
 
 

@@ -31,8 +31,9 @@ builtin.module {
     %p2 = host.tile_launch @row_sum on %s ins(%x : !host.tensor<f32, [?, ?]>) outs(%p : !host.partition<f32, [?], [16]>) -> !host.partition<f32, [?], [16]>
     %out2 = host.unpartition %p2 : !host.partition<f32, [?], [16]> -> !host.tensor<f32, [?]>
     host.sync_on %s
-    // The order of summation is the kernel's (tiles of 128, then a tree): a tolerance.
-    host.check %out2, "np.sum(x.astype(np.float64), axis=1)" (x = %x : !host.tensor<f32, [?, ?]>) rtol 1.0e-05 atol 1.0e-05 : !host.tensor<f32, [?]>
+    // The order of summation is the kernel's (tiles of 128, then a tree): the error grows with
+    // sqrt(n), hence an absolute tolerance that holds up to the GPU sizes (--param n=16384).
+    host.check %out2, "np.sum(x.astype(np.float64), axis=1)" (x = %x : !host.tensor<f32, [?, ?]>) rtol 1.0e-04 atol 1.0e-03 : !host.tensor<f32, [?]>
     func.return
   }
 }

@@ -109,11 +109,6 @@ def round_to(t: Attribute, values: np.ndarray) -> np.ndarray:
         return values.astype(tile_dtype(t))
 
 
-def to_compute(x: np.ndarray, t: Attribute) -> np.ndarray:
-    """A float tile in its compute dtype (exact: every narrow value is a float32)."""
-    return x.astype(compute_dtype(t), copy=False)
-
-
 def as_tile(data: np.ndarray, t: Attribute) -> np.ndarray:
     """Array data read from memory as a tile of `t` (a float32 array behind a bf16 tensor may
     hold unrounded values: they are rounded here, as the host's conversion would)."""

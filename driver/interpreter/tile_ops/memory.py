@@ -11,9 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.interpreter import InterpreterFunctions, PythonValues, ReturnedValues, impl, impl_terminator, register_impls
+from xdsl.interpreter import (
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    impl,
+    impl_terminator,
+    register_impls,
+)
 
 from ferrox.dialects import tile
+from ferrox.dialects.tile.attributes import Padding
 from ferrox.driver.interpreter.tile_ops.dtypes import as_tile, padding_value, tile_dtype
 from ferrox.driver.interpreter.tile_ops.machine import TileInterpreter
 
@@ -31,7 +39,7 @@ def clipped(index: Sequence[int], tile_shape: Sequence[int], shape: Sequence[int
     return tuple(outer), tuple(inner)
 
 
-def load_tile(array: np.ndarray, index: Sequence[int], result: tile.TileType, padding) -> np.ndarray:
+def load_tile(array: np.ndarray, index: Sequence[int], result: tile.TileType, padding: Padding) -> np.ndarray:
     shape = result.get_shape()
     element = result.element_type
     out = np.full(shape, padding_value(padding, element), dtype=tile_dtype(element))
@@ -42,7 +50,7 @@ def load_tile(array: np.ndarray, index: Sequence[int], result: tile.TileType, pa
     return out
 
 
-def _padding(op) -> object:
+def _padding(op: tile.LoadOp | tile.LoadLikeOp) -> Padding:
     return op.padding.data
 
 
@@ -63,11 +71,15 @@ class TileMemoryFunctions(InterpreterFunctions):
     @impl(tile.LoadOp)
     def run_load(self, interp: TileInterpreter, op: tile.LoadOp, args: PythonValues):
         array, *index = args
-        return (load_tile(array, index, op.result.type, _padding(op)),)  # type: ignore[arg-type]
+        result = op.result.type
+        assert isinstance(result, tile.TileType)
+        return (load_tile(array, index, result, _padding(op)),)
 
     @impl(tile.LoadLikeOp)
     def run_load_like(self, interp: TileInterpreter, op: tile.LoadLikeOp, args: PythonValues):
-        return (load_tile(args[0], interp.tile_block, op.result.type, _padding(op)),)  # type: ignore[arg-type]
+        result = op.result.type
+        assert isinstance(result, tile.TileType)
+        return (load_tile(args[0], interp.tile_block, result, _padding(op)),)
 
     @impl(tile.StoreOp)
     def run_store(self, interp: TileInterpreter, op: tile.StoreOp, args: PythonValues):
