@@ -54,4 +54,20 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program. The kernel adds into sum[0], so the output starts at zero instead of NaN.
+  // Inputs are positive so that the relative error of f32 sums taken in any order stays small.
+  func.func @main() -> !host.tensor<f32, [1]> {
+    %n = host.param "n" = 3000 : index
+    %x = host.random uniform(0.0, 1.0) seed 1 (%n) : !host.tensor<f32, [?]>
+    %sum = host.zeros : !host.tensor<f32, [1]>
+    %s = host.stream
+    %threads = arith.constant 256 : index
+    %blocks = arith.ceildivui %n, %threads : index
+    %p = host.prepare @block_reduce grid(%blocks) block(%threads) args(%x, %sum : !host.tensor<f32, [?]>, !host.tensor<f32, [1]>)
+    %sum2 = host.launch @block_reduce with %p on %s ins(%x : !host.tensor<f32, [?]>) outs(%sum : !host.tensor<f32, [1]>) -> !host.tensor<f32, [1]>
+    host.sync_on %s
+    host.check %sum2, "np.sum(x, dtype=np.float64).reshape(1)" (x = %x : !host.tensor<f32, [?]>) rtol 1.0e-04 : !host.tensor<f32, [1]>
+    func.return %sum2 : !host.tensor<f32, [1]>
+  }
 }

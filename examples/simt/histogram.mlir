@@ -23,4 +23,20 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program. The bins are counted into, so they start at zero; counts are exact.
+  func.func @main() -> !host.tensor<i32, [?]> {
+    %n = host.param "n" = 3000 : index
+    %nbins = host.param "nbins" = 64 : index
+    %x = host.random uniform(0.0, 1000000.0) seed 1 (%n) : !host.tensor<i32, [?]>
+    %bins = host.zeros(%nbins) : !host.tensor<i32, [?]>
+    %s = host.stream
+    %threads = arith.constant 256 : index
+    %blocks = arith.ceildivui %n, %threads : index
+    %p = host.prepare @histogram grid(%blocks) block(%threads) args(%x, %bins : !host.tensor<i32, [?]>, !host.tensor<i32, [?]>)
+    %bins2 = host.launch @histogram with %p on %s ins(%x : !host.tensor<i32, [?]>) outs(%bins : !host.tensor<i32, [?]>) -> !host.tensor<i32, [?]>
+    host.sync_on %s
+    host.check %bins2, "np.bincount(x % nbins, minlength=nbins)" (x = %x : !host.tensor<i32, [?]>, nbins = %nbins : index) : !host.tensor<i32, [?]>
+    func.return %bins2 : !host.tensor<i32, [?]>
+  }
 }

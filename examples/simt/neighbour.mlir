@@ -50,4 +50,19 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program: every block boundary (and the end of `in`) exercises the halo element.
+  func.func @main() -> !host.tensor<f32, [?]> {
+    %n = host.param "n" = 1000 : index
+    %x = host.random uniform(-1.0, 1.0) seed 1 (%n) : !host.tensor<f32, [?]>
+    %out = host.poison(%n) : !host.tensor<f32, [?]>
+    %s = host.stream
+    %threads = arith.constant 256 : index
+    %blocks = arith.ceildivui %n, %threads : index
+    %p = host.prepare @neighbour grid(%blocks) block(%threads) args(%x, %out : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
+    %out2 = host.launch @neighbour with %p on %s ins(%x : !host.tensor<f32, [?]>) outs(%out : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
+    host.sync_on %s
+    host.check %out2, "x + np.append(x[1:], np.float32(0))" (x = %x : !host.tensor<f32, [?]>) : !host.tensor<f32, [?]>
+    func.return %out2 : !host.tensor<f32, [?]>
+  }
 }

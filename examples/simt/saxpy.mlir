@@ -15,4 +15,22 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program. `y` is updated in place, so it cannot be poisoned, and the launch moves it:
+  // `%y0` draws the same numbers again (same seed) for the reference.
+  func.func @main() -> !host.tensor<f32, [?]> {
+    %n = host.param "n" = 1000 : index
+    %alpha = host.param "alpha" = 2.5 : f32
+    %x = host.random uniform(-1.0, 1.0) seed 1 (%n) : !host.tensor<f32, [?]>
+    %y = host.random uniform(-1.0, 1.0) seed 2 (%n) : !host.tensor<f32, [?]>
+    %y0 = host.random uniform(-1.0, 1.0) seed 2 (%n) : !host.tensor<f32, [?]>
+    %s = host.stream
+    %threads = arith.constant 256 : index
+    %blocks = arith.ceildivui %n, %threads : index
+    %p = host.prepare @saxpy grid(%blocks) block(%threads) args(%alpha, %x, %y : f32, !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
+    %y2 = host.launch @saxpy with %p on %s ins(%alpha, %x : f32, !host.tensor<f32, [?]>) outs(%y : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
+    host.sync_on %s
+    host.check %y2, "alpha * x + y0" (alpha = %alpha : f32, x = %x : !host.tensor<f32, [?]>, y0 = %y0 : !host.tensor<f32, [?]>) : !host.tensor<f32, [?]>
+    func.return %y2 : !host.tensor<f32, [?]>
+  }
 }

@@ -29,4 +29,24 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program: m, n, k all ragged against the 16 x 16 tile. The tolerance allows for
+  // f32 sums of k products taken in another order than NumPy's (about sqrt(k) roundings).
+  func.func @main() -> !host.tensor<f32, [?, ?]> {
+    %m = host.param "m" = 20 : index
+    %n = host.param "n" = 24 : index
+    %k = host.param "k" = 18 : index
+    %a = host.random uniform(-1.0, 1.0) seed 1 (%m, %k) : !host.tensor<f32, [?, ?]>
+    %b = host.random uniform(-1.0, 1.0) seed 2 (%k, %n) : !host.tensor<f32, [?, ?]>
+    %c = host.poison(%m, %n) : !host.tensor<f32, [?, ?]>
+    %s = host.stream
+    %c16 = arith.constant 16 : index
+    %gx = arith.ceildivui %n, %c16 : index
+    %gy = arith.ceildivui %m, %c16 : index
+    %p = host.prepare @sgemm_naive grid(%gx, %gy) block(%c16, %c16) args(%a, %b, %c, %m, %n, %k : !host.tensor<f32, [?, ?]>, !host.tensor<f32, [?, ?]>, !host.tensor<f32, [?, ?]>, index, index, index)
+    %c2 = host.launch @sgemm_naive with %p on %s ins(%a, %b, %m, %n, %k : !host.tensor<f32, [?, ?]>, !host.tensor<f32, [?, ?]>, index, index, index) outs(%c : !host.tensor<f32, [?, ?]>) -> !host.tensor<f32, [?, ?]>
+    host.sync_on %s
+    host.check %c2, "a @ b" (a = %a : !host.tensor<f32, [?, ?]>, b = %b : !host.tensor<f32, [?, ?]>) rtol 1.0e-04 atol 1.0e-03 : !host.tensor<f32, [?, ?]>
+    func.return %c2 : !host.tensor<f32, [?, ?]>
+  }
 }

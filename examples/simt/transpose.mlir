@@ -47,4 +47,22 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program: a rows x cols matrix, both ragged against the 32 x 32 tile. The grid
+  // covers the output, cols x rows: x along its rows' width `rows`, y down its `cols` rows.
+  func.func @main() -> !host.tensor<f32, [?, ?]> {
+    %rows = host.param "rows" = 70 : index
+    %cols = host.param "cols" = 45 : index
+    %x = host.random uniform(-1.0, 1.0) seed 1 (%rows, %cols) : !host.tensor<f32, [?, ?]>
+    %out = host.poison(%cols, %rows) : !host.tensor<f32, [?, ?]>
+    %s = host.stream
+    %c32 = arith.constant 32 : index
+    %gx = arith.ceildivui %rows, %c32 : index
+    %gy = arith.ceildivui %cols, %c32 : index
+    %p = host.prepare @transpose grid(%gx, %gy) block(%c32, %c32) args(%x, %out, %rows, %cols : !host.tensor<f32, [?, ?]>, !host.tensor<f32, [?, ?]>, index, index)
+    %out2 = host.launch @transpose with %p on %s ins(%x, %rows, %cols : !host.tensor<f32, [?, ?]>, index, index) outs(%out : !host.tensor<f32, [?, ?]>) -> !host.tensor<f32, [?, ?]>
+    host.sync_on %s
+    host.check %out2, "x.T" (x = %x : !host.tensor<f32, [?, ?]>) : !host.tensor<f32, [?, ?]>
+    func.return %out2 : !host.tensor<f32, [?, ?]>
+  }
 }

@@ -16,4 +16,20 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program: `ferrox run examples/simt/vecadd.mlir [--param n=16777216]`.
+  func.func @main() -> !host.tensor<f32, [?]> {
+    %n = host.param "n" = 1000 : index
+    %a = host.random uniform(-1.0, 1.0) seed 1 (%n) : !host.tensor<f32, [?]>
+    %b = host.random uniform(-1.0, 1.0) seed 2 (%n) : !host.tensor<f32, [?]>
+    %out = host.poison(%n) : !host.tensor<f32, [?]>
+    %s = host.stream
+    %threads = arith.constant 256 : index
+    %blocks = arith.ceildivui %n, %threads : index
+    %p = host.prepare @vecadd grid(%blocks) block(%threads) args(%a, %b, %out : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
+    %out2 = host.launch @vecadd with %p on %s ins(%a, %b : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>) outs(%out : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
+    host.sync_on %s
+    host.check %out2, "a + b" (a = %a : !host.tensor<f32, [?]>, b = %b : !host.tensor<f32, [?]>) : !host.tensor<f32, [?]>
+    func.return %out2 : !host.tensor<f32, [?]>
+  }
 }

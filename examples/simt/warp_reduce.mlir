@@ -41,4 +41,23 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program: one output per 32 inputs, the last warp partly past the end of `in`.
+  // The contract states no `requires`; prepare still checks that the grid has a warp for every
+  // output. The tolerance allows for the butterfly's order of additions.
+  func.func @main() -> !host.tensor<f32, [?]> {
+    %n = host.param "n" = 1000 : index
+    %x = host.random uniform(-1.0, 1.0) seed 1 (%n) : !host.tensor<f32, [?]>
+    %c32 = arith.constant 32 : index
+    %warps = arith.ceildivui %n, %c32 : index
+    %out = host.poison(%warps) : !host.tensor<f32, [?]>
+    %s = host.stream
+    %threads = arith.constant 256 : index
+    %blocks = arith.ceildivui %n, %threads : index
+    %p = host.prepare @warp_reduce grid(%blocks) block(%threads) args(%x, %out : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
+    %out2 = host.launch @warp_reduce with %p on %s ins(%x : !host.tensor<f32, [?]>) outs(%out : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
+    host.sync_on %s
+    host.check %out2, "np.add.reduceat(x, np.arange(0, x.size, 32))" (x = %x : !host.tensor<f32, [?]>) rtol 1.0e-05 atol 1.0e-04 : !host.tensor<f32, [?]>
+    func.return %out2 : !host.tensor<f32, [?]>
+  }
 }

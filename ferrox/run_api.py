@@ -1,0 +1,75 @@
+"""Run host programs from Python: `run_program(path)`, with the checks' results.
+
+    from ferrox.run_api import run_program
+    result = run_program("examples/simt/vecadd.mlir", device="cpu", params={"n": 4096})
+    assert result.ok, [c.line() for c in result.failed]
+
+`arrays` are bound to `host.from_array N` by position: NumPy arrays are copied, PyTorch and CuPy
+device arrays are used in place (on the GPU). `@main`'s returned tensors come back as NumPy
+arrays in `result.outputs`. Any failure is a located `DiagnosticError`; asking for the GPU where
+there is none is a `BackendUnavailable`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import ParseError
+
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from ferrox.driver.host_runner import RunResult, run_host_program, select_backend
+
+
+def load_program(source: str | Path | ModuleOp) -> ModuleOp:
+    """Parse and verify a host program: op verifiers, `verify-disjoint`, `verify-ownership`."""
+    from ferrox.driver.registry import make_context
+    from ferrox.parser import parse_module
+    from ferrox.passes.verify_disjoint import verify_disjoint
+    from ferrox.passes.verify_ownership import VerifyOwnershipPass
+    from ferrox.verify import verify_module
+
+    if isinstance(source, ModuleOp):
+        module = source
+    else:
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise DiagnosticError(
+                [Diagnostic("error", f"cannot read {path}: {e.strerror}", SourceLoc(str(path), 0, 0))]
+            ) from None
+        try:
+            module = parse_module(make_context(), text, str(path))
+        except ParseError as e:
+            where = e.span.get_location()
+            raise DiagnosticError(
+                [Diagnostic("error", e.msg, SourceLoc(str(path), where.line, where.col))]
+            ) from None
+    verify_module(module)
+    verify_disjoint(module)
+    VerifyOwnershipPass().apply(make_context(), module)
+    return module
+
+
+def run_program(
+    source: str | Path | ModuleOp,
+    device: str = "auto",
+    params: Mapping[str, Any] | None = None,
+    arrays: Sequence[Any] | None = None,
+    *,
+    entry: str = "main",
+    out: IO[str] | None = sys.stdout,
+) -> RunResult:
+    """Verify and run `@entry` of a host program on `device` (`auto`, `gpu` or `cpu`)."""
+    module = load_program(source)
+    backend, why_cpu = select_backend(device)
+    result = run_host_program(module, backend, entry=entry, params=params, arrays=arrays or (), out=out)
+    result.fallback = why_cpu
+    return result
+
+
+__all__ = ["RunResult", "load_program", "run_program"]

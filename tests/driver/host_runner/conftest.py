@@ -1,0 +1,33 @@
+"""Fixtures for the host-runner tests: parse a program, and a fake GPU for the GPU backend."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import fake_gpu  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples" / "simt"
+
+
+@pytest.fixture
+def program(tmp_path):
+    """`program(text)`: a verified module from host-program text, located in `prog.mlir`."""
+    from ferrox.run_api import load_program
+
+    def load(text: str, name: str = "prog.mlir"):
+        path = tmp_path / name
+        path.write_text(text)
+        return load_program(path)
+
+    return load
+
+
+@pytest.fixture
+def fake_device(monkeypatch, tmp_path):
+    return fake_gpu.install(monkeypatch, tmp_path)
