@@ -71,14 +71,24 @@ LAUNCHED_BY = {
 }
 
 
-def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation:
-    """The kernel `op` launches: SIMT kernels by the SIMT launches, tile kernels by tile_launch."""
+LOWERED_KERNEL_ATTR = "nvvm.kernel"
+"""What `convert-simt-to-nvvm` leaves on a kernel it has turned into a `func.func`/`llvm.func`."""
+
+
+def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation | None:
+    """The kernel `op` launches: SIMT kernels by the SIMT launches, tile kernels by tile_launch.
+
+    None for a kernel already lowered past SIMT (a function marked `nvvm.kernel`): its parameters
+    are the ABI's, not the ones the launch binds, and were checked before the lowering.
+    """
     try:
         found = SymbolTable.lookup_symbol(op, kernel)
     except ValueError:
         found = None
     if found is None:
         raise VerifyException(f"'{kernel}' does not reference a kernel in this module")
+    if LOWERED_KERNEL_ATTR in found.attributes and not found.name.endswith(".kernel"):
+        return None
     if not found.name.endswith(".kernel"):
         raise VerifyException(f"{kernel} is a {found.name}, not a kernel")
     tile_op = op.name == "host.tile_launch"
@@ -167,7 +177,10 @@ def _shape_problem(param: Attribute, got: Attribute) -> str | None:
 
 def bind_all(op: Operation, kernel: SymbolRefAttr, args: Sequence[SSAValue]) -> None:
     """`host.prepare`: every kernel parameter, in order, from `args`."""
-    params = kernel_params(lookup_kernel(op, kernel))
+    found = lookup_kernel(op, kernel)
+    if found is None:
+        return
+    params = kernel_params(found)
     if len(args) != len(params):
         raise VerifyException(
             f"{kernel} takes {len(params)} arguments, but args(...) has {len(args)}"
@@ -180,7 +193,10 @@ def bind_ins_outs(
     op: Operation, kernel: SymbolRefAttr, ins: Sequence[SSAValue], outs: Sequence[SSAValue]
 ) -> None:
     """A launch: exclusive outputs from `outs`, every other parameter from `ins`, in order."""
-    params = kernel_params(lookup_kernel(op, kernel))
+    found = lookup_kernel(op, kernel)
+    if found is None:
+        return
+    params = kernel_params(found)
     for i, param in enumerate(params):
         if role_of(param) is None:
             raise VerifyException(

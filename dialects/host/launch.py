@@ -132,7 +132,7 @@ class PrepareOp(IRDLOperation):
                 f"prepares {self.kernel} but its result is {self.result.type}"
             )
         kernel = kernels.lookup_kernel(self, self.kernel)
-        if kernels.has_contract(kernel) is False:
+        if kernel is not None and kernels.has_contract(kernel) is False:
             raise VerifyException(
                 f"{self.kernel} has no launch contract, so it cannot be prepared; "
                 "give it a contract or launch it with host.unsafe_launch"
