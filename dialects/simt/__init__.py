@@ -28,7 +28,7 @@ from ferrox.dialects.simt.atomic import (
 from ferrox.dialects.simt.contract import LaunchContractAttr, SizeExprAttr, SizeRelationAttr
 from ferrox.dialects.simt.ids import BlockDimOp, BlockIdOp, Dimension, DimensionAttr, GridDimOp, LaneIdOp, ThreadIdOp
 from ferrox.dialects.simt.index import (
-    TRUSTED_INDEX_OPS,
+    TRUSTED_INDEX_OPS as _INDEX_OPS,
     Index2DOp,
     Index2DRuntimeOp,
     ThreadIndex1DOp,
@@ -39,6 +39,7 @@ from ferrox.dialects.simt.kernel import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.memory import GetMutOp, LenOp, LoadOp, YieldOp
 from ferrox.dialects.simt.shared import SharedAllocOp, SharedLoadOp, SharedStoreOp
 from ferrox.dialects.simt.sync import SyncThreadsOp
+from ferrox.dialects.simt.tile_support import TILE_SUPPORT_OPS, LoadChunkOp, StoreChunkOp, TileIndexOp
 from ferrox.dialects.simt.types import (
     AtomicSliceType,
     DisjointSliceType,
@@ -58,6 +59,9 @@ from ferrox.dialects.simt.warp import (
     VoteAllOp,
     VoteAnyOp,
 )
+
+TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
+"""Every op that may produce a witness: the four of `index` and the tile track's `simt.tile_index`."""
 
 SIMT = Dialect(
     "simt",
@@ -92,6 +96,7 @@ SIMT = Dialect(
         UnsafeOp,
         PtrLoadOp,
         PtrStoreOp,
+        *TILE_SUPPORT_OPS,
     ],
     [
         IndexSpaceAttr,
@@ -144,6 +149,7 @@ __all__ = [
     "LaneIdOp",
     "LaunchContractAttr",
     "LenOp",
+    "LoadChunkOp",
     "LoadOp",
     "Ordering",
     "OrderingAttr",
@@ -163,10 +169,13 @@ __all__ = [
     "SizeExprAttr",
     "SizeRelationAttr",
     "SliceType",
+    "StoreChunkOp",
     "SyncThreadsOp",
     "ThreadIdOp",
     "ThreadIndex1DOp",
     "ThreadIndexType",
+    "TileIndexOp",
+    "TILE_SUPPORT_OPS",
     "UnsafeOp",
     "VoteAllOp",
     "VoteAnyOp",

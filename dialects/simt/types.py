@@ -18,7 +18,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-SPACE_KINDS = ("1d", "2d", "2d_runtime", "warp")
+SPACE_KINDS = ("1d", "2d", "2d_runtime", "warp", "tile")
 
 
 def verified_params(
@@ -34,20 +34,37 @@ def verified_params(
 
 @irdl_attr_definition
 class IndexSpaceAttr(ParametrizedAttribute):
-    """How a witness maps a thread to an element: `1d`, `2d<stride>`, `2d_runtime` or `warp`.
+    """How a witness maps a thread to an element: `1d`, `2d<stride>`, `2d_runtime`, `warp` or
+    `tile<[T0, ...], chunk, argN>`.
 
-    `stride` is the static row stride of `2d` and 0 for every other kind.
+    `stride` is the static row stride of `2d` and 0 for every other kind. The `tile` kind (the
+    tile track's lowered outputs, `dialects/simt/tile_support.py`) carries the tile shape, the
+    chunk width and the position of the kernel parameter holding the tensor's first dimension;
+    those fields are empty (0) for every other kind.
     """
 
     name = "simt.space"
 
     kind: StringAttr
     stride: IntAttr
+    tile_shape: ArrayAttr[IntAttr]
+    chunk: IntAttr
+    dims_arg: IntAttr
 
-    def __init__(self, kind: str | StringAttr, stride: int | IntAttr = 0):
+    def __init__(
+        self,
+        kind: str | StringAttr,
+        stride: int | IntAttr = 0,
+        tile_shape: Sequence[int] = (),
+        chunk: int = 0,
+        dims_arg: int = 0,
+    ):
         super().__init__(
             kind if isinstance(kind, StringAttr) else StringAttr(kind),
             stride if isinstance(stride, IntAttr) else IntAttr(stride),
+            ArrayAttr(IntAttr(d) for d in tile_shape),
+            IntAttr(chunk),
+            IntAttr(dims_arg),
         )
 
     @staticmethod
@@ -66,9 +83,19 @@ class IndexSpaceAttr(ParametrizedAttribute):
     def warp() -> IndexSpaceAttr:
         return IndexSpaceAttr("warp")
 
+    @staticmethod
+    def tile(shape: Sequence[int], chunk: int, dims_arg: int) -> IndexSpaceAttr:
+        return IndexSpaceAttr("tile", 0, shape, chunk, dims_arg)
+
+    def get_tile_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.tile_shape.data)
+
     @property
     def required_domain(self) -> int:
-        """The launch-contract domain this space needs: 2 for the 2-D spaces, else 1."""
+        """The launch-contract domain this space needs: 2 for the 2-D spaces, the tile's rank for
+        `tile` (one grid axis per tile dimension), else 1."""
+        if self.kind.data == "tile":
+            return len(self.tile_shape.data)
         return 2 if self.kind.data in ("2d", "2d_runtime") else 1
 
     def verify(self) -> None:
@@ -80,17 +107,33 @@ class IndexSpaceAttr(ParametrizedAttribute):
             raise VerifyException(f"2d index space needs a positive stride, got {self.stride.data}")
         if self.kind.data != "2d" and self.stride.data != 0:
             raise VerifyException(f"index space {self.kind.data} takes no stride")
+        if self.kind.data == "tile":
+            from ferrox.dialects.simt.tile_support import tile_space_problem
+
+            problem = tile_space_problem(self.get_tile_shape(), self.chunk.data, self.dims_arg.data)
+            if problem is not None:
+                raise VerifyException(problem)
+        elif self.tile_shape.data or self.chunk.data or self.dims_arg.data:
+            raise VerifyException(f"index space {self.kind.data} takes no tile shape")
 
     def __str__(self) -> str:
         if self.kind.data == "2d":
             return f"2d<{self.stride.data}>"
+        if self.kind.data == "tile":
+            shape = ", ".join(str(d) for d in self.get_tile_shape())
+            return f"tile<[{shape}], {self.chunk.data}, arg{self.dims_arg.data}>"
         return self.kind.data
 
     @classmethod
     def parse_space(cls, parser: AttrParser) -> IndexSpaceAttr:
-        """`1d` | `2d` `<` int `>` | `2d_runtime` | `warp` (the lexer splits `1d` into `1`, `d`)."""
+        """`1d` | `2d` `<` int `>` | `2d_runtime` | `warp` | `tile<[T0, ...], chunk, argN>` (the
+        lexer splits `1d` into `1`, `d`)."""
         if parser.parse_optional_keyword("warp") is not None:
             return cls.warp()
+        if parser.parse_optional_keyword("tile") is not None:
+            from ferrox.dialects.simt.tile_support import parse_tile_space
+
+            return parse_tile_space(parser)
         rank = parser.parse_integer(allow_boolean=False, allow_negative=False, context_msg=" (index space)")
         suffix = parser.parse_identifier(" (index space: 1d, 2d<stride>, 2d_runtime or warp)")
         if rank == 1 and suffix == "d":
@@ -113,7 +156,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
             space = cls.parse_space(parser)
-        return (space.kind, space.stride)
+        return space.parameters
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():

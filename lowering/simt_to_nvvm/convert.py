@@ -24,6 +24,7 @@ from ferrox.lowering.simt_to_nvvm.memory import MEMORY_PATTERNS
 from ferrox.lowering.simt_to_nvvm.shared import SHARED_PATTERNS
 from ferrox.lowering.simt_to_nvvm.support import Guarded, LoweringState
 from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
+from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
 from ferrox.lowering.simt_to_nvvm.unsafe import UNSAFE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.warp import WARP_PATTERNS
 
@@ -37,6 +38,7 @@ SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
     *WARP_PATTERNS,
     *ATOMIC_PATTERNS,
     *UNSAFE_PATTERNS,
+    *TILE_SUPPORT_PATTERNS,
 )
 
 

@@ -2,9 +2,9 @@
 passed where a shared slice is expected, and never the target of an atomic. A shared slice is
 read-only, so it is no atomic target either; an atomic slice is touched only by atomics.
 
-Allowed uses: disjoint - `simt.get_mut` (as the slice), `simt.len`, and `simt.call` to a
-parameter of the same disjoint type; shared - `simt.load`, `simt.len`, `simt.call`; atomic -
-atomics, `simt.len`, `simt.call`.
+Allowed uses: disjoint - `simt.get_mut` or `simt.store_chunk` (as the slice), `simt.len`, and
+`simt.call` to a parameter of the same disjoint type; shared - `simt.load`, `simt.load_chunk`,
+`simt.len`, `simt.call`; atomic - atomics, `simt.len`, `simt.call`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from ferrox.dialects.simt import (
     DisjointSliceType,
     GetMutOp,
     LenOp,
+    LoadChunkOp,
     LoadOp,
     SliceType,
+    StoreChunkOp,
 )
 from ferrox.passes.disjoint.common import Context, Function, describe
 
@@ -61,7 +63,7 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
             )
         return None
     if isinstance(t, DisjointSliceType):
-        if isinstance(op, GetMutOp) and index == 0:
+        if isinstance(op, GetMutOp | StoreChunkOp) and index == 0:
             return None
         if isinstance(op, LoadOp):
             return f"cannot read disjoint slice {name}: it is written only through simt.get_mut, never read"
@@ -72,7 +74,7 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
             )
         return f"disjoint slice {name} cannot be used by '{op.name}': it is written only through simt.get_mut"
     if isinstance(t, SliceType):
-        if isinstance(op, LoadOp):
+        if isinstance(op, LoadOp | LoadChunkOp):
             return None
         if isinstance(op, ATOMIC_OPS):
             return (

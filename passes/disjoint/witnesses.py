@@ -23,6 +23,7 @@ from ferrox.dialects.simt import (
     PtrStoreOp,
     ReturnOp,
     SharedStoreOp,
+    StoreChunkOp,
     ThreadIndexType,
     WitnessValueOp,
     YieldOp,
@@ -33,6 +34,8 @@ _STORES = (PtrStoreOp, SharedStoreOp, memref.StoreOp, *ATOMIC_OPS)
 _RETURNS = (ReturnOp, func.ReturnOp)
 _YIELDS = (YieldOp, scf.YieldOp, scf.ConditionOp)
 _CALLS = (CallOp, func.CallOp)
+WITNESS_MOVES = (GetMutOp, StoreChunkOp)
+"""The guarded writes: each moves its witness (operand 1) and writes the slice (operand 0)."""
 
 
 def _witness_values(fn: Function) -> list[SSAValue]:
@@ -99,7 +102,7 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine) -> None:
     reads: list[Operation] = []
     for use in value.uses:
         op = use.operation
-        if isinstance(op, GetMutOp) and use.index == 1:
+        if isinstance(op, WITNESS_MOVES) and use.index == 1:
             moves.append(op)
         elif isinstance(op, WitnessValueOp):
             reads.append(op)
@@ -135,7 +138,7 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine) -> None:
 
 def _check_spaces(fn: Function, engine: DiagnosticEngine) -> None:
     for op in fn.walk():
-        if not isinstance(op, GetMutOp):
+        if not isinstance(op, WITNESS_MOVES):
             continue
         witness_type, slice_type = op.witness.type, op.slice.type
         assert isinstance(witness_type, ThreadIndexType)

@@ -1,0 +1,230 @@
+"""What the tile track's lowering needs of SIMT: a witness to a chunk of a tile, chunked stores
+through it, and chunked padded loads (16-byte accesses where alignment allows).
+
+A tile kernel lowered to SIMT (`convert-tile-to-simt`) runs one CUDA block per tile block; each
+thread owns chunks of `w` consecutive elements of its block's output tile. The index space
+`tile<[T0, ..., T(r-1)], w, argN>` says which:
+
+- the tile shape `T` (rank 1 to 3, powers of two) and the chunk width `w` (a power of two that
+  divides `T(r-1)`, so a chunk lies in one row of the tile);
+- `argN`: the kernel parameters `argN .. argN+r-1` hold the tensor's dimensions `S` (`index`).
+
+Every witness of one space uses the same `T`, `w` and `S` (its `dims` operands must be those
+parameters, checked by `simt.tile_index`'s verifier), so the space alone fixes which element a
+witness names. With `P` the block's thread count and `t` the thread's linear index in its block,
+`simt.tile_index %k` names chunk `c = k * P + t` of the tile of block `b = ctaid[0 .. r)`: tile
+elements with row-major flat index `c*w + j` for `j < w`, at tensor coordinates `b * T + e`.
+Two threads of one block have different `c`, two blocks different tiles, and an in-bounds element
+has one row-major index in `S`, so no two threads ever hold a witness to the same element.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute, BlockArgument, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.utils.exceptions import VerifyException
+
+from ferrox.dialects.simt.constraints import disjoint_of, slice_of
+from ferrox.dialects.simt.types import DisjointSliceType, IndexSpaceAttr, SliceType, ThreadIndexType
+
+MAX_CHUNK = 16
+"""The widest chunk: 16 one-byte elements make one 16-byte access."""
+
+
+def _pow2(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
+def tile_space_problem(shape: tuple[int, ...], chunk: int, dims_arg: int) -> str | None:
+    """Why `tile<shape, chunk, argN>` is not a valid index space, or None."""
+    if not 1 <= len(shape) <= 3:
+        return f"tile index space needs a tile of rank 1 to 3, found rank {len(shape)}"
+    if not all(_pow2(d) for d in shape):
+        return f"tile index space needs static power-of-two tile dimensions, found {list(shape)}"
+    if not _pow2(chunk) or chunk > MAX_CHUNK or shape[-1] % chunk:
+        return (
+            f"tile chunk width must be a power of two up to {MAX_CHUNK} that divides the tile's "
+            f"last dimension {shape[-1]}, found {chunk}"
+        )
+    if dims_arg < 0:
+        return "tile index space dimensions must name a kernel parameter"
+    return None
+
+
+def parse_tile_space(parser: AttrParser) -> IndexSpaceAttr:
+    """The rest of `tile<[T0, ...], chunk, argN>`, after the keyword `tile`."""
+    start = parser.pos
+    with parser.in_angle_brackets():
+        shape = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        parser.parse_punctuation(",")
+        chunk = parser.parse_integer(allow_boolean=False, context_msg=" (chunk width)")
+        parser.parse_punctuation(",")
+        name = parser.parse_identifier(" (argN: the parameter holding the first dimension)")
+        if not (name.startswith("arg") and name[3:].isdigit()):
+            parser.raise_error(f"expected argN naming the first dimension parameter, found '{name}'")
+    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]))
+    if problem is not None:
+        parser.raise_error(problem, start, parser.pos)
+    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]))
+
+
+def tile_space(t: Attribute) -> IndexSpaceAttr | None:
+    """The `tile` space of a witness or disjoint-slice type, if it has one."""
+    space = getattr(t, "space", None)
+    if isinstance(space, IndexSpaceAttr) and space.kind.data == "tile":
+        return space
+    return None
+
+
+def _kernel_of(op: IRDLOperation):
+    from ferrox.dialects.simt.kernel import FuncOp, KernelOp
+
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp | FuncOp):
+        parent = parent.parent_op()
+    return parent if isinstance(parent, KernelOp) else None
+
+
+@irdl_op_definition
+class TileIndexOp(IRDLOperation):
+    """`%w = simt.tile_index %k dims(%d0, %d1) : !simt.thread_index<tile<[4, 1024], 4, arg1>>`.
+
+    The witness to chunk `c = k * P + t` of this block's tile (module docstring). Element `j` of
+    the chunk is in bounds of a slice of length `len` when `c * w < prod(T)`, the block ids past
+    the tile's rank are 0, every coordinate `g = b * T + e` is below its dimension, its row-major
+    index (computed exactly) is below `len`; the in-bounds elements are a prefix of the chunk.
+    The `dims` must be the kernel parameters the space names, so every thread and every witness
+    of the space agree on the tensor's shape.
+    """
+
+    name = "simt.tile_index"
+
+    chunk_index = operand_def(IndexType())
+    dims = var_operand_def(IndexType())
+    result = result_def(ThreadIndexType)
+
+    assembly_format = "$chunk_index `dims` `(` $dims `)` attr-dict `:` type($result)"
+
+    def __init__(self, chunk_index: SSAValue, dims: list[SSAValue], space: IndexSpaceAttr):
+        super().__init__(operands=[chunk_index, dims], result_types=[ThreadIndexType(space)])
+
+    @property
+    def space(self) -> IndexSpaceAttr:
+        t = self.result.type
+        assert isinstance(t, ThreadIndexType)
+        return t.space
+
+    def verify_(self) -> None:
+        space = tile_space(self.result.type)
+        if space is None:
+            raise VerifyException(
+                f"'simt.tile_index' produces a tile<...> witness, found {self.space}"
+            )
+        rank = len(space.tile_shape.data)
+        if len(self.dims) != rank:
+            raise VerifyException(
+                f"'simt.tile_index' of a rank-{rank} tile needs {rank} dimensions, got {len(self.dims)}"
+            )
+        kernel = _kernel_of(self)
+        if kernel is None:
+            raise VerifyException("'simt.tile_index' must sit in a 'simt.kernel' (its space names kernel parameters)")
+        params = kernel.body.blocks[0].args if kernel.body.blocks else ()
+        first = space.dims_arg.data
+        for i, dim in enumerate(self.dims):
+            want = first + i
+            if not (isinstance(dim, BlockArgument) and dim.block is kernel.body.blocks[0] and dim.index == want):
+                raise VerifyException(
+                    f"'simt.tile_index' dimension {i} must be kernel parameter arg{want} (its index space "
+                    f"{space} names it), so that every thread uses the same tensor shape"
+                )
+        if first + rank > len(params):
+            raise VerifyException(f"index space {space} names parameters past the kernel's {len(params)}")
+
+
+@irdl_op_definition
+class StoreChunkOp(IRDLOperation):
+    """`simt.store_chunk %out[%w], %v0, %v1, %v2, %v3 : !simt.disjoint_slice<f32, S>, !simt.thread_index<S>`.
+
+    Moves the witness and writes value `j` to element `j` of its chunk where that element is in
+    bounds (see `simt.tile_index`); the other elements are not touched (a masked store). As with
+    `simt.get_mut`, no address exists in the IR, so none can escape. Takes one value per element
+    of the chunk.
+    """
+
+    name = "simt.store_chunk"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    slice = operand_def(disjoint_of(T))
+    witness = operand_def(ThreadIndexType)
+    values = var_operand_def(T)
+
+    assembly_format = "$slice `[` $witness `]` `,` $values attr-dict `:` type($slice) `,` type($witness)"
+
+    def __init__(self, slice: SSAValue, witness: SSAValue, values: list[SSAValue]):
+        super().__init__(operands=[slice, witness, values])
+
+    def verify_(self) -> None:
+        t = self.slice.type
+        assert isinstance(t, DisjointSliceType)
+        space = tile_space(t)
+        if space is None:
+            raise VerifyException(f"'simt.store_chunk' writes a slice of a tile<...> space, found {t.space}")
+        if len(self.values) != space.chunk.data:
+            raise VerifyException(
+                f"'simt.store_chunk' to chunks of {space.chunk.data} takes {space.chunk.data} values, "
+                f"got {len(self.values)}"
+            )
+
+
+@irdl_op_definition
+class LoadChunkOp(IRDLOperation):
+    """`%a, %b = simt.load_chunk %x[%i], %n, %pad : !simt.slice<f32> -> f32, f32`.
+
+    Result `j` is `x[i + j]` for `j < n` and `%pad` for `j >= n` (the padding of a ragged tile);
+    an element `j < n` out of range traps, as `simt.load` does. The lowering reads the chunk
+    with one vector access where all of it is read and its address is aligned to the chunk's
+    size (at most 16 bytes), element by element otherwise.
+    """
+
+    name = "simt.load_chunk"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    slice = operand_def(slice_of(T))
+    index = operand_def(IndexType())
+    count = operand_def(IndexType())
+    padding = operand_def(T)
+    res = var_result_def(T)
+
+    assembly_format = "$slice `[` $index `]` `,` $count `,` $padding attr-dict `:` type($slice) `->` type($res)"
+
+    def __init__(self, slice: SSAValue, index: SSAValue, count: SSAValue, padding: SSAValue, width: int):
+        t = slice.type
+        assert isinstance(t, SliceType)
+        super().__init__(operands=[slice, index, count, padding], result_types=[[t.element_type] * width])
+
+    def verify_(self) -> None:
+        width = len(self.res)
+        if not _pow2(width) or width > MAX_CHUNK:
+            raise VerifyException(
+                f"'simt.load_chunk' reads a power-of-two chunk of at most {MAX_CHUNK} elements, got {width}"
+            )
+
+
+TILE_SUPPORT_OPS = (TileIndexOp, StoreChunkOp, LoadChunkOp)

@@ -1,0 +1,282 @@
+"""The tile track's SIMT ops (`dialects/simt/tile_support.py`) to index arithmetic, vector
+accesses and guarded scalar ones.
+
+- `simt.tile_index` is computed where its `simt.store_chunk` sits (a witness never crosses
+  control flow, so its operands are still in scope): with `P` threads a block (the contract's
+  block, a constant, or `ntid`) and `t` the linear thread index, chunk `c = k * P + t`, tile
+  coordinates from the bits of `c * w` (the tile is a power of two), tensor coordinates
+  `g = ctaid * T + e`, the row-major index in 128-bit arithmetic where it could wrap (a wrapped
+  index would alias another element, as `index.py` says for the 2-D spaces), and `count`, how
+  many leading elements of the chunk are in bounds: 0 outside the tile, the tensor or the slice,
+  else `min(w, S[r-1] - g[r-1], len - flat)`. Alone (for `simt.witness_value`) it becomes
+  `(flat, count > 0)`, the parts every witness has.
+- `simt.store_chunk`: where the whole chunk is in bounds and its address is aligned to the
+  chunk's size (at most 16 bytes), one vector store; else one guarded scalar store per element.
+- `simt.load_chunk`: trap unless `index + min(n, w) <= len` (no element below `n` may be out of
+  range), then one invariant vector load where all `w` elements are read and the address is
+  aligned (`ld.global.nc.v4.f32` for f32), else guarded scalar loads and the padding.
+
+The aligned check is at run time: the ABI promises element alignment only (`abi.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import IndexType, IntegerType, UnitAttr, VectorType, i32, i64
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import nvvm
+from ferrox.dialects.llvm import ExtractElementOp, PoisonOp
+from ferrox.dialects.simt import LoadChunkOp, StoreChunkOp, TileIndexOp
+from ferrox.lowering.simt_to_nvvm.support import TRAP, Emitter, Unsupported, launch_block
+from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
+
+i128 = IntegerType(128)
+MAX_VECTOR_BYTES = 16
+
+_TID = (nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp)
+_NTID = (nvvm.BlockDimXOp, nvvm.BlockDimYOp, nvvm.BlockDimZOp)
+_CTAID = (nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp)
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _and(e: Emitter, values: Sequence[SSAValue]) -> SSAValue:
+    result = values[0]
+    for v in values[1:]:
+        result = e(arith.AndIOp(result, v))
+    return result
+
+
+def _umin(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return e(arith.MinUIOp(a, b))
+
+
+def _thread(e: Emitter) -> tuple[SSAValue, SSAValue]:
+    """(linear thread index in the block, threads per block), i64; constants under a contract."""
+    block = launch_block(e.op)
+    if block is not None and block[1] * block[2] == 1:
+        return e.register(_TID[0], "tid_x"), e.const(block[0])
+    tid = [e.register(_TID[d], f"tid_{'xyz'[d]}") for d in range(3)]
+    if block is not None:
+        x, y, z = block
+        linear = tid[0]
+        if True:
+            inner = e(arith.AddiOp(tid[1], e(arith.MuliOp(tid[2], e.const(y)))))
+            linear = e(arith.AddiOp(linear, e(arith.MuliOp(inner, e.const(x)))))
+        return linear, e.const(x * y * z)
+    ntid = [e.register(_NTID[d], f"ntid_{'xyz'[d]}") for d in range(3)]
+    inner = e(arith.AddiOp(tid[1], e(arith.MuliOp(tid[2], ntid[1]))))
+    linear = e(arith.AddiOp(tid[0], e(arith.MuliOp(inner, ntid[0]))))
+    return linear, e(arith.MuliOp(e(arith.MuliOp(ntid[0], ntid[1])), ntid[2]))
+
+
+def _exact_step(e: Emitter, acc: SSAValue, dim: SSAValue, coord: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """`acc * dim + coord` and whether it fits in 64 bits (computed in 128)."""
+    wide = e(arith.MuliOp(e(arith.ExtUIOp(acc, i128)), e(arith.ExtUIOp(dim, i128))))
+    wide = e(arith.AddiOp(wide, e(arith.ExtUIOp(coord, i128))))
+    high = e(arith.TruncIOp(e(arith.ShRUIOp(wide, e.const(64, i128))), i64))
+    return e(arith.TruncIOp(wide, i64)), e(arith.CmpiOp(high, e.const(0), "eq"))
+
+
+def chunk_of(e: Emitter, op: TileIndexOp, length: SSAValue | None) -> tuple[SSAValue, SSAValue]:
+    """(flat index of the chunk's first element, count of in-bounds leading elements), i64."""
+    space = op.space
+    shape = space.get_tile_shape()
+    w, rank = space.chunk.data, len(shape)
+    chunks = 1
+    for d in shape:
+        chunks *= d
+    chunks //= w
+    t, threads = _thread(e)
+    k = e.to_i64(op.chunk_index)
+    c = e(arith.AddiOp(e(arith.MuliOp(k, threads)), t), "chunk")
+    ok = [e(arith.CmpiOp(k, e.const(chunks), "ult")), e(arith.CmpiOp(c, e.const(chunks), "ult"))]
+    first = e(arith.MuliOp(c, e.const(w)))
+    dims = [e.to_i64(d) for d in op.dims]
+    coords: list[SSAValue] = []
+    shift = 0
+    for d in reversed(range(rank)):
+        e_d = e(arith.AndIOp(e(arith.ShRUIOp(first, e.const(shift))), e.const(shape[d] - 1)))
+        block_d = e.register(_CTAID[d], f"ctaid_{'xyz'[d]}")
+        g_d = e(arith.AddiOp(e(arith.MuliOp(block_d, e.const(shape[d]))), e_d))
+        ok.append(e(arith.CmpiOp(g_d, dims[d], "ult")))
+        coords.insert(0, g_d)
+        shift += _log2(shape[d])
+    for d in range(rank, 3):
+        ok.append(e(arith.CmpiOp(e.register(_CTAID[d]), e.const(0), "eq")))
+    flat = coords[0]
+    for d in range(1, rank):
+        flat, fits = _exact_step(e, flat, dims[d], coords[d])
+        ok.append(fits)
+    valid = _and(e, ok)
+    count = _umin(e, e.const(w), e(arith.SubiOp(dims[-1], coords[-1])))
+    if length is not None:
+        ok_len = e(arith.CmpiOp(flat, length, "ult"))
+        valid = e(arith.AndIOp(valid, ok_len))
+        count = _umin(e, count, e(arith.SubiOp(length, flat)))
+    count = e(arith.SelectOp(valid, count, e.const(0)), "count")
+    flat.name_hint = "flat"
+    return flat, count
+
+
+def _aligned(e: Emitter, address: SSAValue, align: int) -> SSAValue:
+    bits = e(llvm.PtrToIntOp(address, i64))
+    return e(arith.CmpiOp(e(arith.AndIOp(bits, e.const(align - 1))), e.const(0), "eq"), "aligned")
+
+
+def _vector_ok(element) -> bool:
+    return not (isinstance(element, IntegerType) and element.width.data == 1) and not isinstance(element, IndexType)
+
+
+def _region(e: Emitter, fill: Callable[[Emitter], Sequence[SSAValue]]) -> Region:
+    block = Block()
+    inner = e.at(InsertPoint.at_end(block))
+    inner.op_(scf.YieldOp(*fill(inner)))
+    return Region(block)
+
+
+def _if(
+    e: Emitter,
+    cond: SSAValue,
+    result_types: Sequence[Attribute],
+    then_fill: Callable[[Emitter], Sequence[SSAValue]],
+    else_fill: Callable[[Emitter], Sequence[SSAValue]] | None = None,
+) -> Sequence[SSAValue]:
+    """`scf.if cond` with regions filled by `then_fill` / `else_fill` (each returns what its
+    region yields); the op's results."""
+    otherwise = _region(e, else_fill) if else_fill is not None else None
+    return e.op_(scf.IfOp(cond, result_types, _region(e, then_fill), otherwise)).results
+
+
+def _store_at(e: Emitter, value: SSAValue, address: SSAValue) -> list[SSAValue]:
+    e.op_(llvm.StoreOp(value, address))
+    return []
+
+
+def _invariant_load(e: Emitter, address: SSAValue, t: Attribute, align: int | None = None) -> SSAValue:
+    """A load from a shared slice, which nothing writes during the launch (see `memory.py`)."""
+    load = llvm.LoadOp(address, t, alignment=align)
+    load.attributes["invariant"] = UnitAttr()
+    return e(load)
+
+
+class StoreChunkToStores(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StoreChunkOp, rewriter: PatternRewriter, /) -> None:
+        witness = op.witness.owner
+        if not isinstance(witness, TileIndexOp):
+            raise Unsupported("its witness must come from 'simt.tile_index'")
+        element = op.values[0].type
+        e = Emitter(rewriter, op)
+        ptr, length = e.unpack(op.slice)
+        flat, count = chunk_of(e, witness, length)
+        w = len(op.values)
+        mem = memory_type(element)
+        address = e.element(ptr, [flat], mem)
+        values = [e.to_i64(v) if isinstance(v.type, IndexType) else v for v in op.values]
+
+        def scalar(inner: Emitter) -> list[SSAValue]:
+            for j, v in enumerate(values):
+                here = inner(arith.CmpiOp(inner.const(j), count, "ult"))
+                _if(inner, here, [], lambda b, j=j, v=v: _store_at(b, v, b.element(address, [j], mem)))
+            return []
+
+        align = min(MAX_VECTOR_BYTES, w * byte_size(element))
+        if w > 1 and _vector_ok(element):
+            full = e(arith.CmpiOp(count, e.const(w), "eq"))
+            fast = e(arith.AndIOp(full, _aligned(e, address, align)), "vector")
+
+            def vector(inner: Emitter) -> list[SSAValue]:
+                vec = inner(PoisonOp(VectorType(mem, [w])))
+                for j, v in enumerate(values):
+                    vec = inner(llvm.InsertElementOp(vec, v, inner.const(j, i32)))
+                inner.op_(llvm.StoreOp(vec, address, alignment=align))
+                return []
+
+            _if(e, fast, [], vector, scalar)
+        else:
+            scalar(e)
+        rewriter.erase(op)
+        if not witness.result.uses:
+            rewriter.erase(witness)
+
+
+class TileIndexToParts(RewritePattern):
+    """Only once its stores are lowered (they recompute it at their own position)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TileIndexOp, rewriter: PatternRewriter, /) -> None:
+        if any(isinstance(u.operation, StoreChunkOp) for u in op.result.uses):
+            return
+        if not op.result.uses:
+            rewriter.erase(op)
+            return
+        e = Emitter(rewriter, op)
+        flat, count = chunk_of(e, op, None)
+        valid = e(arith.CmpiOp(count, e.const(0), "ne"))
+        rewriter.replace(op, [], [e.pack([flat, valid], op.result.type)])
+
+
+class LoadChunkToLoads(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LoadChunkOp, rewriter: PatternRewriter, /) -> None:
+        element = op.padding.type
+        mem = memory_type(element)
+        w = len(op.res)
+        e = Emitter(rewriter, op)
+        ptr, length = e.unpack(op.slice)
+        i = e.to_i64(op.index)
+        n = _umin(e, e.to_i64(op.count), e.const(w))
+        # Trap unless i + n <= len (without wrapping), when any element is read.
+        fits = e(arith.AndIOp(e(arith.CmpiOp(i, length, "ule")), e(arith.CmpiOp(n, e(arith.SubiOp(length, i)), "ule"))))
+        reads = e(arith.CmpiOp(n, e.const(0), "ne"))
+        bad = e(arith.AndIOp(reads, e(arith.XOrIOp(fits, e.true()))), "out_of_range")
+        _if(e, bad, [], lambda b: (b.op_(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
+        address = e.element(ptr, [i], mem)
+        pad = e.to_i64(op.padding) if isinstance(element, IndexType) else op.padding
+        types = [mem] * w
+
+        def scalar(b: Emitter) -> list[SSAValue]:
+            out = []
+            for j in range(w):
+                here = b(arith.CmpiOp(b.const(j), n, "ult"))
+                (v,) = _if(
+                    b,
+                    here,
+                    [mem],
+                    lambda x, j=j: [_invariant_load(x, x.element(address, [j], mem), mem)],
+                    lambda x: [pad],
+                )
+                out.append(v)
+            return out
+
+        align = min(MAX_VECTOR_BYTES, w * byte_size(element))
+        if w > 1 and _vector_ok(element):
+            full = e(arith.CmpiOp(n, e.const(w), "eq"))
+            fast = e(arith.AndIOp(full, _aligned(e, address, align)), "vector")
+
+            def vector(b: Emitter) -> list[SSAValue]:
+                vec = _invariant_load(b, address, VectorType(mem, [w]), align)
+                return [b(ExtractElementOp(vec, b.const(j, i32))) for j in range(w)]
+
+            results = list(_if(e, fast, types, vector, scalar))
+        else:
+            results = scalar(e)
+        results = [e.to_index(v) if isinstance(element, IndexType) else v for v in results]
+        rewriter.replace(op, [], results)
+
+
+TILE_SUPPORT_PATTERNS: tuple[RewritePattern, ...] = (
+    StoreChunkToStores(),
+    TileIndexToParts(),
+    LoadChunkToLoads(),
+)
+
+__all__ = ["TILE_SUPPORT_PATTERNS", "chunk_of"]

@@ -1,0 +1,85 @@
+"""`convert-tile-to-simt`: every `tile.kernel` becomes a `simt.kernel` that the SIMT chain
+lowers to PTX, and that `verify-disjoint` accepts.
+
+Per kernel: choose the threads per tile block and the chunk width (`config.py`; the pass options
+`threads` and `elems` override them), decide every tile value's layout (`assign.py`), build the
+SIMT kernel's signature, contract and host attributes (`kernel.py`), and lower the body op by op
+(one module per tile op family, mirroring `dialects/tile/`). The produced kernels are then
+checked by `verify-disjoint`: the tile track's safety is the SIMT track's, so a lowering that
+produced an unsafe kernel fails here rather than running.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
+from ferrox.dialects import simt, tile
+from ferrox.lowering.tile_to_simt import creation, elementwise, grid, matrix, memory, reduction, shape  # noqa: F401
+from ferrox.lowering.tile_to_simt.assign import analyse
+from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
+from ferrox.lowering.tile_to_simt.context import Lowering, Unsupported
+from ferrox.lowering.tile_to_simt.control_flow import lower_op
+from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
+from ferrox.passes.verify_disjoint import collect
+
+
+def lower_kernel(kernel: tile.KernelOp, threads: int, elems: int, diagnostics: DiagnosticEngine) -> simt.KernelOp | None:
+    """The SIMT kernel for `kernel`, or None after reporting why it cannot be lowered."""
+    config = Config(threads or choose_threads(kernel_tiles(kernel), elems), elems)
+    simt_kernel, _ = new_kernel(kernel, config)
+    entry = simt_kernel.body.blocks[0]
+    ctx = Lowering(config, analyse(kernel, config), entry, diagnostics)
+    bind_params(ctx, kernel, simt_kernel)
+    ctx.point = InsertPoint.at_end(entry)
+    for op in kernel.body.block.ops:
+        try:
+            lower_op(ctx, op)
+        except Unsupported as e:
+            diagnostics.error(op, f"cannot lower '{op.name}' to SIMT: {e}")
+            return None
+    return simt_kernel
+
+
+def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> None:
+    """Replace every tile kernel in `module` by its SIMT kernel; raise one `DiagnosticError`
+    with every problem (bad options, ops that cannot be lowered, an unsafe result)."""
+    diagnostics = DiagnosticEngine()
+    if threads and not (is_pow2(threads) and 32 <= threads <= 1024):
+        raise _option_error(module, f"threads must be a power of two from 32 to 1024, got {threads}")
+    if elems and not (is_pow2(elems) and elems <= 16):
+        raise _option_error(module, f"elems must be a power of two up to 16, got {elems}")
+    lowered: list[simt.KernelOp] = []
+    for op in list(module.walk()):
+        if isinstance(op, tile.KernelOp):
+            new = lower_kernel(op, threads, elems, diagnostics)
+            if new is not None:
+                Rewriter.replace_op(op, new)
+                lowered.append(new)
+    diagnostics.raise_if_errors()
+    for new in lowered:
+        for d in collect(new):
+            diagnostics.diagnostics.append(d)
+    diagnostics.raise_if_errors()
+
+
+def _option_error(module: ModuleOp, message: str) -> DiagnosticError:
+    return error(module, f"convert-tile-to-simt: {message}")
+
+
+@dataclass(frozen=True)
+class ConvertTileToSimtPass(ModulePass):
+    """Lower tile kernels to SIMT kernels (`threads` per tile block, `elems` per chunk; 0: auto)."""
+
+    name = "convert-tile-to-simt"
+
+    threads: int = 0
+    elems: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_tile_to_simt(op, self.threads, self.elems)

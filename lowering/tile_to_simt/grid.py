@@ -1,0 +1,35 @@
+"""`tile.block_id` and `tile.num_blocks`: one CUDA block per tile block.
+
+Grid axis `d` of the tile kernel is CUDA grid axis x, y, z for `d` = 0, 1, 2, so
+`tile.block_id d` is `blockIdx` along that axis. `tile.num_blocks d` is what the tile dialect
+says it is, the first partition's tile count `ceildiv(S[d], T[d])`, computed from its dimension
+parameters rather than read from `gridDim` (the host launches exactly that grid, `tile.grid`).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.ir import Operation
+
+from ferrox.dialects import simt, tile
+from ferrox.lowering.tile_to_simt.context import Lowering
+from ferrox.lowering.tile_to_simt.rules import no_results, rule
+
+AXES = "xyz"
+
+
+def axis(op: Operation) -> int:
+    return op.axis.value.data  # type: ignore[attr-defined]
+
+
+@rule(tile.BlockIdOp, infer=no_results)
+def lower_block_id(ctx: Lowering, op: tile.BlockIdOp) -> None:
+    ctx.bind(op.result, ctx(simt.BlockIdOp(AXES[axis(op)])))
+
+
+@rule(tile.NumBlocksOp, infer=no_results)
+def lower_num_blocks(ctx: Lowering, op: tile.NumBlocksOp) -> None:
+    grid = ctx.grid
+    assert grid is not None and grid.tile is not None
+    d = axis(op)
+    ctx.bind(op.result, ctx(arith.CeilDivUIOp(grid.dims[d], ctx.index(grid.tile[d]))))

@@ -1,0 +1,37 @@
+// RUN: ferrox-opt %s | ferrox-opt | filecheck %s
+// RUN: ferrox-opt %s --print-op-generic | ferrox-opt | filecheck %s
+// RUN: ferrox-opt %s -p verify-disjoint | filecheck %s
+
+// The tile track's SIMT ops (dialects/simt/tile_support.py) round-trip and pass verify-disjoint.
+
+builtin.module {
+  // doc:begin tile_copy
+  simt.kernel @tile_copy(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: index, %n: index, %x: !simt.slice<f32>) contract<domain = 2, block = [64], requires = [len(arg0) == arg1 * arg2, len(arg3) == arg1 * arg2]> {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %w = simt.tile_index %c0 dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1>>
+    %i = simt.witness_value %w : !simt.thread_index<tile<[4, 64], 4, arg1>>
+    %len = simt.len %x : !simt.slice<f32>
+    %left = arith.subi %len, %i : index
+    %a, %b, %c, %d = simt.load_chunk %x[%i], %left, %zero : !simt.slice<f32> -> f32, f32, f32, f32
+    simt.store_chunk %out[%w], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, !simt.thread_index<tile<[4, 64], 4, arg1>>
+    simt.return
+  }
+  // doc:end
+  // CHECK:      simt.kernel @tile_copy(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: index, %n: index, %x: !simt.slice<f32>) contract<domain = 2, block = [64], requires = [len(arg0) == arg1 * arg2, len(arg3) == arg1 * arg2]> {
+  // CHECK:        %w = simt.tile_index %c0 dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1>>
+  // CHECK-NEXT:   %i = simt.witness_value %w : !simt.thread_index<tile<[4, 64], 4, arg1>>
+  // CHECK:        %a, %b, %c, %d = simt.load_chunk %x[%i], %left, %zero : !simt.slice<f32> -> f32, f32, f32, f32
+  // CHECK-NEXT:   simt.store_chunk %out[%w], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, !simt.thread_index<tile<[4, 64], 4, arg1>>
+
+  // A rank-1 and a rank-3 space, a chunk of 1, and i8 elements (16 a chunk).
+  simt.kernel @spaces(%o1: !simt.disjoint_slice<i8, tile<[64], 16, arg1>>, %n: index, %o3: !simt.disjoint_slice<f32, tile<[2, 2, 8], 1, arg3>>, %a: index, %b: index, %c: index) contract<domain = 1, block = [32]> {
+    %k = arith.constant 0 : index
+    %v = arith.constant 7 : i8
+    %w = simt.tile_index %k dims(%n) : !simt.thread_index<tile<[64], 16, arg1>>
+    simt.store_chunk %o1[%w], %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v : !simt.disjoint_slice<i8, tile<[64], 16, arg1>>, !simt.thread_index<tile<[64], 16, arg1>>
+    simt.return
+  }
+  // CHECK: simt.kernel @spaces(%o1: !simt.disjoint_slice<i8, tile<[64], 16, arg1>>, %n: index, %o3: !simt.disjoint_slice<f32, tile<[2, 2, 8], 1, arg3>>, %a: index, %b: index, %c: index)
+  // CHECK: %w = simt.tile_index %k dims(%n) : !simt.thread_index<tile<[64], 16, arg1>>
+}
