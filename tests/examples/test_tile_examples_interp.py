@@ -4,13 +4,12 @@
 take their defaults (or an override), `host.random` draws with `numpy.random.default_rng(seed)`,
 outputs start poisoned, partitions are views, and each `host.tile_launch` calls
 `run_tile_kernel` with its operands in the kernel's parameter order. Each `host.check` formula is
-evaluated on the same arrays and compared with `np.allclose` under the check's tolerance. When
-the generic host runner is installed, `ferrox run --device cpu` must pass each example too.
+evaluated on the same arrays and compared with `np.allclose` under the check's tolerance. The
+generic host runner, `ferrox run --device cpu`, must pass each example too.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -170,10 +169,6 @@ def test_example_passes_verify_ownership(name):
     assert f"host.tile_launch @{name}" in proc.stdout
 
 
-HOST_RUNNER = importlib.util.find_spec("ferrox.driver.host_runner") is not None
-
-
-@pytest.mark.skipif(not HOST_RUNNER, reason="the generic host runner (ferrox run) is not installed")
 @pytest.mark.parametrize("name", NAMES)
 def test_ferrox_run_on_the_cpu(name):
     path = EXAMPLES / f"{name}.mlir"
