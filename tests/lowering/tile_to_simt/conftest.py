@@ -1,0 +1,93 @@
+"""Helpers for the convert-tile-to-simt tests: lower tile IR, and run a lowered kernel on the
+reference interpreter the way a host runner would, from the kernel's `tile.*` attributes."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ferrox.dialects import simt
+from ferrox.driver.registry import make_context
+from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, convert_tile_to_simt
+from ferrox.parser import parse_module
+from ferrox.verify import verify_module
+
+ROOT = Path(__file__).resolve().parents[3]
+KERNELS = ROOT / "tests" / "filecheck" / "dialects" / "tile" / "kernels.mlir"
+
+
+
+def _impls():
+    spec = importlib.util.spec_from_file_location("simt_tile_impls", Path(__file__).with_name("simt_tile_impls.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def lower_text(text: str, threads: int = 0, elems: int = 0, name: str = "test.mlir"):
+    module = parse_module(make_context(), text, name)
+    verify_module(module)
+    convert_tile_to_simt(module, threads, elems)
+    verify_module(module)
+    return module
+
+
+def simt_kernel(module, name: str) -> simt.KernelOp:
+    for op in module.walk():
+        if isinstance(op, simt.KernelOp) and op.sym_name.data == name:
+            return op
+    raise KeyError(name)
+
+
+def launch_args(kernel: simt.KernelOp, tile_args: list) -> tuple[tuple[int, ...], tuple[int, int, int], list]:
+    """(grid, block, SIMT arguments) for the tile arguments, read from the host attributes."""
+    args = []
+    for source in (s.data for s in kernel.attributes[PARAMS_ATTR].data):  # type: ignore[attr-defined]
+        arg, _, dim = source.partition(".")
+        value = tile_args[int(arg.removeprefix("arg"))]
+        if dim:
+            args.append(value.shape[int(dim.removeprefix("dim"))])
+        else:
+            args.append(value.reshape(-1) if isinstance(value, np.ndarray) else value)
+    grid_attr = kernel.attributes[GRID_ATTR]
+    part = tile_args[grid_attr.data["partition"].value.data]  # type: ignore[attr-defined]
+    tile = grid_attr.data["tile"].get_values()  # type: ignore[attr-defined]
+    grid = tuple(-(-part.shape[d] // tile[d]) for d in range(len(tile)))
+    threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
+    return grid, (threads, 1, 1), args
+
+
+@pytest.fixture(scope="session")
+def interpreter():
+    """`run(module, name, tile_args)`: launch a lowered tile kernel on the interpreter."""
+    try:
+        from ferrox.driver.interpreter import run_simt_kernel
+    except ImportError as e:  # pragma: no cover - the interpreter is part of the package
+        pytest.skip(f"the SIMT interpreter is not available: {e}")
+    _impls().register()
+
+    def run(module, name: str, tile_args: list) -> None:
+        grid, block, args = launch_args(simt_kernel(module, name), tile_args)
+        run_simt_kernel(module, name, grid, block, args)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def examples_text() -> str:
+    return KERNELS.read_text()
+
+
+@pytest.fixture(scope="session")
+def lower():
+    """`lower(text, threads=0, elems=0)`: the module, its tile kernels lowered and verified."""
+    return lower_text
+
+
+@pytest.fixture(scope="session")
+def find_kernel():
+    return simt_kernel

@@ -1,0 +1,202 @@
+"""Every example tile kernel (tests/filecheck/dialects/tile/kernels.mlir) lowers to a SIMT kernel
+that passes verify-disjoint, carries what the host needs to launch it, compiles to PTX that
+ptxas accepts without spills, and computes what NumPy computes on the interpreter (outputs
+poisoned with NaN first, sizes that leave ragged tiles)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from ferrox.driver.toolchain import find_ptxas, run_ptxas
+from ferrox.lowering.pipeline import compile_module_to_ptx
+from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
+from ferrox.passes.verify_disjoint import collect
+
+
+EXAMPLES = ("vector_add", "saxpy", "row_sum", "softmax", "layernorm", "transpose", "matmul_f32", "matmul_bf16")
+
+
+@dataclass(frozen=True)
+class Expect:
+    params: tuple[str, ...]
+    grid_tile: tuple[int, ...]
+    shuffle: bool = False
+    barrier: bool = False
+    vector_loads: int = 0
+    """`ld.global.nc.v4` in the PTX: one per 4-element chunk a thread loads."""
+    vector_stores: int = 1
+
+
+def dims(i: int, rank: int) -> tuple[str, ...]:
+    return (f"arg{i}", *(f"arg{i}.dim{d}" for d in range(rank)))
+
+
+EXPECT = {
+    "vector_add": Expect((*dims(0, 1), *dims(1, 1), *dims(2, 1)), (1024,), vector_loads=2),
+    "saxpy": Expect((*dims(0, 1), "arg1", *dims(2, 1), *dims(3, 1)), (1024,), vector_loads=2),
+    "row_sum": Expect((*dims(0, 1), *dims(1, 2)), (16,), shuffle=True, barrier=True, vector_loads=2),
+    "softmax": Expect((*dims(0, 2), *dims(1, 2)), (4, 1024), shuffle=True, barrier=True, vector_loads=4, vector_stores=4),
+    "layernorm": Expect(
+        (*dims(0, 2), *dims(1, 2), *dims(2, 1), *dims(3, 1), "arg4"), (4, 1024), True, True, 6, 4
+    ),
+    "transpose": Expect((*dims(0, 2), *dims(1, 2)), (32, 64), barrier=True, vector_loads=2, vector_stores=2),
+    "matmul_f32": Expect((*dims(0, 2), *dims(1, 2), *dims(2, 2)), (64, 64), barrier=True, vector_loads=4, vector_stores=4),
+    "matmul_bf16": Expect((*dims(0, 2), *dims(1, 2), *dims(2, 2)), (64, 64), barrier=True, vector_loads=2, vector_stores=4),
+}
+
+
+@pytest.fixture(scope="module")
+def lowered(examples_text, lower):
+    return lower(examples_text, name="kernels.mlir")
+
+
+@pytest.fixture(scope="module")
+def simt_kernel(find_kernel):
+    return find_kernel
+
+
+@pytest.fixture(scope="module")
+def ptx(lowered):
+    return compile_module_to_ptx(lowered, chip="sm_90", opt=3)
+
+
+def test_every_example_is_listed(lowered):
+    names = sorted(op.sym_name.data for op in lowered.ops)
+    assert names == sorted(EXAMPLES) == sorted(EXPECT)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_lowered_kernel_passes_verify_disjoint(lowered, simt_kernel, name):
+    assert collect(simt_kernel(lowered, name)) == []
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_host_attributes(lowered, simt_kernel, name):
+    kernel = simt_kernel(lowered, name)
+    expect = EXPECT[name]
+    lowering = kernel.attributes[LOWERING_ATTR]
+    assert lowering.data["threads"].value.data == 256  # type: ignore[attr-defined]
+    assert lowering.data["elems_per_thread"].value.data == 4  # type: ignore[attr-defined]
+    assert tuple(s.data for s in kernel.attributes[PARAMS_ATTR].data) == expect.params  # type: ignore[attr-defined]
+    grid = kernel.attributes[GRID_ATTR]
+    assert grid.data["partition"].value.data == 0  # type: ignore[attr-defined]
+    assert tuple(grid.data["tile"].get_values()) == expect.grid_tile  # type: ignore[attr-defined]
+    contract = kernel.contract
+    assert contract is not None
+    assert contract.block_xyz == (256, 1, 1) and contract.domain.data == len(expect.grid_tile)
+    # One `len(slice) == product of its dims` relation per tensor.
+    slices = [i for i, s in enumerate(expect.params) if "." not in s and f"{s}.dim0" in expect.params]
+    assert [r.arg_refs()[0] for r in contract.relations] == [("len", i) for i in slices]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_ptx(ptx, name):
+    expect = EXPECT[name]
+    m = re.search(rf"\.entry {name}\((.*?)\n\}}", ptx.ptx, re.S)
+    assert m is not None
+    body = m.group(0)
+    assert ".reqntid 256, 1, 1" in body
+    assert ("shfl.sync.bfly" in body) == expect.shuffle
+    assert ("bar.sync" in body) == expect.barrier
+    assert len(re.findall(r"ld\.global\.nc\.v4\.", body)) == expect.vector_loads
+    assert len(re.findall(r"st\.global\.v4\.", body)) == expect.vector_stores
+    assert ".local" not in body
+
+
+needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_ptxas_accepts_without_spills(ptx, name):
+    resources = run_ptxas(ptx.ptx, "sm_90").resources[name]
+    assert resources.spill_stores == 0 and resources.spill_loads == 0 and resources.local_memory == 0
+    assert resources.registers <= 128
+    assert (resources.barriers > 0) == EXPECT[name].barrier
+
+
+# -- numerics on the interpreter ------------------------------------------------------------
+
+rng = np.random.default_rng(5)
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def poisoned(*shape):
+    return np.full(shape, np.nan, np.float32)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def layernorm(x, g, b, eps):
+    mu = x.mean(1, keepdims=True)
+    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(1, keepdims=True) + eps) * g + b
+
+
+def cases(name):
+    """(tile arguments, expected output, tolerance) for `name` on sizes with ragged tiles."""
+    if name in ("vector_add", "saxpy"):
+        for n in (1, 1024, 2500):
+            x, y = f32(n), f32(n)
+            if name == "vector_add":
+                yield [poisoned(n), x, y], x + y, 0
+            else:
+                yield [poisoned(n), np.float32(-0.75), x, y], np.float32(-0.75) * x + y, 0
+    elif name == "row_sum":
+        x = f32(37, 300)
+        yield [poisoned(37), x], x.sum(1), 1e-5
+    elif name == "softmax":
+        for shape in ((9, 700), (4, 1024)):
+            x = f32(*shape)
+            yield [poisoned(*shape), x], softmax(x), 1e-5
+    elif name == "layernorm":
+        x, g, b = f32(6, 500), f32(500), f32(500)
+        yield [poisoned(6, 500), x, g, b, np.float32(1e-5)], layernorm(x, g, b, np.float32(1e-5)), 1e-4
+    elif name == "transpose":
+        x = f32(70, 100)
+        yield [poisoned(100, 70), x], x.T, 0
+    elif name == "matmul_f32":
+        a, b = f32(70, 50), f32(50, 90)
+        yield [poisoned(70, 90), a, b], a @ b, 1e-5
+
+
+@pytest.mark.parametrize("name", [n for n in EXAMPLES if n != "matmul_bf16"])
+def test_numerics(lowered, interpreter, name):
+    for args, want, tol in cases(name):
+        out = args[0]
+        interpreter(lowered, name, args)
+        assert not np.isnan(out).any(), "an output element was not written"
+        np.testing.assert_allclose(out, want, rtol=tol, atol=tol * 10)
+
+
+def test_matmul_bf16_numerics_need_bf16_memory():
+    """The interpreter holds no bf16 memory (NumPy has no bf16); test_ops.py runs the same
+    lowering on f16 inputs instead."""
+    from ferrox.driver.interpreter.values import storage_dtype
+    from xdsl.dialects.builtin import BFloat16Type
+
+    with pytest.raises(TypeError, match="bf16 has no NumPy type"):
+        storage_dtype(BFloat16Type())
+
+
+@pytest.mark.parametrize("threads, elems", [(32, 0), (128, 2), (64, 1), (256, 8)])
+@pytest.mark.parametrize("name", ["vector_add", "row_sum", "softmax", "transpose", "matmul_f32"])
+def test_numerics_with_other_choices(examples_text, lower, simt_kernel, interpreter, name, threads, elems):
+    module = lower(examples_text, threads, elems, name="kernels.mlir")
+    kernel = simt_kernel(module, name)
+    lowering = kernel.attributes[LOWERING_ATTR]
+    assert lowering.data["threads"].value.data == threads  # type: ignore[attr-defined]
+    assert collect(kernel) == []
+    args, want, tol = next(iter(cases(name)))
+    args[0][...] = np.nan
+    interpreter(module, name, args)
+    np.testing.assert_allclose(args[0], want, rtol=max(tol, 1e-5), atol=max(tol, 1e-5) * 10)
