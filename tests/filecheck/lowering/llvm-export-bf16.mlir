@@ -9,9 +9,32 @@
 // arithmetic and narrowed back, loaded and stored alone and in pairs, packed into the i32
 // registers that mma.sync reads.
 
-// A bf16 tile in shared memory (LLVM prints globals first).
+// Globals (LLVM prints them first): a bf16 tile in shared memory, a constant table and a scalar
+// with initial values, in the same exact form as instruction constants.
 // CHECK: @"tile" = internal addrspace(3) global [64 x bfloat] undef, align 16
 llvm.mlir.global internal @tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x bf16>
+// CHECK: @"table" = internal addrspace(4) constant [4 x bfloat] [bfloat 0xR3F80, bfloat 0xR4000, bfloat 0xRBF00, bfloat 0xR3F8D], align 8
+// PTX: .const .align 8 .b8 table[8] = {128, 63, 0, 64, 0, 191, 141, 63};
+llvm.mlir.global internal constant @table(dense<[1.0, 2.0, -0.5, 1.1]> : tensor<4xbf16>) {addr_space = 4 : i32, alignment = 8 : i64} : !llvm.array<4 x bf16>
+// CHECK: @"scale" = internal addrspace(1) global bfloat 0xR3E80
+llvm.mlir.global internal @scale(0.25 : bf16) {addr_space = 1 : i32} : bf16
+
+// CHECK-LABEL: define ptx_kernel void @"lookup"
+// PTX-LABEL: .entry lookup(
+llvm.func @lookup(%p: !llvm.ptr<1>, %i: i32) attributes {nvvm.kernel} {
+  %t = llvm.mlir.addressof @table : !llvm.ptr<4>
+  %e = llvm.getelementptr %t[%i] : (!llvm.ptr<4>, i32) -> !llvm.ptr<4>, bf16
+  // PTX: ld.const.b16 %[[X:rs[0-9]+]], [%rd{{[0-9]+}}];
+  %x = llvm.load %e : !llvm.ptr<4> -> bf16
+  // Nothing stores to @scale, so LLVM folds its initial value in.
+  %s = llvm.mlir.addressof @scale : !llvm.ptr<1>
+  // PTX: mov.b16 %[[S:rs[0-9]+]], 0x3E80;
+  %y = llvm.load %s : !llvm.ptr<1> -> bf16
+  // PTX: mul.rn.bf16 %rs{{[0-9]+}}, %[[X]], %[[S]];
+  %z = llvm.fmul %x, %y : bf16
+  llvm.store %z, %p : bf16, !llvm.ptr<1>
+  llvm.return
+}
 
 // CHECK-LABEL: define ptx_kernel void @"convert"
 // PTX-LABEL: .entry convert(
