@@ -9,10 +9,12 @@ grid before the launch. The rule, per `simt.get_mut` on a disjoint-slice paramet
 - `1d`: threads_x >= len(%out);
 - `warp`: threads_x / 32 >= len(%out) (one writer per warp);
 - `2d<S>` and `2d_runtime` (S = the width parameter's value): threads_x >= min(S, len(%out))
-  columns and threads_y >= ceil(len(%out) / S) rows.
+  columns and threads_y >= ceil(len(%out) / S) rows;
+- `tile<[T0, ..], w, argN>` (per `simt.store_chunk`; block `b` owns the tile at `b * T` of a
+  tensor of dimensions `S` = parameters `argN ..`): grid[d] >= ceil(S[d] / T[d]) for each d.
 
-Outputs written any other way (atomic slices, raw pointers) and inputs read through plain thread
-ids cannot be judged from the IR; their kernels state what they need as `requires` relations.
+Outputs written any other way (atomic slices, raw pointers) and inputs read through plain
+thread ids cannot be judged from the IR; their kernels state what they need as `requires`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Write:
     space: str
     stride: int = 0
     width_param: int | None = None
+    tile: tuple[int, ...] = ()
 
 
 def _param_index(kernel: simt.KernelOp, value: SSAValue) -> int | None:
@@ -48,6 +51,14 @@ def writes(kernel: simt.KernelOp) -> list[Write]:
     """Every get_mut of a kernel parameter, with what its witness says about coverage."""
     found: list[Write] = []
     for op in kernel.walk():
+        if isinstance(op, simt.StoreChunkOp):
+            param = _param_index(kernel, op.slice)
+            space = getattr(op.slice.type, "space", None)
+            if param is not None and space is not None and space.kind.data == "tile":
+                write = Write(param, "tile", width_param=space.dims_arg.data, tile=space.get_tile_shape())
+                if write not in found:
+                    found.append(write)
+            continue
         if not isinstance(op, simt.GetMutOp):
             continue
         param = _param_index(kernel, op.slice)
@@ -96,8 +107,24 @@ def problems(
                     f"grid.x * block.x / 32 = {tx // 32} elements (one per warp), but {what} "
                     f"(grid.x must be at least {-(-n * 32 // block[0])})"
                 )
-        else:
+        elif w.space in ("2d", "2d_runtime"):
             out.extend(_two_d(w, grid, block, n, scalar, name))
+        elif w.space == "tile" and w.width_param is not None:
+            out.extend(_tiles(w, grid, scalar, name))
+    return out
+
+
+def _tiles(w: Write, grid: Dim3, scalar, name) -> list[str]:
+    out = []
+    for d, t in enumerate(w.tile):
+        size = scalar(w.width_param + d)
+        need = -(-size // t)
+        if grid[d] < need:
+            axis = "xyz"[d]
+            out.append(
+                f"the grid does not cover {name(w.param)}: grid.{axis} = {grid[d]} tiles of {t}, but "
+                f"dimension {d} ({name(w.width_param + d)}) is {size} (grid.{axis} must be at least {need})"
+            )
     return out
 
 

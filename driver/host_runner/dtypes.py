@@ -93,9 +93,27 @@ def from_bf16_bits(bits: np.ndarray) -> np.ndarray:
     return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
 
 
+def _to_f32_round_to_odd(values: np.ndarray) -> np.ndarray:
+    """float64 to float32 rounding to odd (truncate, then set the last bit if inexact), so that
+    rounding the result again to bf16 (8 bits < 24 - 2) rounds the float64 value only once."""
+    x = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = x.astype(np.float32)
+        back = r.astype(np.float64)
+        toward_zero = np.isfinite(back) & (np.abs(back) > np.abs(x))
+        r = np.where(toward_zero, np.nextafter(r, np.float32(0)), r)
+        inexact = np.isfinite(x) & np.isfinite(r) & (r.astype(np.float64) != x)
+    bits = r.view(np.uint32) | inexact.astype(np.uint32)
+    return bits.view(np.float32)
+
+
 def cast(values: np.ndarray, element_type: Attribute) -> np.ndarray:
-    """`values` as a C-ordered array of `element_type` (bf16 rounded where NumPy has none)."""
-    out = np.ascontiguousarray(np.asarray(values).astype(numpy_dtype(element_type)))
-    if is_bf16(element_type) and BF16 is None:
-        out = round_bf16(out)
-    return out
+    """`values` as a C-ordered array of `element_type`; bf16 is rounded once from any float
+    (to `ml_dtypes.bfloat16`, or to bf16 values held in float32 without it)."""
+    if is_bf16(element_type):
+        array = np.asarray(values)
+        once = array.dtype.kind in "fiub" and array.dtype != np.float32
+        wide = _to_f32_round_to_odd(array) if once else array
+        out = round_bf16(np.asarray(wide, dtype=np.float32))
+        return np.ascontiguousarray(out.astype(BF16) if BF16 is not None else out)
+    return np.ascontiguousarray(np.asarray(values).astype(numpy_dtype(element_type)))

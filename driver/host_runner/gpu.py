@@ -1,6 +1,6 @@
 """The GPU backend: tensors in device memory, kernels compiled by ferrox and launched on streams.
 
-The module's kernels are compiled once, up front, through the kernel cache (`ferrox.api.compile`
+The module's kernels (tile kernels lowered to SIMT ones) are compiled once, up front, through the kernel cache (`ferrox.api.compile`
 for the device's own chip) and loaded into the primary context. A `host.stream` is a CUDA stream
 of its own; a launch is queued on it and returns at once, and `host.sync_on` waits for it.
 NumPy caller arrays are copied to the device; PyTorch and CuPy device arrays are used in place
@@ -18,7 +18,9 @@ from xdsl.ir import Attribute, Operation
 
 from ferrox.driver.host_runner.arrays import host_elem, on_cuda_device
 from ferrox.driver.host_runner.dtypes import bf16_bits, from_bf16_bits, is_bf16, numpy_dtype
-from ferrox.driver.host_runner.errors import BackendUnavailable, HostRunError
+from ferrox.driver.host_runner.errors import BackendUnavailable
+from ferrox.driver.host_runner.prepare import check_prepare
+from ferrox.driver.host_runner.tile_args import lowered_tile_kernels, simt_arguments
 from ferrox.driver.host_runner.values import Dim3, Tensor
 from ferrox.driver.runtime.arrays import ArrayError, DeviceArray, as_device_array
 
@@ -48,6 +50,7 @@ class GpuBackend:
         self.device_name = self.limits.name
         self.chip = chip or self.limits.chip
         self.program: Any = None
+        self.tile_kernels: dict[str, Any] = {}
         self._streams: list[Any] = []
         self._foreign: dict[int, DeviceArray] = {}
 
@@ -58,6 +61,7 @@ class GpuBackend:
         from ferrox.api import Program, compile
 
         self.program = Program(compile(module, chip=self.chip), self.ordinal)
+        self.tile_kernels = lowered_tile_kernels(module)
 
     def launch(
         self,
@@ -85,9 +89,16 @@ class GpuBackend:
         args: Sequence[Any],
         stream: Any,
     ) -> None:
-        raise HostRunError(
-            kernel, "tile kernels cannot run on the GPU yet: this build has no tile-to-SIMT lowering"
+        """The SIMT kernel the tile kernel was compiled to, prepared against its contract and
+        the device's limits like any safe launch, then launched over the partition's grid."""
+        name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
+        lowered = self.tile_kernels[name]
+        values = simt_arguments(lowered, args)
+        assert lowered.contract is not None
+        prepared = check_prepare(
+            lowered, list(grid), list(lowered.contract.block_shape), None, values, self.limits
         )
+        self.launch(module, lowered, prepared.grid, prepared.block, prepared.shared, values, stream)
 
     # -- memory
     def upload(self, array: np.ndarray, element_type: Attribute) -> Tensor:

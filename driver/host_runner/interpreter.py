@@ -29,6 +29,7 @@ from ferrox.driver.host_runner.backend import Backend
 from ferrox.driver.host_runner.checks import CheckResult
 from ferrox.driver.host_runner.errors import HostRunError
 from ferrox.driver.host_runner.functions import HostFunctions
+from ferrox.driver.host_runner.prepare import PrepareError
 from ferrox.driver.host_runner.scalars import for_formula
 from ferrox.driver.host_runner.values import Dim3, Partition, Stream, Tensor
 
@@ -163,6 +164,8 @@ def _describe(e: Exception) -> str:
 
 def _launch_error(op: Operation, kernel: Operation, e: Exception) -> DiagnosticError:
     name = f"@{kernel.properties['sym_name'].data}"  # type: ignore[attr-defined]
+    if isinstance(e, PrepareError):  # a tile launch, prepared by the backend against its kernel
+        return HostRunError(op, [f"cannot launch {name}: {p}" for p in e.problems])
     if isinstance(e, DiagnosticError):  # a fault inside the kernel, located there
         diagnostics = list(e.diagnostics)
         diagnostics[-1].notes.append(make("note", op, f"in the launch of {name} here"))

@@ -114,11 +114,32 @@ class FakeKernel:
         run_simt_kernel(self.device.module, self.name, tuple(grid), tuple(block), arrays, shared_bytes)
 
 
+def register_tile_support() -> None:
+    """The SIMT interpreter's implementations of the ops tile kernels lower to, where the
+    interpreter does not have them itself yet (they live with the tile-to-SIMT tests)."""
+    from ferrox.dialects import simt
+    from ferrox.driver.interpreter import launch
+
+    if any(simt.TileIndexOp in dict(f()._impls()) for f in launch.FUNCTIONS):
+        return
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "lowering" / "tile_to_simt" / "simt_tile_impls.py"
+    spec = importlib.util.spec_from_file_location("simt_tile_impls_for_fake_gpu", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.register()
+    launch.interpreter_functions.cache_clear()  # the table is built once; rebuild it with these
+
+
 def install(monkeypatch, tmp_path) -> FakeDevice:
     """Point the runtime at a fake device (and the kernel cache at `tmp_path`)."""
     import ferrox.api as api
     from ferrox.driver.runtime import cuda, device as device_module
 
+    register_tile_support()
     device = FakeDevice()
     monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
@@ -133,7 +154,10 @@ def install(monkeypatch, tmp_path) -> FakeDevice:
     real_compile = api.compile
 
     def compile(source, chip="sm_90", opt=3, cache=True):
-        device.module = source
+        from ferrox.lowering.pipeline import extract_device_code
+
+        device.module = source.clone()
+        extract_device_code(device.module)  # what the PTX holds: tile kernels lowered to SIMT
         return real_compile(source, chip=chip, opt=opt, cache=cache)
 
     class FakeProgram:

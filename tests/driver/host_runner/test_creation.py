@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, IntegerType, Signed
 
 from ferrox.dialects.host import Distribution
 from ferrox.driver.host_runner import creation
-from ferrox.driver.host_runner.dtypes import BF16, numpy_dtype, round_bf16, runtime_elem
+from ferrox.driver.host_runner.dtypes import BF16, cast, numpy_dtype, round_bf16, runtime_elem
 
 UI8 = IntegerType(8, Signedness.UNSIGNED)
 
@@ -57,3 +57,11 @@ def test_bf16_without_ml_dtypes_is_float32_rounded_to_bf16():
     assert ((r[:4].view(np.uint32) & 0xFFFF) == 0).all()
     got = creation.random((5,), Distribution.UNIFORM, 0.0, 1.0, 1, BFloat16Type())
     np.testing.assert_array_equal(got, round_bf16(np.random.default_rng(1).uniform(0, 1, 5).astype(np.float32)))
+
+
+def test_bf16_is_rounded_once_from_float64():
+    """f64 -> f32 -> bf16 would round 1 + 2^-8 + 2^-30 to the halfway point, then to even (1.0);
+    rounded once it is above halfway, so 1.0078125."""
+    half = 1.0 + 2.0**-8
+    got = np.asarray(cast(np.array([half + 2.0**-30, half - 2.0**-30, half, -2.5e39, 1e-45]), BFloat16Type()))
+    np.testing.assert_array_equal(got.astype(np.float32), [1.0078125, 1.0, 1.0, -np.inf, 0.0])

@@ -152,3 +152,13 @@ def test_a_launch_must_pass_what_was_prepared():
     assert check_same_args(s, ps, [t(6), t(6), t(4), 2, 2, 4])[0].startswith(
         "argument #5 (%k) of @sgemm_naive has value 4, but the launch was prepared with 3"
     )
+
+
+def test_tile_space_coverage_counts_tiles_per_block():
+    k = kernel_of("vecadd_vec4")  # tile<[1024], 4, arg3>: block b owns out[b*1024 .. +1024)
+    n = 3000
+    check_prepare(k, [3], [256], None, [t(n), t(n), t(n), n], LIMITS)
+    assert problems(k, [2], [256], None, [t(n), t(n), t(n), n], LIMITS) == [
+        "the grid does not cover %out: grid.x = 2 tiles of 1024, but dimension 0 (%n) is 3000 "
+        "(grid.x must be at least 3)"
+    ]
