@@ -30,6 +30,7 @@ from ferrox.driver.interpreter.arguments import bind_args
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
 from ferrox.driver.interpreter.atomic_ops import AtomicFunctions
 from ferrox.driver.interpreter.collective_ops import CollectiveFunctions
+from ferrox.driver.interpreter.tile_support_ops import TileSupportFunctions
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
 from ferrox.driver.interpreter.machine import BlockState, LaunchState, Program, SimtInterpreter, ThreadCtx
 from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
@@ -50,6 +51,7 @@ FUNCTIONS = (
     SimtFunctions,
     CollectiveFunctions,
     AtomicFunctions,
+    TileSupportFunctions,
 )
 
 

@@ -20,6 +20,7 @@ EXAMPLES = ROOT / "examples" / "simt"
 NAMES = [
     "vecadd",
     "vecadd_unchecked",
+    "vecadd_vec4",
     "saxpy",
     "neighbour",
     "transpose",

@@ -31,6 +31,8 @@ class Expect:
     """Shared-slice reads through the non-coherent path."""
     plain_global_loads: int = 0
     """Coherent global loads: a get_mut's old value, or a raw pointer's element."""
+    vector_accesses: bool = False
+    """Every global access of the kernel is a 16-byte vector load or store (on the aligned path)."""
     traps: bool = True
     """Some range check survives. Where the kernel guards an access itself (`i < len`), LLVM
     proves the lowering's check dead and removes the trap."""
@@ -40,6 +42,7 @@ F32x3 = ("slice:f32", "slice:f32", "slice:f32")
 EXPECT = {
     "vecadd": Expect((256, 1, 1), F32x3),
     "vecadd_unchecked": Expect(None, ("ptr", "ptr", "ptr", "index"), nc_loads=False, plain_global_loads=2, traps=False),
+    "vecadd_vec4": Expect((256, 1, 1), (*F32x3, "index"), vector_accesses=True),
     "saxpy": Expect((256, 1, 1), ("f32", "slice:f32", "slice:f32"), plain_global_loads=1),
     "neighbour": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, traps=False),
     "transpose": Expect((32, 32, 1), ("slice:f32", "slice:f32", "index", "index"), barrier=True),
@@ -72,7 +75,7 @@ def test_expectations_agree_with_the_source(path: Path):
     assert expect.barrier == ("simt.sync_threads" in text)
     assert expect.shuffle == ("simt.shuffle" in text)
     assert expect.atomic == ("simt.atomic_" in text)
-    assert expect.nc_loads == bool(re.search(r"simt\.load %\w+\[[^]]*\] : !simt\.slice<", text))
+    assert expect.nc_loads == bool(re.search(r"simt\.load(_chunk)? %\w+\[[^]]*\](, [^:]*)? : !simt\.slice<", text))
     assert (expect.block is not None) == ("contract<" in text)
 
 
@@ -118,6 +121,9 @@ def test_example_ptx(path: Path):
     assert len(re.findall(r"ld\.global\.(?!nc)", body)) == expect.plain_global_loads
     assert ".local" not in body and "ld.local" not in body and "st.local" not in body
     assert ("trap;" in body) == expect.traps
+    if expect.vector_accesses:
+        assert len(re.findall(r"ld\.global\.nc\.v4\.b32", body)) == 2
+        assert len(re.findall(r"st\.global\.v4\.b32", body)) == 1
 
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not on PATH and no nvidia-cuda-nvcc wheel)")

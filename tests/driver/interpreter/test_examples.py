@@ -15,6 +15,7 @@ from ferrox.driver.interpreter import run_simt_kernel
 EXAMPLE_NAMES = [
     "vecadd",
     "vecadd_unchecked",
+    "vecadd_vec4",
     "saxpy",
     "neighbour",
     "transpose",
@@ -43,6 +44,18 @@ def test_vecadd(example, rng, n):
     backing = nan(n + 77)  # the slice is a view: nothing past its end may be touched
     out = backing[:n]
     run_simt_kernel(example("vecadd"), "vecadd", (4, 1, 1), (256, 1, 1), [a, b, out])
+    assert np.array_equal(out, a + b)
+    assert np.isnan(backing[n:]).all()
+
+
+@pytest.mark.parametrize("n", [4096, 4099, 3])
+def test_vecadd_vec4(example, rng, n):
+    """Four elements a thread; the ragged last chunk is masked, nothing past the end is touched."""
+    a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    backing = nan(n + 9)
+    out = backing[:n]
+    blocks = -(-n // 1024)
+    run_simt_kernel(example("vecadd_vec4"), "vecadd_vec4", (blocks, 1, 1), (256, 1, 1), [a, b, out, n])
     assert np.array_equal(out, a + b)
     assert np.isnan(backing[n:]).all()
 
