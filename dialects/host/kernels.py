@@ -75,6 +75,10 @@ LOWERED_KERNEL_ATTR = "nvvm.kernel"
 """What `convert-simt-to-nvvm` leaves on a kernel it has turned into a `func.func`/`llvm.func`."""
 
 
+LOWERED_TILE_ATTR = "tile.params"
+"""What `convert-tile-to-simt` leaves on the SIMT kernel it makes of a tile kernel."""
+
+
 def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation | None:
     """The kernel `op` launches: SIMT kernels by the SIMT launches, tile kernels by tile_launch.
 
@@ -92,6 +96,8 @@ def lookup_kernel(op: Operation, kernel: SymbolRefAttr) -> Operation | None:
     if not found.name.endswith(".kernel"):
         raise VerifyException(f"{kernel} is a {found.name}, not a kernel")
     tile_op = op.name == "host.tile_launch"
+    if tile_op and found.name == "simt.kernel" and LOWERED_TILE_ATTR in found.attributes:
+        return None  # a tile kernel after convert-tile-to-simt: its parameters are the SIMT ABI's
     if found.name in LAUNCHED_BY and (found.name == "tile.kernel") != tile_op:
         raise VerifyException(
             f"{kernel} is a {found.name}; launch it with {LAUNCHED_BY[found.name]}"
