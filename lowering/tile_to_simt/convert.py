@@ -62,9 +62,12 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
                 Rewriter.replace_op(op, new)
                 lowered.append(new)
     diagnostics.raise_if_errors()
+    seen: set[str] = set()
     for new in lowered:
-        for d in collect(new):
-            diagnostics.diagnostics.append(d)
+        for d in collect(new):  # one report per tile op, however many SIMT ops it became
+            if d.format() not in seen:
+                seen.add(d.format())
+                diagnostics.diagnostics.append(d)
     diagnostics.raise_if_errors()
 
 

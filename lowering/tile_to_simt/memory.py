@@ -51,9 +51,9 @@ def load_tile(
         ok.append(ctx.cmp("ult", indices[d], tiles))
     strides: list[SSAValue | None] = [None] * rank
     stride: SSAValue | None = None
-    for d in reversed(range(rank)):
-        strides[d] = stride
+    for d in reversed(range(1, rank)):
         stride = dims[d] if stride is None else ctx.mul(stride, dims[d])
+        strides[d - 1] = stride
     width = layout.chunk_width()
     dup = sum(1 << i for i, b in enumerate(layout.regs) if b is None)
     regs: list[SSAValue | None] = [None] * layout.num_regs

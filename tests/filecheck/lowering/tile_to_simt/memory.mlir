@@ -1,0 +1,64 @@
+// RUN: ferrox-opt %s -p 'convert-tile-to-simt{threads=32}' | filecheck %s
+
+// tile.load: per chunk of 4, tensor coordinates g = index * tile + e, count = min(4, S1 - g1)
+// where the tile index is in [0, ceildiv(S, T)) and g0 < S0 and g1 < S1, else 0; then one
+// simt.load_chunk with the padding. A [8, 32] tile over 32 threads is two chunks a thread, rows
+// e0 = tid / 8 and tid / 8 + 4. tile.store: one witness and chunk store per chunk, k = 0, 1.
+// tile.dim is the dimension parameter; tile.num_blocks the first partition's tile count.
+
+tile.kernel @copy(%out: !tile.partition<f32, [8, 32]>, %x: !tile.tensor<f32, [?, ?]>) {
+  %i = tile.block_id 0
+  %j = tile.block_id 1
+  %t = tile.load %x[%j, %i] padding = neg_inf : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [8, 32]>
+  %n = tile.dim %x, 1 : !tile.tensor<f32, [?, ?]>
+  %g = tile.num_blocks 1
+  %sum = arith.addi %n, %g : index
+  tile.store %t, %out : !tile.tile<f32, [8, 32]>, !tile.partition<f32, [8, 32]>
+  tile.return
+}
+
+// CHECK-LABEL: simt.kernel @copy(
+// CHECK:         %tid = simt.thread_id x
+// CHECK:         %[[LOW:.*]] = arith.andi %tid, %{{.*}} : index
+// CHECK:         %[[COL:.*]] = arith.shli %[[LOW]], %{{.*}} : index
+// CHECK:         %[[ROW:.*]] = arith.shrui %tid, %{{.*}} : index
+// CHECK:         %i = simt.block_id x
+// CHECK-NEXT:    %j = simt.block_id y
+// CHECK-NEXT:    %[[NEGINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         %[[BASE0:.*]] = arith.muli %j, %{{.*}} : index
+// CHECK:         %[[TILES0:.*]] = arith.ceildivui %x_d0, %{{.*}} : index
+// CHECK-NEXT:    %[[OK0:.*]] = arith.cmpi ult, %j, %[[TILES0]] : index
+// CHECK:         %[[G0:.*]] = arith.addi %[[BASE0]], %[[ROW]] : index
+// CHECK-NEXT:    %[[G1:.*]] = arith.addi %{{.*}}, %[[COL]] : index
+// CHECK-NEXT:    %[[IN0:.*]] = arith.cmpi ult, %[[G0]], %x_d0 : index
+// CHECK-NEXT:    %[[IN1:.*]] = arith.cmpi ult, %[[G1]], %x_d1 : index
+// CHECK-NEXT:    %[[ROWSTART:.*]] = arith.muli %[[G0]], %x_d1 : index
+// CHECK-NEXT:    %[[FLAT:.*]] = arith.addi %[[ROWSTART]], %[[G1]] : index
+// CHECK-NEXT:    %[[REST:.*]] = arith.subi %x_d1, %[[G1]] : index
+// CHECK:         %[[MIN:.*]] = arith.minui %[[REST]], %{{.*}} : index
+// CHECK:         %count = arith.select %{{.*}}, %[[MIN]], %{{.*}} : index
+// CHECK-NEXT:    %[[A:.*]], %[[B:.*]], %[[C:.*]], %[[D:.*]] = simt.load_chunk %x[%[[FLAT]]], %count, %[[NEGINF]] : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:         %[[ROW2:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK:         %[[E:.*]], %[[F:.*]], %[[G:.*]], %[[H:.*]] = simt.load_chunk %x[%{{.*}}], %count_1, %[[NEGINF]] : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:         %g = arith.ceildivui %out_d1, %{{.*}} : index
+// CHECK-NEXT:    %sum = arith.addi %x_d1, %g : index
+// CHECK-NEXT:    %[[K0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %w = simt.tile_index %[[K0]] dims(%out_d0, %out_d1) : !simt.thread_index<tile<[8, 32], 4, arg1>>
+// CHECK-NEXT:    simt.store_chunk %out[%w], %[[A]], %[[B]], %[[C]], %[[D]] : !simt.disjoint_slice<f32, tile<[8, 32], 4, arg1>>, !simt.thread_index<tile<[8, 32], 4, arg1>>
+// CHECK-NEXT:    %[[K1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %w_1 = simt.tile_index %[[K1]] dims(%out_d0, %out_d1) : !simt.thread_index<tile<[8, 32], 4, arg1>>
+// CHECK-NEXT:    simt.store_chunk %out[%w_1], %[[E]], %[[F]], %[[G]], %[[H]] : !simt.disjoint_slice<f32, tile<[8, 32], 4, arg1>>, !simt.thread_index<tile<[8, 32], 4, arg1>>
+// CHECK-NEXT:    simt.return
+
+// load_like reads at the block's own tile index.
+tile.kernel @like(%out: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>) {
+  %t = tile.load_like %x, %out : !tile.tensor<f32, [?]>, !tile.partition<f32, [128]> -> !tile.tile<f32, [128]>
+  tile.store %t, %out : !tile.tile<f32, [128]>, !tile.partition<f32, [128]>
+  tile.return
+}
+
+// CHECK-LABEL: simt.kernel @like(
+// CHECK:         %[[BX:.*]] = simt.block_id x
+// CHECK:         arith.muli %[[BX]], %{{.*}} : index
+// CHECK:         simt.load_chunk %x[%{{.*}}], %count, %{{.*}} : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:         simt.store_chunk %out[%w]

@@ -1,0 +1,59 @@
+// RUN: ferrox-opt %s -p 'convert-tile-to-simt{threads=256}' | filecheck %s
+
+// A transpose renames bits: the loaded registers are the transposed tile's, held by the "wrong"
+// threads for a chunked store, so the store stages them through shared memory (rows padded to
+// 33, 32 x 33 = 1056 elements): each thread writes its four elements down a column, a barrier,
+// each thread reads four consecutive elements of a row.
+
+tile.kernel @transpose(%out: !tile.partition<f32, [32, 32]>, %x: !tile.tensor<f32, [?, ?]>) {
+  %i = tile.block_id 0
+  %j = tile.block_id 1
+  %t = tile.load %x[%j, %i] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [32, 32]>
+  %r = tile.transpose %t : !tile.tile<f32, [32, 32]> -> !tile.tile<f32, [32, 32]>
+  tile.store %r, %out : !tile.tile<f32, [32, 32]>, !tile.partition<f32, [32, 32]>
+  tile.return
+}
+
+// CHECK-LABEL: simt.kernel @transpose(
+// CHECK:         %stage = simt.shared_alloc : !simt.shared<f32, [1056]>
+// CHECK:         %[[A:.*]], %[[B:.*]], %[[C:.*]], %[[D:.*]] = simt.load_chunk %x
+// CHECK-NEXT:    simt.unsafe {
+// CHECK-NEXT:      %[[PITCH:.*]] = arith.constant 33 : index
+// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %{{.*}}, %[[PITCH]] : index
+// CHECK-NEXT:      %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK-NEXT:      simt.shared_store %[[A]], %stage[%[[AT]]] : !simt.shared<f32, [1056]>
+// CHECK:           simt.shared_store %[[B]], %stage
+// CHECK:           simt.shared_store %[[C]], %stage
+// CHECK:           simt.shared_store %[[D]], %stage
+// CHECK-NEXT:      simt.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    simt.sync_threads
+// CHECK-NEXT:    %[[E:.*]], %[[F:.*]], %[[G:.*]], %[[H:.*]] = simt.unsafe -> f32, f32, f32, f32 {
+// CHECK-COUNT-4:   simt.shared_load %stage
+// CHECK:         }
+// CHECK-NOT:     simt.sync_threads
+// CHECK:         simt.store_chunk %out[%w], %[[E]], %[[F]], %[[G]], %[[H]]
+
+// Broadcasts that leave every element where it is: a row vector over the rows of a chunked tile
+// and a scalar tile. No shared memory, no barrier.
+tile.kernel @rows(%out: !tile.partition<f32, [4, 1024]>, %v: !tile.tensor<f32, [?]>, %s: f32) {
+  %z = arith.constant 0 : index
+  %row = tile.load %v[%z] : !tile.tensor<f32, [?]> -> !tile.tile<f32, [1024]>
+  %b = tile.broadcast %row : !tile.tile<f32, [1024]> -> !tile.tile<f32, [4, 1024]>
+  %one = tile.full %s : f32 -> !tile.tile<f32, []>
+  %ones = tile.broadcast %one : !tile.tile<f32, []> -> !tile.tile<f32, [4, 1024]>
+  %r = tile.mul %b, %ones : !tile.tile<f32, [4, 1024]>
+  tile.store %r, %out : !tile.tile<f32, [4, 1024]>, !tile.partition<f32, [4, 1024]>
+  tile.return
+}
+
+// CHECK-LABEL: simt.kernel @rows(
+// CHECK-NOT:     simt.shared_alloc
+// CHECK:         %[[V0:.*]], %[[V1:.*]], %[[V2:.*]], %[[V3:.*]] = simt.load_chunk %v
+// CHECK-NEXT:    %[[M0:.*]] = arith.mulf %[[V0]], %s : f32
+// CHECK-NEXT:    arith.mulf %[[V1]], %s : f32
+// CHECK-NEXT:    arith.mulf %[[V2]], %s : f32
+// CHECK-NEXT:    arith.mulf %[[V3]], %s : f32
+// CHECK-NEXT:    arith.mulf %[[V0]], %s : f32
+// CHECK-NOT:     simt.sync_threads
+// CHECK:         simt.store_chunk %out[%w], %[[M0]],
