@@ -37,6 +37,10 @@ def unavailable_reason(ordinal: int = 0) -> str | None:
     return reason
 
 
+def _overlap(a: DeviceArray, b: DeviceArray) -> bool:
+    return a.nbytes > 0 and b.nbytes > 0 and a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes
+
+
 class GpuBackend:
     name = "gpu"
 
@@ -122,6 +126,12 @@ class GpuBackend:
             device = as_device_array(obj, ordinal=self.ordinal, copy=False)
         except ArrayError as e:
             raise TypeError(str(e)) from None
+        for other_id, other in self._foreign.items():
+            if other_id == id(obj) or _overlap(device, other):
+                raise TypeError(
+                    "it shares device memory with another caller array: arrays used in place "
+                    "must not alias (pass a copy)"
+                )
         self._foreign[id(obj)] = device
         return device.elem, device.shape
 

@@ -251,10 +251,10 @@ def run_host_program(
     """
     fn = entry_function(module, entry)
     params = dict(params or {})
-    check_inputs(fn, backend, params, arrays)
-    backend.load(module)
     interp = HostInterpreter(module, backend, params, arrays, out)
     try:
+        check_inputs(fn, backend, params, arrays)
+        backend.load(module)
         try:
             results = interp.call_op(fn, ())
         except DiagnosticError:

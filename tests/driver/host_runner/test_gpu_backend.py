@@ -72,6 +72,20 @@ def test_device_arrays_of_the_wrong_device_are_refused(fake_device, program):
     assert fake_device.launches == []
 
 
+def test_device_arrays_that_alias_are_refused(fake_device, program):
+    from ferrox.driver.runtime.arrays import DeviceArray
+
+    module = program(SCALE)
+    whole = DeviceArray.from_numpy(np.zeros(600, dtype=np.float32))
+    x = DeviceArray(whole.ptr, (300,), "f32")
+    overlapping = DeviceArray(whole.ptr + 4 * 299, (300,), "f32")
+    for second in (x, overlapping):
+        message = str(pytest.raises(DiagnosticError, run_host_program, module, GpuBackend(), arrays=[x, second], out=None).value)
+        assert "caller array 1 cannot be bound: it shares device memory with another caller array" in message
+    apart = DeviceArray(whole.ptr + 4 * 300, (300,), "f32")
+    assert run_host_program(module, GpuBackend(), arrays=[x, apart], out=None).ok
+
+
 def test_device_arrays_are_used_in_place(fake_device, program):
     from ferrox.driver.runtime.arrays import DeviceArray
 
