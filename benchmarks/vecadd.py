@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import bench, write_result  # noqa: E402
 
 KERNELS = {
-    # example file, kernel, elements per thread
-    "scalar": (ROOT / "examples" / "simt" / "vecadd.mlir", "vecadd", 1),
-    "vec4": (ROOT / "examples" / "simt" / "vecadd_vec4.mlir", "vecadd_vec4", 4),
+    # example file, kernel, elements per thread, whether the length is a parameter
+    "scalar": (ROOT / "examples" / "simt" / "vecadd.mlir", "vecadd", 1, False),
+    "vec4": (ROOT / "examples" / "simt" / "vecadd_vec4.mlir", "vecadd_vec4", 4, True),
 }
 
 
@@ -45,7 +45,7 @@ def main() -> None:
         "torch_add_ms": t_torch,
         "torch_add_TBps": nbytes / t_torch / 1e9,
     }
-    for label, (path, name, per_thread) in KERNELS.items():
+    for label, (path, name, per_thread, takes_n) in KERNELS.items():
         if not path.exists():
             result[f"{label}_skipped"] = f"{path.name} not found"
             continue
@@ -55,7 +55,7 @@ def main() -> None:
         block = info.block or (256, 1, 1)
         threads = -(-n // per_thread)
         grid = (-(-threads // block[0]), 1, 1)
-        packed = pack_args(info.signature, [a, b, c], stream=stream)
+        packed = pack_args(info.signature, [a, b, c, n] if takes_n else [a, b, c], stream=stream)
         c.fill_(float("nan"))
         kernel.launch(grid, block, packed, stream=stream)
         torch.cuda.synchronize()

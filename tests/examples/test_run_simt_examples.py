@@ -4,6 +4,7 @@ compared with NumPy computed here from the same seeds, independently of the prog
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from ferrox.run_api import run_program
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simt"
 NAMES = sorted(p.stem for p in EXAMPLES.glob("*.mlir"))
-FERROX = str(Path(sys.executable).parent / "ferrox")
+FERROX = shutil.which("ferrox", path=str(Path(sys.executable).parent)) or shutil.which("ferrox") or "ferrox"
 
 CHECKED = {
     "vecadd": "out2",

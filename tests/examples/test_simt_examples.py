@@ -3,6 +3,7 @@ diagnostic of the rule they break."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ NAMES = [
     "block_reduce",
     "histogram",
 ]
-FERROX_OPT = str(Path(sys.executable).parent / "ferrox-opt")
+FERROX_OPT = shutil.which("ferrox-opt", path=str(Path(sys.executable).parent)) or shutil.which("ferrox-opt") or "ferrox-opt"
 
 
 def _kernels(text: str, name: str = "<example>"):

@@ -10,6 +10,7 @@ generic host runner, `ferrox run --device cpu`, must pass each example too.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,11 @@ EXAMPLES = ROOT / "examples" / "tile"
 KERNELS = ROOT / "tests" / "filecheck" / "dialects" / "tile" / "kernels.mlir"
 NAMES = ["vector_add", "saxpy", "row_sum", "softmax", "layernorm", "transpose", "matmul_f32", "matmul_bf16"]
 BIN = Path(sys.executable).parent
+
+
+def script(name: str) -> str:
+    """A console script of this environment (beside the interpreter, else on PATH)."""
+    return shutil.which(name, path=str(BIN)) or shutil.which(name) or name
 
 
 def load(name: str) -> ModuleOp:
@@ -164,7 +170,7 @@ def test_example_kernel_is_the_one_in_kernels_mlir(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_example_passes_verify_ownership(name):
     path = EXAMPLES / f"{name}.mlir"
-    proc = subprocess.run([str(BIN / "ferrox-opt"), str(path), "-p", "verify-ownership"], capture_output=True, text=True)
+    proc = subprocess.run([script("ferrox-opt"), str(path), "-p", "verify-ownership"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert f"host.tile_launch @{name}" in proc.stdout
 
@@ -172,6 +178,6 @@ def test_example_passes_verify_ownership(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_ferrox_run_on_the_cpu(name):
     path = EXAMPLES / f"{name}.mlir"
-    proc = subprocess.run([str(BIN / "ferrox"), "run", str(path), "--device", "cpu"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([script("ferrox"), "run", str(path), "--device", "cpu"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "FAILED" not in proc.stdout

@@ -9,6 +9,7 @@ every test here skips with the reason (tests/gpu/conftest.py).
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simt"
 NAMES = sorted(p.stem for p in EXAMPLES.glob("*.mlir"))
-FERROX = str(Path(sys.executable).parent / "ferrox")
+FERROX = shutil.which("ferrox", path=str(Path(sys.executable).parent)) or shutil.which("ferrox") or "ferrox"
 
 N = (1 << 24) + 3  # not a multiple of any block: the tail threads take the bounds branch
 FULL = {

@@ -3,6 +3,7 @@ never a traceback, and on a machine with no GPU a one-line fallback to the inter
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 import programs
 from conftest import EXAMPLES
 
-FERROX = str(Path(sys.executable).parent / "ferrox")
+FERROX = shutil.which("ferrox", path=str(Path(sys.executable).parent)) or shutil.which("ferrox") or "ferrox"
 
 
 def ferrox_run(*args: str) -> subprocess.CompletedProcess:
