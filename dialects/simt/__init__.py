@@ -39,7 +39,7 @@ from ferrox.dialects.simt.kernel import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.memory import GetMutOp, LenOp, LoadOp, YieldOp
 from ferrox.dialects.simt.shared import SharedAllocOp, SharedLoadOp, SharedStoreOp
 from ferrox.dialects.simt.sync import SyncThreadsOp
-from ferrox.dialects.simt.tile_support import TILE_SUPPORT_OPS, LoadChunkOp, StoreChunkOp, TileIndexOp
+from ferrox.dialects.simt.tile_support import TILE_SUPPORT_OPS, LoadChunkOp, MmaSyncOp, StoreChunkOp, TileIndexOp
 from ferrox.dialects.simt.types import (
     AtomicSliceType,
     DisjointSliceType,
@@ -51,7 +51,7 @@ from ferrox.dialects.simt.types import (
 )
 from ferrox.dialects.simt.unsafe import PtrLoadOp, PtrStoreOp, UnsafeOp
 from ferrox.dialects.simt.warp import (
-    CONVERGENT_WARP_OPS,
+    CONVERGENT_WARP_OPS as _WARP_OPS,
     BallotOp,
     ShuffleMode,
     ShuffleModeAttr,
@@ -62,6 +62,9 @@ from ferrox.dialects.simt.warp import (
 
 TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
 """Every op that may produce a witness: the four of `index` and the tile track's `simt.tile_index`."""
+
+CONVERGENT_WARP_OPS = (*_WARP_OPS, MmaSyncOp)
+"""Every warp collective: those of `warp` and the tile track's tensor-core `simt.mma_sync`."""
 
 SIMT = Dialect(
     "simt",
@@ -151,6 +154,7 @@ __all__ = [
     "LenOp",
     "LoadChunkOp",
     "LoadOp",
+    "MmaSyncOp",
     "Ordering",
     "OrderingAttr",
     "PtrLoadOp",

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, f32, i32
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.irdl import (
     AnyAttr,
+    AnyOf,
+    AttrSizedOperandSegments,
+    BaseAttr,
     IRDLOperation,
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    prop_def,
     result_def,
     var_operand_def,
     var_result_def,
@@ -227,4 +231,45 @@ class LoadChunkOp(IRDLOperation):
             )
 
 
-TILE_SUPPORT_OPS = (TileIndexOp, StoreChunkOp, LoadChunkOp)
+MMA_FRAGMENTS = {"a": 4, "b": 2, "c": 4}
+
+
+@irdl_op_definition
+class MmaSyncOp(IRDLOperation):
+    """`%d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%c0, %c1, %c2, %c3]`.
+
+    One warp's tensor-core `D = A * B + C` for a 16 x 16 (`A`, row-major, `bf16` or `f16`) times
+    16 x 8 (`B`) product with a 16 x 8 f32 accumulator: PTX `mma.sync.aligned.m16n8k16.row.col`.
+    Each lane holds fragments, with `g = lane / 4`, `q = lane % 4`: the i32 `A` registers pack two
+    elements each (low half first), element `i` (0..7) at row `g + 8 * (i / 2 % 2)`, column
+    `2q + i % 2 + 8 * (i / 4)`; `B` element `i` (0..3) at row `2q + i % 2 + 8 * (i / 2)`, column
+    `g`; `C` and `D` element `i` at row `g + 8 * (i / 2)`, column `2q + i % 2`. A warp collective:
+    all 32 lanes take part (verify-disjoint's convergence rule covers it).
+    """
+
+    name = "simt.mma_sync"
+
+    element = prop_def(AnyOf((BaseAttr(BFloat16Type), BaseAttr(Float16Type))))
+    a = var_operand_def(i32)
+    b = var_operand_def(i32)
+    c = var_operand_def(f32)
+    d0 = result_def(f32)
+    d1 = result_def(f32)
+    d2 = result_def(f32)
+    d3 = result_def(f32)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "$element `A` `[` $a `]` `B` `[` $b `]` `C` `[` $c `]` attr-dict"
+
+    def __init__(self, element: Attribute, a: list[SSAValue], b: list[SSAValue], c: list[SSAValue]):
+        super().__init__(operands=[a, b, c], properties={"element": element}, result_types=[f32] * 4)
+
+    def verify_(self) -> None:
+        for group, values in (("a", self.a), ("b", self.b), ("c", self.c)):
+            if len(values) != MMA_FRAGMENTS[group]:
+                raise VerifyException(
+                    f"'simt.mma_sync' takes {MMA_FRAGMENTS[group]} {group.upper()} registers, got {len(values)}"
+                )
+
+
+TILE_SUPPORT_OPS = (TileIndexOp, StoreChunkOp, LoadChunkOp, MmaSyncOp)

@@ -12,6 +12,7 @@ accesses and guarded scalar ones.
   `(flat, count > 0)`, the parts every witness has.
 - `simt.store_chunk`: where the whole chunk is in bounds and its address is aligned to the
   chunk's size (at most 16 bytes), one vector store; else one guarded scalar store per element.
+- `simt.mma_sync`: `nvvm.mma.sync` m16n8k16 `row.col` with f32 accumulators.
 - `simt.load_chunk`: trap unless `index + min(n, w) <= len` (no element below `n` may be out of
   range), then one invariant vector load where all `w` elements are read and the address is
   aligned (`ld.global.nc.v4.f32` for f32), else guarded scalar loads and the padding.
@@ -24,14 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import IndexType, IntegerType, UnitAttr, VectorType, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, Float16Type, IndexType, IntegerType, UnitAttr, VectorType, f32, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import nvvm
 from ferrox.dialects.llvm import ExtractElementOp, PoisonOp
-from ferrox.dialects.simt import LoadChunkOp, StoreChunkOp, TileIndexOp
+from ferrox.dialects.nvvm.attributes import MMAType
+from ferrox.dialects.nvvm.matrix import F16X2
+from ferrox.dialects.simt import LoadChunkOp, MmaSyncOp, StoreChunkOp, TileIndexOp
 from ferrox.lowering.simt_to_nvvm.support import TRAP, Emitter, Unsupported, launch_block
 from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
 
@@ -273,10 +276,28 @@ class LoadChunkToLoads(RewritePattern):
         rewriter.replace(op, [], results)
 
 
+class MmaSyncToNvvm(RewritePattern):
+    """`simt.mma_sync` is `nvvm.mma.sync` m16n8k16 row.col (f16 registers as `vector<2xf16>`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MmaSyncOp, rewriter: PatternRewriter, /) -> None:
+        e = Emitter(rewriter, op)
+        if isinstance(op.element, Float16Type):
+            ptx_type = MMAType.F16
+            a = [e(llvm.BitcastOp(v, F16X2)) for v in op.a]
+            b = [e(llvm.BitcastOp(v, F16X2)) for v in op.b]
+        else:
+            ptx_type, a, b = MMAType.BF16, list(op.a), list(op.b)
+        d = e(nvvm.MmaSyncOp(a, b, list(op.c), (16, 8, 16), ptx_type))
+        parts = [e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), d, f32)) for i in range(4)]
+        rewriter.replace(op, [], parts)
+
+
 TILE_SUPPORT_PATTERNS: tuple[RewritePattern, ...] = (
     StoreChunkToStores(),
     TileIndexToParts(),
     LoadChunkToLoads(),
+    MmaSyncToNvvm(),
 )
 
 __all__ = ["TILE_SUPPORT_PATTERNS", "chunk_of"]

@@ -1,6 +1,15 @@
-"""`tile.mma` (`acc + x @ y`), with FMAs: operands staged through shared memory, each thread a
-block of the result.
+"""`tile.mma` (`acc + x @ y`): on tensor cores (`mma.sync` m16n8k16) for f16/bf16 inputs whose
+tiles hold whole 16 x 16 / 16 x 8 fragments, else with FMAs; operands staged through shared memory.
 
+**Tensor cores.** The accumulator's layout is the m16n8 fragment of PTX's `mma.sync` (column bit
+0 and row bit 3 in registers, column bits 1-2 and row bits 0-2 in lane bits 0-4), repeated over
+m16n8 tiles: warps take the highest tile-row and tile-column bits alternately (so each warp owns
+a block of tiles, reusing its A and B fragments across it), registers the rest. Per `tile.mma`,
+`x` and `y` are staged in shared memory as for FMAs; then for each 16-wide step of `k`, each lane
+reads its A fragment of every m16 row tile of its warp and its B fragment of every n8 column
+tile (element pairs packed in i32, low half first) and issues one `simt.mma_sync` per m16n8 tile.
+
+**FMAs.**
 The result's layout is 2-D blocked: each thread holds a small `TM x TN` block of `[M, N]` (the
 two lowest column bits and the two lowest row bits are register bits: 4 x 4 with 16 registers),
 and consecutive threads hold consecutive column blocks, then rows. Per `tile.mma`:
@@ -16,7 +25,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import IndexType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, f32, i16, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -46,10 +55,37 @@ def mma_layout(m: int, n: int, threads: int) -> Layout:
     return assign((m, n), threads, regs, lanes)
 
 
+def tensor_core_layout(m: int, n: int, threads: int) -> Layout:
+    """The accumulator layout of the tensor-core lowering (module docstring)."""
+    ln = log2(n)
+    col = list(range(ln))
+    row = list(range(ln, ln + log2(m)))
+    tile_rows, tile_cols = row[4:], col[3:]
+    warps: list[int] = []
+    spare_r, spare_c = list(tile_rows), list(tile_cols)
+    while len(warps) < log2(threads) - 5 and (spare_r or spare_c):
+        if spare_c:
+            warps.append(spare_c.pop())
+        if spare_r and len(warps) < log2(threads) - 5:
+            warps.append(spare_r.pop())
+    regs = [col[0], row[3], *spare_r, *spare_c]
+    lanes = [col[1], col[2], row[0], row[1], row[2], *warps]
+    return assign((m, n), threads, regs, lanes)
+
+
+def uses_tensor_cores(op: Operation) -> bool:
+    x, y = op.operands[0].type, op.operands[1].type
+    assert isinstance(x, TileType) and isinstance(y, TileType)
+    (m, k), (_, n) = x.get_shape(), y.get_shape()
+    return isinstance(x.element_type, BFloat16Type | Float16Type) and m >= 16 and n >= 8 and k >= 16
+
+
 def _infer(op: Operation, operands, config) -> list[Layout | None]:
     t = op.results[0].type
     assert isinstance(t, TileType)
     m, n = t.get_shape()
+    if uses_tensor_cores(op):
+        return [tensor_core_layout(m, n, config.threads)]
     return [mma_layout(m, n, config.threads)]
 
 
@@ -71,6 +107,71 @@ def lower_mma(ctx: Lowering, op: tile.MmaOp) -> None:
     write_all(ctx, ctx.dist(op.rhs), ys)
     ctx.sync()
     acc = ctx.tile(op.acc, layout)
+    if uses_tensor_cores(op):
+        result = _tensor_cores(ctx, layout, acc, xs, ys, (m, k, n), element)
+    else:
+        result = _fmas(ctx, layout, acc, xs, ys, (m, k, n), element)
+    ctx.sync_if_repeated()
+    ctx.bind(op.result, Dist(layout, result))
+
+
+def _pack(ctx: Lowering, low: SSAValue, high: SSAValue) -> SSAValue:
+    """Two 16-bit elements in one i32, `low` in the low half (PTX's fragment order)."""
+    lo = ctx(arith.ExtUIOp(ctx(arith.BitcastOp(low, i16)), i32))
+    hi = ctx(arith.ExtUIOp(ctx(arith.BitcastOp(high, i16)), i32))
+    return ctx(arith.OrIOp(lo, ctx(arith.ShLIOp(hi, ctx.constant(16, i32)))))
+
+
+def _tensor_cores(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
+    m, k, n = mkn
+    pitch_x, pitch_y = padded_row((m, k)), padded_row((k, n))
+    lane = ctx(arith.AndIOp(ctx.tid(), ctx.index(31)))
+    g = ctx(arith.ShRUIOp(lane, ctx.index(2)))
+    q2 = ctx.mul(ctx(arith.AndIOp(lane, ctx.index(3))), 2)
+    tiles = layout.num_regs // 4
+    corner = [ctx.coords(layout, 4 * t) for t in range(tiles)]  # element (g, 2q) of each tile
+    m_of = [layout.static_element(4 * t) >> log2(n) for t in range(tiles)]
+    n_of = [layout.static_element(4 * t) & (n - 1) for t in range(tiles)]
+    rows, cols = sorted(set(m_of)), sorted(set(n_of))
+    # Per m16 tile: the start of row g (and g + 8) in xs; per n8 tile: column n0 + g in ys.
+    x_rows = {s: [ctx.mul(ctx.add(corner[m_of.index(s)][0], 8 * h), pitch_x) for h in (0, 1)] for s in rows}
+    y_cols = {s: ctx.add(ctx(arith.SubiOp(corner[n_of.index(s)][1], q2)), g) for s in cols}
+    a_cols = [ctx.add(q2, (i & 1) + 8 * (i >> 2)) for i in range(8)]
+    b_rows = [ctx.add(q2, (i & 1) + 8 * (i >> 1)) for i in range(4)]
+
+    body = Block(arg_types=[IndexType(), *(v.type for v in acc)])
+    step = body.args[0]
+    with ctx.at(InsertPoint.at_end(body)):
+        k0 = ctx.mul(step, 16)
+
+        def loads() -> list[SSAValue]:
+            out = []
+            for s in rows:
+                for i in range(8):
+                    at = ctx.add(ctx.add(x_rows[s][i >> 1 & 1], k0), a_cols[i])
+                    out.append(ctx(simt.SharedLoadOp(xs, [at])))
+            for s in cols:
+                for i in range(4):
+                    at = ctx.add(ctx.mul(ctx.add(k0, b_rows[i]), pitch_y), y_cols[s])
+                    out.append(ctx(simt.SharedLoadOp(ys, [at])))
+            return out
+
+        loaded = ctx.unsafe(loads)
+        a_frag = {s: [_pack(ctx, loaded[8 * j + 2 * i], loaded[8 * j + 2 * i + 1]) for i in range(4)] for j, s in enumerate(rows)}
+        base = 8 * len(rows)
+        b_frag = {s: [_pack(ctx, loaded[base + 4 * j + 2 * i], loaded[base + 4 * j + 2 * i + 1]) for i in range(2)] for j, s in enumerate(cols)}
+        out: list[SSAValue] = []
+        for t in range(tiles):
+            c = list(body.args[1 + 4 * t : 5 + 4 * t])
+            out.extend(ctx.emit(simt.MmaSyncOp(element, a_frag[m_of[t]], b_frag[n_of[t]], c)).results)
+        ctx.emit(scf.YieldOp(*out))
+    loop = scf.ForOp(ctx.index(0), ctx.index(k // 16), ctx.index(1), acc, Region(body))
+    ctx.emit(loop)
+    return list(loop.results)
+
+
+def _fmas(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
+    m, k, n = mkn
     ln = log2(n)
     row_of = [layout.static_element(r) >> ln for r in range(layout.num_regs)]
     col_of = [layout.static_element(r) & (n - 1) for r in range(layout.num_regs)]
@@ -101,8 +202,7 @@ def lower_mma(ctx: Lowering, op: tile.MmaOp) -> None:
         ctx.emit(scf.YieldOp(*sums))
     loop = scf.ForOp(ctx.index(0), ctx.index(k), ctx.index(1), acc, Region(body))
     ctx.emit(loop)
-    ctx.sync_if_repeated()
-    ctx.bind(op.result, Dist(layout, list(loop.results)))
+    return list(loop.results)
 
 
-__all__ = ["mma_layout"]
+__all__ = ["mma_layout", "tensor_core_layout", "uses_tensor_cores"]

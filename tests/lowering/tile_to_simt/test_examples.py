@@ -105,6 +105,8 @@ def test_ptx(ptx, name):
     assert len(re.findall(r"ld\.global\.nc\.v4\.", body)) == expect.vector_loads
     assert len(re.findall(r"st\.global\.v4\.", body)) == expect.vector_stores
     assert ".local" not in body
+    # bf16 inputs run on tensor cores, f32 ones with FMAs (f32 is not rounded to tf32).
+    assert ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in body) == (name == "matmul_bf16")
 
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")

@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
 
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, replicated, same_elements
-from ferrox.lowering.tile_to_simt.matrix import mma_layout
+from ferrox.lowering.tile_to_simt.matrix import mma_layout, tensor_core_layout
 from ferrox.lowering.tile_to_simt.reduction import reduced_layout
 from ferrox.lowering.tile_to_simt.shape import broadcast_source, permuted
 
@@ -120,3 +120,16 @@ def test_chunk_width_is_16_bytes_capped_by_the_row():
     assert config.width(IntegerType(8), 1024) == 16
     assert config.width(Float32Type(), 2) == 2
     assert Config(256, elems=8).width(Float32Type(), 1024) == 8
+
+
+def test_tensor_core_layout_is_the_m16n8_fragment():
+    layout = tensor_core_layout(64, 64, 256)
+    # c0, r3 in registers, then the warp's own second tile row and column; lanes c1 c2 r0 r1 r2,
+    # then warps on the highest tile column, tile row and next tile column bits.
+    assert layout.regs == (0, 9, 10, 3)
+    assert layout.lanes == (1, 2, 6, 7, 8, 5, 11, 4)
+    for lane in range(32):
+        g, q = lane >> 2, lane & 3
+        for i in range(4):  # PTX's C/D fragment of tile 0 for warp 0
+            row, col = divmod(element(layout, lane, i), 64)
+            assert (row, col) == (g + 8 * (i >> 1), 2 * q + (i & 1))

@@ -411,3 +411,16 @@ def test_i8_chunks_of_16(run, lower, find_kernel):
     out = poisoned(7, 70, dtype=np.int8)
     run(BYTES, "k", [out, x])
     np.testing.assert_array_equal(out, (x.astype(np.int32) * 2).astype(np.int8))
+
+
+@pytest.mark.parametrize("threads", [64, 256])
+def test_tensor_core_matmul_at_the_example_size(run, examples_text, threads):
+    """The bf16 example's kernel on f16 (the interpreter has no bf16 memory): same lowering,
+    mma.sync m16n8k16 fragments, 2 x 2 m16n8 tiles a warp at 256 threads."""
+    start = examples_text.index("tile.kernel @matmul_bf16")
+    text = examples_text[start : examples_text.index("// doc:end", start)].replace("bf16", "f16")
+    a = f32(70, 50).astype(np.float16)
+    b = f32(50, 90).astype(np.float16)
+    out = poisoned(70, 90)
+    run(text, "matmul_f16", [out, a, b], threads=threads)
+    np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)

@@ -111,3 +111,11 @@ simt.kernel @store_to_input(%x: !simt.slice<f32>, %n: index, %v: f32) contract<d
   simt.store_chunk %x[%w], %v : !simt.slice<f32>, !simt.thread_index<tile<[64], 1, arg1>>
   simt.return
 }
+
+// -----
+
+simt.kernel @fragment(%a: i32, %c: f32) {
+  // expected-error@+1 {{'simt.mma_sync' takes 2 B registers, got 1}}
+  %d0, %d1, %d2, %d3 = simt.mma_sync f16 A[%a, %a, %a, %a] B[%a] C[%c, %c, %c, %c]
+  simt.return
+}

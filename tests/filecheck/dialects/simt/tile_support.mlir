@@ -34,4 +34,17 @@ builtin.module {
   }
   // CHECK: simt.kernel @spaces(%o1: !simt.disjoint_slice<i8, tile<[64], 16, arg1>>, %n: index, %o3: !simt.disjoint_slice<f32, tile<[2, 2, 8], 1, arg3>>, %a: index, %b: index, %c: index)
   // CHECK: %w = simt.tile_index %k dims(%n) : !simt.thread_index<tile<[64], 16, arg1>>
+
+  // One warp's 16 x 16 by 16 x 8 tensor-core product (bf16 pairs packed in i32, f32 accumulators).
+  // doc:begin mma_sync
+  simt.kernel @warp_mma(%out: !simt.disjoint_slice<f32, tile<[128], 4, arg1>>, %n: index, %a: i32, %b: i32) contract<domain = 1, block = [32]> {
+    %zero = arith.constant 0.0 : f32
+    %d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a, %a, %a, %a] B[%b, %b] C[%zero, %zero, %zero, %zero]
+    %k = arith.constant 0 : index
+    %w = simt.tile_index %k dims(%n) : !simt.thread_index<tile<[128], 4, arg1>>
+    simt.store_chunk %out[%w], %d0, %d1, %d2, %d3 : !simt.disjoint_slice<f32, tile<[128], 4, arg1>>, !simt.thread_index<tile<[128], 4, arg1>>
+    simt.return
+  }
+  // doc:end
+  // CHECK: %d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a, %a, %a, %a] B[%b, %b] C[%zero, %zero, %zero, %zero]
 }

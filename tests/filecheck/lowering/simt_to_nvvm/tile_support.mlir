@@ -82,3 +82,21 @@ simt.kernel @load(%x: !simt.slice<f32>, %i: index, %n: index, %p: f32, %out: !si
 // CHECK-NEXT:        scf.yield %p : f32
 // CHECK:         %[[VALID:.*]] = arith.cmpi ne, %count{{.*}}, %{{.*}} : i64
 // CHECK:         %raw = arith.index_cast %flat{{.*}} : i64 to index
+
+// -----
+
+// simt.mma_sync is nvvm.mma.sync m16n8k16 row.col; f16 registers are bitcast to vector<2xf16>.
+simt.kernel @mma(%a: i32, %c: f32) contract<domain = 1, block = [32]> {
+  %d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a, %a, %a, %a] B[%a, %a] C[%c, %c, %c, %c]
+  %e0, %e1, %e2, %e3 = simt.mma_sync f16 A[%a, %a, %a, %a] B[%a, %a] C[%d0, %d1, %d2, %d3]
+  simt.return
+}
+
+// CHECK-LABEL: func.func @mma(
+// CHECK:         %[[D:.*]] = nvvm.mma.sync A[%a, %a, %a, %a] B[%a, %a] C[%c, %c, %c, %c] {shape = #nvvm.shape<m = 16, n = 8, k = 16>{{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT:    %d0 = llvm.extractvalue %[[D]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:         llvm.bitcast %a : i32 to vector<2xf16>
+// CHECK:         nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%d0, %d1, %d2, %d3] {{.*}}multiplicandAPtxType = #nvvm.mma_type<f16>{{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+
+// LLVM-LABEL: llvm.func @mma(
+// LLVM:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
