@@ -47,6 +47,26 @@ def _bind_params(kernel: Operation, ins: Sequence[Any], outs: Sequence[Any]) -> 
     return [next(pending_out if role_of(p) is Role.OUTPUT else pending_in) for p in params]
 
 
+def _tile_shape_problems(kernel: Operation, values: Sequence[Any]) -> list[str]:
+    """A `!tile.tensor` parameter's static dimensions against the tensor bound to it, which the
+    verifier could not know where the host tensor's dimension is `?`."""
+    out = []
+    params = kernel.regions[0].blocks[0].args
+    kernel_name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
+    for param, value in zip(params, values):
+        if getattr(param.type, "name", "") != "tile.tensor" or not isinstance(value, Tensor):
+            continue
+        want = param.type.get_shape()  # type: ignore[attr-defined]
+        for d, (need, got) in enumerate(zip(want, value.shape)):
+            if need >= 0 and need != got:
+                name = f"%{param.name_hint}" if param.name_hint else f"parameter #{param.index}"
+                out.append(
+                    f"{name} of @{kernel_name} has type {param.type}, but the tensor bound to it "
+                    f"has shape {list(value.shape)} (dimension {d} is {got}, not {need})"
+                )
+    return out
+
+
 @register_impls
 class HostFunctions(InterpreterFunctions):
     # -- scalars and creation ------------------------------------------------------------
@@ -55,7 +75,6 @@ class HostFunctions(InterpreterFunctions):
         name = op.param_name.data
         t = op.result.type
         if name in interp.params:
-            interp.used_params.add(name)
             try:
                 return (scalar_value(interp.params[name], t),)
             except (TypeError, ValueError) as e:
@@ -184,6 +203,8 @@ class HostFunctions(InterpreterFunctions):
                     f"tiles, outs operand #{i} has {list(p.grid)}",
                 )
         values = _bind_params(kernel, interp.get_values(op.ins), outs)
+        if problems := _tile_shape_problems(kernel, values):
+            raise HostRunError(op, problems)
         interp.tile_launch(op, kernel, grid, values, stream)
         return tuple(Partition(p.tensor.given_back(), p.tile) for p in outs)
 

@@ -1,7 +1,8 @@
 """The GPU backend: tensors in device memory, kernels compiled by ferrox and launched on streams.
 
-The module's kernels (tile kernels lowered to SIMT ones) are compiled once, up front, through the kernel cache (`ferrox.api.compile`
-for the device's own chip) and loaded into the primary context. A `host.stream` is a CUDA stream
+The module's kernels (tile kernels lowered to SIMT ones) are compiled once, up front, through
+the kernel cache (`ferrox.api.compile` for the device's own chip) and loaded into the primary
+context. A `host.stream` is a CUDA stream
 of its own; a launch is queued on it and returns at once, and `host.sync_on` waits for it.
 NumPy caller arrays are copied to the device; PyTorch and CuPy device arrays are used in place
 (`as_device_array`), so a kernel writing one writes the caller's memory.

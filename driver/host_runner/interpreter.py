@@ -81,7 +81,6 @@ class HostInterpreter(Interpreter):
         self.tracker = _Tracker()
         self.backend = backend
         self.params = dict(params)
-        self.used_params: set[str] = set()
         self.arrays = list(arrays)
         self.out = out
         self.checks: list[CheckResult] = []

@@ -217,3 +217,8 @@ func.func @main() {{
   func.return
 }}
 """
+
+# A tile kernel whose input has a static length, fed a host tensor of `?` length.
+TILE_STATIC_INPUT = TILE_ADD.replace(
+    "%x: !tile.tensor<f32, [?]>, %y", "%x: !tile.tensor<f32, [1000]>, %y"
+).replace("tile.load_like %x, %z : !tile.tensor<f32, [?]>", "tile.load_like %x, %z : !tile.tensor<f32, [1000]>")

@@ -196,3 +196,15 @@ def test_tile_outputs_must_agree_on_the_grid(program):
         "error: output partitions disagree on the grid: outs operand #0 has [8] tiles, outs operand #1 has [6]"
     )
     assert backend.launched == []
+
+
+def test_static_tile_tensor_dimensions_are_checked_at_launch(program):
+    module = program(programs.TILE_STATIC_INPUT)
+    assert run(module)[0].ok
+    backend = Recording()
+    message = error_of(module, backend=backend, params={"n": 999})
+    assert message.endswith(
+        "error: %x of @vector_add has type !tile.tensor<f32, [1000]>, but the tensor bound to it has "
+        "shape [999] (dimension 0 is 999, not 1000)"
+    )
+    assert backend.launched == []
