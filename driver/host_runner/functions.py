@@ -133,8 +133,7 @@ class HostFunctions(InterpreterFunctions):
     @impl(host.SyncOnOp)
     def run_sync_on(self, interp, op: host.SyncOnOp, args: PythonValues):
         (stream,) = args
-        interp.call_backend(op, interp.backend.sync, stream.handle)
-        stream.launches = 0
+        interp.sync(op, stream)
         return ()
 
     @impl(host.PrepareOp)

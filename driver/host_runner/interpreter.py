@@ -129,7 +129,7 @@ class HostInterpreter(Interpreter):
             self.backend.launch(self.module, kernel, grid, block, shared, values, stream.handle)
         except Exception as e:
             raise _launch_error(op, kernel, e) from None
-        stream.launches += 1
+        stream.pending.append(op)
 
     def tile_launch(self, op: Operation, kernel: Operation, grid: tuple[int, ...],
                     values: Sequence[Any], stream: Stream) -> None:  # fmt: skip
@@ -137,7 +137,22 @@ class HostInterpreter(Interpreter):
             self.backend.tile_launch(self.module, kernel, grid, values, stream.handle)
         except Exception as e:
             raise _launch_error(op, kernel, e) from None
-        stream.launches += 1
+        stream.pending.append(op)
+
+    def sync(self, op: Operation, stream: Stream) -> None:
+        """Wait for `stream`; a failure there is a kernel that faulted after its launch returned
+        (on the GPU a trap surfaces only here), so the launches it may have been are the notes."""
+        try:
+            self.backend.sync(stream.handle)
+        except Exception as e:
+            notes = [(launch, "launched here") for launch in stream.pending]
+            raise HostRunError(
+                op,
+                f"a kernel on this stream failed: {_describe(e)}; `ferrox run --device cpu` runs "
+                "the same program on the interpreter, which locates the failing op and thread",
+                notes,
+            ) from None
+        stream.pending.clear()
 
     def read(self, op: Operation, value: Any) -> Any:
         """A value as the host sees it: tensors downloaded, scalars as NumPy scalars."""

@@ -56,10 +56,10 @@ class Partition:
 
 @dataclass(eq=False)
 class Stream:
-    """A `!host.stream`: the backend's queue and what was launched on it since the last sync."""
+    """A `!host.stream`: the backend's queue and the launch ops enqueued since the last sync."""
 
     handle: Any
-    launches: int = 0
+    pending: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

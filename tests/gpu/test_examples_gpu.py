@@ -105,7 +105,7 @@ def test_the_readme_command_runs_on_the_gpu():
         [FERROX, "run", str(EXAMPLES / "vecadd.mlir")], capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""  # no fallback line: auto found the GPU
+    assert "no GPU here" not in proc.stderr  # no fallback line: auto found the GPU
     assert proc.stdout.startswith("check out2: ok (max abs err 0,")
     assert "vecadd.mlir: 1 check passed on " in proc.stdout and "interpreter" not in proc.stdout
 

@@ -208,3 +208,19 @@ def test_static_tile_tensor_dimensions_are_checked_at_launch(program):
         "shape [999] (dimension 0 is 999, not 1000)"
     )
     assert backend.launched == []
+
+
+def test_a_failure_at_sync_names_the_launches_it_may_have_been(program):
+    """On the GPU a kernel's trap surfaces at the next sync; the error says which launches."""
+
+    class FaultsAtSync(Recording):
+        def sync(self, stream):
+            raise RuntimeError("cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_INSTRUCTION")
+
+    lines = error_of(program(programs.TWO_STREAMS), backend=FaultsAtSync()).splitlines()
+    assert lines[0].endswith(
+        at(programs.TWO_STREAMS, "host.sync_on %s1") + " error: a kernel on this stream failed: "
+        "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_INSTRUCTION; `ferrox run --device cpu` runs "
+        "the same program on the interpreter, which locates the failing op and thread"
+    )
+    assert len(lines) == 2 and lines[1].endswith(at(programs.TWO_STREAMS, "%r1 = host.launch") + " note: launched here")
