@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -10,9 +11,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import fake_gpu  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples" / "simt"
 
 
 @pytest.fixture
@@ -30,4 +28,5 @@ def program(tmp_path):
 
 @pytest.fixture
 def fake_device(monkeypatch, tmp_path):
-    return fake_gpu.install(monkeypatch, tmp_path)
+    yield fake_gpu.install(monkeypatch, tmp_path)
+    gc.collect()  # free fake device buffers while the fake driver is still installed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 T = "!host.tensor<f32, [?]>"
 
 DOUBLE = """
@@ -222,3 +224,5 @@ func.func @main() {{
 TILE_STATIC_INPUT = TILE_ADD.replace(
     "%x: !tile.tensor<f32, [?]>, %y", "%x: !tile.tensor<f32, [1000]>, %y"
 ).replace("tile.load_like %x, %z : !tile.tensor<f32, [?]>", "tile.load_like %x, %z : !tile.tensor<f32, [1000]>")
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "simt"

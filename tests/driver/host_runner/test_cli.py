@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import programs
-from conftest import EXAMPLES
+from programs import EXAMPLES
 
 FERROX = shutil.which("ferrox", path=str(Path(sys.executable).parent)) or shutil.which("ferrox") or "ferrox"
 

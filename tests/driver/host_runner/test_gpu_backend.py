@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES
+from programs import EXAMPLES
 from ferrox.diagnostics import DiagnosticError
 from ferrox.driver.host_runner import run_host_program, select_backend
 from ferrox.driver.host_runner.gpu import GpuBackend

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import f32
 
-from conftest import EXAMPLES
+from programs import EXAMPLES
 from ferrox.dialects.simt import KernelOp
 from ferrox.driver.host_runner import INTERPRETER_LIMITS, PrepareError, check_prepare
 from ferrox.driver.host_runner.prepare import check_same_args
