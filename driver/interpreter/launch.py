@@ -30,6 +30,7 @@ from ferrox.driver.interpreter.arguments import bind_args
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
 from ferrox.driver.interpreter.atomic_ops import AtomicFunctions
 from ferrox.driver.interpreter.collective_ops import CollectiveFunctions
+from ferrox.driver.interpreter.mma_ops import MmaSyncFunctions
 from ferrox.driver.interpreter.tile_support_ops import TileSupportFunctions
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
 from ferrox.driver.interpreter.machine import BlockState, LaunchState, Program, SimtInterpreter, ThreadCtx
@@ -52,6 +53,7 @@ FUNCTIONS = (
     CollectiveFunctions,
     AtomicFunctions,
     TileSupportFunctions,
+    MmaSyncFunctions,
 )
 
 
