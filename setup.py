@@ -7,7 +7,7 @@ needs no edit here.
 
 from setuptools import find_packages, setup
 
-SUBPACKAGES = ("dialects", "passes", "lowering", "driver")
+SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver")
 
 packages = ["ferrox"]
 package_dir = {"ferrox": "ferrox"}

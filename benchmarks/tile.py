@@ -20,7 +20,9 @@ from common import bench, write_result  # noqa: E402
 def softmax_source(rows_per_tile: int, cols: int) -> str:
     text = (ROOT / "examples" / "tile" / "softmax.mlir").read_text()
     kernel = text.split("func.func @main", 1)[0].rstrip() + "\n}\n"
-    return kernel.replace("[4, 1024]", f"[{rows_per_tile}, {cols}]").replace("[4, 1]", f"[{rows_per_tile}, 1]")
+    return kernel.replace("[4, 1024]", f"[{rows_per_tile}, {cols}]").replace(
+        "[4, 1]", f"[{rows_per_tile}, 1]"
+    )
 
 
 def main() -> None:

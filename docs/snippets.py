@@ -13,12 +13,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-_DIRECTIVE = re.compile(r"<!-- snippet: (?P<path>[^#\s]+)#(?P<name>[\w.-]+) -->\n```(?P<lang>\w*)\n(?P<body>.*?)```", re.S)
+_DIRECTIVE = re.compile(
+    r"<!-- snippet: (?P<path>[^#\s]+)#(?P<name>[\w.-]+) -->\n```(?P<lang>\w*)\n(?P<body>.*?)```",
+    re.S,
+)
 
 
 def extract(path: Path, name: str) -> str:
     lines = path.read_text().splitlines()
-    begin = next((i for i, l in enumerate(lines) if re.search(rf"doc:begin {re.escape(name)}\s*$", l)), None)
+    begin = next(
+        (i for i, l in enumerate(lines) if re.search(rf"doc:begin {re.escape(name)}\s*$", l)), None
+    )
     if begin is None:
         raise KeyError(f"{path}: no `doc:begin {name}` marker")
     end = next((i for i in range(begin + 1, len(lines)) if "doc:end" in lines[i]), None)
@@ -38,7 +43,9 @@ def sync(page: Path, write: bool) -> list[str]:
             problems.append(f"{page.relative_to(ROOT)}: {e}")
             return m.group(0)
         if fresh != m.group("body"):
-            problems.append(f"{page.relative_to(ROOT)}: snippet {m.group('path')}#{m.group('name')} is stale")
+            problems.append(
+                f"{page.relative_to(ROOT)}: snippet {m.group('path')}#{m.group('name')} is stale"
+            )
         return f"<!-- snippet: {m.group('path')}#{m.group('name')} -->\n```{m.group('lang')}\n{fresh}```"
 
     new = _DIRECTIVE.sub(replace, text)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
-from ferrox.driver.registry import make_context
-from ferrox.lowering.pipeline import CompiledKernels, KernelInfo, compile_module_to_ptx
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.compile import CompiledKernels, KernelInfo, compile_module_to_ptx
 from ferrox.verify import verify_module
 
 
@@ -26,7 +26,9 @@ def parse(source: str | Path | ModuleOp) -> ModuleOp:
     """A verified module from a path, IR text, or a module (returned as is)."""
     if isinstance(source, ModuleOp):
         return source
-    if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".mlir") and "\n" not in source):
+    if isinstance(source, Path) or (
+        isinstance(source, str) and source.endswith(".mlir") and "\n" not in source
+    ):
         path = Path(source)
         module = parse_module(make_context(), path.read_text(), str(path))
     else:
@@ -37,7 +39,11 @@ def parse(source: str | Path | ModuleOp) -> ModuleOp:
 
 def _serialize(compiled: CompiledKernels) -> bytes:
     return json.dumps(
-        {"ptx": compiled.ptx, "chip": compiled.chip, "kernels": {n: asdict(k) for n, k in compiled.kernels.items()}}
+        {
+            "ptx": compiled.ptx,
+            "chip": compiled.chip,
+            "kernels": {n: asdict(k) for n, k in compiled.kernels.items()},
+        }
     ).encode()
 
 
@@ -51,7 +57,9 @@ def _deserialize(data: bytes) -> CompiledKernels:
     return CompiledKernels(raw["ptx"], raw["chip"], kernels)
 
 
-def compile(source: str | Path | ModuleOp, chip: str = "sm_90", opt: int = 3, cache: bool = True) -> CompiledKernels:
+def compile(
+    source: str | Path | ModuleOp, chip: str = "sm_90", opt: int = 3, cache: bool = True
+) -> CompiledKernels:
     """PTX and per-kernel ABI for every kernel in `source`."""
     module = parse(source)
     if not cache:
@@ -72,7 +80,9 @@ class Program:
         from ferrox.driver.runtime.launcher import Module
 
         self.compiled = compiled
-        self.module = Module.load(compiled.ptx.encode(), ordinal=ordinal, signatures=compiled.signatures)
+        self.module = Module.load(
+            compiled.ptx.encode(), ordinal=ordinal, signatures=compiled.signatures
+        )
 
     def info(self, name: str) -> KernelInfo:
         return self.compiled[name]

@@ -18,7 +18,9 @@ from xdsl.utils.lexer import Span
 
 
 class LocatedParser(Parser):
-    def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>", line_offset: int = 0):
+    def __init__(
+        self, ctx: Context, input: str | bytes, name: str = "<unknown>", line_offset: int = 0
+    ):
         super().__init__(ctx, input, name)
         self._line_offset = line_offset
 
@@ -48,6 +50,8 @@ class LocatedParser(Parser):
                 value.location = self._loc(span)
 
 
-def parse_module(ctx: Context, text: str | bytes, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:
+def parse_module(
+    ctx: Context, text: str | bytes, name: str = "<stdin>", line_offset: int = 0
+) -> ModuleOp:
     """Parse `text` into a module (implicit if the text has no top-level `builtin.module`)."""
     return LocatedParser(ctx, text, name, line_offset).parse_module()

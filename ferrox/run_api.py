@@ -26,10 +26,10 @@ from ferrox.driver.host_runner import RunResult, run_host_program, select_backen
 
 def load_program(source: str | Path | ModuleOp) -> ModuleOp:
     """Parse and verify a host program: op verifiers, `verify-disjoint`, `verify-ownership`."""
-    from ferrox.driver.registry import make_context
     from ferrox.parser import parse_module
     from ferrox.passes.verify_disjoint import verify_disjoint
     from ferrox.passes.verify_ownership import VerifyOwnershipPass
+    from ferrox.registry import make_context
     from ferrox.verify import verify_module
 
     if isinstance(source, ModuleOp):
@@ -40,7 +40,11 @@ def load_program(source: str | Path | ModuleOp) -> ModuleOp:
             text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise DiagnosticError(
-                [Diagnostic("error", f"cannot read {path}: {e.strerror}", SourceLoc(str(path), 0, 0))]
+                [
+                    Diagnostic(
+                        "error", f"cannot read {path}: {e.strerror}", SourceLoc(str(path), 0, 0)
+                    )
+                ]
             ) from None
         try:
             module = parse_module(make_context(), text, str(path))
@@ -67,7 +71,9 @@ def run_program(
     """Verify and run `@entry` of a host program on `device` (`auto`, `gpu` or `cpu`)."""
     module = load_program(source)
     backend, why_cpu = select_backend(device)
-    result = run_host_program(module, backend, entry=entry, params=params, arrays=arrays or (), out=out)
+    result = run_host_program(
+        module, backend, entry=entry, params=params, arrays=arrays or (), out=out
+    )
     result.fallback = why_cpu
     return result
 

@@ -14,28 +14,24 @@ The stages, each also a pass of its own (`STAGES`, in order):
    barriers or warp collectives: they have effects, so only pure ops are merged or removed.
 5. `convert-to-llvm`: func, arith, scf, cf and nvvm to the llvm dialect.
 
-`compile_module_to_ptx` runs the chain on a copy of a module, exports it and compiles it to
-PTX, returning the PTX with each kernel's launcher signature.
+`ferrox.targets.compile` runs the chain on a copy of a module, exports it and compiles it to PTX.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
-from ferrox.diagnostics import DiagnosticEngine
-from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.simt_to_nvvm import ABI_ATTR, convert_simt_to_nvvm, read_signature
-from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR
+from ferrox.lowering.simt_to_nvvm import convert_simt_to_nvvm
+from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR
 from ferrox.passes.verify_disjoint import verify_disjoint
 
 TILE_TO_SIMT = "convert-tile-to-simt"
@@ -44,7 +40,7 @@ TILE_TO_SIMT = "convert-tile-to-simt"
 def _context(ctx: Context | None) -> Context:
     if ctx is not None:
         return ctx
-    from ferrox.driver.registry import make_context
+    from ferrox.registry import make_context
 
     return make_context()
 
@@ -55,15 +51,9 @@ def extract_device_code(module: ModuleOp, ctx: Context | None = None) -> None:
         if isinstance(op, func.FuncOp) and KERNEL_ATTR not in op.attributes:
             Rewriter.erase_op(op, safe_erase=False)
     if any(op.dialect_name() == "tile" for op in module.ops):
-        from ferrox.driver.registry import all_passes
+        from ferrox.lowering.tile_to_simt import ConvertTileToSimtPass
 
-        factory = all_passes().get(TILE_TO_SIMT)
-        if factory is not None:
-            try:
-                tile_pass = factory()
-            except ImportError:
-                return  # the tile ops stay, and the next stages report them
-            tile_pass().apply(_context(ctx), module)
+        ConvertTileToSimtPass().apply(_context(ctx), module)
 
 
 @dataclass(frozen=True)
@@ -116,119 +106,10 @@ class LowerToLLVMPass(ModulePass):
         lower_to_llvm(op, ctx)
 
 
-# -- to PTX ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KernelInfo:
-    """What the launcher needs of one compiled kernel."""
-
-    name: str
-    signature: tuple[str, ...]
-    """Argument kinds for `pack_args`: `slice:f32`, `ptr`, `f32`, `i32`, `i64`, `index`, ..."""
-    block: tuple[int, int, int] | None = None
-    """The launch contract's exact block (the PTX's `.reqntid`); None without a contract."""
-    shared_bytes: int = 0
-    """Dynamic shared memory the contract asks the launch for."""
-    min_cc: int = 0
-    """The contract's minimum compute capability (major * 10 + minor; 0: any)."""
-
-
-@dataclass(frozen=True)
-class CompiledKernels:
-    """A module's PTX and, per kernel, its ABI."""
-
-    ptx: str
-    chip: str
-    kernels: Mapping[str, KernelInfo] = field(default_factory=dict)
-
-    @property
-    def signatures(self) -> dict[str, list[str]]:
-        """`{kernel: kinds}`, as `Module(image, signatures=...)` of the launcher takes them."""
-        return {name: list(k.signature) for name, k in self.kernels.items()}
-
-    def __getitem__(self, name: str) -> KernelInfo:
-        return self.kernels[name]
-
-
-def _compute_capability(chip: str) -> int | None:
-    m = re.fullmatch(r"sm_(\d+)[a-z]?", chip)
-    return int(m.group(1)) if m else None
-
-
-def _check_min_cc(module: ModuleOp, chip: str) -> None:
-    cc = _compute_capability(chip)
-    diag = DiagnosticEngine()
-    for op in module.ops:
-        if isinstance(op, KernelOp) and op.contract is not None and cc is not None:
-            needed = op.contract.min_cc.data
-            if needed > cc:
-                diag.error(
-                    op,
-                    f"kernel @{op.sym_name.data} needs compute capability {needed // 10}.{needed % 10} "
-                    f"(its contract's min_cc = {needed}), but the target is {chip}",
-                )
-    diag.raise_if_errors()
-
-
-def kernel_infos(simt_module: ModuleOp, lowered: ModuleOp) -> dict[str, KernelInfo]:
-    """Each kernel's ABI, from the lowered functions' `ferrox.abi` and `nvvm.reqntid`, with the
-    contract's shared memory and compute capability from the SIMT kernels."""
-    contracts = {op.sym_name.data: op.contract for op in simt_module.ops if isinstance(op, KernelOp)}
-    infos: dict[str, KernelInfo] = {}
-    for op in lowered.ops:
-        if not isinstance(op, llvm.FuncOp | func.FuncOp) or KERNEL_ATTR not in op.attributes:
-            continue
-        name = op.sym_name.data
-        signature = read_signature(op.attributes.get(ABI_ATTR)) or []
-        reqntid = op.attributes.get(REQNTID_ATTR)
-        block = None
-        if isinstance(reqntid, DenseArrayBase):
-            x, y, z = (int(v) for v in reqntid.get_values())
-            block = (x, y, z)
-        contract = contracts.get(name)
-        infos[name] = KernelInfo(
-            name,
-            tuple(signature),
-            block,
-            contract.shared_bytes.data if contract is not None else 0,
-            contract.min_cc.data if contract is not None else 0,
-        )
-    return infos
-
-
-def compile_module_to_ptx(
-    module: ModuleOp,
-    chip: str | None = None,
-    opt: int = 3,
-    features: str | None = None,
-    ctx: Context | None = None,
-) -> CompiledKernels:
-    """PTX for every kernel of `module` (left unchanged), with each kernel's launcher signature.
-
-    `chip` and `features` default to the module's `ferrox.chip`/`ferrox.features` attributes,
-    else `sm_90` and that chip's PTX version. Host code in the module is ignored. Raises a
-    `DiagnosticError` (located) for anything that cannot be compiled.
-    """
-    from ferrox.lowering.ptx import module_to_ptx, resolve_target
-
-    chip, features = resolve_target(module, chip, features)
-    _check_min_cc(module, chip)
-    lowered = module.clone()
-    lower_to_llvm(lowered, ctx)
-    infos = kernel_infos(module, lowered)
-    ptx = module_to_ptx(lowered, chip, features, opt)
-    return CompiledKernels(ptx, chip, infos)
-
-
 __all__ = [
     "STAGES",
-    "CompiledKernels",
     "ExtractDeviceCodePass",
-    "KernelInfo",
     "LowerToLLVMPass",
-    "compile_module_to_ptx",
     "extract_device_code",
-    "kernel_infos",
     "lower_to_llvm",
 ]

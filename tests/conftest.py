@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +26,7 @@ def _tool_path() -> str:
 
 
 def find_ptxas() -> str | None:
-    from ferrox.driver.toolchain import find_ptxas as find
+    from ferrox.targets.toolchain import find_ptxas as find
 
     return find()
 

@@ -8,13 +8,13 @@ interpreter and the GPU runner produce bit-identical inputs from the same seed.
 from __future__ import annotations
 
 from enum import auto
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    AnyFloatConstr,
-    FloatAttr,
-    Float64Type,
     I64,
+    AnyFloatConstr,
+    Float64Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -22,14 +22,13 @@ from xdsl.dialects.builtin import (
     f64,
 )
 from xdsl.dialects.utils import EnumAttribute
-from typing import ClassVar
-
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import (
     AnyAttr,
+    IRDLOperation,
     ParamAttrConstraint,
     VarConstraint,
-    IRDLOperation,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -37,7 +36,6 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
-from xdsl.irdl import base
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 

@@ -132,9 +132,7 @@ def check_value(
     role = role_of(param)
     got = value.type
     if role is None:
-        raise VerifyException(
-            f"{_describe(i, kernel, param)} has a type no host launch can bind"
-        )
+        raise VerifyException(f"{_describe(i, kernel, param)} has a type no host launch can bind")
     if role is Role.SCALAR:
         if got != param:
             raise VerifyException(

@@ -19,8 +19,8 @@ from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
     irdl_op_definition,
-    opt_operand_def,
     operand_def,
+    opt_operand_def,
     prop_def,
     result_def,
     var_operand_def,
@@ -128,9 +128,7 @@ class PrepareOp(IRDLOperation):
         _verify_config(self.grid, self.block)
         assert isinstance(self.result.type, PreparedType)
         if self.result.type.kernel != self.kernel:
-            raise VerifyException(
-                f"prepares {self.kernel} but its result is {self.result.type}"
-            )
+            raise VerifyException(f"prepares {self.kernel} but its result is {self.result.type}")
         kernel = kernels.lookup_kernel(self, self.kernel)
         if kernel is not None and kernels.has_contract(kernel) is False:
             raise VerifyException(

@@ -1,7 +1,7 @@
 """xDSL's `llvm` dialect, extended with the ops GPU kernels need that xDSL lacks.
 
 Registered under the name `llvm` in place of xDSL's, so MLIR's spelling (`llvm.addrspacecast`, ...)
-parses and the exporter in `ferrox.lowering.llvm_export` sees one dialect. xDSL's own ops keep
+parses and the exporter in `ferrox.targets.llvm_export` sees one dialect. xDSL's own ops keep
 their classes, so IR built with `xdsl.dialects.llvm` works unchanged.
 
 Importing this module also lets `#llvm.cconv<...>` and `llvm.func` name the NVPTX calling

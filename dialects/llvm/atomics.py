@@ -143,7 +143,9 @@ class AtomicRMWOp(IRDLOperation):
                 raise VerifyException(f"'{op}' expects a floating point value, got {ty}")
         elif op == "xchg":
             if isinstance(ty, VectorType):
-                raise VerifyException(f"'xchg' expects an integer, float or pointer value, got {ty}")
+                raise VerifyException(
+                    f"'xchg' expects an integer, float or pointer value, got {ty}"
+                )
         elif not (isinstance(ty, IntegerType) and ty.width.data in _ATOMIC_INT_WIDTHS):
             raise VerifyException(f"'{op}' expects an i8, i16, i32 or i64 value, got {ty}")
         if self.ordering.value.data < MONOTONIC or self.ordering_name.startswith("<invalid"):
@@ -244,8 +246,13 @@ class CmpXchgOp(IRDLOperation):
             )
         if failure in (RELEASE, ACQ_REL):
             raise VerifyException(f"cmpxchg failure ordering cannot be '{names[1]}'")
-        if isinstance(self.val.type, IntegerType) and self.val.type.width.data not in _ATOMIC_INT_WIDTHS:
-            raise VerifyException(f"cmpxchg expects an i8, i16, i32, i64 or pointer value, got {self.val.type}")
+        if (
+            isinstance(self.val.type, IntegerType)
+            and self.val.type.width.data not in _ATOMIC_INT_WIDTHS
+        ):
+            raise VerifyException(
+                f"cmpxchg expects an i8, i16, i32, i64 or pointer value, got {self.val.type}"
+            )
 
 
 @irdl_op_definition

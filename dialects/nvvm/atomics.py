@@ -43,9 +43,7 @@ ADDRESS_SPACES = {0: "generic", 1: "global", 3: "shared"}
 INT_TYPES = (i32, i64)
 FLOAT_TYPES = (f32, f64)
 
-_SCOPE_ORDER_FORMAT = (
-    "(`scope` `=` qualified($scope)^)? (`ordering` `=` $ordering^)? attr-dict"
-)
+_SCOPE_ORDER_FORMAT = "(`scope` `=` qualified($scope)^)? (`ordering` `=` $ordering^)? attr-dict"
 
 
 def address_space(ptr_type: Attribute) -> int:
@@ -78,9 +76,7 @@ class AtomicRMWOp(_ScopedAtomic):
     ptr = operand_def(LLVMPointerType)
     val = operand_def(T)
     res = result_def(T)
-    assembly_format = (
-        f"$bin_op $ptr `,` $val {_SCOPE_ORDER_FORMAT} `:` type($ptr) `,` type($val)"
-    )
+    assembly_format = f"$bin_op $ptr `,` $val {_SCOPE_ORDER_FORMAT} `:` type($ptr) `,` type($val)"
 
     def __init__(
         self,
@@ -120,9 +116,7 @@ class AtomicCASOp(_ScopedAtomic):
     cmp = operand_def(T)
     new = operand_def(T)
     res = result_def(T)
-    assembly_format = (
-        f"$ptr `,` $cmp `,` $new {_SCOPE_ORDER_FORMAT} `:` type($ptr) `,` type($cmp)"
-    )
+    assembly_format = f"$ptr `,` $cmp `,` $new {_SCOPE_ORDER_FORMAT} `:` type($ptr) `,` type($cmp)"
 
     def __init__(
         self,

@@ -140,9 +140,7 @@ class ReduxOp(IRDLOperation):
     mask_and_clamp = operand_def(I32)
     kind = prop_def(ReduxKindAttr)
     res = result_def(IntegerType)
-    assembly_format = (
-        "$kind $val `,` $mask_and_clamp attr-dict `:` type($val) `->` type($res)"
-    )
+    assembly_format = "$kind $val `,` $mask_and_clamp attr-dict `:` type($val) `->` type($res)"
     traits = traits_def(Convergent())
 
     def __init__(self, kind: ReduxKind, val: SSAValue, mask_and_clamp: SSAValue):
@@ -157,5 +155,3 @@ class ReduxOp(IRDLOperation):
             raise VerifyException(
                 f"result type {self.res.type} must equal the reduced value's type {self.val.type}"
             )
-
-

@@ -26,9 +26,19 @@ from ferrox.dialects.simt.atomic import (
     ScopeAttr,
 )
 from ferrox.dialects.simt.contract import LaunchContractAttr, SizeExprAttr, SizeRelationAttr
-from ferrox.dialects.simt.ids import BlockDimOp, BlockIdOp, Dimension, DimensionAttr, GridDimOp, LaneIdOp, ThreadIdOp
+from ferrox.dialects.simt.ids import (
+    BlockDimOp,
+    BlockIdOp,
+    Dimension,
+    DimensionAttr,
+    GridDimOp,
+    LaneIdOp,
+    ThreadIdOp,
+)
 from ferrox.dialects.simt.index import (
     TRUSTED_INDEX_OPS as _INDEX_OPS,
+)
+from ferrox.dialects.simt.index import (
     Index2DOp,
     Index2DRuntimeOp,
     ThreadIndex1DOp,
@@ -39,7 +49,13 @@ from ferrox.dialects.simt.kernel import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.memory import GetMutOp, LenOp, LoadOp, YieldOp
 from ferrox.dialects.simt.shared import SharedAllocOp, SharedLoadOp, SharedStoreOp
 from ferrox.dialects.simt.sync import SyncThreadsOp
-from ferrox.dialects.simt.tile_support import TILE_SUPPORT_OPS, LoadChunkOp, MmaSyncOp, StoreChunkOp, TileIndexOp
+from ferrox.dialects.simt.tile_support import (
+    TILE_SUPPORT_OPS,
+    LoadChunkOp,
+    MmaSyncOp,
+    StoreChunkOp,
+    TileIndexOp,
+)
 from ferrox.dialects.simt.types import (
     AtomicSliceType,
     DisjointSliceType,
@@ -52,6 +68,8 @@ from ferrox.dialects.simt.types import (
 from ferrox.dialects.simt.unsafe import PtrLoadOp, PtrStoreOp, UnsafeOp
 from ferrox.dialects.simt.warp import (
     CONVERGENT_WARP_OPS as _WARP_OPS,
+)
+from ferrox.dialects.simt.warp import (
     BallotOp,
     ShuffleMode,
     ShuffleModeAttr,

@@ -69,11 +69,15 @@ _TAIL = "(`scope` $scope^)? (`ordering` $ordering^)? attr-dict `:` type($target)
 def _check(op: IRDLOperation, target: SSAValue, indices, value_type, ints_only: bool) -> None:
     want = len(target.type.get_shape()) if isinstance(target.type, SharedArrayType) else 1
     if len(indices) != want:
-        raise VerifyException(f"'{op.name}' needs {want} indices for {target.type}, got {len(indices)}")
+        raise VerifyException(
+            f"'{op.name}' needs {want} indices for {target.type}, got {len(indices)}"
+        )
     if ints_only and not isinstance(value_type, IntegerType):
         raise VerifyException(f"'{op.name}' needs an integer element type, found {value_type}")
     if not isinstance(value_type, IntegerType | AnyFloat):
-        raise VerifyException(f"'{op.name}' needs an integer or float element type, found {value_type}")
+        raise VerifyException(
+            f"'{op.name}' needs an integer or float element type, found {value_type}"
+        )
 
 
 class AtomicRMWOp(IRDLOperation):

@@ -122,7 +122,9 @@ class SizeExprAttr(ParametrizedAttribute):
     @classmethod
     def parse_expr(cls, parser: AttrParser) -> SizeExprAttr:
         lhs = cls._parse_term(parser)
-        while (op := parser.parse_optional_punctuation("+") or parser.parse_optional_punctuation("-")) is not None:
+        while (
+            op := parser.parse_optional_punctuation("+") or parser.parse_optional_punctuation("-")
+        ) is not None:
             lhs = lhs.binary(op, cls._parse_term(parser))
         return lhs
 
@@ -183,11 +185,15 @@ class SizeRelationAttr(ParametrizedAttribute):
 
     def verify(self) -> None:
         if self.relation.data not in RELATIONS:
-            raise VerifyException(f"unknown relation '{self.relation.data}', expected one of {' '.join(RELATIONS)}")
+            raise VerifyException(
+                f"unknown relation '{self.relation.data}', expected one of {' '.join(RELATIONS)}"
+            )
 
     def holds(self, arg: Callable[[int], int], length: Callable[[int], int]) -> bool:
         a, b = self.lhs.evaluate(arg, length), self.rhs.evaluate(arg, length)
-        return {">=": a >= b, "<=": a <= b, "==": a == b, ">": a > b, "<": a < b}[self.relation.data]
+        return {">=": a >= b, "<=": a <= b, "==": a == b, ">": a > b, "<": a < b}[
+            self.relation.data
+        ]
 
     def arg_refs(self) -> list[tuple[str, int]]:
         """Every parameter reference, as ("arg" | "len", index)."""
@@ -276,12 +282,18 @@ class LaunchContractAttr(ParametrizedAttribute):
 
     def verify(self) -> None:
         if not 1 <= self.domain.data <= 3:
-            raise VerifyException(f"launch contract domain must be 1, 2 or 3, got {self.domain.data}")
+            raise VerifyException(
+                f"launch contract domain must be 1, 2 or 3, got {self.domain.data}"
+            )
         shape = self.block_shape
         if not 1 <= len(shape) <= 3:
-            raise VerifyException(f"launch contract block must have 1 to 3 dimensions, got {len(shape)}")
+            raise VerifyException(
+                f"launch contract block must have 1 to 3 dimensions, got {len(shape)}"
+            )
         if any(d <= 0 for d in shape):
-            raise VerifyException(f"launch contract block dimensions must be positive, got {list(shape)}")
+            raise VerifyException(
+                f"launch contract block dimensions must be positive, got {list(shape)}"
+            )
         if self.shared_bytes.data < 0:
             raise VerifyException("launch contract shared_bytes must be non-negative")
         if self.min_cc.data < 0:
@@ -330,7 +342,10 @@ class LaunchContractAttr(ParametrizedAttribute):
         )
 
     def print_parameters(self, printer: Printer) -> None:
-        parts = [f"domain = {self.domain.data}", f"block = [{', '.join(map(str, self.block_shape))}]"]
+        parts = [
+            f"domain = {self.domain.data}",
+            f"block = [{', '.join(map(str, self.block_shape))}]",
+        ]
         if self.shared_bytes.data:
             parts.append(f"shared_bytes = {self.shared_bytes.data}")
         if self.min_cc.data:

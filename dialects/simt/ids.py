@@ -11,7 +11,14 @@ from enum import auto
 from xdsl.dialects.builtin import IndexType
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.str_enum import StrEnum
 
@@ -39,7 +46,8 @@ class _DimOp(IRDLOperation):
 
     def __init__(self, dimension: Dimension | str):
         super().__init__(
-            properties={"dimension": DimensionAttr(Dimension(dimension))}, result_types=[IndexType()]
+            properties={"dimension": DimensionAttr(Dimension(dimension))},
+            result_types=[IndexType()],
         )
 
 

@@ -80,7 +80,9 @@ class Index2DRuntimeOp(IRDLOperation):
     assembly_format = "$width attr-dict"
 
     def __init__(self, width: SSAValue):
-        super().__init__(operands=[width], result_types=[ThreadIndexType(IndexSpaceAttr.two_d_runtime())])
+        super().__init__(
+            operands=[width], result_types=[ThreadIndexType(IndexSpaceAttr.two_d_runtime())]
+        )
 
 
 @irdl_op_definition

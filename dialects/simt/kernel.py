@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import FunctionType, IndexType, IntegerType, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    FunctionType,
+    IndexType,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -41,7 +48,9 @@ def _parse_signature(parser: Parser, allow_results: bool):
     args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
     results: list[Attribute] = []
     if allow_results and parser.parse_optional_punctuation("->") is not None:
-        parsed = parser.parse_optional_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        parsed = parser.parse_optional_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_type
+        )
         results = list(parsed) if parsed is not None else [parser.parse_type()]
     unsafe = parser.parse_optional_keyword("unsafe") is not None
     return name, args, results, unsafe
@@ -65,7 +74,9 @@ def _print_signature(printer: Printer, op: KernelOp | FuncOp) -> None:
     printer.print_string(" ")
     printer.print_symbol_name(op.sym_name.data)
     printer.print_string("(")
-    printer.print_list(op.body.blocks[0].args if op.body.blocks else (), printer.print_block_argument)
+    printer.print_list(
+        op.body.blocks[0].args if op.body.blocks else (), printer.print_block_argument
+    )
     printer.print_string(")")
     outputs = op.function_type.outputs.data
     if outputs:
@@ -171,7 +182,9 @@ class KernelOp(IRDLOperation):
                     )
                 t = inputs[i]
                 if kind == "len" and not isinstance(t, SLICE_TYPES):
-                    raise VerifyException(f"launch contract relation '{rel}': len(arg{i}) needs a slice parameter, found {t}")
+                    raise VerifyException(
+                        f"launch contract relation '{rel}': len(arg{i}) needs a slice parameter, found {t}"
+                    )
                 if kind == "arg" and not isinstance(t, IndexType | IntegerType):
                     raise VerifyException(
                         f"launch contract relation '{rel}': arg{i} needs an integer or index parameter, found {t}"
@@ -231,10 +244,17 @@ class CallOp(IRDLOperation):
 
     assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
 
-    def __init__(self, callee: str | SymbolRefAttr, arguments: Sequence[SSAValue], result_types: Sequence[Attribute]):
+    def __init__(
+        self,
+        callee: str | SymbolRefAttr,
+        arguments: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+    ):
         if isinstance(callee, str):
             callee = SymbolRefAttr(callee)
-        super().__init__(operands=[arguments], result_types=[result_types], properties={"callee": callee})
+        super().__init__(
+            operands=[arguments], result_types=[result_types], properties={"callee": callee}
+        )
 
     def callee_op(self) -> FuncOp | KernelOp | None:
         found = SymbolTable.lookup_symbol(self, self.callee)

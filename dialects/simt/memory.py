@@ -139,4 +139,3 @@ class YieldOp(IRDLOperation):
 
         if not isinstance(self.parent_op(), GetMutOp | UnsafeOp):
             raise VerifyException("'simt.yield' ends only a 'simt.get_mut' or 'simt.unsafe' region")
-

@@ -41,7 +41,9 @@ def _check_rank(op: IRDLOperation, array: SSAValue, indices) -> None:
     assert isinstance(array.type, SharedArrayType)
     rank = len(array.type.get_shape())
     if len(indices) != rank:
-        raise VerifyException(f"'{op.name}' needs {rank} indices for {array.type}, got {len(indices)}")
+        raise VerifyException(
+            f"'{op.name}' needs {rank} indices for {array.type}, got {len(indices)}"
+        )
 
 
 @irdl_op_definition

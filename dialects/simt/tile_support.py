@@ -80,7 +80,9 @@ def parse_tile_space(parser: AttrParser) -> IndexSpaceAttr:
         parser.parse_punctuation(",")
         name = parser.parse_identifier(" (argN: the parameter holding the first dimension)")
         if not (name.startswith("arg") and name[3:].isdigit()):
-            parser.raise_error(f"expected argN naming the first dimension parameter, found '{name}'")
+            parser.raise_error(
+                f"expected argN naming the first dimension parameter, found '{name}'"
+            )
     problem = tile_space_problem(tuple(shape), chunk, int(name[3:]))
     if problem is not None:
         parser.raise_error(problem, start, parser.pos)
@@ -146,18 +148,26 @@ class TileIndexOp(IRDLOperation):
             )
         kernel = _kernel_of(self)
         if kernel is None:
-            raise VerifyException("'simt.tile_index' must sit in a 'simt.kernel' (its space names kernel parameters)")
+            raise VerifyException(
+                "'simt.tile_index' must sit in a 'simt.kernel' (its space names kernel parameters)"
+            )
         params = kernel.body.blocks[0].args if kernel.body.blocks else ()
         first = space.dims_arg.data
         for i, dim in enumerate(self.dims):
             want = first + i
-            if not (isinstance(dim, BlockArgument) and dim.block is kernel.body.blocks[0] and dim.index == want):
+            if not (
+                isinstance(dim, BlockArgument)
+                and dim.block is kernel.body.blocks[0]
+                and dim.index == want
+            ):
                 raise VerifyException(
                     f"'simt.tile_index' dimension {i} must be kernel parameter arg{want} (its index space "
                     f"{space} names it), so that every thread uses the same tensor shape"
                 )
         if first + rank > len(params):
-            raise VerifyException(f"index space {space} names parameters past the kernel's {len(params)}")
+            raise VerifyException(
+                f"index space {space} names parameters past the kernel's {len(params)}"
+            )
 
 
 @irdl_op_definition
@@ -178,7 +188,9 @@ class StoreChunkOp(IRDLOperation):
     witness = operand_def(ThreadIndexType)
     values = var_operand_def(T)
 
-    assembly_format = "$slice `[` $witness `]` `,` $values attr-dict `:` type($slice) `,` type($witness)"
+    assembly_format = (
+        "$slice `[` $witness `]` `,` $values attr-dict `:` type($slice) `,` type($witness)"
+    )
 
     def __init__(self, slice: SSAValue, witness: SSAValue, values: list[SSAValue]):
         super().__init__(operands=[slice, witness, values])
@@ -188,7 +200,9 @@ class StoreChunkOp(IRDLOperation):
         assert isinstance(t, DisjointSliceType)
         space = tile_space(t)
         if space is None:
-            raise VerifyException(f"'simt.store_chunk' writes a slice of a tile<...> space, found {t.space}")
+            raise VerifyException(
+                f"'simt.store_chunk' writes a slice of a tile<...> space, found {t.space}"
+            )
         if len(self.values) != space.chunk.data:
             raise VerifyException(
                 f"'simt.store_chunk' to chunks of {space.chunk.data} takes {space.chunk.data} values, "
@@ -216,12 +230,18 @@ class LoadChunkOp(IRDLOperation):
     padding = operand_def(T)
     res = var_result_def(T)
 
-    assembly_format = "$slice `[` $index `]` `,` $count `,` $padding attr-dict `:` type($slice) `->` type($res)"
+    assembly_format = (
+        "$slice `[` $index `]` `,` $count `,` $padding attr-dict `:` type($slice) `->` type($res)"
+    )
 
-    def __init__(self, slice: SSAValue, index: SSAValue, count: SSAValue, padding: SSAValue, width: int):
+    def __init__(
+        self, slice: SSAValue, index: SSAValue, count: SSAValue, padding: SSAValue, width: int
+    ):
         t = slice.type
         assert isinstance(t, SliceType)
-        super().__init__(operands=[slice, index, count, padding], result_types=[[t.element_type] * width])
+        super().__init__(
+            operands=[slice, index, count, padding], result_types=[[t.element_type] * width]
+        )
 
     def verify_(self) -> None:
         width = len(self.res)
@@ -262,7 +282,9 @@ class MmaSyncOp(IRDLOperation):
     assembly_format = "$element `A` `[` $a `]` `B` `[` $b `]` `C` `[` $c `]` attr-dict"
 
     def __init__(self, element: Attribute, a: list[SSAValue], b: list[SSAValue], c: list[SSAValue]):
-        super().__init__(operands=[a, b, c], properties={"element": element}, result_types=[f32] * 4)
+        super().__init__(
+            operands=[a, b, c], properties={"element": element}, result_types=[f32] * 4
+        )
 
     def verify_(self) -> None:
         for group, values in (("a", self.a), ("b", self.b), ("c", self.c)):

@@ -134,7 +134,9 @@ class IndexSpaceAttr(ParametrizedAttribute):
             from ferrox.dialects.simt.tile_support import parse_tile_space
 
             return parse_tile_space(parser)
-        rank = parser.parse_integer(allow_boolean=False, allow_negative=False, context_msg=" (index space)")
+        rank = parser.parse_integer(
+            allow_boolean=False, allow_negative=False, context_msg=" (index space)"
+        )
         suffix = parser.parse_identifier(" (index space: 1d, 2d<stride>, 2d_runtime or warp)")
         if rank == 1 and suffix == "d":
             return cls.one_d()
@@ -145,9 +147,13 @@ class IndexSpaceAttr(ParametrizedAttribute):
             with parser.in_angle_brackets():
                 stride = parser.parse_integer(allow_boolean=False, context_msg=" (row stride)")
             if stride <= 0:
-                parser.raise_error(f"2d index space needs a positive stride, got {stride}", start, parser.pos)
+                parser.raise_error(
+                    f"2d index space needs a positive stride, got {stride}", start, parser.pos
+                )
             return cls.two_d(stride)
-        parser.raise_error(f"unknown index space '{rank}{suffix}', expected 1d, 2d<stride>, 2d_runtime or warp")
+        parser.raise_error(
+            f"unknown index space '{rank}{suffix}', expected 1d, 2d<stride>, 2d_runtime or warp"
+        )
 
     def print_space(self, printer: Printer) -> None:
         printer.print_string(str(self))
@@ -304,7 +310,9 @@ class SharedArrayType(ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         shape = self.get_shape()
         if not 1 <= len(shape) <= self.MAX_RANK:
-            raise VerifyException(f"shared array rank must be 1 to {self.MAX_RANK}, got {len(shape)}")
+            raise VerifyException(
+                f"shared array rank must be 1 to {self.MAX_RANK}, got {len(shape)}"
+            )
         if any(d <= 0 for d in shape):
             raise VerifyException(f"shared array dimensions must be positive, got {list(shape)}")
 

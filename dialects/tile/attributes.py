@@ -6,8 +6,8 @@ Inside an op's assembly they print as bare keywords (`padding = neg_inf`, `tile.
 from __future__ import annotations
 
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
-from xdsl.irdl import irdl_attr_definition
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
+from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
 
 

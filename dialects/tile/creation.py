@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType
 from xdsl.ir import SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
@@ -158,4 +165,3 @@ class ExtractOp(IRDLOperation):
                 f"tile.extract result must be the element type {t.element_type}, "
                 f"found {self.result.type}"
             )
-

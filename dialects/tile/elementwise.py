@@ -25,7 +25,6 @@ from ferrox.dialects.tile.attributes import CmpPredicate, CmpPredicateAttr
 from ferrox.dialects.tile.constraints import check_same_type, tile_var
 from ferrox.dialects.tile.types import TileType, is_bool, is_float, is_int, shape_str
 
-
 _BROADCAST_HINT = " (tile ops do not broadcast implicitly: use tile.broadcast)"
 
 
@@ -36,7 +35,9 @@ def check_numeric(op: IRDLOperation, t: Attribute, floats_only: bool) -> None:
     if floats_only and not is_float(e):
         raise VerifyException(f"{op.name} needs a float element type, found {e}")
     if not floats_only and not (is_float(e) or (is_int(e) and not is_bool(e))):
-        raise VerifyException(f"{op.name} needs a float or integer element type (not i1), found {e}")
+        raise VerifyException(
+            f"{op.name} needs a float or integer element type (not i1), found {e}"
+        )
 
 
 class _BinaryOp(IRDLOperation):
@@ -54,7 +55,9 @@ class _BinaryOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
 
     def verify_(self) -> None:
-        check_same_type(self, [self.lhs, self.rhs, self.result], "operands and result", _BROADCAST_HINT)
+        check_same_type(
+            self, [self.lhs, self.rhs, self.result], "operands and result", _BROADCAST_HINT
+        )
         check_numeric(self, self.result.type, self.FLOATS_ONLY)
 
 

@@ -22,9 +22,7 @@ class _GridQueryOp(IRDLOperation):
     assembly_format = "$axis attr-dict"
 
     def __init__(self, axis: int):
-        super().__init__(
-            properties={"axis": IntegerAttr(axis, 64)}, result_types=[IndexType()]
-        )
+        super().__init__(properties={"axis": IntegerAttr(axis, 64)}, result_types=[IndexType()])
 
     def verify_(self) -> None:
         axis = self.axis.value.data

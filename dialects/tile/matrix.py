@@ -45,7 +45,9 @@ class MmaOp(IRDLOperation):
     result = result_def(T)
 
     traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)"
+    assembly_format = (
+        "$lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)"
+    )
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue):
         super().__init__(operands=[lhs, rhs, acc], result_types=[acc.type])

@@ -67,7 +67,9 @@ class DimOp(IRDLOperation):
 
     def __init__(self, source: SSAValue, axis: int):
         super().__init__(
-            operands=[source], properties={"axis": IntegerAttr(axis, 64)}, result_types=[IndexType()]
+            operands=[source],
+            properties={"axis": IntegerAttr(axis, 64)},
+            result_types=[IndexType()],
         )
 
     def verify_(self) -> None:

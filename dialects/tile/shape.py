@@ -11,7 +11,14 @@ from math import prod
 
 from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.ir import SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -20,9 +27,7 @@ from ferrox.dialects.tile.types import TileType, shape_str
 
 def broadcast_error(src: Sequence[int], dst: Sequence[int]) -> str | None:
     """NumPy's rule, made explicit: align on the right, each source dim equal or 1."""
-    ok = len(src) <= len(dst) and all(
-        s in (d, 1) for s, d in zip(reversed(src), reversed(dst))
-    )
+    ok = len(src) <= len(dst) and all(s in (d, 1) for s, d in zip(reversed(src), reversed(dst)))
     return None if ok else f"cannot broadcast {shape_str(src)} to {shape_str(dst)}"
 
 

@@ -85,7 +85,9 @@ _TILE_ELEMENTS = "a float (f16, bf16, f32, f64) or a signless integer (i1, i8, i
 _MEMORY_ELEMENTS = "a float (f16, bf16, f32, f64) or a signless integer (i8, i16, i32, i64)"
 
 
-def _parse_shaped(parser: AttrParser, kind: str, check: Callable[[Attribute, list[int]], str | None]):
+def _parse_shaped(
+    parser: AttrParser, kind: str, check: Callable[[Attribute, list[int]], str | None]
+):
     """`<elem, [d0, d1, ...]>` with `?` for a dynamic dimension; `check` gives a located error."""
     start = parser.pos
     parser.parse_punctuation("<")

@@ -55,7 +55,9 @@ def writes(kernel: simt.KernelOp) -> list[Write]:
             param = _param_index(kernel, op.slice)
             space = getattr(op.slice.type, "space", None)
             if param is not None and space is not None and space.kind.data == "tile":
-                write = Write(param, "tile", width_param=space.dims_arg.data, tile=space.get_tile_shape())
+                write = Write(
+                    param, "tile", width_param=space.dims_arg.data, tile=space.get_tile_shape()
+                )
                 if write not in found:
                     found.append(write)
             continue
@@ -155,5 +157,3 @@ def _two_d(w: Write, grid: Dim3, block: Dim3, n: int, scalar, name) -> list[str]
             f"(grid.y must be at least {-(-rows // block[1])})"
         )
     return out
-
-

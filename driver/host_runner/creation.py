@@ -22,7 +22,9 @@ def full(shape: tuple[int, ...], value, element_type: Attribute) -> np.ndarray:
     return cast(np.full(shape, value), element_type)
 
 
-def arange(shape: tuple[int, ...], start: float, step: float, element_type: Attribute) -> np.ndarray:
+def arange(
+    shape: tuple[int, ...], start: float, step: float, element_type: Attribute
+) -> np.ndarray:
     size = int(np.prod(shape, dtype=np.int64))
     return cast((start + step * np.arange(size, dtype=np.float64)).reshape(shape), element_type)
 

@@ -15,7 +15,9 @@ from ferrox.diagnostics import DiagnosticError, Where, make
 class HostRunError(DiagnosticError):
     """A host program stopped at an op: a refused prepare or launch, a bad caller array, ..."""
 
-    def __init__(self, where: Where, messages: str | Iterable[str], notes: Iterable[tuple[Where, str]] = ()):
+    def __init__(
+        self, where: Where, messages: str | Iterable[str], notes: Iterable[tuple[Where, str]] = ()
+    ):
         texts = [messages] if isinstance(messages, str) else list(messages)
         notes = list(notes)
         diagnostics = [make("error", where, text) for text in texts]

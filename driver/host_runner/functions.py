@@ -23,7 +23,14 @@ from ferrox.driver.host_runner import checks, creation
 from ferrox.driver.host_runner.errors import HostRunError
 from ferrox.driver.host_runner.prepare import PrepareError, check_prepare, check_same_args
 from ferrox.driver.host_runner.scalars import scalar_value
-from ferrox.driver.host_runner.values import Partition, Prepared, Stream, Tensor, dim3, resolve_shape
+from ferrox.driver.host_runner.values import (
+    Partition,
+    Prepared,
+    Stream,
+    Tensor,
+    dim3,
+    resolve_shape,
+)
 
 
 def _kernel(op: Operation, symbol: SymbolRefAttr) -> Operation:
@@ -86,7 +93,11 @@ class HostFunctions(InterpreterFunctions):
     @impl(host.ZerosOp)
     def run_zeros(self, interp, op: host.ZerosOp, args: PythonValues):
         t = op.result.type
-        return (interp.make(op, creation.zeros(_shape(interp, op, t, op.dynamic_sizes), t.element_type)),)
+        return (
+            interp.make(
+                op, creation.zeros(_shape(interp, op, t, op.dynamic_sizes), t.element_type)
+            ),
+        )
 
     @impl(host.FullOp)
     def run_full(self, interp, op: host.FullOp, args: PythonValues):
@@ -119,7 +130,11 @@ class HostFunctions(InterpreterFunctions):
     @impl(host.PoisonOp)
     def run_poison(self, interp, op: host.PoisonOp, args: PythonValues):
         t = op.result.type
-        return (interp.make(op, creation.poison(_shape(interp, op, t, op.dynamic_sizes), t.element_type)),)
+        return (
+            interp.make(
+                op, creation.poison(_shape(interp, op, t, op.dynamic_sizes), t.element_type)
+            ),
+        )
 
     @impl(host.FromArrayOp)
     def run_from_array(self, interp, op: host.FromArrayOp, args: PythonValues):
@@ -221,9 +236,8 @@ class HostFunctions(InterpreterFunctions):
         else:
             assert op.formula is not None
             bound = {
-                n: interp.read(op, v) for n, v in zip(
-                    (s.data for s in op.names.data), interp.get_values(op.inputs)
-                )
+                n: interp.read(op, v)
+                for n, v in zip((s.data for s in op.names.data), interp.get_values(op.inputs))
             }
             try:
                 expected = checks.evaluate(op.formula.data, bound)
@@ -242,4 +256,3 @@ class HostFunctions(InterpreterFunctions):
         label = op.label.data if op.label is not None else f"%{op.value.name_hint or 'value'} = "
         interp.emit(f"{label}{text}")
         return ()
-

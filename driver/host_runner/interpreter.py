@@ -75,7 +75,13 @@ class HostInterpreter(Interpreter):
         from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
 
         super().__init__(module, index_bitwidth=64)
-        functions = (HostFunctions, FerroxArithFunctions, FerroxMathFunctions, ScfFunctions, FuncFunctions)
+        functions = (
+            HostFunctions,
+            FerroxArithFunctions,
+            FerroxMathFunctions,
+            ScfFunctions,
+            FuncFunctions,
+        )
         for f in functions:
             self.register_implementations(f())
         self.tracker = _Tracker()
@@ -200,7 +206,9 @@ def param_names(fn: func.FuncOp) -> list[str]:
     return [op.param_name.data for op in fn.walk() if isinstance(op, host.ParamOp)]
 
 
-def check_inputs(fn: func.FuncOp, backend: Backend, params: Mapping[str, Any], arrays: Sequence[Any]) -> None:
+def check_inputs(
+    fn: func.FuncOp, backend: Backend, params: Mapping[str, Any], arrays: Sequence[Any]
+) -> None:
     """Everything about the caller's inputs that can be known before the first op runs."""
     problems = []
     if fn.function_type.inputs.data:

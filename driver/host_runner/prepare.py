@@ -40,21 +40,23 @@ def _leaves(expr: SizeExprAttr) -> list[SizeExprAttr]:
     return [e for e in expr.walk() if e.kind.data in ("arg", "len")]
 
 
-def _requires(
-    kernel: simt.KernelOp, relation: SizeRelationAttr, args: Sequence[Any]
-) -> str | None:
+def _requires(kernel: simt.KernelOp, relation: SizeRelationAttr, args: Sequence[Any]) -> str | None:
     name = f"@{kernel.sym_name.data}"
 
     def length(i: int) -> int:
         value = args[i]
         if not isinstance(value, Tensor):
-            raise PrepareError(name, [f"{relation} takes len(arg{i}), but argument #{i} is a scalar"])
+            raise PrepareError(
+                name, [f"{relation} takes len(arg{i}), but argument #{i} is a scalar"]
+            )
         return value.size
 
     def scalar(i: int) -> int:
         value = args[i]
         if isinstance(value, Tensor):
-            raise PrepareError(name, [f"{relation} takes arg{i} as a number, but argument #{i} is a tensor"])
+            raise PrepareError(
+                name, [f"{relation} takes arg{i} as a number, but argument #{i} is a tensor"]
+            )
         return int(value)
 
     if relation.holds(scalar, length):
@@ -75,9 +77,8 @@ def _requires(
     refs = sorted({i for _, i in relation.arg_refs()})
     names = ", ".join(f"arg{i} is {param_name(kernel, i)}" for i in refs)
     detail = f" ({', '.join(leaves)})" if leaves else ""
-    return (
-        f"{name} requires {relation}, but {' and '.join(sides)}{detail}"
-        + (f" [{names}]" if names else "")
+    return f"{name} requires {relation}, but {' and '.join(sides)}{detail}" + (
+        f" [{names}]" if names else ""
     )
 
 

@@ -49,7 +49,11 @@ def scalar_value(value: Any, t: Attribute) -> Any:
         low, high = _int_range(t)
         if not low <= int(value) <= high:
             raise ValueError(f"{int(value)} does not fit in {t} ({low}..{high})")
-        if isinstance(t, IntegerType) and t.signedness.data is Signedness.SIGNLESS and t.width.data > 1:
+        if (
+            isinstance(t, IntegerType)
+            and t.signedness.data is Signedness.SIGNLESS
+            and t.width.data > 1
+        ):
             return _signed(int(value), t.width.data)  # the interpreter's canonical form
         return int(value)
     if isinstance(t, AnyFloat):

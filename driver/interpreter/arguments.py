@@ -26,7 +26,9 @@ def _flat(array: Any, what: str, writable: bool) -> np.ndarray:
         raise LaunchError(f"{what} takes a NumPy array, got {type(array).__name__}")
     if array.ndim != 1:
         if not array.flags.c_contiguous:
-            raise LaunchError(f"{what} takes a 1-D or C-contiguous array, got a strided {array.ndim}-D view")
+            raise LaunchError(
+                f"{what} takes a 1-D or C-contiguous array, got a strided {array.ndim}-D view"
+            )
         array = array.reshape(-1)
     if writable and not array.flags.writeable:
         raise LaunchError(f"{what} is written by the kernel, but the array is read-only")
@@ -37,7 +39,9 @@ def _scalar(value: Any, t: Attribute, what: str) -> Any:
     width = int_width(t)
     if width is not None:
         if width == 1:
-            if isinstance(value, bool | np.bool_) or (isinstance(value, int | np.integer) and value in (0, 1)):
+            if isinstance(value, bool | np.bool_) or (
+                isinstance(value, int | np.integer) and value in (0, 1)
+            ):
                 return bool(value)
             raise LaunchError(f"{what} is an i1, got {value!r}")
         if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
@@ -49,7 +53,9 @@ def _scalar(value: Any, t: Attribute, what: str) -> Any:
         return signed(int(value), width)
     dtype = float_dtype(t)
     if dtype is not None:
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        if isinstance(value, bool | np.bool_) or not isinstance(
+            value, int | float | np.integer | np.floating
+        ):
             raise LaunchError(f"{what} is a float ({t}), got {value!r}")
         with np.errstate(over="ignore"):
             converted = dtype.type(value)
@@ -77,7 +83,9 @@ def bind_args(kernel: simt.KernelOp, args: Sequence[Any]) -> list[Any]:
             except TypeError as e:
                 raise LaunchError(f"{what}: {e}") from None
             if not ok:
-                raise LaunchError(f"{what} holds {t.element_type}, but the array's dtype is {array.dtype}")
+                raise LaunchError(
+                    f"{what} holds {t.element_type}, but the array's dtype is {array.dtype}"
+                )
             if not writable:
                 array = array.view()
                 array.flags.writeable = False

@@ -55,8 +55,16 @@ def _dtype(op: Operation) -> np.dtype:
 
 
 _COMPARISONS = (
-    operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
-    operator.lt, operator.le, operator.gt, operator.ge,
+    operator.eq,
+    operator.ne,
+    operator.lt,
+    operator.le,
+    operator.gt,
+    operator.ge,
+    operator.lt,
+    operator.le,
+    operator.gt,
+    operator.ge,
 )  # arith.cmpi predicates 0-9: eq ne slt sle sgt sge ult ule ugt uge
 
 
@@ -79,7 +87,9 @@ class FerroxArithFunctions(ArithFunctions):
             return (interp.static(op, _dtype).type(value.value.data),)
         if isinstance(value, IntegerAttr):
             return (signed(value.value.data, interp.static(op, _width)),)
-        raise interp.trap(op, f"the interpreter handles scalar constants only, not {value}", KernelFault)
+        raise interp.trap(
+            op, f"the interpreter handles scalar constants only, not {value}", KernelFault
+        )
 
     # --- integer arithmetic: xDSL's results, the width looked up once per op -------------
     @impl(arith.AddiOp)
@@ -212,19 +222,25 @@ class FerroxArithFunctions(ArithFunctions):
 
     # --- wide results -------------------------------------------------------------------
     @impl(arith.AddUIExtendedOp)
-    def run_addui_extended(self, interp: SimtInterpreter, op: arith.AddUIExtendedOp, args: PythonValues):
+    def run_addui_extended(
+        self, interp: SimtInterpreter, op: arith.AddUIExtendedOp, args: PythonValues
+    ):
         w = interp.static(op, _width)
         total = unsigned(args[0], w) + unsigned(args[1], w)
         return (signed(total, w), total >> w != 0)
 
     @impl(arith.MulUIExtendedOp)
-    def run_mului_extended(self, interp: SimtInterpreter, op: arith.MulUIExtendedOp, args: PythonValues):
+    def run_mului_extended(
+        self, interp: SimtInterpreter, op: arith.MulUIExtendedOp, args: PythonValues
+    ):
         w = interp.static(op, _width)
         product = unsigned(args[0], w) * unsigned(args[1], w)
         return (signed(product, w), signed(product >> w, w))
 
     @impl(arith.MulSIExtendedOp)
-    def run_mulsi_extended(self, interp: SimtInterpreter, op: arith.MulSIExtendedOp, args: PythonValues):
+    def run_mulsi_extended(
+        self, interp: SimtInterpreter, op: arith.MulSIExtendedOp, args: PythonValues
+    ):
         w = interp.static(op, _width)
         product = signed(args[0], w) * signed(args[1], w)
         return (signed(product, w), signed(product >> w, w))

@@ -68,9 +68,17 @@ def _plan(op: Operation):
     cta = op.scope.data == Scope.CTA  # type: ignore[attr-defined]
     if isinstance(op, simt.AtomicCasOp):
         return None, shared, cta
-    update = _int_rmw(type(op), _width(t)) if isinstance(t, IntegerType) else _float_rmw(type(op), _width(t))
+    update = (
+        _int_rmw(type(op), _width(t))
+        if isinstance(t, IntegerType)
+        else _float_rmw(type(op), _width(t))
+    )
     if update is None:
-        return f"'{op.name}' needs an i32 or i64 element, not {t} (there is no PTX float min/max atomic)", False, False
+        return (
+            f"'{op.name}' needs an i32 or i64 element, not {t} (there is no PTX float min/max atomic)",
+            False,
+            False,
+        )
     return update, shared, cta
 
 

@@ -30,13 +30,19 @@ from ferrox.driver.interpreter.arguments import bind_args
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
 from ferrox.driver.interpreter.atomic_ops import AtomicFunctions
 from ferrox.driver.interpreter.collective_ops import CollectiveFunctions
-from ferrox.driver.interpreter.mma_ops import MmaSyncFunctions
-from ferrox.driver.interpreter.tile_support_ops import TileSupportFunctions
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
-from ferrox.driver.interpreter.machine import BlockState, LaunchState, Program, SimtInterpreter, ThreadCtx
+from ferrox.driver.interpreter.machine import (
+    BlockState,
+    LaunchState,
+    Program,
+    SimtInterpreter,
+    ThreadCtx,
+)
 from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
+from ferrox.driver.interpreter.mma_ops import MmaSyncFunctions
 from ferrox.driver.interpreter.simt_ops import SimtFunctions
 from ferrox.driver.interpreter.threads import Cooperative, run_sequential
+from ferrox.driver.interpreter.tile_support_ops import TileSupportFunctions
 from ferrox.driver.interpreter.values import storage_dtype
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -79,10 +85,14 @@ def find_kernel(module: ModuleOp, name: str) -> simt.KernelOp:
 
 def _dim3(value: Any, what: str) -> Dim3:
     dims = (value,) if isinstance(value, int | np.integer) else tuple(value)
-    if not 1 <= len(dims) <= 3 or any(isinstance(d, bool) or not isinstance(d, int | np.integer) for d in dims):
+    if not 1 <= len(dims) <= 3 or any(
+        isinstance(d, bool) or not isinstance(d, int | np.integer) for d in dims
+    ):
         raise LaunchError(f"{what} must be 1 to 3 positive integers, got {value!r}")
     if any(d < 1 for d in dims):
-        raise LaunchError(f"{what} dimensions must be at least 1, got {tuple(int(d) for d in dims)}")
+        raise LaunchError(
+            f"{what} dimensions must be at least 1, got {tuple(int(d) for d in dims)}"
+        )
     padded = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     return padded[0], padded[1], padded[2]
 
@@ -121,7 +131,9 @@ def static_shared_bytes(bodies: Sequence[Operation]) -> int:
     return total
 
 
-def check_launch(kernel: simt.KernelOp, grid: Dim3, block: Dim3, shared_bytes: int, static: int) -> None:
+def check_launch(
+    kernel: simt.KernelOp, grid: Dim3, block: Dim3, shared_bytes: int, static: int
+) -> None:
     name = f"@{kernel.sym_name.data}"
     for what, dims, limits in (("block", block, MAX_BLOCK), ("grid", grid, MAX_GRID)):
         for axis, d, limit in zip("xyz", dims, limits):
@@ -129,17 +141,25 @@ def check_launch(kernel: simt.KernelOp, grid: Dim3, block: Dim3, shared_bytes: i
                 raise LaunchError(f"{what}.{axis} = {d} is over the CUDA limit of {limit}")
     threads = math.prod(block)
     if threads > MAX_THREADS_PER_BLOCK:
-        raise LaunchError(f"a block of {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}")
+        raise LaunchError(
+            f"a block of {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}"
+        )
     contract = kernel.contract
     if contract is not None and tuple(contract.block_xyz) != block:
         raise LaunchError(
             f"{name} requires block {tuple(contract.block_xyz)} (its launch contract, emitted as .reqntid), "
             f"but the launch has block {block}"
         )
-    if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int | np.integer) or shared_bytes < 0:
+    if (
+        isinstance(shared_bytes, bool)
+        or not isinstance(shared_bytes, int | np.integer)
+        or shared_bytes < 0
+    ):
         raise LaunchError(f"shared_bytes must be a non-negative integer, got {shared_bytes!r}")
     if static > STATIC_SHARED_LIMIT:
-        raise LaunchError(f"{name} allocates {static} bytes of static shared memory; the limit is {STATIC_SHARED_LIMIT}")
+        raise LaunchError(
+            f"{name} allocates {static} bytes of static shared memory; the limit is {STATIC_SHARED_LIMIT}"
+        )
 
 
 def run_simt_kernel(

@@ -131,19 +131,29 @@ class SimtInterpreter(Interpreter):
         for op in block.ops:
             entry = table.get(type(op))
             if entry is None:
-                raise self.trap(op, f"the interpreter has no implementation of '{op.name}'", KernelFault)
+                raise self.trap(
+                    op, f"the interpreter has no implementation of '{op.name}'", KernelFault
+                )
             ft, fn = entry
             operands = tuple(map(id, op.operands))
-            fetch = operands[0] if len(operands) == 1 else (operator.itemgetter(*operands) if operands else None)
+            fetch = (
+                operands[0]
+                if len(operands) == 1
+                else (operator.itemgetter(*operands) if operands else None)
+            )
             terminator = op.has_trait(IsTerminator)
             raw = None if terminator else _unwrapped(fn)
             results = tuple(map(id, op.results))
-            steps.append((raw or fn, ft, op, len(operands), fetch, results, terminator or raw is None))
+            steps.append(
+                (raw or fn, ft, op, len(operands), fetch, results, terminator or raw is None)
+            )
         plan = (tuple(map(id, block.args)), tuple(steps))
         self.program.plans[id(block)] = plan
         return plan
 
-    def run_ssacfg_region(self, region: Region, args: tuple[Any, ...], name: str = "unknown") -> tuple[Any, ...]:
+    def run_ssacfg_region(
+        self, region: Region, args: tuple[Any, ...], name: str = "unknown"
+    ) -> tuple[Any, ...]:
         block = region.blocks.first
         env = self.env
         plans = self.program.plans
@@ -161,7 +171,9 @@ class SimtInterpreter(Interpreter):
                         out = fn(ft, self, op, fetch(env))
                     else:
                         out = fn(ft, self, op, ())
-                    if wrapped:  # an OpImplResult: a terminator, or an implementation we could not unwrap
+                    if (
+                        wrapped
+                    ):  # an OpImplResult: a terminator, or an implementation we could not unwrap
                         if out.terminator_value is not None:
                             break
                         out = out.values

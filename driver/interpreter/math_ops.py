@@ -21,7 +21,13 @@ from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_
 from xdsl.ir import Operation
 
 from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.values import float_dtype, int_width, round_to_odd_sum, signed, unsigned
+from ferrox.driver.interpreter.values import (
+    float_dtype,
+    int_width,
+    round_to_odd_sum,
+    signed,
+    unsigned,
+)
 
 
 def _dtype(op: Operation) -> np.dtype:
@@ -151,7 +157,9 @@ class FerroxMathFunctions(InterpreterFunctions):
     def run_ipowi(self, interp: SimtInterpreter, op: mathd.IPowIOp, args: PythonValues):
         w = interp.static(op, _width)
         base, exponent = signed(args[0], w), signed(args[1], w)
-        if exponent < 0:  # MLIR's expansion: 1 for base 1, +-1 for -1, 0 otherwise (division by 0 traps)
+        if (
+            exponent < 0
+        ):  # MLIR's expansion: 1 for base 1, +-1 for -1, 0 otherwise (division by 0 traps)
             if base == 0:
                 raise interp.trap(op, "math.ipowi: zero to a negative power divides by zero")
             return (1 if base == 1 else (-1 if exponent & 1 else 1) if base == -1 else 0,)

@@ -20,7 +20,9 @@ class Buffer:
 
     __slots__ = ("array", "length", "read", "write", "name", "element", "owner", "shape")
 
-    def __init__(self, array: np.ndarray, element: Attribute, name: str, shape: tuple[int, ...] | None = None):
+    def __init__(
+        self, array: np.ndarray, element: Attribute, name: str, shape: tuple[int, ...] | None = None
+    ):
         flat = as_storage(array, element)
         self.array = flat
         self.length = flat.shape[0]

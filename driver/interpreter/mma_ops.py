@@ -44,6 +44,8 @@ class MmaSyncFunctions(InterpreterFunctions):
         if any(regs is None for regs in lanes):
             raise interp.trap(op, "'simt.mma_sync' needs all 32 lanes of the warp")
         a, b, c = mma_fragments(lanes, isinstance(op.element, Float16Type))
-        d = (a @ b + c).astype(np.float32)  # exact products, rounded once: an order the GPU may take
+        d = (a @ b + c).astype(
+            np.float32
+        )  # exact products, rounded once: an order the GPU may take
         g, q = (interp.thread.linear & 31) >> 2, interp.thread.linear & 3
         return tuple(d[g + 8 * (i >> 1), 2 * q + (i & 1)] for i in range(4))

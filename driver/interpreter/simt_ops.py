@@ -11,7 +11,14 @@ traps too (each shared index against its own dimension), so the oracle never rea
 
 from __future__ import annotations
 
-from xdsl.interpreter import InterpreterFunctions, PythonValues, ReturnedValues, impl, impl_terminator, register_impls
+from xdsl.interpreter import (
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    impl,
+    impl_terminator,
+    register_impls,
+)
 from xdsl.ir import Operation
 
 from ferrox.dialects import simt
@@ -50,20 +57,26 @@ def _two_d(interp: SimtInterpreter, width: int) -> Witness:
     return Witness(raw, col < width and raw < 1 << INDEX_WIDTH)
 
 
-def element_index(interp: SimtInterpreter, op: Operation, buffer: Buffer, indices, what: str) -> int:
+def element_index(
+    interp: SimtInterpreter, op: Operation, buffer: Buffer, indices, what: str
+) -> int:
     """The flat index of `indices` in `buffer`, each checked against its dimension (a trap if out)."""
     if len(indices) == 1:
         i = indices[0]
         if 0 <= i < buffer.length:
             return i
         raise interp.trap(
-            op, f"{what} out of range: index {unsigned(i, INDEX_WIDTH)} of {buffer.name} (length {buffer.length})"
+            op,
+            f"{what} out of range: index {unsigned(i, INDEX_WIDTH)} of {buffer.name} (length {buffer.length})",
         )
     flat = 0
     for i, d in zip(indices, buffer.shape):
         if not 0 <= i < d:
             shown = [unsigned(j, INDEX_WIDTH) for j in indices]
-            raise interp.trap(op, f"{what} out of range: index {shown} of {buffer.name} (shape {list(buffer.shape)})")
+            raise interp.trap(
+                op,
+                f"{what} out of range: index {shown} of {buffer.name} (shape {list(buffer.shape)})",
+            )
         flat = flat * d + i
     return flat
 
@@ -113,7 +126,9 @@ class SimtFunctions(InterpreterFunctions):
 
     # --- witnesses -----------------------------------------------------------------------
     @impl(simt.ThreadIndex1DOp)
-    def run_thread_index_1d(self, interp: SimtInterpreter, op: simt.ThreadIndex1DOp, args: PythonValues):
+    def run_thread_index_1d(
+        self, interp: SimtInterpreter, op: simt.ThreadIndex1DOp, args: PythonValues
+    ):
         return (Witness(_global_x(interp), True),)
 
     @impl(simt.Index2DOp)
@@ -121,7 +136,9 @@ class SimtFunctions(InterpreterFunctions):
         return (_two_d(interp, op.stride),)
 
     @impl(simt.Index2DRuntimeOp)
-    def run_index_2d_runtime(self, interp: SimtInterpreter, op: simt.Index2DRuntimeOp, args: PythonValues):
+    def run_index_2d_runtime(
+        self, interp: SimtInterpreter, op: simt.Index2DRuntimeOp, args: PythonValues
+    ):
         return (_two_d(interp, unsigned(args[0], INDEX_WIDTH)),)
 
     @impl(simt.WarpIndexOp)
@@ -130,7 +147,9 @@ class SimtFunctions(InterpreterFunctions):
         return (Witness(gid >> 5, gid & 31 == 0),)
 
     @impl(simt.WitnessValueOp)
-    def run_witness_value(self, interp: SimtInterpreter, op: simt.WitnessValueOp, args: PythonValues):
+    def run_witness_value(
+        self, interp: SimtInterpreter, op: simt.WitnessValueOp, args: PythonValues
+    ):
         return (signed(args[0].raw, INDEX_WIDTH),)
 
     # --- global slices -------------------------------------------------------------------
@@ -191,10 +210,16 @@ class SimtFunctions(InterpreterFunctions):
     @impl(simt.PtrLoadOp)
     def run_ptr_load(self, interp: SimtInterpreter, op: simt.PtrLoadOp, args: PythonValues):
         buffer, i = args
-        return (buffer.read(element_index(interp, op, buffer, (i,), "simt.ptr_load (unchecked on the GPU)")),)
+        return (
+            buffer.read(
+                element_index(interp, op, buffer, (i,), "simt.ptr_load (unchecked on the GPU)")
+            ),
+        )
 
     @impl(simt.PtrStoreOp)
     def run_ptr_store(self, interp: SimtInterpreter, op: simt.PtrStoreOp, args: PythonValues):
         value, buffer, i = args
-        buffer.write(element_index(interp, op, buffer, (i,), "simt.ptr_store (unchecked on the GPU)"), value)
+        buffer.write(
+            element_index(interp, op, buffer, (i,), "simt.ptr_store (unchecked on the GPU)"), value
+        )
         return ()

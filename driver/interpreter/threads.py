@@ -221,7 +221,11 @@ class Cooperative:
         waiting = [w for w in self.workers if w.state is BARRIER or w.state is WARP]
         done = [w for w in self.workers if w.state is DONE]
         barriers = {id(w.op) for w in waiting if w.state is BARRIER}
-        if len(waiting) == len(self.workers) and len(barriers) == 1 and all(w.state is BARRIER for w in waiting):
+        if (
+            len(waiting) == len(self.workers)
+            and len(barriers) == 1
+            and all(w.state is BARRIER for w in waiting)
+        ):
             for w in waiting:
                 w.state = RUNNING
             return
@@ -233,13 +237,19 @@ class Cooperative:
         elif len(barriers) > 1:
             message = "the threads of the block wait at different barriers"
         else:
-            message = "lanes wait at a warp collective for lanes of their warp that wait at a barrier"
+            message = (
+                "lanes wait at a warp collective for lanes of their warp that wait at a barrier"
+            )
         raise self._deadlock(f"deadlock: {message}", waiting)
 
     def _deadlock(self, message: str, waiting: Sequence[_Worker]) -> KernelDeadlock:
         groups: dict[int, list[_Worker]] = {}
         for w in waiting:
             groups.setdefault(id(w.op), []).append(w)
-        notes = [(ws[0].op, f"{describe(ws)} wait here at '{ws[0].op.name}'") for ws in groups.values()]
+        notes = [
+            (ws[0].op, f"{describe(ws)} wait here at '{ws[0].op.name}'") for ws in groups.values()
+        ]
         first = waiting[0]
-        return KernelDeadlock(first.op, message, self.block.bid if self.block else None, first.ctx.tid, notes)
+        return KernelDeadlock(
+            first.op, message, self.block.bid if self.block else None, first.ctx.tid, notes
+        )

@@ -17,7 +17,7 @@ from itertools import product
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, ModuleOp
 from xdsl.interpreter import _InterpreterFunctionImpls
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Attribute, BlockArgument
@@ -29,7 +29,13 @@ from ferrox.driver.interpreter.errors import LaunchError
 from ferrox.driver.interpreter.machine import Program
 from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
 from ferrox.driver.interpreter.tile_ops import TILE_FUNCTIONS
-from ferrox.driver.interpreter.tile_ops.dtypes import is_bf16, memory_dtypes, round_to, scalar_of, tile_dtype
+from ferrox.driver.interpreter.tile_ops.dtypes import (
+    is_bf16,
+    memory_dtypes,
+    round_to,
+    scalar_of,
+    tile_dtype,
+)
 from ferrox.driver.interpreter.tile_ops.machine import TileInterpreter
 from ferrox.driver.interpreter.values import int_width, signed
 
@@ -63,7 +69,10 @@ def tile_launch_args(kernel: tile.KernelOp, ins: Sequence[Any], outs: Sequence[A
             f"partitions, got {len(ins)} and {len(outs)}"
         )
     pending_in, pending_out = iter(ins), iter(outs)
-    return [next(pending_out if isinstance(a.type, tile.PartitionType) else pending_in) for a in kernel.args]
+    return [
+        next(pending_out if isinstance(a.type, tile.PartitionType) else pending_in)
+        for a in kernel.args
+    ]
 
 
 def _label(kernel: tile.KernelOp, arg: BlockArgument) -> str:
@@ -79,7 +88,9 @@ def _array(value: Any, t: tile.PartitionType | tile.TileTensorType, what: str) -
     allowed = memory_dtypes(t.element_type)
     if value.dtype not in allowed:
         names = " or ".join(str(d) for d in allowed)
-        raise LaunchError(f"{what} holds {t.element_type} ({names}), but the array's dtype is {value.dtype}")
+        raise LaunchError(
+            f"{what} holds {t.element_type} ({names}), but the array's dtype is {value.dtype}"
+        )
     if value.dtype.kind == "u":
         value = value.view(tile_dtype(t.element_type))  # signless integers are held signed
     return value
@@ -93,7 +104,9 @@ def _scalar(value: Any, t: Attribute, what: str) -> Any:
         raise LaunchError(f"{what} is a scalar of type {t}, got {type(value).__name__}")
     width = int_width(t)
     if width is not None:
-        if isinstance(value, float | np.floating) or (width > 1 and isinstance(value, bool | np.bool_)):
+        if isinstance(value, float | np.floating) or (
+            width > 1 and isinstance(value, bool | np.bool_)
+        ):
             raise LaunchError(f"{what} is an integer ({t}), got {value!r}")
         lo = -(1 << (width - 1))
         hi = (1 << (width - 1)) - 1 if isinstance(t, IndexType) else (1 << width) - 1
@@ -111,7 +124,9 @@ def _scalar(value: Any, t: Attribute, what: str) -> Any:
     return scalar_of(np.asarray(converted)[()], t)
 
 
-def bind_tile_args(kernel: tile.KernelOp, args: Sequence[Any]) -> tuple[list[Any], list[np.ndarray]]:
+def bind_tile_args(
+    kernel: tile.KernelOp, args: Sequence[Any]
+) -> tuple[list[Any], list[np.ndarray]]:
     """`(values in parameter order, output arrays)`, every argument checked against its type."""
     params = kernel.args
     if len(args) != len(params):
@@ -147,7 +162,9 @@ def _check_no_aliasing(kernel, params, values, outputs) -> None:
     arrays = [(p, v) for p, v in zip(params, values) if isinstance(v, np.ndarray)]
     for i, (p, a) in enumerate(arrays):
         for q, b in arrays[i + 1 :]:
-            writes = isinstance(p.type, tile.PartitionType) or isinstance(q.type, tile.PartitionType)
+            writes = isinstance(p.type, tile.PartitionType) or isinstance(
+                q.type, tile.PartitionType
+            )
             if writes and np.shares_memory(a, b):
                 raise LaunchError(
                     f"{_label(kernel, p)} and {_label(kernel, q)} share memory; an output partition "
@@ -171,11 +188,15 @@ def launch_grid(kernel: tile.KernelOp, values: Sequence[Any]) -> tuple[int, ...]
     first, first_described = grids[0]
     for grid, described in grids[1:]:
         if grid != first:
-            raise LaunchError(f"output partitions disagree on the grid: {first_described}, {described}")
+            raise LaunchError(
+                f"output partitions disagree on the grid: {first_described}, {described}"
+            )
     return first
 
 
-def run_tile_kernel(module: ModuleOp, kernel: str, args: Sequence[np.ndarray | int | float]) -> None:
+def run_tile_kernel(
+    module: ModuleOp, kernel: str, args: Sequence[np.ndarray | int | float]
+) -> None:
     """Run the `tile.kernel` named `kernel` once per tile block.
 
     `args` are in the kernel's parameter order: each output partition the whole output array

@@ -84,6 +84,7 @@ class TileSupportFunctions(InterpreterFunctions):
         n = min(unsigned(count, INDEX_WIDTH), w)
         if n and i + n > buffer.length:
             raise interp.trap(
-                op, f"simt.load_chunk out of range: elements {i} to {i + n - 1} of {buffer.name} (length {buffer.length})"
+                op,
+                f"simt.load_chunk out of range: elements {i} to {i + n - 1} of {buffer.name} (length {buffer.length})",
             )
         return tuple(buffer.read(i + j) if j < n else pad for j in range(w))

@@ -30,7 +30,12 @@ _FLOATS: dict[type[Attribute], np.dtype] = {
     Float32Type: np.dtype(np.float32),
     Float64Type: np.dtype(np.float64),
 }
-_SIGNED = {8: np.dtype(np.int8), 16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+_SIGNED = {
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
 _PRECISION = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 
 
@@ -130,7 +135,9 @@ def float_bits(value, dtype: np.dtype) -> int:
 
 
 def float_from_bits(bits: int, dtype: np.dtype):
-    return np.array(signed(bits, dtype.itemsize * 8), dtype=_SIGNED[dtype.itemsize * 8]).view(dtype)[()]
+    return np.array(signed(bits, dtype.itemsize * 8), dtype=_SIGNED[dtype.itemsize * 8]).view(
+        dtype
+    )[()]
 
 
 _F32_TINY = float(np.finfo(np.float32).tiny)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from ferrox.driver.runtime.arrays import (
     ELEMENT_TYPES,
     ArrayError,

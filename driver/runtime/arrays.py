@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from ferrox.driver.runtime import dlpack
 
 # ferrox element type name -> NumPy dtype (None: NumPy has no such type, device arrays only).

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from ferrox.driver.runtime.errors import CudaError, CudaUnavailable, check, mark_driver_loaded
 
 try:

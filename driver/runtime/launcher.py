@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
 from ferrox.driver.runtime import cuda
 from ferrox.driver.runtime.abi import ArgumentError, check_count, check_kind, pack_args
 from ferrox.driver.runtime.arrays import DeviceArray, element_type

@@ -69,7 +69,12 @@ def element_kind(t: Attribute) -> str:
             return "bool"
         if width in (8, 16, 32, 64):
             return f"i{width}"
-    floats = ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32"), (Float64Type, "f64"))
+    floats = (
+        (Float16Type, "f16"),
+        (BFloat16Type, "bf16"),
+        (Float32Type, "f32"),
+        (Float64Type, "f64"),
+    )
     for cls, name in floats:
         if isinstance(t, cls):
             return name
@@ -115,7 +120,9 @@ def param(t: Attribute) -> Param:
     if isinstance(t, PtrType):
         return Param((GLOBAL_PTR,), ({},))
     if is_simt_type(t):
-        raise SimtTypeError(f"a value of type {t} cannot be passed to or from a function: {_WHY[type(t)]}")
+        raise SimtTypeError(
+            f"a value of type {t} cannot be passed to or from a function: {_WHY[type(t)]}"
+        )
     return Param((t,), ({},))
 
 

@@ -54,7 +54,9 @@ def _check_width(op: Operation, t: Attribute) -> None:
         raise Unsupported(f"PTX atomics are 32 or 64 bits wide; {t} is not")
 
 
-def target_address(e: Emitter, target: SSAValue, indices: list[SSAValue], element: Attribute) -> SSAValue:
+def target_address(
+    e: Emitter, target: SSAValue, indices: list[SSAValue], element: Attribute
+) -> SSAValue:
     """The element an atomic updates: range-checked in an atomic slice, unchecked otherwise."""
     if isinstance(target.type, SLICE_TYPES):
         return e.checked_element(target, indices[0], element)

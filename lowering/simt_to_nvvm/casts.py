@@ -71,7 +71,10 @@ def _materialize(cast: UnrealizedConversionCastOp) -> bool:
             struct = _append(new, llvm.InsertValueOp(_position(i), struct, part))
         values = [struct]
     elif len(ins) == 1 and isinstance(ins[0].type, llvm.LLVMStructType):
-        values = [_append(new, llvm.ExtractValueOp(_position(i), ins[0], r.type)) for i, r in enumerate(outs)]
+        values = [
+            _append(new, llvm.ExtractValueOp(_position(i), ins[0], r.type))
+            for i, r in enumerate(outs)
+        ]
     else:
         return False
     for op in new:
@@ -92,7 +95,9 @@ def _has_simt_types(module: ModuleOp) -> bool:
     for op in module.walk():
         if any(is_simt_type(r.type) for r in op.results):
             return True
-        if any(is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args):
+        if any(
+            is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args
+        ):
             return True
     return False
 

@@ -47,7 +47,9 @@ def convert_simt_to_nvvm(module: ModuleOp) -> None:
     cannot be lowered."""
     state = LoweringState()
     patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
-    PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False)).rewrite_module(module)
+    PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False)).rewrite_module(
+        module
+    )
     state.diagnostics.raise_if_errors()
     finish(module, state)
     state.diagnostics.raise_if_errors()

@@ -25,7 +25,13 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from ferrox.dialects import nvvm
-from ferrox.dialects.simt import Index2DOp, Index2DRuntimeOp, ThreadIndex1DOp, WarpIndexOp, WitnessValueOp
+from ferrox.dialects.simt import (
+    Index2DOp,
+    Index2DRuntimeOp,
+    ThreadIndex1DOp,
+    WarpIndexOp,
+    WitnessValueOp,
+)
 from ferrox.lowering.simt_to_nvvm.support import Emitter, launch_block
 
 i128 = IntegerType(128)
@@ -41,7 +47,11 @@ _CTAID = {"x": nvvm.BlockIdXOp, "y": nvvm.BlockIdYOp}
 def global_id(e: Emitter, dim: str) -> SSAValue:
     """ctaid * ntid + tid along `dim`, in i64 (ntid a constant under a contract)."""
     block = launch_block(e.op)
-    ntid = e.const(block["xy".index(dim)]) if block is not None else e.register(_NTID[dim], f"ntid_{dim}")
+    ntid = (
+        e.const(block["xy".index(dim)])
+        if block is not None
+        else e.register(_NTID[dim], f"ntid_{dim}")
+    )
     base = e(arith.MuliOp(e.register(_CTAID[dim], f"ctaid_{dim}"), ntid))
     return e(arith.AddiOp(base, e.register(_TID[dim], f"tid_{dim}")), f"gid_{dim}")
 
@@ -58,7 +68,10 @@ def two_d(e: Emitter, width: SSAValue, exact: bool) -> tuple[SSAValue, SSAValue]
     low = e(arith.TruncIOp(wide, i64))
     high = e(arith.TruncIOp(e(arith.ShRUIOp(wide, e.const(64, i128))), i64))
     raw = e(arith.AddiOp(low, col), "raw")
-    fits = e(arith.AndIOp(e(arith.CmpiOp(high, e.const(0), "eq")), e(arith.CmpiOp(raw, low, "uge"))), "fits")
+    fits = e(
+        arith.AndIOp(e(arith.CmpiOp(high, e.const(0), "eq")), e(arith.CmpiOp(raw, low, "uge"))),
+        "fits",
+    )
     return raw, e(arith.AndIOp(valid, fits), "valid")
 
 
@@ -91,7 +104,9 @@ class WarpIndexToNvvm(RewritePattern):
         e = Emitter(rewriter, op)
         thread = global_id(e, "x")
         raw = e(arith.ShRUIOp(thread, e.const(5)), "warp")
-        first = e(arith.CmpiOp(e(arith.AndIOp(thread, e.const(31))), e.const(0), "eq"), "first_lane")
+        first = e(
+            arith.CmpiOp(e(arith.AndIOp(thread, e.const(31))), e.const(0), "eq"), "first_lane"
+        )
         rewriter.replace(op, [], [e.pack([raw, first], op.result.type)])
 
 

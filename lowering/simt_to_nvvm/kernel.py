@@ -120,7 +120,9 @@ def _from_packed(e: Emitter, value: SSAValue, t: Attribute) -> SSAValue:
     parts = expanded(t)
     if len(parts) == 1:
         return e.pack([value], t)
-    return e.pack([e(llvm.ExtractValueOp(_position(i), value, pt)) for i, pt in enumerate(parts)], t)
+    return e.pack(
+        [e(llvm.ExtractValueOp(_position(i), value, pt)) for i, pt in enumerate(parts)], t
+    )
 
 
 class FuncToFunc(RewritePattern):
@@ -143,7 +145,8 @@ class CallToFunc(RewritePattern):
         (*call_results,) = e.op_(func.CallOp(op.callee, args, result_type(types))).results
         if len(types) > 1:
             call_results = [
-                e(llvm.ExtractValueOp(_position(i), call_results[0], packed(t))) for i, t in enumerate(types)
+                e(llvm.ExtractValueOp(_position(i), call_results[0], packed(t)))
+                for i, t in enumerate(types)
             ]
         rewriter.replace(op, [], [_from_packed(e, v, t) for v, t in zip(call_results, types)])
 
@@ -160,4 +163,9 @@ class ReturnToFunc(RewritePattern):
         rewriter.erase(op)
 
 
-KERNEL_PATTERNS: tuple[RewritePattern, ...] = (KernelToFunc(), FuncToFunc(), CallToFunc(), ReturnToFunc())
+KERNEL_PATTERNS: tuple[RewritePattern, ...] = (
+    KernelToFunc(),
+    FuncToFunc(),
+    CallToFunc(),
+    ReturnToFunc(),
+)

@@ -67,7 +67,9 @@ class GetMutToGuardedStore(RewritePattern):
             current = None
         yielded = body.last_op
         assert isinstance(yielded, YieldOp)
-        rewriter.inline_block(body, InsertPoint.at_end(then), [current] if current is not None else [])
+        rewriter.inline_block(
+            body, InsertPoint.at_end(then), [current] if current is not None else []
+        )
         tail = e.at(InsertPoint.before(yielded))
         tail.store(yielded.values[0], address)
         tail.op_(scf.YieldOp())
@@ -76,4 +78,8 @@ class GetMutToGuardedStore(RewritePattern):
         rewriter.erase(op)
 
 
-MEMORY_PATTERNS: tuple[RewritePattern, ...] = (LoadToChecked(), LenToParam(), GetMutToGuardedStore())
+MEMORY_PATTERNS: tuple[RewritePattern, ...] = (
+    LoadToChecked(),
+    LenToParam(),
+    GetMutToGuardedStore(),
+)

@@ -186,7 +186,9 @@ class Emitter:
         self.at(InsertPoint.at_end(then)).op_(scf.YieldOp())
         self.op_(scf.IfOp(bad, [], Region(then)))
 
-    def checked_element(self, slice_value: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
+    def checked_element(
+        self, slice_value: SSAValue, index: SSAValue, element: Attribute
+    ) -> SSAValue:
         """The address of element `index` (an `index` value) of a slice, trapping out of range."""
         ptr, length = self.unpack(slice_value)
         i = self.to_i64(index)

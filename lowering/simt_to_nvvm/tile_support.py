@@ -25,7 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import DenseArrayBase, Float16Type, IndexType, IntegerType, UnitAttr, VectorType, f32, i32, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    Float16Type,
+    IndexType,
+    IntegerType,
+    UnitAttr,
+    VectorType,
+    f32,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -80,7 +90,9 @@ def _thread(e: Emitter) -> tuple[SSAValue, SSAValue]:
     return linear, e(arith.MuliOp(e(arith.MuliOp(ntid[0], ntid[1])), ntid[2]))
 
 
-def _exact_step(e: Emitter, acc: SSAValue, dim: SSAValue, coord: SSAValue) -> tuple[SSAValue, SSAValue]:
+def _exact_step(
+    e: Emitter, acc: SSAValue, dim: SSAValue, coord: SSAValue
+) -> tuple[SSAValue, SSAValue]:
     """`acc * dim + coord` and whether it fits in 64 bits (computed in 128)."""
     wide = e(arith.MuliOp(e(arith.ExtUIOp(acc, i128)), e(arith.ExtUIOp(dim, i128))))
     wide = e(arith.AddiOp(wide, e(arith.ExtUIOp(coord, i128))))
@@ -135,7 +147,9 @@ def _aligned(e: Emitter, address: SSAValue, align: int) -> SSAValue:
 
 
 def _vector_ok(element) -> bool:
-    return not (isinstance(element, IntegerType) and element.width.data == 1) and not isinstance(element, IndexType)
+    return not (isinstance(element, IntegerType) and element.width.data == 1) and not isinstance(
+        element, IndexType
+    )
 
 
 def _region(e: Emitter, fill: Callable[[Emitter], Sequence[SSAValue]]) -> Region:
@@ -163,7 +177,9 @@ def _store_at(e: Emitter, value: SSAValue, address: SSAValue) -> list[SSAValue]:
     return []
 
 
-def _invariant_load(e: Emitter, address: SSAValue, t: Attribute, align: int | None = None) -> SSAValue:
+def _invariant_load(
+    e: Emitter, address: SSAValue, t: Attribute, align: int | None = None
+) -> SSAValue:
     """A load from a shared slice, which nothing writes during the launch (see `memory.py`)."""
     load = llvm.LoadOp(address, t, alignment=align)
     load.attributes["invariant"] = UnitAttr()
@@ -188,7 +204,12 @@ class StoreChunkToStores(RewritePattern):
         def scalar(inner: Emitter) -> list[SSAValue]:
             for j, v in enumerate(values):
                 here = inner(arith.CmpiOp(inner.const(j), count, "ult"))
-                _if(inner, here, [], lambda b, j=j, v=v: _store_at(b, v, b.element(address, [j], mem)))
+                _if(
+                    inner,
+                    here,
+                    [],
+                    lambda b, j=j, v=v: _store_at(b, v, b.element(address, [j], mem)),
+                )
             return []
 
         align = min(MAX_VECTOR_BYTES, w * byte_size(element))
@@ -238,7 +259,12 @@ class LoadChunkToLoads(RewritePattern):
         i = e.to_i64(op.index)
         n = _umin(e, e.to_i64(op.count), e.const(w))
         # Trap unless i + n <= len (without wrapping), when any element is read.
-        fits = e(arith.AndIOp(e(arith.CmpiOp(i, length, "ule")), e(arith.CmpiOp(n, e(arith.SubiOp(length, i)), "ule"))))
+        fits = e(
+            arith.AndIOp(
+                e(arith.CmpiOp(i, length, "ule")),
+                e(arith.CmpiOp(n, e(arith.SubiOp(length, i)), "ule")),
+            )
+        )
         reads = e(arith.CmpiOp(n, e.const(0), "ne"))
         bad = e(arith.AndIOp(reads, e(arith.XOrIOp(fits, e.true()))), "out_of_range")
         _if(e, bad, [], lambda b: (b.op_(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
@@ -289,7 +315,9 @@ class MmaSyncToNvvm(RewritePattern):
         else:
             ptx_type, a, b = MMAType.BF16, list(op.a), list(op.b)
         d = e(nvvm.MmaSyncOp(a, b, list(op.c), (16, 8, 16), ptx_type))
-        parts = [e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), d, f32)) for i in range(4)]
+        parts = [
+            e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), d, f32)) for i in range(4)
+        ]
         rewriter.replace(op, [], parts)
 
 

@@ -60,7 +60,9 @@ def memory_type(element: Attribute) -> Attribute:
     if isinstance(element, IndexType):
         return i64
     if not isinstance(element, IntegerType | AnyFloat):
-        raise SimtTypeError(f"memory of {element} elements cannot be lowered; use integer or float elements")
+        raise SimtTypeError(
+            f"memory of {element} elements cannot be lowered; use integer or float elements"
+        )
     return element
 
 

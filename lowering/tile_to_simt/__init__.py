@@ -6,7 +6,11 @@
 scf ops and scalar code; `convert` is the pass.
 """
 
-from ferrox.lowering.tile_to_simt.convert import ConvertTileToSimtPass, convert_tile_to_simt, lower_kernel
+from ferrox.lowering.tile_to_simt.convert import (
+    ConvertTileToSimtPass,
+    convert_tile_to_simt,
+    lower_kernel,
+)
 from ferrox.lowering.tile_to_simt.kernel import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
 
 __all__ = [

@@ -50,7 +50,9 @@ def _decided(value: SSAValue, layout: Layout | None, config: Config) -> Layout |
 def _op(op: Operation, layouts: Layouts, config: Config) -> None:
     r = RULES.get(type(op))
     if r is not None:
-        for v, layout in zip(op.results, r.infer(op, [layouts.get(o) for o in op.operands], config)):
+        for v, layout in zip(
+            op.results, r.infer(op, [layouts.get(o) for o in op.operands], config)
+        ):
             layouts[v] = layout
     elif isinstance(op, scf.ForOp):
         _for(op, layouts, config)

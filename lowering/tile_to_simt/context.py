@@ -117,7 +117,11 @@ class Lowering:
     def in_prologue(self, op: Operation) -> SSAValue:
         """Emit `op` at the kernel's start (after what is already there), for values every
         thread computes once: thread coordinates, shared arrays."""
-        point = InsertPoint.after(self._prologue_end) if self._prologue_end else InsertPoint.at_start(self.entry)
+        point = (
+            InsertPoint.after(self._prologue_end)
+            if self._prologue_end
+            else InsertPoint.at_start(self.entry)
+        )
         with self.at(point):
             self.emit(op)
         self._prologue_end = op
@@ -198,7 +202,9 @@ class Lowering:
             if q:
                 piece = self.in_prologue(arith.ShRUIOp(piece, self.in_prologue(_iconst(q))))
             if q + run < len(lanes):  # higher thread bits remain: mask them off
-                piece = self.in_prologue(arith.AndIOp(piece, self.in_prologue(_iconst((1 << run) - 1))))
+                piece = self.in_prologue(
+                    arith.AndIOp(piece, self.in_prologue(_iconst((1 << run) - 1)))
+                )
             shift = b - offsets[d]
             if shift:
                 piece = self.in_prologue(arith.ShLIOp(piece, self.in_prologue(_iconst(shift))))

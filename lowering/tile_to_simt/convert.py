@@ -20,7 +20,15 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
 from ferrox.dialects import simt, tile
-from ferrox.lowering.tile_to_simt import creation, elementwise, grid, matrix, memory, reduction, shape  # noqa: F401
+from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers its rules)
+    creation,
+    elementwise,
+    grid,
+    matrix,
+    memory,
+    reduction,
+    shape,
+)
 from ferrox.lowering.tile_to_simt.assign import analyse
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering, Unsupported
@@ -29,7 +37,9 @@ from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_k
 from ferrox.passes.verify_disjoint import collect
 
 
-def lower_kernel(kernel: tile.KernelOp, threads: int, elems: int, diagnostics: DiagnosticEngine) -> simt.KernelOp | None:
+def lower_kernel(
+    kernel: tile.KernelOp, threads: int, elems: int, diagnostics: DiagnosticEngine
+) -> simt.KernelOp | None:
     """The SIMT kernel for `kernel`, or None after reporting why it cannot be lowered."""
     config = Config(threads or choose_threads(kernel_tiles(kernel), elems), elems)
     simt_kernel, _ = new_kernel(kernel, config)
@@ -51,7 +61,9 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
     with every problem (bad options, ops that cannot be lowered, an unsafe result)."""
     diagnostics = DiagnosticEngine()
     if threads and not (is_pow2(threads) and 32 <= threads <= 1024):
-        raise _option_error(module, f"threads must be a power of two from 32 to 1024, got {threads}")
+        raise _option_error(
+            module, f"threads must be a power of two from 32 to 1024, got {threads}"
+        )
     if elems and not (is_pow2(elems) and elems <= 16):
         raise _option_error(module, f"elems must be a power of two up to 16, got {elems}")
     lowered: list[simt.KernelOp] = []

@@ -37,7 +37,9 @@ def _constant(ctx: Lowering, op: tile.ConstantOp, layout: Layout) -> list[SSAVal
         v = ctx.constant(values[0], element)
         return [v] * layout.num_regs
     if layout.replica_mask == (1 << len(layout.lanes)) - 1:
-        return [ctx.constant(values[layout.static_element(r)], element) for r in range(layout.num_regs)]
+        return [
+            ctx.constant(values[layout.static_element(r)], element) for r in range(layout.num_regs)
+        ]
     table = replicated(layout.shape, layout.threads)
     return convert(ctx, Dist(table, _constant(ctx, op, table)), layout)
 

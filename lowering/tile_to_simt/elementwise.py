@@ -127,8 +127,16 @@ def _float_to_int(ctx: Lowering, x: SSAValue, to: Attribute) -> SSAValue:
     inside = ctx(arith.AndIOp(ctx(arith.CmpfOp(x, low, "oge")), ctx(arith.CmpfOp(x, high, "olt"))))
     # fptosi only sees values in range (it is poison elsewhere); the selects give the rest.
     converted = ctx(arith.FPToSIOp(ctx(arith.SelectOp(inside, x, ctx.constant(0.0, t))), to))
-    result = ctx(arith.SelectOp(ctx(arith.CmpfOp(x, high, "oge")), ctx.constant(2 ** (bits - 1) - 1, to), converted))
-    result = ctx(arith.SelectOp(ctx(arith.CmpfOp(x, low, "olt")), ctx.constant(-(2 ** (bits - 1)), to), result))
+    result = ctx(
+        arith.SelectOp(
+            ctx(arith.CmpfOp(x, high, "oge")), ctx.constant(2 ** (bits - 1) - 1, to), converted
+        )
+    )
+    result = ctx(
+        arith.SelectOp(
+            ctx(arith.CmpfOp(x, low, "olt")), ctx.constant(-(2 ** (bits - 1)), to), result
+        )
+    )
     return ctx(arith.SelectOp(ctx(arith.CmpfOp(x, x, "uno")), ctx.constant(0, to), result))
 
 
@@ -167,7 +175,10 @@ def apply(ctx: Lowering, op: Operation, layout: Layout) -> list[SSAValue]:
     result = op.results[0].type
     assert isinstance(result, TileType)
     operands = [ctx.tile(v, layout) for v in op.operands]
-    return [scalar(ctx, [regs[r] for regs in operands], result.element_type) for r in range(layout.num_regs)]
+    return [
+        scalar(ctx, [regs[r] for regs in operands], result.element_type)
+        for r in range(layout.num_regs)
+    ]
 
 
 def _infer(op: Operation, operands, config) -> list[Layout | None]:

@@ -25,7 +25,9 @@ def convert(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
     if source == target:
         return list(value.regs)
     if same_elements(source, target):
-        return [value.regs[source.register_of(target.static_element(r))] for r in range(target.num_regs)]
+        return [
+            value.regs[source.register_of(target.static_element(r))] for r in range(target.num_regs)
+        ]
     return through_shared(ctx, value, target)
 
 
@@ -111,4 +113,12 @@ def through_shared(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]
     return regs
 
 
-__all__ = ["convert", "padded_row", "read_all", "staging_index", "staging_size", "through_shared", "write_all"]
+__all__ = [
+    "convert",
+    "padded_row",
+    "read_all",
+    "staging_index",
+    "staging_size",
+    "through_shared",
+    "write_all",
+]

@@ -75,7 +75,9 @@ def signature(kernel: tile.KernelOp, config: Config) -> list[Param]:
                 slice_type = SliceType(t.element_type)
             params.append(Param(slice_type, name, f"arg{i}"))
             for d in range(t.rank):
-                params.append(Param(IndexType(), f"{name}_d{d}" if name else None, f"arg{i}.dim{d}"))
+                params.append(
+                    Param(IndexType(), f"{name}_d{d}" if name else None, f"arg{i}.dim{d}")
+                )
         else:
             params.append(Param(t, name, f"arg{i}"))
     return params
@@ -86,7 +88,9 @@ def contract(kernel: tile.KernelOp, params: list[Param], config: Config) -> Laun
     for j, p in enumerate(params):
         if isinstance(p.type, SliceType | DisjointSliceType):
             rank = 0
-            while j + 1 + rank < len(params) and params[j + 1 + rank].source.startswith(f"{p.source}.dim"):
+            while j + 1 + rank < len(params) and params[j + 1 + rank].source.startswith(
+                f"{p.source}.dim"
+            ):
                 rank += 1
             size = SizeExprAttr.arg(j + 1)
             for d in range(1, rank):
@@ -95,7 +99,9 @@ def contract(kernel: tile.KernelOp, params: list[Param], config: Config) -> Laun
     return LaunchContractAttr(kernel.grid_rank, [config.threads], requires=relations)
 
 
-def host_attributes(kernel: tile.KernelOp, params: list[Param], config: Config) -> dict[str, Attribute]:
+def host_attributes(
+    kernel: tile.KernelOp, params: list[Param], config: Config
+) -> dict[str, Attribute]:
     first = kernel.partitions[0]
     part = first.type
     assert isinstance(part, PartitionType)
@@ -118,7 +124,9 @@ def host_attributes(kernel: tile.KernelOp, params: list[Param], config: Config) 
 
 def new_kernel(kernel: tile.KernelOp, config: Config) -> tuple[simt.KernelOp, list[Param]]:
     params = signature(kernel, config)
-    op = simt.KernelOp(kernel.sym_name.data, [p.type for p in params], contract(kernel, params, config))
+    op = simt.KernelOp(
+        kernel.sym_name.data, [p.type for p in params], contract(kernel, params, config)
+    )
     op.attributes.update(host_attributes(kernel, params, config))
     op.location = kernel.location
     for arg, p in zip(op.body.blocks[0].args, params):
@@ -134,7 +142,11 @@ def bind_params(ctx: Lowering, kernel: tile.KernelOp, simt_kernel: simt.KernelOp
     for arg in kernel.args:
         t = arg.type
         if isinstance(t, PartitionType | TileTensorType):
-            tensor = Tensor(args[j], args[j + 1 : j + 1 + t.rank], t.get_shape() if isinstance(t, PartitionType) else None)
+            tensor = Tensor(
+                args[j],
+                args[j + 1 : j + 1 + t.rank],
+                t.get_shape() if isinstance(t, PartitionType) else None,
+            )
             ctx.bind(arg, tensor)
             if isinstance(t, PartitionType) and ctx.grid is None:
                 ctx.grid = tensor

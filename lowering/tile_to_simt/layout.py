@@ -113,7 +113,9 @@ class Layout:
 
     def register_of(self, element_bits: int) -> int:
         """The register holding the element whose register-set bits are `element_bits`."""
-        return sum(1 << i for i, b in enumerate(self.regs) if b is not None and element_bits >> b & 1)
+        return sum(
+            1 << i for i, b in enumerate(self.regs) if b is not None and element_bits >> b & 1
+        )
 
     def with_shape(self, shape: Sequence[int]) -> Layout:
         """The same bits for a tile of another shape with as many elements (a reshape)."""
@@ -132,7 +134,9 @@ class Layout:
         return f"layout<{list(self.shape)}, threads {self.threads}, regs {show(self.regs)}, lanes {show(self.lanes)}>"
 
 
-def assign(shape: Sequence[int], threads: int, reg_order: Sequence[int], lane_order: Sequence[int]) -> Layout:
+def assign(
+    shape: Sequence[int], threads: int, reg_order: Sequence[int], lane_order: Sequence[int]
+) -> Layout:
     """Register bits take `reg_order`'s element bits, thread bits `lane_order`'s, in order; thread
     bits left over are replicated."""
     p = log2(threads)

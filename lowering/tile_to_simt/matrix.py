@@ -134,7 +134,10 @@ def _tensor_cores(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAVal
     n_of = [layout.static_element(4 * t) & (n - 1) for t in range(tiles)]
     rows, cols = sorted(set(m_of)), sorted(set(n_of))
     # Per m16 tile: the start of row g (and g + 8) in xs; per n8 tile: column n0 + g in ys.
-    x_rows = {s: [ctx.mul(ctx.add(corner[m_of.index(s)][0], 8 * h), pitch_x) for h in (0, 1)] for s in rows}
+    x_rows = {
+        s: [ctx.mul(ctx.add(corner[m_of.index(s)][0], 8 * h), pitch_x) for h in (0, 1)]
+        for s in rows
+    }
     y_cols = {s: ctx.add(ctx(arith.SubiOp(corner[n_of.index(s)][1], q2)), g) for s in cols}
     a_cols = [ctx.add(q2, (i & 1) + 8 * (i >> 2)) for i in range(8)]
     b_rows = [ctx.add(q2, (i & 1) + 8 * (i >> 1)) for i in range(4)]
@@ -157,13 +160,24 @@ def _tensor_cores(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAVal
             return out
 
         loaded = ctx.unsafe(loads)
-        a_frag = {s: [_pack(ctx, loaded[8 * j + 2 * i], loaded[8 * j + 2 * i + 1]) for i in range(4)] for j, s in enumerate(rows)}
+        a_frag = {
+            s: [_pack(ctx, loaded[8 * j + 2 * i], loaded[8 * j + 2 * i + 1]) for i in range(4)]
+            for j, s in enumerate(rows)
+        }
         base = 8 * len(rows)
-        b_frag = {s: [_pack(ctx, loaded[base + 4 * j + 2 * i], loaded[base + 4 * j + 2 * i + 1]) for i in range(2)] for j, s in enumerate(cols)}
+        b_frag = {
+            s: [
+                _pack(ctx, loaded[base + 4 * j + 2 * i], loaded[base + 4 * j + 2 * i + 1])
+                for i in range(2)
+            ]
+            for j, s in enumerate(cols)
+        }
         out: list[SSAValue] = []
         for t in range(tiles):
             c = list(body.args[1 + 4 * t : 5 + 4 * t])
-            out.extend(ctx.emit(simt.MmaSyncOp(element, a_frag[m_of[t]], b_frag[n_of[t]], c)).results)
+            out.extend(
+                ctx.emit(simt.MmaSyncOp(element, a_frag[m_of[t]], b_frag[n_of[t]], c)).results
+            )
         ctx.emit(scf.YieldOp(*out))
     loop = scf.ForOp(ctx.index(0), ctx.index(k // 16), ctx.index(1), acc, Region(body))
     ctx.emit(loop)
@@ -197,7 +211,8 @@ def _fmas(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
         xv = dict(zip(rows, loaded[: len(rows)]))
         yv = dict(zip(cols, loaded[len(rows) :]))
         sums = [
-            ctx(xmath.FmaOp(xv[row_of[r]], yv[col_of[r]], body.args[1 + r])) for r in range(layout.num_regs)
+            ctx(xmath.FmaOp(xv[row_of[r]], yv[col_of[r]], body.args[1 + r]))
+            for r in range(layout.num_regs)
         ]
         ctx.emit(scf.YieldOp(*sums))
     loop = scf.ForOp(ctx.index(0), ctx.index(k), ctx.index(1), acc, Region(body))

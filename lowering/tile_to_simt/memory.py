@@ -28,7 +28,12 @@ from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor, canonic
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked
 from ferrox.lowering.tile_to_simt.rules import no_results, rule
 
-PADDING_VALUES = {Padding.ZERO: 0.0, Padding.NEG_INF: -math.inf, Padding.POS_INF: math.inf, Padding.NAN: math.nan}
+PADDING_VALUES = {
+    Padding.ZERO: 0.0,
+    Padding.NEG_INF: -math.inf,
+    Padding.POS_INF: math.inf,
+    Padding.NAN: math.nan,
+}
 
 
 def padding_value(ctx: Lowering, padding: Padding, element: Attribute) -> SSAValue:

@@ -69,7 +69,12 @@ def shuffle_xor(ctx: Lowering, v: SSAValue, offset: int) -> SSAValue:
     thirty_two = ctx(arith.ConstantOp(IntegerAttr(32, i64)))
     low = _shfl(ctx, ctx(arith.TruncIOp(bits, i32)), offset)
     high = _shfl(ctx, ctx(arith.TruncIOp(ctx(arith.ShRUIOp(bits, thirty_two)), i32)), offset)
-    joined = ctx(arith.OrIOp(ctx(arith.ExtUIOp(low, i64)), ctx(arith.ShLIOp(ctx(arith.ExtUIOp(high, i64)), thirty_two))))
+    joined = ctx(
+        arith.OrIOp(
+            ctx(arith.ExtUIOp(low, i64)),
+            ctx(arith.ShLIOp(ctx(arith.ExtUIOp(high, i64)), thirty_two)),
+        )
+    )
     return ctx(arith.BitcastOp(joined, t)) if isinstance(t, AnyFloat) else joined
 
 
@@ -124,7 +129,9 @@ def reduce(ctx: Lowering, value: Dist, axis: int, combine: Combine, shape: Seque
     return Dist(reduced_layout(layout, axis, shape), out)
 
 
-def _across_warps(ctx: Lowering, partials: list[SSAValue], bits: list[int], combine: Combine) -> list[SSAValue]:
+def _across_warps(
+    ctx: Lowering, partials: list[SSAValue], bits: list[int], combine: Combine
+) -> list[SSAValue]:
     threads = ctx.threads
     array = ctx.shared(partials[0].type, len(partials) * threads, "partials")
     tid = ctx.tid()

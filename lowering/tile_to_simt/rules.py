@@ -37,7 +37,9 @@ def rule(*op_types: type[Operation], infer: Infer) -> Callable[[Lower], Lower]:
     return register
 
 
-def no_results(op: Operation, operands: Sequence[Layout | None], config: Config) -> list[Layout | None]:
+def no_results(
+    op: Operation, operands: Sequence[Layout | None], config: Config
+) -> list[Layout | None]:
     return [None] * len(op.results)
 
 

@@ -45,7 +45,10 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
             f"more than the {MAX_THREADS_PER_BLOCK} a block can hold",
         )
     if len(block) > domain:
-        engine.error(fn, f"launch contract block {block} has rank {len(block)}, more than its domain {domain}")
+        engine.error(
+            fn,
+            f"launch contract block {block} has rank {len(block)}, more than its domain {domain}",
+        )
     for op in _witness_ops(fn, ctx, {fn.sym_name.data}):
         result_type = op.results[0].type
         assert isinstance(result_type, ThreadIndexType)

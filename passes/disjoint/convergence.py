@@ -45,7 +45,9 @@ def convergent_funcs(root: Operation, ctx: Context) -> set[str]:
     calls: dict[str, set[str]] = {}
     for fn in functions(root):
         name = fn.sym_name.data
-        direct[name] = any(isinstance(op, (SyncThreadsOp, *CONVERGENT_WARP_OPS)) for op in fn.walk())
+        direct[name] = any(
+            isinstance(op, (SyncThreadsOp, *CONVERGENT_WARP_OPS)) for op in fn.walk()
+        )
         calls[name] = {op.callee.root_reference.data for op in fn.walk() if isinstance(op, CallOp)}
     result = {n for n, d in direct.items() if d}
     changed = True
@@ -70,7 +72,11 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
     multi_block = len(fn.body.blocks) > 1
     for op in fn.walk():
         what = _what(op)
-        if what is None and isinstance(op, CallOp) and op.callee.root_reference.data in ctx.convergent_funcs:
+        if (
+            what is None
+            and isinstance(op, CallOp)
+            and op.callee.root_reference.data in ctx.convergent_funcs
+        ):
             what = ("call to a convergent function", "every thread of the block")
         if what is None:
             continue
@@ -90,13 +96,22 @@ def _divergent_ancestor(op: Operation, fn: Function) -> tuple[Operation, str] | 
         if isinstance(parent, scf.IfOp | scf.IndexSwitchOp):
             return parent, "control flow diverges here: not every thread may take this branch"
         if isinstance(parent, GetMutOp):
-            return parent, "control flow diverges here: this region runs only where the witness is in bounds"
+            return (
+                parent,
+                "control flow diverges here: this region runs only where the witness is in bounds",
+            )
         if isinstance(parent, scf.WhileOp):
-            return parent, "control flow diverges here: the trip count of this loop may differ between threads"
+            return (
+                parent,
+                "control flow diverges here: the trip count of this loop may differ between threads",
+            )
         if isinstance(parent, scf.ForOp) and not all(
             is_uniform(v, fn) for v in (parent.lb, parent.ub, parent.step)
         ):
-            return parent, "control flow diverges here: the bounds of this loop depend on the thread"
+            return (
+                parent,
+                "control flow diverges here: the bounds of this loop depend on the thread",
+            )
         parent = parent.parent_op()
     return None
 

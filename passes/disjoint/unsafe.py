@@ -44,6 +44,10 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
         if in_unsafe(op, fn):
             continue
         if isinstance(target, PtrType):
-            engine.error(op, "dereference of raw pointer is unsafe and requires an unsafe region or kernel")
+            engine.error(
+                op, "dereference of raw pointer is unsafe and requires an unsafe region or kernel"
+            )
         elif isinstance(target, SharedArrayType):
-            engine.error(op, "access to shared memory is unsafe and requires an unsafe region or kernel")
+            engine.error(
+                op, "access to shared memory is unsafe and requires an unsafe region or kernel"
+            )

@@ -14,8 +14,8 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import (
-    TRUSTED_INDEX_OPS,
     ATOMIC_OPS,
+    TRUSTED_INDEX_OPS,
     CallOp,
     GetMutOp,
     Index2DRuntimeOp,

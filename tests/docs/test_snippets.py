@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("doc_snippets", ROOT / "docs" / "snippets.py")
-snippets = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(snippets)
+import snippets  # noqa: E402  (docs/ is on pytest's pythonpath)
 
 
 @pytest.mark.parametrize("page", snippets.pages(), ids=lambda p: str(p.relative_to(ROOT)))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ferrox.driver.cli import main
-from ferrox.driver.toolchain import find_ptxas
+from ferrox.driver.tools.cli import main
+from ferrox.targets.toolchain import find_ptxas
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not on PATH)")
 
@@ -66,7 +66,9 @@ def test_cubin_next_to_the_ptx(kernel: Path, tmp_path: Path, capsys: pytest.Capt
     assert main(["compile", str(kernel), "-o", str(out), "--cubin", "-v"]) == 0
     assert (tmp_path / "scale.cubin").read_bytes()[:4] == b"\x7fELF"
     err = capsys.readouterr().err
-    assert "kernel scale:" in err and "0 bytes spill stores, 0 bytes spill loads, 0 bytes local" in err
+    assert (
+        "kernel scale:" in err and "0 bytes spill stores, 0 bytes spill loads, 0 bytes local" in err
+    )
 
 
 @needs_ptxas
@@ -76,8 +78,10 @@ def test_cubin_at_a_chosen_path(kernel: Path, tmp_path: Path):
     assert cubin.read_bytes()[:4] == b"\x7fELF"
 
 
-def test_missing_ptxas(kernel: Path, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]):
-    monkeypatch.setattr("ferrox.driver.toolchain.find_ptxas", lambda: None)
+def test_missing_ptxas(
+    kernel: Path, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
+):
+    monkeypatch.setattr("ferrox.targets.toolchain.find_ptxas", lambda: None)
     assert main(["compile", str(kernel), "-o", str(tmp_path / "k.ptx"), "--cubin"]) == 1
     err = capsys.readouterr().err
     assert "ferrox compile: error: ptxas not found" in err
@@ -114,7 +118,9 @@ def test_verifier_error_is_located(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_missing_file(capsys: pytest.CaptureFixture[str]):
     err = _fails(["compile", "/nonexistent/k.mlir"], capsys)
-    assert "ferrox compile: error: cannot read /nonexistent/k.mlir: No such file or directory" in err
+    assert (
+        "ferrox compile: error: cannot read /nonexistent/k.mlir: No such file or directory" in err
+    )
 
 
 def test_bad_chip(kernel: Path, capsys: pytest.CaptureFixture[str]):
@@ -139,8 +145,10 @@ def test_non_llvm_input_runs_the_given_pipeline(tmp_path: Path, capsys: pytest.C
     assert ".visible .entry k(" in capsys.readouterr().out
 
 
-def test_non_llvm_input_without_a_pipeline(tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]):
-    from ferrox.driver import registry
+def test_non_llvm_input_without_a_pipeline(
+    tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
+):
+    from ferrox import registry
 
     passes = registry.all_passes()
     passes.pop("lower-to-llvm", None)

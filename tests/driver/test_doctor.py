@@ -5,12 +5,13 @@ import subprocess
 import sys
 
 import pytest
-from ferrox.driver import cli
-from ferrox.driver.commands import doctor
+
 from ferrox.driver.runtime import cuda
 from ferrox.driver.runtime.device import DeviceLimits
 from ferrox.driver.runtime.errors import CudaUnavailable
-from ferrox.driver.toolchain import find_ptxas
+from ferrox.driver.tools import cli
+from ferrox.driver.tools.commands import doctor
+from ferrox.targets.toolchain import find_ptxas
 
 LINE = re.compile(r"^(found|missing) +(\S.*?)  +(\S.*)$")
 
@@ -129,6 +130,6 @@ def test_a_crashing_check_is_reported_not_raised(capsys, monkeypatch):
 
 def test_help_line_comes_from_the_docstring():
     out = subprocess.run(
-        [sys.executable, "-m", "ferrox.driver.cli", "--help"], capture_output=True, text=True
+        [sys.executable, "-m", "ferrox.driver.tools.cli", "--help"], capture_output=True, text=True
     ).stdout
     assert "doctor" in out and "what this machine can do" in out

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ferrox.driver.expected_diagnostics import parse_expectations
+from ferrox.driver.tools.expected_diagnostics import parse_expectations
 
-OPT = [sys.executable, "-m", "ferrox.driver.opt"]
+OPT = [sys.executable, "-m", "ferrox.driver.tools.opt"]
 
 BAD_RETURN = """\
 func.func @f(%a: i32) -> i64 {
@@ -44,7 +44,10 @@ def test_altered_message_fails_naming_both(tmp_path):
     proc = run_opt(tmp_path, BAD_RETURN.replace("{anno}", anno), "--verify-diagnostics")
     assert proc.returncode == 1
     assert "input.mlir:2:3: error: unexpected error: Expected arguments" in proc.stderr
-    assert 'expected error "Expected arguments to have DIFFERENT types" was not produced' in proc.stderr
+    assert (
+        'expected error "Expected arguments to have DIFFERENT types" was not produced'
+        in proc.stderr
+    )
 
 
 def test_wrong_line_fails(tmp_path):

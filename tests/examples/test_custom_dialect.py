@@ -39,9 +39,11 @@ def plugin_site(tmp_path_factory) -> Path:
 
 
 def opt(site: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
+    )
     return subprocess.run(
-        [sys.executable, "-m", "ferrox.driver.opt", *args],
+        [sys.executable, "-m", "ferrox.driver.tools.opt", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -57,7 +59,9 @@ def run_lit_file(site: Path, path: Path) -> None:
         PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
         PATH=os.pathsep.join([str(bindir), os.environ.get("PATH", "")]),
     )
-    runs = [line.split("RUN:", 1)[1].strip() for line in path.read_text().splitlines() if "RUN:" in line]
+    runs = [
+        line.split("RUN:", 1)[1].strip() for line in path.read_text().splitlines() if "RUN:" in line
+    ]
     assert runs
     for cmd in runs:
         script = "set -o pipefail\n" + cmd.replace("%s", str(path))
@@ -78,7 +82,7 @@ def test_plugin_dialect_and_pass_are_listed(plugin_site):
 
 def test_without_plugin_the_dialect_is_unknown():
     proc = subprocess.run(
-        [sys.executable, "-m", "ferrox.driver.opt"],
+        [sys.executable, "-m", "ferrox.driver.tools.opt"],
         input="func.func @f(%x: f32) {\n  %y = sat.clamp %x to [0.0 : f32, 1.0 : f32] : f32\n  func.return\n}\n",
         capture_output=True,
         text=True,
@@ -95,10 +99,11 @@ def test_plugin_lowering_computes_a_clamp(plugin_site):
     proc = opt(plugin_site, "-p", "lower-sat-to-arith", stdin=text)
     assert proc.returncode == 0, proc.stderr
     from xdsl.interpreter import Interpreter
-    from xdsl.interpreters import arith as arith_impl, func as func_impl
+    from xdsl.interpreters import arith as arith_impl
+    from xdsl.interpreters import func as func_impl
 
-    from ferrox.driver.registry import make_context
     from ferrox.parser import parse_module
+    from ferrox.registry import make_context
 
     module = parse_module(make_context(), proc.stdout)
     interp = Interpreter(module)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ferrox.driver.registry import make_context
 from ferrox.dialects.simt import KernelOp
 from ferrox.parser import parse_module
 from ferrox.passes.verify_disjoint import collect
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,11 @@ NAMES = [
     "block_reduce",
     "histogram",
 ]
-FERROX_OPT = shutil.which("ferrox-opt", path=str(Path(sys.executable).parent)) or shutil.which("ferrox-opt") or "ferrox-opt"
+FERROX_OPT = (
+    shutil.which("ferrox-opt", path=str(Path(sys.executable).parent))
+    or shutil.which("ferrox-opt")
+    or "ferrox-opt"
+)
 
 
 def _kernels(text: str, name: str = "<example>"):
@@ -81,7 +85,9 @@ def test_sgemm_requires_hold_on_consistent_sizes():
     scalars = {3: m, 4: n, 5: k}
     assert all(r.holds(scalars.__getitem__, lengths.__getitem__) for r in kernel.contract.relations)
     lengths[2] = m * n + 1
-    assert not all(r.holds(scalars.__getitem__, lengths.__getitem__) for r in kernel.contract.relations)
+    assert not all(
+        r.holds(scalars.__getitem__, lengths.__getitem__) for r in kernel.contract.relations
+    )
 
 
 BROKEN = [

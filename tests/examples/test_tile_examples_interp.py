@@ -23,16 +23,29 @@ from xdsl.ir import Operation
 
 from ferrox.dialects import host, tile
 from ferrox.dialects.host.creation import Distribution
-from ferrox.driver.interpreter.tile_kernel import find_tile_kernel, run_tile_kernel, tile_launch_args
+from ferrox.driver.interpreter.tile_kernel import (
+    find_tile_kernel,
+    run_tile_kernel,
+    tile_launch_args,
+)
 from ferrox.driver.interpreter.tile_ops.dtypes import round_to, tile_dtype
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "tile"
 KERNELS = ROOT / "tests" / "filecheck" / "dialects" / "tile" / "kernels.mlir"
-NAMES = ["vector_add", "saxpy", "row_sum", "softmax", "layernorm", "transpose", "matmul_f32", "matmul_bf16"]
+NAMES = [
+    "vector_add",
+    "saxpy",
+    "row_sum",
+    "softmax",
+    "layernorm",
+    "transpose",
+    "matmul_f32",
+    "matmul_bf16",
+]
 BIN = Path(sys.executable).parent
 
 
@@ -69,7 +82,9 @@ def _host_array(op: Operation, values: dict) -> np.ndarray:
 def run_main(module: ModuleOp, params: dict | None = None) -> list[tuple[str, bool, float]]:
     """Run `@main`; returns `(formula, passed, max abs error)` for each check."""
     params = params or {}
-    main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    main = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"
+    )
     values: dict = {}
     checks = []
     for op in main.body.block.ops:
@@ -102,8 +117,14 @@ def run_main(module: ModuleOp, params: dict | None = None) -> list[tuple[str, bo
             expected = np.asarray(eval(op.formula.data, {"__builtins__": {}, "np": np, **bound}))
             actual = values[op.actual]
             rtol, atol = op.tolerance()
-            ok = expected.shape == actual.shape and bool(np.allclose(actual, expected, rtol=rtol, atol=atol))
-            err = float(np.max(np.abs(actual.astype(np.float64) - expected))) if expected.shape == actual.shape else np.inf
+            ok = expected.shape == actual.shape and bool(
+                np.allclose(actual, expected, rtol=rtol, atol=atol)
+            )
+            err = (
+                float(np.max(np.abs(actual.astype(np.float64) - expected)))
+                if expected.shape == actual.shape
+                else np.inf
+            )
             checks.append((op.formula.data, ok, err))
         elif isinstance(op, func.ReturnOp):
             break
@@ -145,14 +166,22 @@ def test_example_passes_with_other_sizes(name, params):
 
 def test_a_wrong_kernel_fails_its_check():
     """The checks have teeth: vector add turned into a subtraction fails."""
-    text = (EXAMPLES / "vector_add.mlir").read_text().replace("%sum = tile.add %a, %b", "%sum = tile.sub %a, %b")
+    text = (
+        (EXAMPLES / "vector_add.mlir")
+        .read_text()
+        .replace("%sum = tile.add %a, %b", "%sum = tile.sub %a, %b")
+    )
     module = parse_module(make_context(), text, "broken.mlir")
     assert [ok for _, ok, _ in run_main(module)] == [False, False]
 
 
 def test_a_forgotten_store_leaves_poison_that_fails_the_check():
-    text = (EXAMPLES / "saxpy.mlir").read_text().replace(
-        "    tile.store %r, %out : !tile.tile<f32, [1024]>, !tile.partition<f32, [1024]>\n", ""
+    text = (
+        (EXAMPLES / "saxpy.mlir")
+        .read_text()
+        .replace(
+            "    tile.store %r, %out : !tile.tile<f32, [1024]>, !tile.partition<f32, [1024]>\n", ""
+        )
     )
     module = parse_module(make_context(), text, "broken.mlir")
     assert [ok for _, ok, _ in run_main(module)] == [False]
@@ -170,7 +199,9 @@ def test_example_kernel_is_the_one_in_kernels_mlir(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_example_passes_verify_ownership(name):
     path = EXAMPLES / f"{name}.mlir"
-    proc = subprocess.run([script("ferrox-opt"), str(path), "-p", "verify-ownership"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [script("ferrox-opt"), str(path), "-p", "verify-ownership"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     assert f"host.tile_launch @{name}" in proc.stdout
 
@@ -178,6 +209,11 @@ def test_example_passes_verify_ownership(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_ferrox_run_on_the_cpu(name):
     path = EXAMPLES / f"{name}.mlir"
-    proc = subprocess.run([script("ferrox"), "run", str(path), "--device", "cpu"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [script("ferrox"), "run", str(path), "--device", "cpu"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "FAILED" not in proc.stdout

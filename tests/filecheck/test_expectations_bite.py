@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-ANNOTATION = re.compile(r"(expected-(?:error|warning|note|remark)(?:-re)?(?:@\S+)?\s*\{\{)(.*)(\}\})")
+ANNOTATION = re.compile(
+    r"(expected-(?:error|warning|note|remark)(?:-re)?(?:@\S+)?\s*\{\{)(.*)(\}\})"
+)
 
 
 def diagnostic_files() -> list[Path]:
@@ -43,11 +45,15 @@ def test_altered_expectation_fails(path: Path, tmp_path: Path):
     flags = opt_flags(text)
     for index in annotated[::step][:5]:
         mutated = list(lines)
-        mutated[index] = ANNOTATION.sub(lambda m: m.group(1) + "ZZ-altered " + m.group(2) + m.group(3), lines[index], count=1)
+        mutated[index] = ANNOTATION.sub(
+            lambda m: m.group(1) + "ZZ-altered " + m.group(2) + m.group(3), lines[index], count=1
+        )
         src = tmp_path / path.name
         src.write_text("".join(mutated))
         proc = subprocess.run(
-            [sys.executable, "-m", "ferrox.driver.opt", str(src), *flags], capture_output=True, text=True
+            [sys.executable, "-m", "ferrox.driver.tools.opt", str(src), *flags],
+            capture_output=True,
+            text=True,
         )
         assert proc.returncode == 1, f"altering line {index + 1} still passed"
         assert "ZZ-altered" in proc.stderr, proc.stderr

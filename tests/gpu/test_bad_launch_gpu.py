@@ -59,9 +59,7 @@ def from_arrays(blocks: int = 4, threads: int = 256, launch: str = "prepared") -
         f"  %out = host.from_array 1 : {T}\n"
         "  %s = host.stream\n"
         f"  %blocks = arith.constant {blocks} : index\n"
-        f"  %threads = arith.constant {threads} : index\n"
-        + body
-        + "  host.sync_on %s\n"
+        f"  %threads = arith.constant {threads} : index\n" + body + "  host.sync_on %s\n"
         f'  host.check %out2, "2 * x" (x = %x : {T}) : {T}\n'
         f"  func.return %out2 : {T}\n"
         "}\n"
@@ -73,7 +71,9 @@ def arrays(n: int = 1000):
 
 
 def good_run(tmp_path: Path) -> None:
-    result = run_program(program(tmp_path, from_arrays(), "good.mlir"), device="gpu", arrays=arrays(), out=None)
+    result = run_program(
+        program(tmp_path, from_arrays(), "good.mlir"), device="gpu", arrays=arrays(), out=None
+    )
     assert result.device == "gpu" and result.ok
     np.testing.assert_array_equal(result.outputs[0], 2 * np.arange(1000, dtype=np.float32))
 
@@ -86,19 +86,26 @@ def refused(path: Path, **kw) -> str:
 
 def test_a_grid_that_does_not_cover_the_output(tmp_path):
     message = refused(program(tmp_path, from_arrays(blocks=3)), arrays=arrays())
-    assert "cannot prepare the launch of @double: the grid does not cover %out: its 1d witness reaches " \
+    assert (
+        "cannot prepare the launch of @double: the grid does not cover %out: its 1d witness reaches "
         "grid.x * block.x = 3 * 256 = 768 elements, but len(%out) = 1000" in message
+    )
     good_run(tmp_path)
 
 
 def test_a_block_over_the_contract(tmp_path):
     message = refused(program(tmp_path, from_arrays(threads=512)), arrays=arrays())
-    assert "block is (512, 1, 1), but @double's contract requires block = [256], i.e. (256, 1, 1)" in message
+    assert (
+        "block is (512, 1, 1), but @double's contract requires block = [256], i.e. (256, 1, 1)"
+        in message
+    )
     good_run(tmp_path)
 
 
 def test_an_unsafe_launch_against_reqntid_fails_at_the_driver_with_the_reason(tmp_path):
-    message = refused(program(tmp_path, from_arrays(blocks=8, threads=128, launch="unsafe")), arrays=arrays())
+    message = refused(
+        program(tmp_path, from_arrays(blocks=8, threads=128, launch="unsafe")), arrays=arrays()
+    )
     assert "launch of @double failed: cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE" in message
     assert message.endswith("block (128, 1, 1) does not match the kernel's .reqntid (256, 1, 1)")
     good_run(tmp_path)
@@ -107,14 +114,18 @@ def test_an_unsafe_launch_against_reqntid_fails_at_the_driver_with_the_reason(tm
 def test_a_grid_over_the_device_limit(tmp_path):
     m = 16 * 65536 + 1  # ceil(m / 16) = 65537 blocks along y, where the device allows 65535
     with pytest.raises(DiagnosticError) as info:
-        run_program(EXAMPLES / "sgemm_naive.mlir", device="gpu", params={"m": m, "n": 1, "k": 1}, out=None)
+        run_program(
+            EXAMPLES / "sgemm_naive.mlir", device="gpu", params={"m": m, "n": 1, "k": 1}, out=None
+        )
     assert "grid.y is 65537, but" in str(info.value) and "allows at most 65535" in str(info.value)
     good_run(tmp_path)
 
 
 def test_a_contract_the_device_cannot_meet(tmp_path):
     path = tmp_path / "cc.mlir"
-    path.write_text(DOUBLE.replace("block = [256],", "block = [256], min_cc = 120,") + from_arrays())
+    path.write_text(
+        DOUBLE.replace("block = [256],", "block = [256], min_cc = 120,") + from_arrays()
+    )
     assert "compute capability 12.0" in refused(path, arrays=arrays())
     good_run(tmp_path)
 
@@ -125,8 +136,12 @@ def test_wrong_dtype_shape_and_missing_arrays(tmp_path):
     assert "caller array 0 has element type f64, but the tensor's is f32" in refused(
         path, arrays=[x.astype(np.float64), out]
     )
-    assert "caller array 1 has 2 dimension(s) [10, 100]" in refused(path, arrays=[x, out.reshape(10, 100)])
-    assert "host.from_array 1 needs caller array 1, but only 1 array was given" in refused(path, arrays=[x])
+    assert "caller array 1 has 2 dimension(s) [10, 100]" in refused(
+        path, arrays=[x, out.reshape(10, 100)]
+    )
+    assert "host.from_array 1 needs caller array 1, but only 1 array was given" in refused(
+        path, arrays=[x]
+    )
     good_run(tmp_path)
 
 
@@ -142,12 +157,16 @@ def test_torch_arrays_are_used_in_place(tmp_path):
     torch.cuda.synchronize()
     assert torch.equal(out, 2 * x)  # the kernel wrote the caller's memory
     wrong = torch.zeros(1000, dtype=torch.float16, device="cuda")
-    assert "caller array 1 has element type f16, but the tensor's is f32" in refused(path, arrays=[x, wrong])
+    assert "caller array 1 has element type f16, but the tensor's is f32" in refused(
+        path, arrays=[x, wrong]
+    )
     strided = torch.zeros(2000, device="cuda")[::2]
     assert "is not C-contiguous" in refused(path, arrays=[x, strided])
     if torch.cuda.device_count() > 1:
         other = torch.zeros(1000, device="cuda:1")
-        assert "array is on CUDA device 1, but the kernel runs on device 0" in refused(path, arrays=[x, other])
+        assert "array is on CUDA device 1, but the kernel runs on device 0" in refused(
+            path, arrays=[x, other]
+        )
     good_run(tmp_path)
 
 

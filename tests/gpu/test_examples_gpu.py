@@ -8,7 +8,6 @@ every test here skips with the reason (tests/gpu/conftest.py).
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,11 @@ pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simt"
 NAMES = sorted(p.stem for p in EXAMPLES.glob("*.mlir"))
-FERROX = shutil.which("ferrox", path=str(Path(sys.executable).parent)) or shutil.which("ferrox") or "ferrox"
+FERROX = (
+    shutil.which("ferrox", path=str(Path(sys.executable).parent))
+    or shutil.which("ferrox")
+    or "ferrox"
+)
 
 N = (1 << 24) + 3  # not a multiple of any block: the tail threads take the bounds branch
 FULL = {
@@ -51,17 +54,7 @@ AGREE = {
 }
 
 
-def _cpu_suite():
-    """The CPU test module's NumPy references (one definition for both suites)."""
-    path = ROOT / "tests" / "examples" / "test_run_simt_examples.py"
-    spec = importlib.util.spec_from_file_location("run_simt_examples_reference", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-CPU = _cpu_suite()
+import simt_examples as CPU  # noqa: E402
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -153,7 +146,9 @@ def test_tile_full_sizes_cover_every_example(name):
 
 @pytest.mark.parametrize("name", TILE_NAMES)
 def test_tile_example_at_full_size_on_the_gpu(name):
-    result = run_program(TILE_EXAMPLES / f"{name}.mlir", device="gpu", params=TILE_FULL[name], out=None)
+    result = run_program(
+        TILE_EXAMPLES / f"{name}.mlir", device="gpu", params=TILE_FULL[name], out=None
+    )
     assert result.device == "gpu"
     assert result.checks and result.ok, [c.line() for c in result.checks]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from ferrox.driver.runtime import (
     CudaError,
     DeviceArray,
@@ -25,7 +26,7 @@ from ferrox.driver.runtime import (
 )
 from ferrox.driver.runtime.abi import ArgumentError
 from ferrox.driver.runtime.arrays import ArrayError
-from ferrox.driver.toolchain import find_ptxas
+from ferrox.targets.toolchain import find_ptxas
 
 pytestmark = pytest.mark.gpu
 

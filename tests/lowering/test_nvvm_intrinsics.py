@@ -19,8 +19,6 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm as xllvm
 
 from ferrox.dialects.nvvm import NVVM, Convergent
-from ferrox.driver.registry import make_context
-from ferrox.driver.toolchain import find_ptxas
 from ferrox.lowering.nvvm_to_llvm import (
     INTRINSIC_NAMES,
     INTRINSIC_TABLE,
@@ -28,6 +26,8 @@ from ferrox.lowering.nvvm_to_llvm import (
     Intrinsic,
 )
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.toolchain import find_ptxas
 
 TRIPLE = "nvptx64-nvidia-cuda"
 CHIP, FEATURES = "sm_90", "+ptx80"

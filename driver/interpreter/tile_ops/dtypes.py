@@ -31,8 +31,13 @@ use_ml_dtypes = ML_BFLOAT16 is not None
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 _FLOATS = {Float16Type: np.dtype(np.float16), Float32Type: F32, Float64Type: F64}
-_INTS = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-         32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+_INTS = {
+    1: np.dtype(np.bool_),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
 
 
 def is_bf16(t: Attribute) -> bool:
@@ -175,7 +180,12 @@ def convert(x: np.ndarray, src: Attribute, dst: Attribute) -> np.ndarray:
 
 
 # --- padding and scalars -------------------------------------------------------------------
-_PADDING = {Padding.ZERO: 0.0, Padding.NEG_INF: -math.inf, Padding.POS_INF: math.inf, Padding.NAN: math.nan}
+_PADDING = {
+    Padding.ZERO: 0.0,
+    Padding.NEG_INF: -math.inf,
+    Padding.POS_INF: math.inf,
+    Padding.NAN: math.nan,
+}
 
 
 def padding_value(padding: Padding, t: Attribute):

@@ -21,4 +21,3 @@ class TileInterpreter(SimtInterpreter):
 
     def where(self):
         return self.tile_block, None
-

@@ -39,7 +39,9 @@ def clipped(index: Sequence[int], tile_shape: Sequence[int], shape: Sequence[int
     return tuple(outer), tuple(inner)
 
 
-def load_tile(array: np.ndarray, index: Sequence[int], result: tile.TileType, padding: Padding) -> np.ndarray:
+def load_tile(
+    array: np.ndarray, index: Sequence[int], result: tile.TileType, padding: Padding
+) -> np.ndarray:
     shape = result.get_shape()
     element = result.element_type
     out = np.full(shape, padding_value(padding, element), dtype=tile_dtype(element))

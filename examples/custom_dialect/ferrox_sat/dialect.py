@@ -1,6 +1,5 @@
 """The `sat` dialect: saturating float arithmetic, one op."""
 
-
 # doc:begin dialect
 from typing import ClassVar
 

@@ -33,4 +33,6 @@ class LowerSatToArithPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(ClampToArith()).rewrite_module(op)
+
+
 # doc:end

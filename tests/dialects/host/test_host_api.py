@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type, Float32Type, IndexType, IntegerType, ModuleOp, f32, i32
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BFloat16Type,
+    Float32Type,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    f32,
+    i32,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects.host import (
@@ -17,8 +26,8 @@ from ferrox.dialects.host import (
     grid_of,
 )
 from ferrox.dialects.host.kernels import Role, role_of
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 
 PROGRAM = """
 simt.kernel @vecadd(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>, %n: index) contract<domain = 1, block = [256]> {
@@ -137,7 +146,10 @@ func.func @f(%t: !host.tensor<f32, [64]>, %u: !host.tensor<f32, [64]>) {
     )
     with pytest.raises(DiagnosticError) as info:
         VerifyOwnershipPass().apply(ctx, m)
-    found = [(d.message, d.loc.line, [(n.message, n.loc.line) for n in d.notes]) for d in info.value.diagnostics]
+    found = [
+        (d.message, d.loc.line, [(n.message, n.loc.line) for n in d.notes])
+        for d in info.value.diagnostics
+    ]
     assert found == [
         ("use of moved value: %t", 4, [("value moved here", 3), ("value used here after move", 4)]),
         ("use of moved value: %u", 6, [("value moved here", 5), ("value used here after move", 6)]),

@@ -3,24 +3,29 @@ and no example has drifted from its source."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
-
 from xdsl.ir import TypeAttribute
 
 from ferrox.dialects.simt import SIMT
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "dialects" / "simt.md"
-_spec = importlib.util.spec_from_file_location("doc_snippets", ROOT / "docs" / "snippets.py")
-snippets = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(snippets)  # type: ignore[union-attr]
+import snippets  # noqa: E402  (docs/ is on pytest's pythonpath)
 
-_SNIPPET = re.compile(r"<!-- snippet: (?P<path>[^#\s]+)#(?P<name>[\w.-]+) -->\n```mlir\n(?P<body>.*?)```", re.S)
-TYPES = ["!simt.slice<", "!simt.disjoint_slice<", "!simt.atomic_slice<", "!simt.thread_index<", "!simt.ptr<", "!simt.shared<"]
+_SNIPPET = re.compile(
+    r"<!-- snippet: (?P<path>[^#\s]+)#(?P<name>[\w.-]+) -->\n```mlir\n(?P<body>.*?)```", re.S
+)
+TYPES = [
+    "!simt.slice<",
+    "!simt.disjoint_slice<",
+    "!simt.atomic_slice<",
+    "!simt.thread_index<",
+    "!simt.ptr<",
+    "!simt.shared<",
+]
 
 
 def _snippets() -> list[re.Match[str]]:

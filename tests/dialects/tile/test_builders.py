@@ -43,8 +43,8 @@ from ferrox.dialects.tile import (
     TileTensorType,
     TileType,
 )
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 KERNELS = Path(__file__).resolve().parents[2] / "filecheck" / "dialects" / "tile" / "kernels.mlir"
@@ -98,8 +98,18 @@ def test_matmul_built_in_python_matches_the_text():
     body.add_ops([x, y, nxt, scf.YieldOp(nxt.result)])
     loop = scf.ForOp(c0.result, ktiles.result, c1.result, [zero.result], Region(body))
     names = [
-        (i, "i"), (j, "j"), (k, "k"), (c0, "c0"), (c1, "c1"), (c32, "c32"), (ktiles, "ktiles"),
-        (zero, "zero"), (x, "x"), (y, "y"), (nxt, "next"), (loop, "acc"),
+        (i, "i"),
+        (j, "j"),
+        (k, "k"),
+        (c0, "c0"),
+        (c1, "c1"),
+        (c32, "c32"),
+        (ktiles, "ktiles"),
+        (zero, "zero"),
+        (x, "x"),
+        (y, "y"),
+        (nxt, "next"),
+        (loop, "acc"),
     ]
     for op, name in names:
         _named(op.results[0], name)
@@ -144,8 +154,14 @@ def test_types_compare_by_value_and_expose_their_shape():
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: TileType(f32, [3, 128]), "tile shape must be static powers of two, found [3, 128]"),
-        (lambda: TileType(f32, [DYNAMIC_INDEX]), "tile shape must be static powers of two, found [?]"),
+        (
+            lambda: TileType(f32, [3, 128]),
+            "tile shape must be static powers of two, found [3, 128]",
+        ),
+        (
+            lambda: TileType(f32, [DYNAMIC_INDEX]),
+            "tile shape must be static powers of two, found [?]",
+        ),
         (lambda: PartitionType(f32, [1, 1, 1, 1]), "partition rank must be 1, 2 or 3"),
         (lambda: PartitionType(i1, [16]), "partition element type must be"),
         (lambda: TileTensorType(f32, []), "tensor rank must be at least 1"),

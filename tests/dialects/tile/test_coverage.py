@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from ferrox.dialects.tile import OPS, ReturnOp
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 
 FILECHECK = Path(__file__).resolve().parents[2] / "filecheck" / "dialects" / "tile"
 

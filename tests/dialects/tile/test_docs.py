@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -12,10 +11,7 @@ ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "dialects" / "tile.md"
 TESTED = [ROOT / "tests/filecheck/dialects/tile" / name for name in ("ops.mlir", "kernels.mlir")]
 
-_spec = importlib.util.spec_from_file_location("doc_snippets", ROOT / "docs" / "snippets.py")
-assert _spec is not None and _spec.loader is not None
-snippets = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(snippets)
+import snippets  # noqa: E402  (docs/ is on pytest's pythonpath)
 
 _DIRECTIVE = re.compile(r"<!-- snippet: (?P<path>[^#\s]+)#(?P<name>[\w.-]+) -->\n```mlir\n")
 

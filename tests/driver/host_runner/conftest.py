@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import gc
-import sys
-from pathlib import Path
 
+import fake_gpu
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import fake_gpu  # noqa: E402
 
 
 @pytest.fixture

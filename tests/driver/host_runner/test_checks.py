@@ -13,7 +13,9 @@ HERE = SourceLoc("p.mlir", 3, 5)
 
 def test_formula_sees_np_and_the_bound_names():
     a, b = np.arange(4, dtype=np.float32), np.ones(4, dtype=np.float32)
-    np.testing.assert_array_equal(evaluate("np.maximum(a, b) * 2 + a[::-1]", {"a": a, "b": b}), [5, 4, 5, 6])
+    np.testing.assert_array_equal(
+        evaluate("np.maximum(a, b) * 2 + a[::-1]", {"a": a, "b": b}), [5, 4, 5, 6]
+    )
     assert evaluate("x.T.shape", {"x": np.zeros((2, 3))}) == (3, 2)
 
 
@@ -37,7 +39,9 @@ def test_formula_screen_and_errors(formula, message):
 
 
 def test_ok_line_reports_max_abs_err_and_tolerance():
-    r = compare("c2", HERE, np.array([1.0, 2.0], np.float32), np.array([1.0, 2.000001]), 1.3e-6, 1e-5)
+    r = compare(
+        "c2", HERE, np.array([1.0, 2.0], np.float32), np.array([1.0, 2.000001]), 1.3e-6, 1e-5
+    )
     assert r.ok and r.line() == "check c2: ok (max abs err 1e-06, rtol 1.3e-06, atol 1e-05)"
 
 

@@ -8,12 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import programs
+import pytest
 from programs import EXAMPLES
 
-FERROX = shutil.which("ferrox", path=str(Path(sys.executable).parent)) or shutil.which("ferrox") or "ferrox"
+FERROX = (
+    shutil.which("ferrox", path=str(Path(sys.executable).parent))
+    or shutil.which("ferrox")
+    or "ferrox"
+)
 
 
 def ferrox_run(*args: str) -> subprocess.CompletedProcess:
@@ -53,8 +56,13 @@ def test_params_and_a_failed_check(tmp_path):
     path.write_text(programs.CHECKS_GO_ON)
     proc = ferrox_run(str(path), "--device", "cpu")
     assert proc.returncode == 1
-    assert proc.stdout.splitlines()[-1] == "p.mlir: 2 of 3 checks FAILED on the CPU reference interpreter"
-    ok = ferrox_run(str(EXAMPLES / "saxpy.mlir"), "--device", "cpu", "--param", "n=300", "--param", "alpha=-0.5")
+    assert (
+        proc.stdout.splitlines()[-1]
+        == "p.mlir: 2 of 3 checks FAILED on the CPU reference interpreter"
+    )
+    ok = ferrox_run(
+        str(EXAMPLES / "saxpy.mlir"), "--device", "cpu", "--param", "n=300", "--param", "alpha=-0.5"
+    )
     assert ok.returncode == 0 and ok.stdout.startswith("check y2: ok")
 
 
@@ -64,8 +72,14 @@ def test_params_and_a_failed_check(tmp_path):
         (["--param", "n"], "ferrox run: error: --param takes NAME=VALUE, got 'n'\n"),
         (["--param", "n=1", "--param", "n=2"], "ferrox run: error: --param n is given twice\n"),
         (["--param", "z=1"], "error: unknown parameter 'z' (this program's parameters: n)\n"),
-        (["--param", "n=abc"], "error: parameter 'n': 'abc' is not an integer, but the parameter is index\n"),
-        (["--entry", "nope"], "error: no host program @nope in this module (host functions: @main)\n"),
+        (
+            ["--param", "n=abc"],
+            "error: parameter 'n': 'abc' is not an integer, but the parameter is index\n",
+        ),
+        (
+            ["--entry", "nope"],
+            "error: no host program @nope in this module (host functions: @main)\n",
+        ),
     ],
 )
 def test_bad_options_exit_1(args, message):
@@ -89,7 +103,10 @@ def test_verifier_errors_are_located_and_nothing_runs(tmp_path):
     [
         ("func.func @main() {\n  %x = host.zeros : !host.tensor<f32, [4]\n}\n", "error: "),
         ("", "error: Could not parse entire input!"),
-        ("builtin.module {\n}\n", "error: no host program @main in this module (host functions: none)"),
+        (
+            "builtin.module {\n}\n",
+            "error: no host program @main in this module (host functions: none)",
+        ),
     ],
 )
 def test_bad_files(tmp_path, text, message):
@@ -102,7 +119,10 @@ def test_bad_files(tmp_path, text, message):
 def test_a_missing_file():
     proc = ferrox_run("/nonexistent/x.mlir", "--device", "cpu")
     assert proc.returncode == 1
-    assert proc.stderr == "/nonexistent/x.mlir:0:0: error: cannot read /nonexistent/x.mlir: No such file or directory\n"
+    assert (
+        proc.stderr
+        == "/nonexistent/x.mlir:0:0: error: cannot read /nonexistent/x.mlir: No such file or directory\n"
+    )
 
 
 def test_a_refused_prepare_is_located_with_every_problem(tmp_path):

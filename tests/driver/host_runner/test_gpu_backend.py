@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from programs import EXAMPLES
+
 from ferrox.diagnostics import DiagnosticError
 from ferrox.driver.host_runner import run_host_program, select_backend
 from ferrox.driver.host_runner.gpu import GpuBackend
@@ -31,7 +31,9 @@ def test_every_example_on_the_fake_gpu(fake_device, name):
     assert result.device == "gpu" and result.device_name == "Fake H200"
     assert result.checks and result.ok, out.getvalue()
     assert [launch[0] for launch in fake_device.launches] == [name]
-    cpu = run_host_program(load_program(EXAMPLES / f"{name}.mlir"), select_backend("cpu")[0], out=None)
+    cpu = run_host_program(
+        load_program(EXAMPLES / f"{name}.mlir"), select_backend("cpu")[0], out=None
+    )
     for got, want in zip(result.outputs, cpu.outputs, strict=True):
         np.testing.assert_array_equal(got, want)
 
@@ -52,7 +54,9 @@ def test_numpy_caller_arrays_are_copied(fake_device, program):
 
 
 def test_refused_prepare_launches_nothing_and_the_next_launch_works(fake_device, program):
-    module = program(SCALE.replace("%blocks = arith.constant 2 : index", "%blocks = arith.constant 1 : index"))
+    module = program(
+        SCALE.replace("%blocks = arith.constant 2 : index", "%blocks = arith.constant 1 : index")
+    )
     x, y = np.arange(300, dtype=np.float32), np.zeros(300, dtype=np.float32)
     with pytest.raises(DiagnosticError, match="the grid does not cover %out"):
         run_host_program(module, GpuBackend(), arrays=[x, y], out=None)
@@ -67,7 +71,9 @@ def test_device_arrays_of_the_wrong_device_are_refused(fake_device, program):
     module = program(SCALE)
     other = DeviceArray(fake_device.alloc(1200), (300,), "f32", ordinal=1)
     y = np.zeros(300, dtype=np.float32)
-    with pytest.raises(DiagnosticError, match="caller array 0 cannot be bound: array is on CUDA device 1"):
+    with pytest.raises(
+        DiagnosticError, match="caller array 0 cannot be bound: array is on CUDA device 1"
+    ):
         run_host_program(module, GpuBackend(), arrays=[other, y], out=None)
     assert fake_device.launches == []
 
@@ -80,8 +86,20 @@ def test_device_arrays_that_alias_are_refused(fake_device, program):
     x = DeviceArray(whole.ptr, (300,), "f32")
     overlapping = DeviceArray(whole.ptr + 4 * 299, (300,), "f32")
     for second in (x, overlapping):
-        message = str(pytest.raises(DiagnosticError, run_host_program, module, GpuBackend(), arrays=[x, second], out=None).value)
-        assert "caller array 1 cannot be bound: it shares device memory with another caller array" in message
+        message = str(
+            pytest.raises(
+                DiagnosticError,
+                run_host_program,
+                module,
+                GpuBackend(),
+                arrays=[x, second],
+                out=None,
+            ).value
+        )
+        assert (
+            "caller array 1 cannot be bound: it shares device memory with another caller array"
+            in message
+        )
     apart = DeviceArray(whole.ptr + 4 * 300, (300,), "f32")
     assert run_host_program(module, GpuBackend(), arrays=[x, apart], out=None).ok
 
@@ -163,8 +181,12 @@ def test_every_tile_example_on_the_fake_gpu(fake_device, monkeypatch, name):
     path = TILE_EXAMPLES / f"{name}.mlir"
     result, gpu = checked_arrays(monkeypatch, load_program(path), GpuBackend(), params)
     assert result.checks and result.ok, [c.line() for c in result.checks]
-    assert fake_device.launches and all(block[1:] == (1, 1) for _, _, block, _ in fake_device.launches)
-    cpu_result, cpu = checked_arrays(monkeypatch, load_program(path), select_backend("cpu")[0], params)
+    assert fake_device.launches and all(
+        block[1:] == (1, 1) for _, _, block, _ in fake_device.launches
+    )
+    cpu_result, cpu = checked_arrays(
+        monkeypatch, load_program(path), select_backend("cpu")[0], params
+    )
     assert cpu_result.ok and len(gpu) == len(cpu) == len(result.checks)
     for got, want in zip(gpu, cpu, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

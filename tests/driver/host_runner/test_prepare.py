@@ -7,9 +7,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from programs import EXAMPLES
 from xdsl.dialects.builtin import f32
 
-from programs import EXAMPLES
 from ferrox.dialects.simt import KernelOp
 from ferrox.driver.host_runner import INTERPRETER_LIMITS, PrepareError, check_prepare
 from ferrox.driver.host_runner.prepare import check_same_args
@@ -62,7 +62,9 @@ def test_device_limits_and_compute_capability(tmp_path):
         "min_cc = 100> {\n  simt.return\n}\n",
         tmp_path,
     )
-    small = dataclasses.replace(LIMITS, name="Small GPU", max_threads_per_block=512, max_grid_dims=(3, 1, 1))
+    small = dataclasses.replace(
+        LIMITS, name="Small GPU", max_threads_per_block=512, max_grid_dims=(3, 1, 1)
+    )
     got = problems(k, [4], [1024], None, [t(4096)], small)
     assert got == [
         "block has 1024 threads, but Small GPU allows at most 512 per block",
@@ -74,7 +76,9 @@ def test_device_limits_and_compute_capability(tmp_path):
 def test_requires_names_the_relation_and_both_values():
     k = kernel_of("sgemm_naive")
     m, n, kk = 5, 7, 3
-    got = problems(k, [1, 1], [16, 16], None, [t(m * kk - 1), t(kk * n), t(m * n + 1), m, n, kk], LIMITS)
+    got = problems(
+        k, [1, 1], [16, 16], None, [t(m * kk - 1), t(kk * n), t(m * n + 1), m, n, kk], LIMITS
+    )
     assert got == [
         "@sgemm_naive requires len(arg0) >= arg3 * arg5, but len(arg0) = 14 and arg3 * arg5 = 15 "
         "(arg3 = 5, arg5 = 3) [arg0 is %a, arg3 is %m, arg5 is %k]",
@@ -85,7 +89,9 @@ def test_requires_names_the_relation_and_both_values():
 
 def test_coverage_is_judged_only_for_the_contract_block():
     got = problems(kernel_of("vecadd"), [1], [128], None, [t(1000)] * 3, LIMITS)
-    assert got == ["block is (128, 1, 1), but @vecadd's contract requires block = [256], i.e. (256, 1, 1)"]
+    assert got == [
+        "block is (128, 1, 1), but @vecadd's contract requires block = [256], i.e. (256, 1, 1)"
+    ]
 
 
 def test_1d_coverage_is_exact():
@@ -110,7 +116,9 @@ def test_2d_runtime_coverage_reads_the_width_parameter():
     k = kernel_of("transpose")  # out is cols x rows, width = %rows (arg2)
     rows, cols = 70, 45
     check_prepare(k, [3, 2], [32, 32], None, [t(rows * cols), t(rows * cols), rows, cols], LIMITS)
-    assert problems(k, [2, 1], [32, 32], None, [t(rows * cols), t(rows * cols), rows, cols], LIMITS) == [
+    assert problems(
+        k, [2, 1], [32, 32], None, [t(rows * cols), t(rows * cols), rows, cols], LIMITS
+    ) == [
         "the grid does not cover %out: grid.x * block.x = 2 * 32 = 64 columns, but the row width "
         "%rows = 70 needs 70 (grid.x must be at least 3)",
         "the grid does not cover %out: grid.y * block.y = 1 * 32 = 32 rows, but len(%out) = 3150 at "

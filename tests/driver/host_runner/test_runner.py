@@ -9,9 +9,9 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import programs
 import pytest
 
-import programs
 from ferrox.diagnostics import DiagnosticError
 from ferrox.driver.host_runner import CpuBackend, run_host_program
 
@@ -64,7 +64,8 @@ def test_a_launch_with_other_arguments_than_prepared_is_refused(program):
     backend = Recording()
     message = error_of(program(programs.STALE), backend=backend)
     assert message.endswith(
-        at(programs.STALE, "%other2 = host.launch") + " error: argument #1 (%out) of @double has shape "
+        at(programs.STALE, "%other2 = host.launch")
+        + " error: argument #1 (%out) of @double has shape "
         "[600], but the launch was prepared with [300]: prepare it again with these arguments"
     )
     assert backend.launched == ["double"]  # the first launch ran; the stale one did not
@@ -73,7 +74,8 @@ def test_a_launch_with_other_arguments_than_prepared_is_refused(program):
 def test_unsafe_launch_against_the_contract_block_fails_like_the_driver(program):
     message = error_of(program(programs.UNSAFE_BLOCK))
     assert message.endswith(
-        at(programs.UNSAFE_BLOCK, "host.unsafe_launch") + " error: launch of @double failed: @double requires block (256, 1, 1) (its launch "
+        at(programs.UNSAFE_BLOCK, "host.unsafe_launch")
+        + " error: launch of @double failed: @double requires block (256, 1, 1) (its launch "
         "contract, emitted as .reqntid), but the launch has block (128, 1, 1)"
     )
 
@@ -81,9 +83,12 @@ def test_unsafe_launch_against_the_contract_block_fails_like_the_driver(program)
 def test_a_kernel_trap_is_located_in_the_kernel_with_the_launch_as_a_note(program):
     lines = error_of(program(programs.TRAPS)).splitlines()
     assert lines[0].endswith(
-        at(programs.TRAPS, "simt.load") + " error: simt.load out of range: index 100 of %x (length 100) (block (0, 0, 0), thread (100, 0, 0))"
+        at(programs.TRAPS, "simt.load")
+        + " error: simt.load out of range: index 100 of %x (length 100) (block (0, 0, 0), thread (100, 0, 0))"
     )
-    assert lines[1].endswith(at(programs.TRAPS, "host.launch") + " note: in the launch of @reads_past here")
+    assert lines[1].endswith(
+        at(programs.TRAPS, "host.launch") + " note: in the launch of @reads_past here"
+    )
 
 
 def test_a_failed_check_does_not_stop_the_program(program):
@@ -97,7 +102,9 @@ def test_a_failed_check_does_not_stop_the_program(program):
         "%n = 4",
     ]
     assert not result.ok and [c.ok for c in result.checks] == [False, True, False]
-    assert f":{result.checks[0].location.line}:" in at(programs.CHECKS_GO_ON, 'host.check %a, "a + 1"')
+    assert f":{result.checks[0].location.line}:" in at(
+        programs.CHECKS_GO_ON, 'host.check %a, "a + 1"'
+    )
 
 
 def test_two_streams(program):
@@ -124,31 +131,47 @@ class OnDevice:
 def test_bad_caller_arrays_are_all_refused_before_any_launch(program):
     module = program(programs.FROM_ARRAYS)
     backend = Recording()
-    message = error_of(module, backend=backend, arrays=[np.zeros(300, np.float64), np.zeros((3, 100), np.float32), 7])
+    message = error_of(
+        module,
+        backend=backend,
+        arrays=[np.zeros(300, np.float64), np.zeros((3, 100), np.float32), 7],
+    )
     assert backend.launched == []
     text = programs.FROM_ARRAYS
     assert message.splitlines() == [
-        message.split(":")[0] + at(text, "host.from_array 0")
+        message.split(":")[0]
+        + at(text, "host.from_array 0")
         + " error: caller array 0 has element type f64, but the tensor's is f32 (f32)",
-        message.split(":")[0] + at(text, "host.from_array 1")
+        message.split(":")[0]
+        + at(text, "host.from_array 1")
         + " error: caller array 1 has 2 dimension(s) [3, 100], but !host.tensor<f32, [?]> has 1",
-        message.split(":")[0] + at(text, "func.func @main")
+        message.split(":")[0]
+        + at(text, "func.func @main")
         + " error: caller array 2 is not bound by any host.from_array in @main",
     ]
     missing = error_of(module, arrays=[np.zeros(300, np.float32)])
     assert missing.endswith(
-        at(text, "host.from_array 1") + " error: host.from_array 1 needs caller array 1, but only 1 array was given"
+        at(text, "host.from_array 1")
+        + " error: host.from_array 1 needs caller array 1, but only 1 array was given"
     )
     device = error_of(module, arrays=[OnDevice(), np.zeros(300, np.float32)])
-    assert "caller array 0 cannot be bound: the OnDevice lives on a CUDA device, but this program runs on the CPU" in device
+    assert (
+        "caller array 0 cannot be bound: the OnDevice lives on a CUDA device, but this program runs on the CPU"
+        in device
+    )
     # and a good run right after
     result, _, _ = run(module, arrays=[np.ones(300, np.float32), np.zeros(300, np.float32)])
     assert result.ok
 
 
 def test_static_dimensions_of_a_caller_array_must_match(program):
-    text = programs.FROM_ARRAYS.replace("%x = host.from_array 0 : !host.tensor<f32, [?]>", "%x = host.from_array 0 : !host.tensor<f32, [300]>")
-    text = text.replace("args(%x, %out : !host.tensor<f32, [?]>,", "args(%x, %out : !host.tensor<f32, [300]>,")
+    text = programs.FROM_ARRAYS.replace(
+        "%x = host.from_array 0 : !host.tensor<f32, [?]>",
+        "%x = host.from_array 0 : !host.tensor<f32, [300]>",
+    )
+    text = text.replace(
+        "args(%x, %out : !host.tensor<f32, [?]>,", "args(%x, %out : !host.tensor<f32, [300]>,"
+    )
     text = text.replace("ins(%x : !host.tensor<f32, [?]>)", "ins(%x : !host.tensor<f32, [300]>)")
     text = text.replace("(x = %x : !host.tensor<f32, [?]>)", "(x = %x : !host.tensor<f32, [300]>)")
     message = error_of(program(text), arrays=[np.zeros(299, np.float32), np.zeros(300, np.float32)])
@@ -163,7 +186,8 @@ def test_params(program):
     assert result.outputs[0].shape == (513,) and backend.launched == ["add"] * 2
     text = programs.LOOP
     assert error_of(module, params={"q": 1}).endswith(
-        at(text, "func.func @main") + " error: unknown parameter 'q' (this program's parameters: n, steps)"
+        at(text, "func.func @main")
+        + " error: unknown parameter 'q' (this program's parameters: n, steps)"
     )
     assert error_of(module, params={"n": 2.5}).endswith(
         at(text, 'host.param "n"') + " error: parameter 'n': expected an integer for index, got 2.5"
@@ -178,7 +202,9 @@ def test_the_entry_must_exist_and_take_no_arguments(program):
         "error: no host program @other in this module (host functions: @main)"
     )
     text = programs.DOUBLE + "func.func @main(%x: !host.tensor<f32, [4]>) {\n  func.return\n}\n"
-    assert "@main takes arguments, but a host program gets its inputs from host.param" in error_of(program(text))
+    assert "@main takes arguments, but a host program gets its inputs from host.param" in error_of(
+        program(text)
+    )
 
 
 def test_tile_launch_on_the_interpreter(program):
@@ -223,4 +249,6 @@ def test_a_failure_at_sync_names_the_launches_it_may_have_been(program):
         "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_INSTRUCTION; `ferrox run --device cpu` runs "
         "the same program on the interpreter, which locates the failing op and thread"
     )
-    assert len(lines) == 2 and lines[1].endswith(at(programs.TWO_STREAMS, "%r1 = host.launch") + " note: launched here")
+    assert len(lines) == 2 and lines[1].endswith(
+        at(programs.TWO_STREAMS, "%r1 = host.launch") + " note: launched here"
+    )

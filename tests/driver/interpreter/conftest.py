@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 ROOT = Path(__file__).resolve().parents[3]

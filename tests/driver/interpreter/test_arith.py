@@ -18,17 +18,33 @@ def run_scalar(kernel, ops: str, arg_types: str, args, result_type: str):
     simt.return
   }}
 """
-    dtype = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32, "i64": np.int64,
-             "index": np.int64, "i1": np.bool_, "i8": np.int8}[result_type]
+    dtype = {
+        "f32": np.float32,
+        "f64": np.float64,
+        "f16": np.float16,
+        "i32": np.int32,
+        "i64": np.int64,
+        "index": np.int64,
+        "i1": np.bool_,
+        "i8": np.int8,
+    }[result_type]
     out = np.zeros(1, dtype)
     run_simt_kernel(kernel(text), "k", (1, 1, 1), (1, 1, 1), [out, *args])
     return out[0]
 
 
 def test_f32_add_rounds_to_f32(kernel):
-    r = run_scalar(kernel, "    %r = arith.addf %a, %b : f32", "%a: f32, %b: f32", [1.0, 2.0**-24], "f32")
+    r = run_scalar(
+        kernel, "    %r = arith.addf %a, %b : f32", "%a: f32, %b: f32", [1.0, 2.0**-24], "f32"
+    )
     assert r == np.float32(1.0)  # a tie, to even; in f64 it would be 1 + 2^-24
-    r = run_scalar(kernel, "    %r = arith.addf %a, %b : f32", "%a: f32, %b: f32", [1.0, 2.0**-23 + 2.0**-40], "f32")
+    r = run_scalar(
+        kernel,
+        "    %r = arith.addf %a, %b : f32",
+        "%a: f32, %b: f32",
+        [1.0, 2.0**-23 + 2.0**-40],
+        "f32",
+    )
     assert r == np.float32(1.0) + np.float32(2.0**-23)
 
 
@@ -39,17 +55,33 @@ def test_f32_constant_and_division(kernel):
 
 
 def test_f16_stays_f16(kernel):
-    r = run_scalar(kernel, "    %r = arith.mulf %a, %b : f16", "%a: f16, %b: f16", [1.001, 3.0], "f16")
+    r = run_scalar(
+        kernel, "    %r = arith.mulf %a, %b : f16", "%a: f16, %b: f16", [1.001, 3.0], "f16"
+    )
     assert r == np.float16(1.001) * np.float16(3.0)
 
 
 def test_fma_rounds_once(kernel):
     a = 1.0 + 2.0**-12  # a * a = 1 + 2^-11 + 2^-24: mulf rounds the 2^-24 away, fma keeps it
     c = -(1.0 + 2.0**-11)
-    fused = run_scalar(kernel, "    %r = math.fma %a, %a, %c : f32", "%a: f32, %c: f32", [a, c], "f32")
-    split = run_scalar(kernel, "    %p = arith.mulf %a, %a : f32\n    %r = arith.addf %p, %c : f32", "%a: f32, %c: f32", [a, c], "f32")
+    fused = run_scalar(
+        kernel, "    %r = math.fma %a, %a, %c : f32", "%a: f32, %c: f32", [a, c], "f32"
+    )
+    split = run_scalar(
+        kernel,
+        "    %p = arith.mulf %a, %a : f32\n    %r = arith.addf %p, %c : f32",
+        "%a: f32, %c: f32",
+        [a, c],
+        "f32",
+    )
     assert fused == np.float32(2.0**-24) and split == 0.0
-    r = run_scalar(kernel, "    %r = math.fma %a, %a, %c : f64", "%a: f64, %c: f64", [1.0 + 2.0**-30, -(1.0 + 2.0**-29)], "f64")
+    r = run_scalar(
+        kernel,
+        "    %r = math.fma %a, %a, %c : f64",
+        "%a: f64, %c: f64",
+        [1.0 + 2.0**-30, -(1.0 + 2.0**-29)],
+        "f64",
+    )
     assert r == 2.0**-60
 
 
@@ -73,14 +105,23 @@ def test_transcendentals_are_rounded_to_f32(kernel):
 )
 def test_float_min_max(kernel, op, a, b, expected):
     r = run_scalar(kernel, f"    %r = arith.{op} %a, %b : f32", "%a: f32, %b: f32", [a, b], "f32")
-    assert (np.isnan(r) and np.isnan(expected)) or (r == expected and np.signbit(r) == np.signbit(expected))
+    assert (np.isnan(r) and np.isnan(expected)) or (
+        r == expected and np.signbit(r) == np.signbit(expected)
+    )
 
 
 @pytest.mark.parametrize(
-    ("predicate", "expected"), [("oeq", False), ("une", True), ("ult", True), ("olt", False), ("uno", True)]
+    ("predicate", "expected"),
+    [("oeq", False), ("une", True), ("ult", True), ("olt", False), ("uno", True)],
 )
 def test_cmpf_with_nan(kernel, predicate, expected):
-    r = run_scalar(kernel, f"    %r = arith.cmpf {predicate}, %a, %b : f32", "%a: f32, %b: f32", [np.nan, 1.0], "i1")
+    r = run_scalar(
+        kernel,
+        f"    %r = arith.cmpf {predicate}, %a, %b : f32",
+        "%a: f32, %b: f32",
+        [np.nan, 1.0],
+        "i1",
+    )
     assert bool(r) is expected
 
 
@@ -117,7 +158,13 @@ def test_integer_casts(kernel):
     assert r == -1
     r = run_scalar(kernel, "    %r = arith.index_cast %a : i32 to index", "%a: i32", [-5], "index")
     assert r == -5
-    r = run_scalar(kernel, "    %x = arith.constant true\n    %r = arith.extui %x : i1 to i32", "%a: i32", [0], "i32")
+    r = run_scalar(
+        kernel,
+        "    %x = arith.constant true\n    %r = arith.extui %x : i1 to i32",
+        "%a: i32",
+        [0],
+        "i32",
+    )
     assert r == 1
 
 
@@ -131,7 +178,9 @@ def test_int_to_float_rounds_once(kernel):
     assert r == np.float32(2.0**32)
 
 
-@pytest.mark.parametrize(("value", "expected"), [(3.9, 3), (-3.9, -3), (1e20, 2**31 - 1), (-1e20, -(2**31)), (np.nan, 0)])
+@pytest.mark.parametrize(
+    ("value", "expected"), [(3.9, 3), (-3.9, -3), (1e20, 2**31 - 1), (-1e20, -(2**31)), (np.nan, 0)]
+)
 def test_float_to_int_saturates_like_cvt_rzi(kernel, value, expected):
     r = run_scalar(kernel, "    %r = arith.fptosi %a : f32 to i32", "%a: f32", [value], "i32")
     assert r == expected

@@ -136,7 +136,9 @@ def test_f32_atomic_add_flushes_subnormals_and_f64_keeps_them(kernel):
 
 def test_f32_atomic_add_rounds_to_f32(kernel):
     c, d, old = np.array([1.0], np.float32), np.zeros(1), np.zeros(1, np.float32)
-    run_simt_kernel(kernel(FADD), "fadd", (1, 1, 1), (64, 1, 1), [c, d, old, np.float32(2**-24), 0.0])
+    run_simt_kernel(
+        kernel(FADD), "fadd", (1, 1, 1), (64, 1, 1), [c, d, old, np.float32(2**-24), 0.0]
+    )
     assert c[0] == 1.0  # each 1 + 2^-24 rounds back to 1 (ties to even)
 
 

@@ -108,7 +108,9 @@ PARTIAL_BARRIER = """
 def test_barrier_reached_by_part_of_the_block_is_a_deadlock(kernel):
     before = threading.active_count()
     with pytest.raises(KernelDeadlock) as info:
-        run_simt_kernel(kernel(PARTIAL_BARRIER), "partial", (1, 1, 1), (4, 1, 1), [np.zeros(1, np.float32)])
+        run_simt_kernel(
+            kernel(PARTIAL_BARRIER), "partial", (1, 1, 1), (4, 1, 1), [np.zeros(1, np.float32)]
+        )
     assert str(info.value) == (
         "test.mlir:8:7: error: deadlock: 2 threads (linear ids 2-3; first (2, 0, 0)) of the block "
         "returned while 2 threads (linear ids 0-1; first (0, 0, 0)) still wait; a barrier or warp "
@@ -136,10 +138,18 @@ def test_threads_at_different_barriers_deadlock(kernel):
     with pytest.raises(KernelDeadlock) as info:
         run_simt_kernel(kernel(text), "split", (1, 1, 2), (8, 1, 1), [np.zeros(1, np.float32)])
     message = str(info.value)
-    assert message.startswith("test.mlir:11:7: error: deadlock: the threads of the block wait at different barriers")
+    assert message.startswith(
+        "test.mlir:11:7: error: deadlock: the threads of the block wait at different barriers"
+    )
     assert "(block (0, 0, 0), thread (0, 0, 0))" in message
-    assert "test.mlir:9:7: note: 4 threads (linear ids 1, 3, 5, 7; first (1, 0, 0)) wait here" in message
-    assert "test.mlir:11:7: note: 4 threads (linear ids 0, 2, 4, 6; first (0, 0, 0)) wait here" in message
+    assert (
+        "test.mlir:9:7: note: 4 threads (linear ids 1, 3, 5, 7; first (1, 0, 0)) wait here"
+        in message
+    )
+    assert (
+        "test.mlir:11:7: note: 4 threads (linear ids 0, 2, 4, 6; first (0, 0, 0)) wait here"
+        in message
+    )
 
 
 def test_warp_split_over_two_collectives_deadlocks(kernel):
@@ -159,9 +169,16 @@ def test_warp_split_over_two_collectives_deadlocks(kernel):
     simt.return
   }
 """
-    with pytest.raises(KernelDeadlock, match="the lanes of warp 0 wait at 2 different warp collectives") as info:
-        run_simt_kernel(kernel(text), "split_warp", (1, 1, 1), (32, 1, 1), [np.zeros(1, np.float32), 1.0])
-    assert "note: 16 threads (linear ids 16-31; first (16, 0, 0)) wait here at 'simt.shuffle'" in str(info.value)
+    with pytest.raises(
+        KernelDeadlock, match="the lanes of warp 0 wait at 2 different warp collectives"
+    ) as info:
+        run_simt_kernel(
+            kernel(text), "split_warp", (1, 1, 1), (32, 1, 1), [np.zeros(1, np.float32), 1.0]
+        )
+    assert (
+        "note: 16 threads (linear ids 16-31; first (16, 0, 0)) wait here at 'simt.shuffle'"
+        in str(info.value)
+    )
 
 
 def test_lanes_at_a_shuffle_waiting_for_lanes_at_a_barrier_deadlock(kernel):
@@ -179,8 +196,13 @@ def test_lanes_at_a_shuffle_waiting_for_lanes_at_a_barrier_deadlock(kernel):
     simt.return
   }
 """
-    with pytest.raises(KernelDeadlock, match="lanes wait at a warp collective for lanes of their warp that wait at a barrier"):
-        run_simt_kernel(kernel(text), "mixed", (1, 1, 1), (32, 1, 1), [np.zeros(1, np.float32), 1.0])
+    with pytest.raises(
+        KernelDeadlock,
+        match="lanes wait at a warp collective for lanes of their warp that wait at a barrier",
+    ):
+        run_simt_kernel(
+            kernel(text), "mixed", (1, 1, 1), (32, 1, 1), [np.zeros(1, np.float32), 1.0]
+        )
 
 
 def test_barriers_in_a_uniform_loop_are_fine(kernel):

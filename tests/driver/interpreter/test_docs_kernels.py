@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from ferrox.driver.interpreter import run_simt_kernel
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 
-DOCS = Path(__file__).resolve().parents[3] / "tests" / "filecheck" / "dialects" / "simt" / "docs.mlir"
+DOCS = (
+    Path(__file__).resolve().parents[3] / "tests" / "filecheck" / "dialects" / "simt" / "docs.mlir"
+)
 
 
 @pytest.fixture(scope="module")

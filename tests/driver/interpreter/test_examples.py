@@ -55,14 +55,20 @@ def test_vecadd_vec4(example, rng, n):
     backing = nan(n + 9)
     out = backing[:n]
     blocks = -(-n // 1024)
-    run_simt_kernel(example("vecadd_vec4"), "vecadd_vec4", (blocks, 1, 1), (256, 1, 1), [a, b, out, n])
+    run_simt_kernel(
+        example("vecadd_vec4"), "vecadd_vec4", (blocks, 1, 1), (256, 1, 1), [a, b, out, n]
+    )
     assert np.array_equal(out, a + b)
     assert np.isnan(backing[n:]).all()
 
 
 def test_vecadd_grid_short_of_the_data_leaves_the_rest_poisoned(example, rng):
     n = 1000
-    a, b, out = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32), nan(n)
+    a, b, out = (
+        rng.standard_normal(n, dtype=np.float32),
+        rng.standard_normal(n, dtype=np.float32),
+        nan(n),
+    )
     run_simt_kernel(example("vecadd"), "vecadd", (2, 1, 1), (256, 1, 1), [a, b, out])
     assert np.array_equal(out[:512], a[:512] + b[:512])
     assert np.isnan(out[512:]).all()
@@ -76,7 +82,11 @@ def test_kernels_are_found_among_host_functions(kernel, rng):
     host = "  func.func @helper() {\n    func.return\n  }\n"
     module = kernel(host + snippet + host.replace("@helper", "@other"))
     n = 300
-    a, b, out = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32), nan(n)
+    a, b, out = (
+        rng.standard_normal(n, dtype=np.float32),
+        rng.standard_normal(n, dtype=np.float32),
+        nan(n),
+    )
     run_simt_kernel(module, "vecadd", (2, 1, 1), (256, 1, 1), [a, b, out])
     assert np.array_equal(out, a + b)
 
@@ -85,7 +95,9 @@ def test_vecadd_unchecked(example, rng):
     n = 1000
     a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
     out = nan(n + 5)
-    run_simt_kernel(example("vecadd_unchecked"), "vecadd_unchecked", (4, 1, 1), (256, 1, 1), [a, b, out, n])
+    run_simt_kernel(
+        example("vecadd_unchecked"), "vecadd_unchecked", (4, 1, 1), (256, 1, 1), [a, b, out, n]
+    )
     assert np.array_equal(out[:n], a + b)
     assert np.isnan(out[n:]).all()
 

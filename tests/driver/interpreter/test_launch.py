@@ -13,7 +13,9 @@ def args(n=256, dtype=np.float32):
 
 
 def test_unknown_kernel_lists_the_kernels(example):
-    with pytest.raises(LaunchError, match=r"no simt.kernel named @vadd in the module \(kernels: @vecadd\)"):
+    with pytest.raises(
+        LaunchError, match=r"no simt.kernel named @vadd in the module \(kernels: @vecadd\)"
+    ):
         run_simt_kernel(example("vecadd"), "vadd", (1, 1, 1), (256, 1, 1), args())
 
 
@@ -53,18 +55,34 @@ def test_short_dimensions_are_padded(example):
 
 
 def test_too_many_threads_without_a_contract(example):
-    with pytest.raises(LaunchError, match=r"a block of \(64, 32, 1\) has 2048 threads; CUDA allows 1024"):
-        run_simt_kernel(example("vecadd_unchecked"), "vecadd_unchecked", 1, (64, 32, 1), [*args(), 256])
+    with pytest.raises(
+        LaunchError, match=r"a block of \(64, 32, 1\) has 2048 threads; CUDA allows 1024"
+    ):
+        run_simt_kernel(
+            example("vecadd_unchecked"), "vecadd_unchecked", 1, (64, 32, 1), [*args(), 256]
+        )
 
 
 @pytest.mark.parametrize(
     ("values", "message"),
     [
         (lambda a, b, o: [a, b], "@vecadd takes 3 arguments, got 2"),
-        (lambda a, b, o: [a.astype(np.float64), b, o], r"%a \(argument 0 of @vecadd\) holds f32, but the array's dtype is float64"),
-        (lambda a, b, o: [a, [1.0] * 256, o], r"%b \(argument 1 of @vecadd\) takes a NumPy array, got list"),
-        (lambda a, b, o: [a, b, _readonly(o)], r"%out \(argument 2 of @vecadd\) is written by the kernel, but the array is read-only"),
-        (lambda a, b, o: [a, b, np.ones((4, 64), np.float32)[:, ::2]], "takes a 1-D or C-contiguous array"),
+        (
+            lambda a, b, o: [a.astype(np.float64), b, o],
+            r"%a \(argument 0 of @vecadd\) holds f32, but the array's dtype is float64",
+        ),
+        (
+            lambda a, b, o: [a, [1.0] * 256, o],
+            r"%b \(argument 1 of @vecadd\) takes a NumPy array, got list",
+        ),
+        (
+            lambda a, b, o: [a, b, _readonly(o)],
+            r"%out \(argument 2 of @vecadd\) is written by the kernel, but the array is read-only",
+        ),
+        (
+            lambda a, b, o: [a, b, np.ones((4, 64), np.float32)[:, ::2]],
+            "takes a 1-D or C-contiguous array",
+        ),
     ],
 )
 def test_bad_arguments(example, values, message):
@@ -89,9 +107,14 @@ def test_inputs_may_be_read_only_and_are_never_written(example):
 
 
 def test_contiguous_matrices_are_flattened_in_place(example, rng):
-    a, b = rng.standard_normal((4, 8), dtype=np.float32), rng.standard_normal((8, 4), dtype=np.float32)
+    a, b = (
+        rng.standard_normal((4, 8), dtype=np.float32),
+        rng.standard_normal((8, 4), dtype=np.float32),
+    )
     c = np.full((4, 4), np.nan, np.float32)
-    run_simt_kernel(example("sgemm_naive"), "sgemm_naive", (1, 1, 1), (16, 16, 1), [a, b, c, 4, 4, 8])
+    run_simt_kernel(
+        example("sgemm_naive"), "sgemm_naive", (1, 1, 1), (16, 16, 1), [a, b, c, 4, 4, 8]
+    )
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
 
 
@@ -105,7 +128,10 @@ def test_signless_integer_slices_take_unsigned_arrays(example):
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ([2**63, 4, 4], r"%m \(argument 3 of @sgemm_naive\) = 9223372036854775808 does not fit index"),
+        (
+            [2**63, 4, 4],
+            r"%m \(argument 3 of @sgemm_naive\) = 9223372036854775808 does not fit index",
+        ),
         ([4, 4.0, 4], r"%n \(argument 4 of @sgemm_naive\) is an integer \(index\), got 4.0"),
         ([4, 4, True], r"%k \(argument 5 of @sgemm_naive\) is an integer \(index\), got True"),
     ],
@@ -113,12 +139,16 @@ def test_signless_integer_slices_take_unsigned_arrays(example):
 def test_bad_scalars(example, values, message):
     a, b, c = np.zeros(16, np.float32), np.zeros(16, np.float32), np.zeros(16, np.float32)
     with pytest.raises(LaunchError, match=message):
-        run_simt_kernel(example("sgemm_naive"), "sgemm_naive", (1, 1, 1), (16, 16, 1), [a, b, c, *values])
+        run_simt_kernel(
+            example("sgemm_naive"), "sgemm_naive", (1, 1, 1), (16, 16, 1), [a, b, c, *values]
+        )
 
 
 def test_float_scalar_overflowing_f32(example):
     x, y = np.zeros(4, np.float32), np.zeros(4, np.float32)
-    with pytest.raises(LaunchError, match=r"%alpha \(argument 0 of @saxpy\) = 1e\+39 overflows f32"):
+    with pytest.raises(
+        LaunchError, match=r"%alpha \(argument 0 of @saxpy\) = 1e\+39 overflows f32"
+    ):
         run_simt_kernel(example("saxpy"), "saxpy", (1, 1, 1), (256, 1, 1), [1e39, x, y])
 
 
@@ -129,7 +159,9 @@ def test_static_shared_memory_limit(kernel):
     simt.return
   }
 """
-    with pytest.raises(LaunchError, match="@big allocates 65536 bytes of static shared memory; the limit is 49152"):
+    with pytest.raises(
+        LaunchError, match="@big allocates 65536 bytes of static shared memory; the limit is 49152"
+    ):
         run_simt_kernel(kernel(text), "big", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
 
 
@@ -157,8 +189,13 @@ def test_unsupported_ops_are_located_faults(kernel):
   }
 """
     module = kernel(text)
-    with pytest.raises(KernelFault, match=r"test.mlir:4:5: error: the interpreter has no implementation of 'memref.alloca'") as info:
+    with pytest.raises(
+        KernelFault,
+        match=r"test.mlir:4:5: error: the interpreter has no implementation of 'memref.alloca'",
+    ) as info:
         run_simt_kernel(module, "odd", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32), 2.0])
     assert not isinstance(info.value, KernelTrap)
-    with pytest.raises(KernelFault, match=r"test.mlir:8:5: error: the interpreter handles scalar constants only"):
+    with pytest.raises(
+        KernelFault, match=r"test.mlir:8:5: error: the interpreter handles scalar constants only"
+    ):
         run_simt_kernel(module, "vec", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])

@@ -52,13 +52,28 @@ def f32_bits(rng, n):
 def same(a, b) -> bool:
     """Equal as values, NaN equal to NaN, and zeros with their sign."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return bool(np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b)))
+    return bool(
+        np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
+    )
 
 
 def test_bf16_round_of_every_f32_class_is_exact(rng):
     specials = np.array(
-        [0.0, -0.0, np.inf, -np.inf, 1.0, 1.00390625, 1.005859375, 3.4e38, -3.4e38, 1e-40, 9.2e-41,
-         np.finfo(np.float32).max, np.finfo(np.float32).tiny],
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            1.0,
+            1.00390625,
+            1.005859375,
+            3.4e38,
+            -3.4e38,
+            1e-40,
+            9.2e-41,
+            np.finfo(np.float32).max,
+            np.finfo(np.float32).tiny,
+        ],
         dtype=np.float32,
     )
     xs = np.concatenate([specials, f32_bits(rng, 20000)])
@@ -78,7 +93,18 @@ def test_bf16_round_keeps_nan_a_nan_even_when_its_payload_is_below_the_cut():
 
 def test_f64_to_bf16_rounds_once(rng):
     # 1 + 2^-8 + 2^-40: f64 -> f32 would round to the tie 1 + 2^-8 and then down to 1.
-    ties = np.array([1 + 2**-8 + 2**-40, -(1 + 2**-8 + 2**-40), 1 + 2**-8, 3.3961e38, 3.3962e38, 1e300, 1e-300, -1e-45])
+    ties = np.array(
+        [
+            1 + 2**-8 + 2**-40,
+            -(1 + 2**-8 + 2**-40),
+            1 + 2**-8,
+            3.3961e38,
+            3.3962e38,
+            1e300,
+            1e-300,
+            -1e-45,
+        ]
+    )
     xs = np.concatenate([ties, rng.standard_normal(5000) * 10.0 ** rng.integers(-40, 40, 5000)])
     got = round_to(BF16, xs)
     assert same(got, [bf16_exact(x) for x in xs])
@@ -97,16 +123,35 @@ def test_f32_round_to_odd_is_truncation_with_a_sticky_bit():
 
 
 @pytest.mark.parametrize(
-    ("dst", "precision", "emin", "emax"), [(F16, 11, -14, 15), (F32, 24, -126, 127), (BF16, 8, -126, 127)]
+    ("dst", "precision", "emin", "emax"),
+    [(F16, 11, -14, 15), (F32, 24, -126, 127), (BF16, 8, -126, 127)],
 )
 def test_int_to_float_rounds_once(rng, dst, precision, emin, emax):
-    xs = np.concatenate([
-        np.array([2**24 + 2**16 + 1, 2**60 + 2**36 + 1, -(2**63), 2**63 - 1, 65519, 65520, 0, -1], dtype=np.int64),
-        rng.integers(-(2**63), 2**63 - 1, size=2000, dtype=np.int64),
-        rng.integers(-(2**20), 2**20, size=2000, dtype=np.int64),
-    ])
+    xs = np.concatenate(
+        [
+            np.array(
+                [2**24 + 2**16 + 1, 2**60 + 2**36 + 1, -(2**63), 2**63 - 1, 65519, 65520, 0, -1],
+                dtype=np.int64,
+            ),
+            rng.integers(-(2**63), 2**63 - 1, size=2000, dtype=np.int64),
+            rng.integers(-(2**20), 2**20, size=2000, dtype=np.int64),
+        ]
+    )
     got = int_to_float(xs, dst)
-    assert same(got, [exact_round(float(Fraction(int(x))) if abs(int(x)) < 2**53 else _exact_int(int(x), precision, emax), precision, emin, emax) for x in xs])
+    assert same(
+        got,
+        [
+            exact_round(
+                float(Fraction(int(x)))
+                if abs(int(x)) < 2**53
+                else _exact_int(int(x), precision, emax),
+                precision,
+                emin,
+                emax,
+            )
+            for x in xs
+        ],
+    )
 
 
 def _exact_int(value: int, precision: int, emax: int) -> float:
@@ -131,8 +176,25 @@ def test_int32_to_bf16_and_f16(rng):
 @pytest.mark.parametrize("width", [8, 16, 32, 64])
 def test_float_to_int_truncates_and_saturates_like_cvt_rzi_sat(width):
     lo, hi = -(2 ** (width - 1)), 2 ** (width - 1) - 1
-    xs = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 2.9, -2.9, 0.5, -0.5, -0.0, float(hi) + 10, float(lo) - 10,
-                   float(lo), 100.0, -100.0])
+    xs = np.array(
+        [
+            np.nan,
+            np.inf,
+            -np.inf,
+            1e30,
+            -1e30,
+            2.9,
+            -2.9,
+            0.5,
+            -0.5,
+            -0.0,
+            float(hi) + 10,
+            float(lo) - 10,
+            float(lo),
+            100.0,
+            -100.0,
+        ]
+    )
     got = float_to_int(xs, width)
     expected = [0, hi, lo, hi, lo, 2, -2, 0, 0, 0, hi, lo, lo, min(100, hi), max(-100, lo)]
     assert got.dtype == np.dtype(f"int{width}")
@@ -141,7 +203,12 @@ def test_float_to_int_truncates_and_saturates_like_cvt_rzi_sat(width):
 
 def test_float_to_int64_near_the_top_of_the_range():
     xs = np.array([2.0**63, 2.0**63 - 1024, -(2.0**63), 9.2e18])
-    assert [int(v) for v in float_to_int(xs, 64)] == [2**63 - 1, 2**63 - 1024, -(2**63), 9200000000000000000]
+    assert [int(v) for v in float_to_int(xs, 64)] == [
+        2**63 - 1,
+        2**63 - 1024,
+        -(2**63),
+        9200000000000000000,
+    ]
 
 
 def test_float_to_int_of_a_rank_0_tile():
@@ -154,16 +221,33 @@ I1, I8, I32 = IntegerType(1), IntegerType(8), IntegerType(32)
 def test_convert_between_integer_widths_and_i1():
     x = np.array([-129, -128, -1, 0, 1, 127, 128, 255, 256], dtype=np.int32)
     assert list(convert(x, I32, I8)) == [127, -128, -1, 0, 1, 127, -128, -1, 0]  # low bits
-    assert list(convert(x.astype(np.int8), I8, I32)) == [127, -128, -1, 0, 1, 127, -128, -1, 0]  # sign-extends
+    assert list(convert(x.astype(np.int8), I8, I32)) == [
+        127,
+        -128,
+        -1,
+        0,
+        1,
+        127,
+        -128,
+        -1,
+        0,
+    ]  # sign-extends
     assert list(convert(x, I32, I1)) == [True, True, True, False, True, True, True, True, True]
     b = np.array([True, False])
     assert list(convert(b, I1, I32)) == [1, 0]  # i1 is unsigned
     assert list(convert(b, I1, F32)) == [1.0, 0.0]
-    assert list(convert(np.array([np.nan, 0.0, -0.0, 1e-45], dtype=np.float32), F32, I1)) == [True, False, False, True]
+    assert list(convert(np.array([np.nan, 0.0, -0.0, 1e-45], dtype=np.float32), F32, I1)) == [
+        True,
+        False,
+        False,
+        True,
+    ]
 
 
 def test_convert_between_floats():
-    x = np.array([1.0009765625, 65520.0, 1e-8, np.nan, -np.inf, 1 + 2**-11 + 2**-30], dtype=np.float64)
+    x = np.array(
+        [1.0009765625, 65520.0, 1e-8, np.nan, -np.inf, 1 + 2**-11 + 2**-30], dtype=np.float64
+    )
     h = convert(x, F64, F16)
     assert h.dtype == np.float16
     assert same(h, [exact_round(float(v), 11, -14, 15) for v in x])

@@ -17,12 +17,21 @@ import pytest
 
 from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
 from ferrox.driver.interpreter.tile_ops.dtypes import bf16_bits_round
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 KERNELS = Path(__file__).resolve().parents[2] / "filecheck" / "dialects" / "tile" / "kernels.mlir"
-NAMES = ["vector_add", "saxpy", "row_sum", "softmax", "layernorm", "transpose", "matmul_f32", "matmul_bf16"]
+NAMES = [
+    "vector_add",
+    "saxpy",
+    "row_sum",
+    "softmax",
+    "layernorm",
+    "transpose",
+    "matmul_f32",
+    "matmul_bf16",
+]
 PAD = 3  # extra poisoned elements past each end
 
 
@@ -111,7 +120,9 @@ def test_layernorm(module, rng, m, n):
     out, backing = poisoned(m, n)
     run_tile_kernel(module, "layernorm", [out, x, gamma, beta, eps])
     x64 = x.astype(np.float64)
-    expected = (x64 - x64.mean(axis=1, keepdims=True)) / np.sqrt(x64.var(axis=1, keepdims=True) + eps) * gamma + beta
+    expected = (x64 - x64.mean(axis=1, keepdims=True)) / np.sqrt(
+        x64.var(axis=1, keepdims=True) + eps
+    ) * gamma + beta
     check(out, backing, expected, exact=False)
 
 
@@ -125,7 +136,10 @@ def test_transpose(module, rng, m, n):
 
 @pytest.mark.parametrize(("m", "k", "n"), [(64, 64, 64), (128, 96, 64), (70, 45, 90), (1, 1, 1)])
 def test_matmul_f32(module, rng, m, k, n):
-    a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+    a, b = (
+        rng.standard_normal((m, k), dtype=np.float32),
+        rng.standard_normal((k, n), dtype=np.float32),
+    )
     c, backing = poisoned(m, n)
     run_tile_kernel(module, "matmul_f32", [c, a, b])
     check(c, backing, a.astype(np.float64) @ b.astype(np.float64), exact=False)

@@ -7,10 +7,15 @@ import numpy as np
 import pytest
 
 from ferrox.driver.interpreter.errors import KernelTrap, LaunchError
-from ferrox.driver.interpreter.tile_kernel import find_tile_kernel, launch_grid, run_tile_kernel, tile_launch_args
+from ferrox.driver.interpreter.tile_kernel import (
+    find_tile_kernel,
+    launch_grid,
+    run_tile_kernel,
+    tile_launch_args,
+)
 from ferrox.driver.interpreter.tile_ops import dtypes
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 TEXT = """builtin.module {
@@ -68,7 +73,10 @@ def test_scale_runs_and_ignores_host_code_in_the_module(module):
 
 
 def test_an_unknown_kernel_names_the_ones_there(module):
-    with pytest.raises(LaunchError, match=r"no tile.kernel named @nope in the module \(tile kernels: @scale, @pair, @divide, @widen, @narrow\)"):
+    with pytest.raises(
+        LaunchError,
+        match=r"no tile.kernel named @nope in the module \(tile kernels: @scale, @pair, @divide, @widen, @narrow\)",
+    ):
         run_tile_kernel(module, "nope", [])
 
 
@@ -77,10 +85,22 @@ def test_an_unknown_kernel_names_the_ones_there(module):
     [
         ([f32(8)], "@scale takes 3 arguments, got 1"),
         ([[1.0] * 8, f32(8), 1.0], r"%out \(argument 0 of @scale\) takes a NumPy array, got list"),
-        ([f32((2, 4)), f32(8), 1.0], r"%out \(argument 0 of @scale\) is rank 1, but the array has shape \(2, 4\)"),
-        ([np.zeros(8), f32(8), 1.0], r"%out \(argument 0 of @scale\) holds f32 \(float32\), but the array's dtype is float64"),
-        ([f32(8), np.zeros(8, np.int32), 1.0], r"%x \(argument 1 of @scale\) holds f32 \(float32\), but the array's dtype is int32"),
-        ([f32(8), f32(8), "2"], r"%alpha \(argument 2 of @scale\) is a scalar of type f32, got str"),
+        (
+            [f32((2, 4)), f32(8), 1.0],
+            r"%out \(argument 0 of @scale\) is rank 1, but the array has shape \(2, 4\)",
+        ),
+        (
+            [np.zeros(8), f32(8), 1.0],
+            r"%out \(argument 0 of @scale\) holds f32 \(float32\), but the array's dtype is float64",
+        ),
+        (
+            [f32(8), np.zeros(8, np.int32), 1.0],
+            r"%x \(argument 1 of @scale\) holds f32 \(float32\), but the array's dtype is int32",
+        ),
+        (
+            [f32(8), f32(8), "2"],
+            r"%alpha \(argument 2 of @scale\) is a scalar of type f32, got str",
+        ),
         ([f32(8), f32(8), 1e39], r"%alpha \(argument 2 of @scale\) = 1e\+39 overflows f32"),
         ([f32(8), f32(8), True], r"%alpha \(argument 2 of @scale\) is a float \(f32\), got True"),
     ],
@@ -95,17 +115,25 @@ def test_bad_arguments_are_refused_before_anything_runs(module, args, message):
 def test_a_read_only_output_is_refused(module):
     out = f32(8)
     out.flags.writeable = False
-    with pytest.raises(LaunchError, match=r"%out \(argument 0 of @scale\) is an output partition, but the array is read-only"):
+    with pytest.raises(
+        LaunchError,
+        match=r"%out \(argument 0 of @scale\) is an output partition, but the array is read-only",
+    ):
         run_tile_kernel(module, "scale", [out, f32(8), 1.0])
 
 
 def test_static_tensor_dimensions_and_scalar_ranges_are_checked(module):
     a, b = f32(8), np.zeros(16, np.float32)
-    with pytest.raises(LaunchError, match=r"%w \(argument 1 of @pair\) has type !tile.tensor<i32, \[3, \?\]>, but the array has shape \(4, 5\) \(dimension 0\)"):
+    with pytest.raises(
+        LaunchError,
+        match=r"%w \(argument 1 of @pair\) has type !tile.tensor<i32, \[3, \?\]>, but the array has shape \(4, 5\) \(dimension 0\)",
+    ):
         run_tile_kernel(module, "pair", [a, np.zeros((4, 5), np.int32), b, 1])
     with pytest.raises(LaunchError, match=r"%n \(argument 3 of @pair\) = 256 does not fit i8"):
         run_tile_kernel(module, "pair", [a, np.zeros((3, 5), np.int32), b, 256])
-    with pytest.raises(LaunchError, match=r"%n \(argument 3 of @pair\) is an integer \(i8\), got 1.5"):
+    with pytest.raises(
+        LaunchError, match=r"%n \(argument 3 of @pair\) is an integer \(i8\), got 1.5"
+    ):
         run_tile_kernel(module, "pair", [a, np.zeros((3, 5), np.int32), b, 1.5])
     run_tile_kernel(module, "pair", [a, np.zeros((3, 5), np.uint32), b, 255])  # signless: 255 is -1
 
@@ -124,7 +152,10 @@ def test_output_partitions_must_agree_on_the_grid(module):
 
 def test_an_output_may_not_alias_another_argument(module):
     buf = f32(16, 1.0)
-    with pytest.raises(LaunchError, match=r"%out \(argument 0 of @scale\) and %x \(argument 1 of @scale\) share memory"):
+    with pytest.raises(
+        LaunchError,
+        match=r"%out \(argument 0 of @scale\) and %x \(argument 1 of @scale\) share memory",
+    ):
         run_tile_kernel(module, "scale", [buf[:8], buf[4:12], 2.0])
     run_tile_kernel(module, "scale", [buf[:8], buf[8:], 2.0])  # disjoint halves are fine
     assert (buf[:8] == 2.0).all()
@@ -133,7 +164,9 @@ def test_an_output_may_not_alias_another_argument(module):
 def test_tile_launch_args_follow_the_host_binding_rule(module):
     kernel = find_tile_kernel(module, "pair")
     assert tile_launch_args(kernel, ["w", "n"], ["a", "b"]) == ["a", "w", "b", "n"]
-    with pytest.raises(LaunchError, match="@pair takes 2 inputs and 2 output partitions, got 1 and 2"):
+    with pytest.raises(
+        LaunchError, match="@pair takes 2 inputs and 2 output partitions, got 1 and 2"
+    ):
         tile_launch_args(kernel, ["w"], ["a", "b"])
 
 
@@ -151,7 +184,9 @@ def test_bf16_tensors_take_float32_or_bfloat16_arrays(module, monkeypatch, ml):
     if ml and dtypes.ML_BFLOAT16 is None:
         pytest.skip("ml_dtypes is not installed")
     monkeypatch.setattr(dtypes, "use_ml_dtypes", ml)
-    x = np.array([1.0, 1.00390625, 1.005859375, 3.0, -2.5, 1e-3, 300.0, 255.0, 1.5], dtype=np.float32)
+    x = np.array(
+        [1.0, 1.00390625, 1.005859375, 3.0, -2.5, 1e-3, 300.0, 255.0, 1.5], dtype=np.float32
+    )
     out = f32(9)
     run_tile_kernel(module, "widen", [out, x, 1.00390625])  # both rounded to bf16 on the way in
     expected = [2.0, 2.0, 2.0, 4.0, -1.5, 1.0, 300.0, 256.0, 2.5]  # every sum rounded to bf16

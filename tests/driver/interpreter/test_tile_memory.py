@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
-from ferrox.driver.registry import make_context
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 
@@ -50,8 +50,13 @@ def reference_load(x, i, j, pad):
     return tile
 
 
-@pytest.mark.parametrize(("padding", "value"), [("", 0.0), ("zero", 0.0), ("neg_inf", -np.inf), ("pos_inf", np.inf), ("nan", np.nan)])
-@pytest.mark.parametrize(("i", "j"), [(0, 0), (1, 0), (1, 1), (0, 1), (-1, 0), (0, -1), (2, 0), (5, 9), (-3, -3)])
+@pytest.mark.parametrize(
+    ("padding", "value"),
+    [("", 0.0), ("zero", 0.0), ("neg_inf", -np.inf), ("pos_inf", np.inf), ("nan", np.nan)],
+)
+@pytest.mark.parametrize(
+    ("i", "j"), [(0, 0), (1, 0), (1, 1), (0, 1), (-1, 0), (0, -1), (2, 0), (5, 9), (-3, -3)]
+)
 def test_load_pads_exactly_the_elements_outside_the_tensor(rng, padding, value, i, j):
     x = rng.standard_normal((5, 11), dtype=np.float32)
     got = load_at(x, i, j, padding)
@@ -78,7 +83,15 @@ tile.kernel @ints(%out: !tile.partition<i32, [8]>, %x: !tile.tensor<i8, [?]>) {
     x = np.array([0, 1, 127, 128, 255, 200, 3], dtype=np.uint8)
     out = np.full(7, 2**32 - 1, dtype=np.uint32)
     run_tile_kernel(module, "ints", [out, x])
-    assert list(out.view(np.int32)) == [0, 1, 127, -128, -1, -56, 3]  # signless bytes, sign-extended
+    assert list(out.view(np.int32)) == [
+        0,
+        1,
+        127,
+        -128,
+        -1,
+        -56,
+        3,
+    ]  # signless bytes, sign-extended
 
 
 def test_a_3d_load(rng):

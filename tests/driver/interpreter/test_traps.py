@@ -76,13 +76,17 @@ def test_raw_pointer_read_past_the_array_traps(kernel):
     assert dst[:4].tolist() == [4, 5, 6, 7]
     with pytest.raises(KernelTrap) as info:
         run_simt_kernel(kernel(RAW), "raw", (1, 1, 1), (4, 1, 1), [src, dst, 5])
-    assert "simt.ptr_load (unchecked on the GPU) out of range: index 8 of %src (length 8)" in str(info.value)
+    assert "simt.ptr_load (unchecked on the GPU) out of range: index 8 of %src (length 8)" in str(
+        info.value
+    )
     assert info.value.thread == (3, 0, 0)
 
 
 def test_raw_pointer_write_past_the_array_traps(kernel):
     src, dst = np.arange(8, dtype=np.float32), np.full(3, np.nan, np.float32)
-    with pytest.raises(KernelTrap, match=r"test.mlir:7:5: error: simt.ptr_store .* index 3 of %dst \(length 3\)"):
+    with pytest.raises(
+        KernelTrap, match=r"test.mlir:7:5: error: simt.ptr_store .* index 3 of %dst \(length 3\)"
+    ):
         run_simt_kernel(kernel(RAW), "raw", (1, 1, 1), (4, 1, 1), [src, dst, 0])
 
 
@@ -98,7 +102,9 @@ def test_shared_index_is_checked_per_dimension(kernel):
     simt.return
   }
 """
-    with pytest.raises(KernelTrap, match=r"simt.shared_load out of range: index \[0, 4\] of %t \(shape \[4, 4\]\)"):
+    with pytest.raises(
+        KernelTrap, match=r"simt.shared_load out of range: index \[0, 4\] of %t \(shape \[4, 4\]\)"
+    ):
         run_simt_kernel(kernel(text), "tile", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
 
 
@@ -112,7 +118,9 @@ def test_atomic_out_of_range_traps(kernel):
   }
 """
     c = np.zeros(2, np.int32)
-    with pytest.raises(KernelTrap, match=r"simt.atomic_add out of range: index 2 of %c \(length 2\)"):
+    with pytest.raises(
+        KernelTrap, match=r"simt.atomic_add out of range: index 2 of %c \(length 2\)"
+    ):
         run_simt_kernel(kernel(text), "count", (1, 1, 1), (4, 1, 1), [c])
     assert c.tolist() == [1, 1]
 
@@ -130,7 +138,9 @@ def test_integer_division_by_zero_traps(kernel):
     out = np.zeros(1, np.int32)
     run_simt_kernel(kernel(text), "div", (1, 1, 1), (1, 1, 1), [out, 2])
     assert out[0] == 3
-    with pytest.raises(KernelTrap, match=r"test.mlir:6:5: error: integer division by zero in 'arith.divui'"):
+    with pytest.raises(
+        KernelTrap, match=r"test.mlir:6:5: error: integer division by zero in 'arith.divui'"
+    ):
         run_simt_kernel(kernel(text), "div", (1, 1, 1), (1, 1, 1), [out, 0])
 
 

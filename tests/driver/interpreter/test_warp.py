@@ -56,7 +56,10 @@ def test_shuffle_modes_match_ptx(kernel, offset):
     for k, mode in enumerate(("idx", "up", "down", "xor")):
         expected = 1000 + base + ptx_source(mode, lane, offset)
         assert out[64 * k : 64 * (k + 1)].tolist() == expected.tolist(), mode
-    assert outf.tolist() == (1000 + base + ptx_source("down", lane, offset)).astype(np.float32).tolist()
+    assert (
+        outf.tolist()
+        == (1000 + base + ptx_source("down", lane, offset)).astype(np.float32).tolist()
+    )
 
 
 def test_shuffle_out_of_range_lanes_keep_their_own_value(kernel):

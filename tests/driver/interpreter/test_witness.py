@@ -64,7 +64,9 @@ def test_index_2d_runtime_width_is_a_parameter(kernel):
     run_simt_kernel(kernel(text), "fill_rt", (2, 2, 1), (4, 2, 1), [out, 6])
     assert out.tolist() == list(range(18))
     out = np.full(4, -1, np.int64)
-    run_simt_kernel(kernel(text), "fill_rt", (1, 1, 1), (4, 2, 1), [out, 0])  # width 0: no column is inside
+    run_simt_kernel(
+        kernel(text), "fill_rt", (1, 1, 1), (4, 2, 1), [out, 0]
+    )  # width 0: no column is inside
     assert out.tolist() == [-1] * 4
 
 

@@ -5,6 +5,7 @@ import struct
 
 import numpy as np
 import pytest
+
 from ferrox.driver.runtime import arrays
 from ferrox.driver.runtime.abi import ArgumentError, check_kind, pack_args, param_count
 from ferrox.driver.runtime.arrays import DeviceArray

@@ -4,6 +4,7 @@ import ctypes
 
 import numpy as np
 import pytest
+
 from ferrox.driver.runtime import arrays, dlpack
 from ferrox.driver.runtime.arrays import (
     ArrayError,

@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+import ferrox
 from ferrox.driver.runtime.cache import (
     KernelCache,
     KernelKey,
@@ -13,8 +15,6 @@ from ferrox.driver.runtime.cache import (
     default_cache,
     default_cache_dir,
 )
-
-import ferrox
 
 KEY = KernelKey(
     ir="llvm.func @k() { llvm.return }", chip="sm_90", options={"opt": 3, "features": "+ptx80"}

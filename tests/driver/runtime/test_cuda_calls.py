@@ -8,6 +8,7 @@ not first on the GPU host.
 import numpy as np
 import pytest
 from cuda.bindings import driver as real
+
 from ferrox.driver.runtime import cuda, errors
 from ferrox.driver.runtime.errors import CudaError
 

@@ -1,6 +1,7 @@
 """Device limits: read through cuDeviceGetAttribute, and launches checked against them."""
 
 import pytest
+
 from ferrox.driver.runtime import cuda
 from ferrox.driver.runtime.device import DeviceLimits
 

@@ -2,6 +2,7 @@
 
 import pytest
 from cuda.bindings import driver as cu
+
 from ferrox.driver.runtime import cuda, errors
 from ferrox.driver.runtime.errors import CudaError, CudaUnavailable, check
 

@@ -4,6 +4,7 @@ import ctypes
 
 import numpy as np
 import pytest
+
 from ferrox.driver.runtime import cuda
 from ferrox.driver.runtime.abi import ArgumentError
 from ferrox.driver.runtime.errors import CudaError

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from ferrox.driver.runtime.ptx import EntryInfo, parse_entries
 
 VECADD_LL = Path(__file__).with_name("vecadd.ll")

@@ -47,7 +47,17 @@ def test_signature_kinds():
         i32,
         i64,
     ]
-    assert abi.signature(types) == ["slice:f32", "slice:f64", "slice:i32", "ptr", "index", "f32", "f64", "i32", "i64"]
+    assert abi.signature(types) == [
+        "slice:f32",
+        "slice:f64",
+        "slice:i32",
+        "ptr",
+        "index",
+        "f32",
+        "f64",
+        "i32",
+        "i64",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -67,10 +77,18 @@ def test_index_elements_are_64_bit_integers():
 def test_every_kind_is_one_the_launcher_packs():
     launcher = pytest.importorskip("ferrox.driver.runtime.abi")
     elements = [i1, i8, i16, i32, i64, Float16Type(), BFloat16Type(), f32, f64]
-    kinds = [abi.kind(SliceType(e)) for e in elements] + ["ptr"] + [abi.kind(t) for t in (IndexType(), f32, f64, i32, i64)]
+    kinds = (
+        [abi.kind(SliceType(e)) for e in elements]
+        + ["ptr"]
+        + [abi.kind(t) for t in (IndexType(), f32, f64, i32, i64)]
+    )
     assert [launcher.check_kind(k) for k in kinds] == kinds
     params = [abi.param(t) for t in (SliceType(f32), PtrType(f32), IndexType())]
-    assert launcher.param_count(["slice:f32", "ptr", "index"]) == sum(len(p.types) for p in params) == 4
+    assert (
+        launcher.param_count(["slice:f32", "ptr", "index"])
+        == sum(len(p.types) for p in params)
+        == 4
+    )
 
 
 def test_slice_parameters():
@@ -86,7 +104,9 @@ def test_slice_parameters():
     assert disjoint.attrs[0]["llvm.align"].value.data == 8
 
     atomic = abi.param(AtomicSliceType(i32))
-    assert set(atomic.attrs[0]) == {"llvm.align"}, "every thread updates an atomic slice: no aliasing claim"
+    assert set(atomic.attrs[0]) == {"llvm.align"}, (
+        "every thread updates an atomic slice: no aliasing claim"
+    )
 
     assert abi.param(PtrType(f32)) == abi.Param((GLOBAL_PTR,), ({},))
     assert abi.param(IndexType()) == abi.Param((IndexType(),), ({},))

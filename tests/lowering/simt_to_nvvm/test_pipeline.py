@@ -9,17 +9,10 @@ import pytest
 from xdsl.dialects import llvm
 
 from ferrox.diagnostics import DiagnosticError
-from ferrox.driver.registry import make_context
-from ferrox.lowering.pipeline import (
-    STAGES,
-    CompiledKernels,
-    ExtractDeviceCodePass,
-    KernelInfo,
-    LowerToLLVMPass,
-    compile_module_to_ptx,
-    lower_to_llvm,
-)
+from ferrox.lowering.pipeline import STAGES, ExtractDeviceCodePass, LowerToLLVMPass, lower_to_llvm
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.compile import CompiledKernels, KernelInfo, compile_module_to_ptx
 
 TWO_KERNELS = """
 simt.func @twice(%x: f32) -> f32 {
@@ -89,7 +82,10 @@ def test_compile_module_to_ptx():
         "scale": KernelInfo("scale", ("slice:f32", "slice:f32", "f32"), (128, 1, 1), 64, 80),
         "fill": KernelInfo("fill", ("ptr", "index", "i32")),
     }
-    assert result.signatures == {"scale": ["slice:f32", "slice:f32", "f32"], "fill": ["ptr", "index", "i32"]}
+    assert result.signatures == {
+        "scale": ["slice:f32", "slice:f32", "f32"],
+        "fill": ["ptr", "index", "i32"],
+    }
     assert result["fill"].block is None
     assert re.search(r"\.entry scale\(", result.ptx) and re.search(r"\.entry fill\(", result.ptx)
     assert ".func" not in result.ptx, "the internal device function is inlined and dropped"
@@ -101,7 +97,10 @@ def test_chip_from_the_module_and_min_cc():
     module = parse('builtin.module attributes {ferrox.chip = "sm_80"} {' + TWO_KERNELS + "}")
     result = compile_module_to_ptx(module)
     assert result.chip == "sm_80" and ".target sm_80" in result.ptx
-    with pytest.raises(DiagnosticError, match=r"test.mlir:6:1: error: kernel @scale needs compute capability 8.0 \(its contract's min_cc = 80\), but the target is sm_75"):
+    with pytest.raises(
+        DiagnosticError,
+        match=r"test.mlir:6:1: error: kernel @scale needs compute capability 8.0 \(its contract's min_cc = 80\), but the target is sm_75",
+    ):
         compile_module_to_ptx(module, chip="sm_75")
 
 

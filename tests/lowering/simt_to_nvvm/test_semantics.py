@@ -21,9 +21,9 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
 from ferrox.dialects import nvvm
-from ferrox.driver.registry import make_context
 from ferrox.lowering.simt_to_nvvm import convert_simt_to_nvvm
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 
 
 class Trap(Exception):
@@ -62,10 +62,21 @@ def _signed(value: int, bits: int) -> int:
 
 
 _REGISTERS = {
-    **{op: ("tid", i) for i, op in enumerate((nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp))},
-    **{op: ("ntid", i) for i, op in enumerate((nvvm.BlockDimXOp, nvvm.BlockDimYOp, nvvm.BlockDimZOp))},
-    **{op: ("ctaid", i) for i, op in enumerate((nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp))},
-    **{op: ("nctaid", i) for i, op in enumerate((nvvm.GridDimXOp, nvvm.GridDimYOp, nvvm.GridDimZOp))},
+    **{
+        op: ("tid", i)
+        for i, op in enumerate((nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp))
+    },
+    **{
+        op: ("ntid", i)
+        for i, op in enumerate((nvvm.BlockDimXOp, nvvm.BlockDimYOp, nvvm.BlockDimZOp))
+    },
+    **{
+        op: ("ctaid", i) for i, op in enumerate((nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp))
+    },
+    **{
+        op: ("nctaid", i)
+        for i, op in enumerate((nvvm.GridDimXOp, nvvm.GridDimYOp, nvvm.GridDimZOp))
+    },
 }
 
 
@@ -150,7 +161,8 @@ def run(module: ModuleOp, name: str, args: tuple, thread: Thread) -> Thread:
 
 def launch(grid: tuple[int, int], block: tuple[int, int]):
     for (bx, by), (tx, ty) in itertools.product(
-        itertools.product(range(grid[0]), range(grid[1])), itertools.product(range(block[0]), range(block[1]))
+        itertools.product(range(grid[0]), range(grid[1])),
+        itertools.product(range(block[0]), range(block[1])),
     ):
         yield Thread((tx, ty, 0), (block[0], block[1], 1), (bx, by, 0), (grid[0], grid[1], 1))
 
@@ -214,7 +226,9 @@ def test_1d(length: int):
 
 def test_1d_under_a_contract_uses_the_contract_block():
     module = lowered(kernel("1d", "contract<domain = 1, block = [8]>"))
-    assert writes(module, "k", (Pointer("out"), 100, 0), (3, 1), (8, 1)) == expected((3, 1), (8, 1), 100, "1d")
+    assert writes(module, "k", (Pointer("out"), 100, 0), (3, 1), (8, 1)) == expected(
+        (3, 1), (8, 1), 100, "1d"
+    )
 
 
 @pytest.mark.parametrize("length", [7, 40, 1000])

@@ -9,13 +9,13 @@ import pytest
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-from ferrox.driver.registry import make_context
+from ferrox.lowering.pipeline import extract_device_code
 from ferrox.lowering.simt_to_nvvm.casts import finish
 from ferrox.lowering.simt_to_nvvm.convert import SIMT_TO_NVVM_PATTERNS
 from ferrox.lowering.simt_to_nvvm.support import Guarded, LoweringState
-from ferrox.lowering.pipeline import extract_device_code
 from ferrox.lowering.to_llvm import convert_to_llvm
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 
 ROOT = Path(__file__).resolve().parents[3]
 INPUTS = [
@@ -41,11 +41,16 @@ def test_any_walk_order(path: Path, order: str):
     extract_device_code(module)  # the examples' host @main is not device code
     state = LoweringState()
     patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
-    walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False), **ORDERS[order])
+    walker = PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns, dce_enabled=False), **ORDERS[order]
+    )
     walker.rewrite_module(module)
     finish(module, state)
     assert not state.diagnostics.diagnostics
     module.verify()
-    assert not any(op.dialect_name() == "simt" or isinstance(op, UnrealizedConversionCastOp) for op in module.walk())
+    assert not any(
+        op.dialect_name() == "simt" or isinstance(op, UnrealizedConversionCastOp)
+        for op in module.walk()
+    )
     convert_to_llvm(module)
     module.verify()

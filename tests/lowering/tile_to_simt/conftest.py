@@ -3,29 +3,25 @@ reference interpreter the way a host runner would, from the kernel's `tile.*` at
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ferrox.dialects import simt
-from ferrox.driver.registry import make_context
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, convert_tile_to_simt
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNELS = ROOT / "tests" / "filecheck" / "dialects" / "tile" / "kernels.mlir"
 
 
-
 def _impls():
-    spec = importlib.util.spec_from_file_location("simt_tile_impls", Path(__file__).with_name("simt_tile_impls.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    import simt_tile_impls
+
+    return simt_tile_impls
 
 
 def lower_text(text: str, threads: int = 0, elems: int = 0, name: str = "test.mlir"):
@@ -43,7 +39,9 @@ def simt_kernel(module, name: str) -> simt.KernelOp:
     raise KeyError(name)
 
 
-def launch_args(kernel: simt.KernelOp, tile_args: list) -> tuple[tuple[int, ...], tuple[int, int, int], list]:
+def launch_args(
+    kernel: simt.KernelOp, tile_args: list
+) -> tuple[tuple[int, ...], tuple[int, int, int], list]:
     """(grid, block, SIMT arguments) for the tile arguments, read from the host attributes."""
     args = []
     for source in (s.data for s in kernel.attributes[PARAMS_ATTR].data):  # type: ignore[attr-defined]

@@ -11,13 +11,21 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ferrox.driver.toolchain import find_ptxas, run_ptxas
-from ferrox.lowering.pipeline import compile_module_to_ptx
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
 from ferrox.passes.verify_disjoint import collect
+from ferrox.targets.compile import compile_module_to_ptx
+from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
-
-EXAMPLES = ("vector_add", "saxpy", "row_sum", "softmax", "layernorm", "transpose", "matmul_f32", "matmul_bf16")
+EXAMPLES = (
+    "vector_add",
+    "saxpy",
+    "row_sum",
+    "softmax",
+    "layernorm",
+    "transpose",
+    "matmul_f32",
+    "matmul_bf16",
+)
 
 
 @dataclass(frozen=True)
@@ -38,14 +46,37 @@ def dims(i: int, rank: int) -> tuple[str, ...]:
 EXPECT = {
     "vector_add": Expect((*dims(0, 1), *dims(1, 1), *dims(2, 1)), (1024,), vector_loads=2),
     "saxpy": Expect((*dims(0, 1), "arg1", *dims(2, 1), *dims(3, 1)), (1024,), vector_loads=2),
-    "row_sum": Expect((*dims(0, 1), *dims(1, 2)), (16,), shuffle=True, barrier=True, vector_loads=2),
-    "softmax": Expect((*dims(0, 2), *dims(1, 2)), (4, 1024), shuffle=True, barrier=True, vector_loads=4, vector_stores=4),
+    "row_sum": Expect(
+        (*dims(0, 1), *dims(1, 2)), (16,), shuffle=True, barrier=True, vector_loads=2
+    ),
+    "softmax": Expect(
+        (*dims(0, 2), *dims(1, 2)),
+        (4, 1024),
+        shuffle=True,
+        barrier=True,
+        vector_loads=4,
+        vector_stores=4,
+    ),
     "layernorm": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 1), *dims(3, 1), "arg4"), (4, 1024), True, True, 6, 4
     ),
-    "transpose": Expect((*dims(0, 2), *dims(1, 2)), (32, 64), barrier=True, vector_loads=2, vector_stores=2),
-    "matmul_f32": Expect((*dims(0, 2), *dims(1, 2), *dims(2, 2)), (64, 64), barrier=True, vector_loads=4, vector_stores=4),
-    "matmul_bf16": Expect((*dims(0, 2), *dims(1, 2), *dims(2, 2)), (64, 64), barrier=True, vector_loads=2, vector_stores=4),
+    "transpose": Expect(
+        (*dims(0, 2), *dims(1, 2)), (32, 64), barrier=True, vector_loads=2, vector_stores=2
+    ),
+    "matmul_f32": Expect(
+        (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
+        (64, 64),
+        barrier=True,
+        vector_loads=4,
+        vector_stores=4,
+    ),
+    "matmul_bf16": Expect(
+        (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
+        (64, 64),
+        barrier=True,
+        vector_loads=2,
+        vector_stores=4,
+    ),
 }
 
 
@@ -89,7 +120,9 @@ def test_host_attributes(lowered, simt_kernel, name):
     assert contract is not None
     assert contract.block_xyz == (256, 1, 1) and contract.domain.data == len(expect.grid_tile)
     # One `len(slice) == product of its dims` relation per tensor.
-    slices = [i for i, s in enumerate(expect.params) if "." not in s and f"{s}.dim0" in expect.params]
+    slices = [
+        i for i, s in enumerate(expect.params) if "." not in s and f"{s}.dim0" in expect.params
+    ]
     assert [r.arg_refs()[0] for r in contract.relations] == [("len", i) for i in slices]
 
 
@@ -106,7 +139,9 @@ def test_ptx(ptx, name):
     assert len(re.findall(r"st\.global\.v4\.", body)) == expect.vector_stores
     assert ".local" not in body
     # bf16 inputs run on tensor cores, f32 ones with FMAs (f32 is not rounded to tf32).
-    assert ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in body) == (name == "matmul_bf16")
+    assert ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in body) == (
+        name == "matmul_bf16"
+    )
 
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
@@ -116,7 +151,9 @@ needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_ptxas_accepts_without_spills(ptx, name):
     resources = run_ptxas(ptx.ptx, "sm_90").resources[name]
-    assert resources.spill_stores == 0 and resources.spill_loads == 0 and resources.local_memory == 0
+    assert (
+        resources.spill_stores == 0 and resources.spill_loads == 0 and resources.local_memory == 0
+    )
     assert resources.registers <= 128
     assert (resources.barriers > 0) == EXPECT[name].barrier
 
@@ -162,7 +199,11 @@ def cases(name):
             yield [poisoned(*shape), x], softmax(x), 1e-5
     elif name == "layernorm":
         x, g, b = f32(6, 500), f32(500), f32(500)
-        yield [poisoned(6, 500), x, g, b, np.float32(1e-5)], layernorm(x, g, b, np.float32(1e-5)), 1e-4
+        yield (
+            [poisoned(6, 500), x, g, b, np.float32(1e-5)],
+            layernorm(x, g, b, np.float32(1e-5)),
+            1e-4,
+        )
     elif name == "transpose":
         x = f32(70, 100)
         yield [poisoned(100, 70), x], x.T, 0
@@ -183,8 +224,9 @@ def test_numerics(lowered, interpreter, name):
 def test_matmul_bf16_numerics_need_bf16_memory():
     """The interpreter holds no bf16 memory (NumPy has no bf16); test_ops.py runs the same
     lowering on f16 inputs instead."""
-    from ferrox.driver.interpreter.values import storage_dtype
     from xdsl.dialects.builtin import BFloat16Type
+
+    from ferrox.driver.interpreter.values import storage_dtype
 
     with pytest.raises(TypeError, match="bf16 has no NumPy type"):
         storage_dtype(BFloat16Type())
@@ -192,7 +234,9 @@ def test_matmul_bf16_numerics_need_bf16_memory():
 
 @pytest.mark.parametrize("threads, elems", [(32, 0), (128, 2), (64, 1), (256, 8)])
 @pytest.mark.parametrize("name", ["vector_add", "row_sum", "softmax", "transpose", "matmul_f32"])
-def test_numerics_with_other_choices(examples_text, lower, simt_kernel, interpreter, name, threads, elems):
+def test_numerics_with_other_choices(
+    examples_text, lower, simt_kernel, interpreter, name, threads, elems
+):
     module = lower(examples_text, threads, elems, name="kernels.mlir")
     kernel = simt_kernel(module, name)
     lowering = kernel.attributes[LOWERING_ATTR]

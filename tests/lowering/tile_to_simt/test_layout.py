@@ -26,7 +26,14 @@ def element(layout: Layout, t: int, r: int) -> int:
 
 @pytest.mark.parametrize(
     "shape, threads, w",
-    [((1024,), 256, 4), ((4, 1024), 256, 4), ((16,), 256, 4), ((16, 128), 128, 2), ((2, 4, 16), 32, 8), ((8,), 32, 16)],
+    [
+        ((1024,), 256, 4),
+        ((4, 1024), 256, 4),
+        ((16,), 256, 4),
+        ((16, 128), 128, 2),
+        ((2, 4, 16), 32, 8),
+        ((8,), 32, 16),
+    ],
 )
 def test_chunked_is_the_witness_mapping(shape, threads, w):
     layout = chunked(shape, threads, w)

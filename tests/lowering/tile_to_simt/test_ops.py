@@ -98,11 +98,22 @@ def test_binary_f32(run, op, ref):
         assert np.signbit(out[2:4]).tolist() == np.signbit(want[2:4]).tolist()
 
 
-@pytest.mark.parametrize("op, ref", [("add", np.add), ("mul", np.multiply), ("maximum", np.maximum), ("minimum", np.minimum), ("sub", np.subtract)])
+@pytest.mark.parametrize(
+    "op, ref",
+    [
+        ("add", np.add),
+        ("mul", np.multiply),
+        ("maximum", np.maximum),
+        ("minimum", np.minimum),
+        ("sub", np.subtract),
+    ],
+)
 def test_binary_i32_wraps(run, op, ref):
     x = rng.integers(-(2**31), 2**31, 100, dtype=np.int64).astype(np.int32)
     y = rng.integers(-(2**31), 2**31, 100, dtype=np.int64).astype(np.int32)
-    (out, _, _) = run(BINARY.replace("OP", op).replace("T", "i32"), "k", [poisoned(100, dtype=np.int32), x, y])
+    (out, _, _) = run(
+        BINARY.replace("OP", op).replace("T", "i32"), "k", [poisoned(100, dtype=np.int32), x, y]
+    )
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(out, ref(x, y))
 
@@ -122,7 +133,14 @@ tile.kernel @k(%out: !tile.partition<f32, [32]>, %x: !tile.tensor<f32, [?]>, %y:
 
 @pytest.mark.parametrize(
     "pred, ref",
-    [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)],
+    [
+        ("eq", np.equal),
+        ("ne", np.not_equal),
+        ("lt", np.less),
+        ("le", np.less_equal),
+        ("gt", np.greater),
+        ("ge", np.greater_equal),
+    ],
 )
 def test_compare_and_select(run, pred, ref):
     x = np.array([np.nan, 1, 2, np.nan, -1, 5, 0, -0.0] * 5, np.float32)
@@ -142,8 +160,48 @@ tile.kernel @k(%out: !tile.partition<D, [16]>, %x: !tile.tensor<S, [?]>) {
 """
 
 with np.errstate(over="ignore"):
-    SPECIAL_F16 = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.9, -2.9, 0.5, -0.5, 127.5, -128.9, 300.0, 65504.0, 1e-8, 1.0, 0.0], np.float32).astype(np.float16)
-SPECIAL = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.9, -2.9, 0.5, -0.5, 127.5, -128.9, 300.0, 65504.0, 1e-8, 1.0, 0.0], np.float32)
+    SPECIAL_F16 = np.array(
+        [
+            np.nan,
+            np.inf,
+            -np.inf,
+            3e9,
+            -3e9,
+            2.9,
+            -2.9,
+            0.5,
+            -0.5,
+            127.5,
+            -128.9,
+            300.0,
+            65504.0,
+            1e-8,
+            1.0,
+            0.0,
+        ],
+        np.float32,
+    ).astype(np.float16)
+SPECIAL = np.array(
+    [
+        np.nan,
+        np.inf,
+        -np.inf,
+        3e9,
+        -3e9,
+        2.9,
+        -2.9,
+        0.5,
+        -0.5,
+        127.5,
+        -128.9,
+        300.0,
+        65504.0,
+        1e-8,
+        1.0,
+        0.0,
+    ],
+    np.float32,
+)
 
 
 def _saturate(x, dtype):
@@ -161,9 +219,24 @@ def _saturate(x, dtype):
         ("f32", "f16", SPECIAL, SPECIAL_F16),
         ("f16", "f32", SPECIAL_F16, SPECIAL_F16.astype(np.float32)),
         ("f32", "f64", SPECIAL, SPECIAL.astype(np.float64)),
-        ("i32", "f32", np.arange(-8, 8, dtype=np.int32) * 123457, (np.arange(-8, 8) * 123457).astype(np.float32)),
-        ("i32", "i8", np.arange(-8, 8, dtype=np.int32) * 100, (np.arange(-8, 8) * 100).astype(np.int8)),
-        ("i8", "i32", np.arange(-8, 8, dtype=np.int8) * 16, (np.arange(-8, 8) * 16).astype(np.int8).astype(np.int32)),
+        (
+            "i32",
+            "f32",
+            np.arange(-8, 8, dtype=np.int32) * 123457,
+            (np.arange(-8, 8) * 123457).astype(np.float32),
+        ),
+        (
+            "i32",
+            "i8",
+            np.arange(-8, 8, dtype=np.int32) * 100,
+            (np.arange(-8, 8) * 100).astype(np.int8),
+        ),
+        (
+            "i8",
+            "i32",
+            np.arange(-8, 8, dtype=np.int8) * 16,
+            (np.arange(-8, 8) * 16).astype(np.int8).astype(np.int32),
+        ),
     ],
 )
 def test_astype(run, src, dst, x, want):
@@ -207,13 +280,25 @@ def fill(template: str, **values) -> str:
 def test_reductions(run, op, dtype, pad, axis, keep):
     n = 32 if axis == 0 else 16
     res = "[1, 32]" if (keep and axis == 0) else "[16, 1]" if keep else f"[{n}]"
-    text = fill(REDUCE, T=dtype, OUT=f"[{n}]", RES=res, OP=op, AXIS=axis, KEEP="keepdims" if keep else "", PAD=pad)
+    text = fill(
+        REDUCE,
+        T=dtype,
+        OUT=f"[{n}]",
+        RES=res,
+        OP=op,
+        AXIS=axis,
+        KEEP="keepdims" if keep else "",
+        PAD=pad,
+    )
     np_dtype = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}[dtype]
     rows, cols = 11, 29  # ragged: the tile [16, 32] is padded
     if np_dtype in (np.int32, np.int64):
         x = rng.integers(-1000, 1000, (rows, cols)).astype(np_dtype)
     else:
-        x = (rng.standard_normal((rows, cols)) * (0.1 if op == "prod" else 1) + (1 if op == "prod" else 0)).astype(np_dtype)
+        x = (
+            rng.standard_normal((rows, cols)) * (0.1 if op == "prod" else 1)
+            + (1 if op == "prod" else 0)
+        ).astype(np_dtype)
     padded = np.full((16, 32), -np.inf if pad else 0, np_dtype)
     padded[:rows, :cols] = x
     want = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[op](padded, axis=axis)
@@ -254,7 +339,9 @@ def test_shapes_in_three_dims(run, threads):
     for b in np.ndindex(2, 2, 2):
         t = tiles[b[0] * 2 : b[0] * 2 + 2, b[1] * 4 : b[1] * 4 + 4, b[2] * 16 : b[2] * 16 + 16]
         back = np.transpose(t, (2, 0, 1)).reshape(16, 8).T.reshape(2, 4, 16)
-        want[b[0] * 2 : b[0] * 2 + 2, b[1] * 4 : b[1] * 4 + 4, b[2] * 16 : b[2] * 16 + 16] = back + v - t.max(2, keepdims=True)
+        want[b[0] * 2 : b[0] * 2 + 2, b[1] * 4 : b[1] * 4 + 4, b[2] * 16 : b[2] * 16 + 16] = (
+            back + v - t.max(2, keepdims=True)
+        )
     np.testing.assert_allclose(out, want[:3, :5, :20], rtol=1e-6)
 
 
@@ -283,14 +370,21 @@ tile.kernel @k(%out: !tile.partition<f32, [4, 8]>, %o2: !tile.partition<i32, [4,
 
 def test_creation_extract_and_two_outputs(run):
     c = np.array(
-        [[1, 2, 3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 16], [0.5, 0.25, 0, -1, -2, -3, -4, -5], [100, 200, 300, 400, 500, 600, 700, 800]],
+        [
+            [1, 2, 3, 4, 5, 6, 7, 8],
+            [9, 10, 11, 12, 13, 14, 15, 16],
+            [0.5, 0.25, 0, -1, -2, -3, -4, -5],
+            [100, 200, 300, 400, 500, 600, 700, 800],
+        ],
         np.float32,
     )
     out, o2 = poisoned(4, 8), poisoned(4, 8, dtype=np.int32)
     run(CREATION, "k", [out, o2, np.float32(0.5)])
     r = (c + np.arange(8, dtype=np.float32)) * np.float32(0.5)
     np.testing.assert_array_equal(out, r)
-    np.testing.assert_array_equal(o2, np.broadcast_to(np.arange(8, dtype=np.int32) + np.int32(r.sum()), (4, 8)))
+    np.testing.assert_array_equal(
+        o2, np.broadcast_to(np.arange(8, dtype=np.int32) + np.int32(r.sum()), (4, 8))
+    )
 
 
 PADDING = """
@@ -306,7 +400,9 @@ tile.kernel @k(%out: !tile.partition<f32, [8, 8]>, %x: !tile.tensor<f32, [?, ?]>
 """
 
 
-@pytest.mark.parametrize("pad, value", [("zero", 0.0), ("neg_inf", -np.inf), ("pos_inf", np.inf), ("nan", np.nan)])
+@pytest.mark.parametrize(
+    "pad, value", [("zero", 0.0), ("neg_inf", -np.inf), ("pos_inf", np.inf), ("nan", np.nan)]
+)
 @pytest.mark.parametrize("di, dj", [(0, 0), (1, -1), (-1, 0), (-(2**62), 2**62), (0, 3)])
 def test_load_padding_at_any_index(run, pad, value, di, dj):
     x = f32(13, 21)
@@ -423,4 +519,6 @@ def test_tensor_core_matmul_at_the_example_size(run, examples_text, threads):
     b = f32(50, 90).astype(np.float16)
     out = poisoned(70, 90)
     run(text, "matmul_f16", [out, a, b], threads=threads)
-    np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5
+    )

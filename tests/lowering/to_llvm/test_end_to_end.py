@@ -67,7 +67,7 @@ def build_kernel() -> ModuleOp:
 def export(module: ModuleOp) -> str:
     """LLVM IR text: ferrox's exporter where it exists, xDSL's otherwise."""
     try:
-        from ferrox.lowering.llvm_export import to_llvm_ir
+        from ferrox.targets.llvm_export import to_llvm_ir
     except ImportError:
         from xdsl.backend.llvm.convert import convert_module
 
@@ -131,12 +131,12 @@ def test_ptx_has_the_math_and_the_loop(ptx: str) -> None:
 
 
 def test_kernel_is_a_ptx_entry(ptx: str) -> None:
-    pytest.importorskip("ferrox.lowering.llvm_export", reason="xDSL's own exporter marks no entry")
+    pytest.importorskip("ferrox.targets.llvm_export", reason="xDSL's own exporter marks no entry")
     assert re.search(r"\.visible \.entry transform\(", ptx)
 
 
 def test_ptxas_accepts_it(ptx: str, tmp_path) -> None:
-    from ferrox.driver.toolchain import find_ptxas
+    from ferrox.targets.toolchain import find_ptxas
 
     ptxas = find_ptxas()
     if ptxas is None:

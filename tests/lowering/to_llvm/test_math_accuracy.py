@@ -286,7 +286,9 @@ def test_the_doc_states_a_bound_for_every_approximated_function() -> None:
 )
 def test_documented_bound_holds_for_the_model(op, t, intervals, metric, bound) -> None:
     worst = measured_error(op, t, intervals, metric)
-    assert worst <= bound, f"{op} on {t}: {metric} error {worst:.4g} exceeds the documented {bound:.4g}"
+    assert worst <= bound, (
+        f"{op} on {t}: {metric} error {worst:.4g} exceeds the documented {bound:.4g}"
+    )
 
 
 INF, NAN = np.inf, np.nan

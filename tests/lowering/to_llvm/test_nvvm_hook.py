@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ferrox.diagnostics import DiagnosticError
-from ferrox.driver.registry import make_context
 from ferrox.lowering.to_llvm import convert_to_llvm, nvvm
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
 
 WITH_NVVM = """
 func.func @k() -> i32 {

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 
-from ferrox.driver import registry
+from ferrox import registry
 from ferrox.lowering.to_llvm import ConvertToLLVMPass, convert_type
 from ferrox.lowering.to_llvm.types import TypeConversionError, is_legal
 

@@ -46,7 +46,7 @@ def check_llvmlite() -> Check:
 
 
 def check_ptxas() -> Check:
-    from ferrox.driver.toolchain import find_ptxas
+    from ferrox.targets.toolchain import find_ptxas
 
     name = "ptxas"
     fix = (

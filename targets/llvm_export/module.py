@@ -17,8 +17,8 @@ from xdsl.ir import Block
 from xdsl.utils.exceptions import LLVMTranslationException
 
 from ferrox.diagnostics import DiagnosticEngine
-from ferrox.lowering.llvm_export.functions import declare_function
-from ferrox.lowering.llvm_export.ops import ExportError, convert_op
+from ferrox.targets.llvm_export.functions import declare_function
+from ferrox.targets.llvm_export.ops import ExportError, convert_op
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 NVPTX_DATALAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -33,7 +33,9 @@ def convert_module(module: ModuleOp) -> ir.Module:
     out = ir.Module(name=_module_name(module))
     out.triple = _string_attr(module, "llvm.target_triple") or NVPTX_TRIPLE
     layout = _string_attr(module, "llvm.data_layout")
-    out.data_layout = layout if layout is not None else NVPTX_DATALAYOUT if out.triple == NVPTX_TRIPLE else ""
+    out.data_layout = (
+        layout if layout is not None else NVPTX_DATALAYOUT if out.triple == NVPTX_TRIPLE else ""
+    )
 
     globals_: list[llvm.GlobalOp] = []
     functions: list[llvm.FuncOp] = []
@@ -69,7 +71,9 @@ def _string_attr(module: ModuleOp, name: str) -> str | None:
 
 def _global(op: llvm.GlobalOp, out: ir.Module, diag: DiagnosticEngine) -> None:
     if op.body.blocks and op.body.block.ops:
-        diag.error(op, f"global @{op.sym_name.data} has an initializer region; give its value inline")
+        diag.error(
+            op, f"global @{op.sym_name.data} has an initializer region; give its value inline"
+        )
         return
     try:
         _convert_global(op, out)

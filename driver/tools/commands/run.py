@@ -84,7 +84,9 @@ def execute(args: argparse.Namespace) -> int:
     except RunError as e:
         print(f"ferrox run: error: {e}", file=sys.stderr)
         return 1
-    except Exception as e:  # a bug in ferrox: one line, not a traceback (FERROX_TRACEBACK=1 shows it)
+    except (
+        Exception
+    ) as e:  # a bug in ferrox: one line, not a traceback (FERROX_TRACEBACK=1 shows it)
         if os.environ.get("FERROX_TRACEBACK"):
             raise
         print(f"ferrox run: internal error: {type(e).__name__}: {e}", file=sys.stderr)

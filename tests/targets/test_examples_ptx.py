@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ferrox.driver.registry import make_context
-from ferrox.driver.toolchain import find_ptxas, run_ptxas
-from ferrox.lowering.pipeline import CompiledKernels, compile_module_to_ptx
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.compile import CompiledKernels, compile_module_to_ptx
+from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simt"
@@ -41,7 +41,9 @@ class Expect:
 F32x3 = ("slice:f32", "slice:f32", "slice:f32")
 EXPECT = {
     "vecadd": Expect((256, 1, 1), F32x3),
-    "vecadd_unchecked": Expect(None, ("ptr", "ptr", "ptr", "index"), nc_loads=False, plain_global_loads=2, traps=False),
+    "vecadd_unchecked": Expect(
+        None, ("ptr", "ptr", "ptr", "index"), nc_loads=False, plain_global_loads=2, traps=False
+    ),
     "vecadd_vec4": Expect((256, 1, 1), (*F32x3, "index"), vector_accesses=True),
     "saxpy": Expect((256, 1, 1), ("f32", "slice:f32", "slice:f32"), plain_global_loads=1),
     "neighbour": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, traps=False),
@@ -75,7 +77,9 @@ def test_expectations_agree_with_the_source(path: Path):
     assert expect.barrier == ("simt.sync_threads" in text)
     assert expect.shuffle == ("simt.shuffle" in text)
     assert expect.atomic == ("simt.atomic_" in text)
-    assert expect.nc_loads == bool(re.search(r"simt\.load(_chunk)? %\w+\[[^]]*\](, [^:]*)? : !simt\.slice<", text))
+    assert expect.nc_loads == bool(
+        re.search(r"simt\.load(_chunk)? %\w+\[[^]]*\](, [^:]*)? : !simt\.slice<", text)
+    )
     assert (expect.block is not None) == ("contract<" in text)
 
 
@@ -97,7 +101,9 @@ def test_example_ptx(path: Path):
     assert info.block == expect.block
 
     body = entry(result.ptx, name)
-    params = re.findall(rf"\.param \.(\w+)(?: \.ptr \.global \.align (\d+))? {name}_param_\d+", body)
+    params = re.findall(
+        rf"\.param \.(\w+)(?: \.ptr \.global \.align (\d+))? {name}_param_\d+", body
+    )
     assert len(params) == sum(2 if k.startswith("slice:") else 1 for k in expect.signature)
     # Each slice is a global pointer aligned to its element, then a 64-bit length.
     kinds = iter(params)
@@ -126,7 +132,9 @@ def test_example_ptx(path: Path):
         assert len(re.findall(r"st\.global\.v4\.b32", body)) == 1
 
 
-needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not on PATH and no nvidia-cuda-nvcc wheel)")
+needs_ptxas = pytest.mark.skipif(
+    find_ptxas() is None, reason="needs ptxas (not on PATH and no nvidia-cuda-nvcc wheel)"
+)
 
 
 @needs_ptxas

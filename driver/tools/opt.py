@@ -19,12 +19,18 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import ferrox
+from ferrox import registry
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of
-from ferrox.driver import expected_diagnostics, registry
+from ferrox.driver.tools import expected_diagnostics
 from ferrox.parser import parse_module
 from ferrox.verify import verify_module
 

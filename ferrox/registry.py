@@ -41,8 +41,8 @@ FERROX_PASSES = {
 }
 
 FERROX_TARGETS = {
-    "llvm": "ferrox.lowering.llvm_export:LLVMIRTarget",
-    "ptx": "ferrox.lowering.ptx:PTXTarget",
+    "llvm": "ferrox.targets.llvm_export:LLVMIRTarget",
+    "ptx": "ferrox.targets.ptx:PTXTarget",
 }
 
 DIALECT_GROUP = "ferrox.dialects"

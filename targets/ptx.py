@@ -31,8 +31,8 @@ from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
-from ferrox.driver.toolchain import FunctionResources, run_ptxas
-from ferrox.lowering.llvm_export import to_llvm_ir
+from ferrox.targets.llvm_export import to_llvm_ir
+from ferrox.targets.toolchain import FunctionResources, run_ptxas
 
 DEFAULT_CHIP = "sm_90"
 DEFAULT_FEATURES = "+ptx80"
@@ -98,7 +98,9 @@ def _module_string(module: ModuleOp | None, name: str) -> str | None:
         return None
     attr = module.attributes[name]
     if not isinstance(attr, StringAttr):
-        raise PTXError(f'module attribute "{name}" must be a string such as "sm_90", got {attr}', module)
+        raise PTXError(
+            f'module attribute "{name}" must be a string such as "sm_90", got {attr}', module
+        )
     return attr.data
 
 
@@ -154,7 +156,9 @@ sys.stdout.write(machine.emit_assembly(module))
 """
 
 
-def compile_ptx(llvm_ir: str, chip: str = DEFAULT_CHIP, features: str = DEFAULT_FEATURES, opt: int = 3) -> str:
+def compile_ptx(
+    llvm_ir: str, chip: str = DEFAULT_CHIP, features: str = DEFAULT_FEATURES, opt: int = 3
+) -> str:
     """PTX for `llvm_ir` (text); raises `PTXError` with LLVM's own message when it cannot."""
     features = normalize_features(features)
     validate_target(chip, features)
@@ -246,7 +250,11 @@ def _locate_symbols(module: ModuleOp, e: PTXError) -> DiagnosticError:
                 f"unknown intrinsic '{op.intrin.data}': LLVM's NVPTX backend does not know it and "
                 "would call an external function of that name",
             )
-        elif isinstance(op, llvm.CallOp) and op.callee is not None and op.callee.string_value() in e.symbols:
+        elif (
+            isinstance(op, llvm.CallOp)
+            and op.callee is not None
+            and op.callee.string_value() in e.symbols
+        ):
             diag.error(op, f"call to unknown intrinsic '{op.callee.string_value()}'")
     return DiagnosticError(diag.diagnostics) if diag.diagnostics else e
 

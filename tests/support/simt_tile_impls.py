@@ -3,9 +3,20 @@
 the tests, and `register()` is kept for the callers that still ask for it."""
 
 from ferrox.driver.interpreter.mma_ops import MmaSyncFunctions, mma_fragments
-from ferrox.driver.interpreter.tile_support_ops import ChunkWitness, TileSupportFunctions, chunk_witness
+from ferrox.driver.interpreter.tile_support_ops import (
+    ChunkWitness,
+    TileSupportFunctions,
+    chunk_witness,
+)
 
-__all__ = ["ChunkWitness", "MmaSyncFunctions", "TileSupportFunctions", "chunk_witness", "mma_fragments", "register"]
+__all__ = [
+    "ChunkWitness",
+    "MmaSyncFunctions",
+    "TileSupportFunctions",
+    "chunk_witness",
+    "mma_fragments",
+    "register",
+]
 
 
 def register() -> None:

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, String
 from xdsl.ir import Attribute
 
 from ferrox.diagnostics import DiagnosticEngine
-from ferrox.lowering.llvm_export.instructions import ArgumentAttributes, FunctionAttributes
+from ferrox.targets.llvm_export.instructions import ArgumentAttributes, FunctionAttributes
 
 KERNEL_ATTR = "nvvm.kernel"
 """Unit attribute marking an `llvm.func` as a kernel (MLIR's spelling), as `CConv = ptx_kernel` does."""
@@ -40,7 +40,11 @@ _FLAG_ATTRS = {
 }
 """MLIR's unit properties of `llvm.func` and the LLVM function attributes they stand for."""
 
-_ARG_FLAGS = {"llvm.readonly": "readonly", "llvm.writeonly": "writeonly", "llvm.readnone": "readnone"}
+_ARG_FLAGS = {
+    "llvm.readonly": "readonly",
+    "llvm.writeonly": "writeonly",
+    "llvm.readnone": "readnone",
+}
 _ARG_HANDLED_BY_XDSL = {
     "llvm.inreg", "llvm.nest", "llvm.noalias", "llvm.nocapture", "llvm.nofree", "llvm.nonnull",
     "llvm.noundef", "llvm.returned", "llvm.signext", "llvm.zeroext", "llvm.align",
@@ -77,7 +81,9 @@ def _set_calling_convention(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEn
     if is_kernel(op):
         fn.calling_convention = "ptx_kernel"
         if not isinstance(op.function_type.output, llvm.LLVMVoidType):
-            diag.error(op, f"kernel @{op.sym_name.data} must return void, not {op.function_type.output}")
+            diag.error(
+                op, f"kernel @{op.sym_name.data} must return void, not {op.function_type.output}"
+            )
         if (linkage := op.linkage.linkage.data) in ("internal", "private"):
             diag.error(
                 op,
@@ -123,13 +129,15 @@ def _add_passthrough(op: llvm.FuncOp, fn: ir.Function, entry: Attribute, diag: D
         key, value = (e.data for e in entry)  # type: ignore[union-attr]
         fn.attributes.strings[key] = value
         return
-    diag.error(op, f"passthrough entry {entry} is neither \"name\" nor [\"key\", \"value\"]")
+    diag.error(op, f'passthrough entry {entry} is neither "name" nor ["key", "value"]')
 
 
 def _set_launch_bounds(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine) -> None:
     present = [name for name in LAUNCH_BOUNDS if name in op.attributes]
     if present and not is_kernel(op):
-        diag.error(op, f"'{present[0]}' is only meaningful on a kernel; @{op.sym_name.data} is not one")
+        diag.error(
+            op, f"'{present[0]}' is only meaningful on a kernel; @{op.sym_name.data} is not one"
+        )
         return
     if "nvvm.reqntid" in present and "nvvm.maxntid" in present:
         diag.error(
@@ -141,7 +149,9 @@ def _set_launch_bounds(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine)
         values = _bound_values(op.attributes[name])
         arity = LAUNCH_BOUNDS[name]
         if values is None or not 1 <= len(values) <= arity or any(v <= 0 for v in values):
-            shape = "array<i32: x[, y[, z]]> of positive values" if arity == 3 else "a positive integer"
+            shape = (
+                "array<i32: x[, y[, z]]> of positive values" if arity == 3 else "a positive integer"
+            )
             diag.error(op, f"'{name}' must be {shape}, got {op.attributes[name]}")
             continue
         if arity == 3 and _product(values) > 1024:
@@ -177,4 +187,6 @@ def _set_argument_attributes(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticE
             if name in _ARG_FLAGS:
                 arg.attributes.add(_ARG_FLAGS[name])
             elif name.startswith("llvm.") and name not in _ARG_HANDLED_BY_XDSL:
-                diag.error(op, f"argument #{index} of @{op.sym_name.data}: unsupported attribute '{name}'")
+                diag.error(
+                    op, f"argument #{index} of @{op.sym_name.data}: unsupported attribute '{name}'"
+                )

@@ -16,10 +16,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 import ferrox.dialects.llvm  # noqa: F401  (registers the PTX calling conventions)
-from ferrox.lowering.llvm_export.functions import KERNEL_ATTR, LAUNCH_BOUNDS, is_kernel
-from ferrox.lowering.llvm_export.module import NVPTX_DATALAYOUT, NVPTX_TRIPLE, convert_module
-from ferrox.lowering.llvm_export.ops import CONVERGENT_INTRINSIC_PREFIXES, is_convergent_intrinsic
-from ferrox.lowering.llvm_export.types import BFloatType, bf16_bits, intrinsic_suffix
+from ferrox.targets.llvm_export.functions import KERNEL_ATTR, LAUNCH_BOUNDS, is_kernel
+from ferrox.targets.llvm_export.module import NVPTX_DATALAYOUT, NVPTX_TRIPLE, convert_module
+from ferrox.targets.llvm_export.ops import CONVERGENT_INTRINSIC_PREFIXES, is_convergent_intrinsic
+from ferrox.targets.llvm_export.types import BFloatType, bf16_bits, intrinsic_suffix
 
 
 def to_llvm_ir(module: ModuleOp) -> str:

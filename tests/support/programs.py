@@ -36,7 +36,9 @@ simt.kernel @add(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %c: !simt.disjoint_
 """
 
 # A loop threads the accumulator through iter_args; one prepared launch serves every iteration.
-LOOP = ACCUMULATE + f"""
+LOOP = (
+    ACCUMULATE
+    + f"""
 func.func @main() -> {T} {{
   %n = host.param "n" = 300 : index
   %steps = host.param "steps" = 5 : index
@@ -58,8 +60,11 @@ func.func @main() -> {T} {{
   func.return %r : {T}
 }}
 """
+)
 
-FROM_ARRAYS = DOUBLE + f"""
+FROM_ARRAYS = (
+    DOUBLE
+    + f"""
 func.func @main() -> {T} {{
   %x = host.from_array 0 : {T}
   %out = host.from_array 1 : {T}
@@ -73,9 +78,12 @@ func.func @main() -> {T} {{
   func.return %out2 : {T}
 }}
 """
+)
 
 # Prepared for %out of n elements, launched with %other of m: the launch must refuse.
-STALE = DOUBLE + f"""
+STALE = (
+    DOUBLE
+    + f"""
 func.func @main() {{
   %n = host.param "n" = 300 : index
   %m = host.param "m" = 600 : index
@@ -92,8 +100,11 @@ func.func @main() {{
   func.return
 }}
 """
+)
 
-UNSAFE_BLOCK = DOUBLE + f"""
+UNSAFE_BLOCK = (
+    DOUBLE
+    + f"""
 func.func @main() {{
   %n = host.param "n" = 300 : index
   %x = host.random uniform(0.0, 1.0) seed 1 (%n) : {T}
@@ -106,9 +117,11 @@ func.func @main() {{
   func.return
 }}
 """
+)
 
 # No `requires`: a launch over a longer output reads past the end of %x and traps.
-TRAPS = """
+TRAPS = (
+    """
 simt.kernel @reads_past(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256]> {
   %w = simt.thread_index_1d
   %i = simt.witness_value %w : !simt.thread_index<1d>
@@ -119,7 +132,8 @@ simt.kernel @reads_past(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d
   }
   simt.return
 }
-""" + f"""
+"""
+    + f"""
 func.func @main() {{
   %n = arith.constant 100 : index
   %m = arith.constant 200 : index
@@ -134,6 +148,7 @@ func.func @main() {{
   func.return
 }}
 """
+)
 
 CHECKS_GO_ON = f"""
 func.func @main() {{
@@ -149,7 +164,9 @@ func.func @main() {{
 }}
 """
 
-TWO_STREAMS = DOUBLE + f"""
+TWO_STREAMS = (
+    DOUBLE
+    + f"""
 func.func @main() -> ({T}, {T}) {{
   %n = host.param "n" = 300 : index
   %x = host.arange (%n) : {T}
@@ -167,9 +184,11 @@ func.func @main() -> ({T}, {T}) {{
   func.return %r1, %r2 : {T}, {T}
 }}
 """
+)
 
 P = "!host.partition<f32, [?], [128]>"
-TILE_ADD = """
+TILE_ADD = (
+    """
 tile.kernel @vector_add(%z: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
   %a = tile.load_like %x, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [128]> -> !tile.tile<f32, [128]>
   %b = tile.load_like %y, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [128]> -> !tile.tile<f32, [128]>
@@ -177,7 +196,8 @@ tile.kernel @vector_add(%z: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [
   tile.store %sum, %z : !tile.tile<f32, [128]>, !tile.partition<f32, [128]>
   tile.return
 }
-""" + f"""
+"""
+    + f"""
 func.func @main() -> {T} {{
   %n = host.param "n" = 1000 : index
   %x = host.random uniform(0.0, 1.0) seed 3 (%n) : {T}
@@ -192,15 +212,18 @@ func.func @main() -> {T} {{
   func.return %z2 : {T}
 }}
 """
+)
 
-TILE_TWO_OUTS = """
+TILE_TWO_OUTS = (
+    """
 tile.kernel @copy2(%a: !tile.partition<f32, [128]>, %b: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>) {
   %t = tile.load_like %x, %a : !tile.tensor<f32, [?]>, !tile.partition<f32, [128]> -> !tile.tile<f32, [128]>
   tile.store %t, %a : !tile.tile<f32, [128]>, !tile.partition<f32, [128]>
   tile.store %t, %b : !tile.tile<f32, [128]>, !tile.partition<f32, [128]>
   tile.return
 }
-""" + f"""
+"""
+    + f"""
 func.func @main() {{
   %n = host.param "n" = 1000 : index
   %m = host.param "m" = 1000 : index
@@ -219,10 +242,14 @@ func.func @main() {{
   func.return
 }}
 """
+)
 
 # A tile kernel whose input has a static length, fed a host tensor of `?` length.
 TILE_STATIC_INPUT = TILE_ADD.replace(
     "%x: !tile.tensor<f32, [?]>, %y", "%x: !tile.tensor<f32, [1000]>, %y"
-).replace("tile.load_like %x, %z : !tile.tensor<f32, [?]>", "tile.load_like %x, %z : !tile.tensor<f32, [1000]>")
+).replace(
+    "tile.load_like %x, %z : !tile.tensor<f32, [?]>",
+    "tile.load_like %x, %z : !tile.tensor<f32, [1000]>",
+)
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "simt"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "simt"

@@ -59,13 +59,17 @@ class FakeDevice:
                 return buf[ptr - base : ptr - base + nbytes]
         raise AssertionError(f"access to unallocated fake device memory 0x{ptr:x} (+{nbytes})")
 
-    def htod(self, dst: int, src: Any, nbytes: int | None = None, stream: Any = None, ordinal: int = 0) -> None:
+    def htod(
+        self, dst: int, src: Any, nbytes: int | None = None, stream: Any = None, ordinal: int = 0
+    ) -> None:
         data = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
         n = data.size if nbytes is None else nbytes
         if n:
             self.view(dst, n)[:] = data[:n]
 
-    def dtoh(self, dst: Any, src: int, nbytes: int | None = None, stream: Any = None, ordinal: int = 0) -> None:
+    def dtoh(
+        self, dst: Any, src: int, nbytes: int | None = None, stream: Any = None, ordinal: int = 0
+    ) -> None:
         out = dst.reshape(-1).view(np.uint8)
         n = out.size if nbytes is None else nbytes
         if n:
@@ -89,8 +93,8 @@ class FakeKernel:
         self.device, self.compiled, self.name = device, compiled, name
 
     def launch(self, grid, block, args, shared_bytes=0, stream=None) -> None:
-        from ferrox.driver.interpreter import find_kernel, run_simt_kernel
         from ferrox.driver.host_runner.dtypes import numpy_dtype
+        from ferrox.driver.interpreter import find_kernel, run_simt_kernel
 
         kernel = find_kernel(self.device.module, self.name)
         values = [v for _, v in args]
@@ -111,7 +115,9 @@ class FakeKernel:
             else:
                 arrays.append(next(pending))
         self.device.launches.append((self.name, tuple(grid), tuple(block), shared_bytes))
-        run_simt_kernel(self.device.module, self.name, tuple(grid), tuple(block), arrays, shared_bytes)
+        run_simt_kernel(
+            self.device.module, self.name, tuple(grid), tuple(block), arrays, shared_bytes
+        )
 
 
 def register_tile_support() -> None:
@@ -122,22 +128,17 @@ def register_tile_support() -> None:
 
     if any(simt.TileIndexOp in dict(f()._impls()) for f in launch.FUNCTIONS):
         return
-    import importlib.util
-    from pathlib import Path
+    import simt_tile_impls
 
-    path = Path(__file__).resolve().parents[2] / "lowering" / "tile_to_simt" / "simt_tile_impls.py"
-    spec = importlib.util.spec_from_file_location("simt_tile_impls_for_fake_gpu", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.register()
+    simt_tile_impls.register()
     launch.interpreter_functions.cache_clear()  # the table is built once; rebuild it with these
 
 
 def install(monkeypatch, tmp_path) -> FakeDevice:
     """Point the runtime at a fake device (and the kernel cache at `tmp_path`)."""
     import ferrox.api as api
-    from ferrox.driver.runtime import cuda, device as device_module
+    from ferrox.driver.runtime import cuda
+    from ferrox.driver.runtime import device as device_module
 
     register_tile_support()
     device = FakeDevice()

@@ -6,20 +6,29 @@ import llvmlite.binding as llvm_binding
 import pytest
 from xdsl.builder import Builder
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr, ModuleOp, StringAttr, UnitAttr, f32, i32
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    f32,
+    i32,
+)
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
 from ferrox.diagnostics import DiagnosticError
-from ferrox.driver.registry import make_context
-from ferrox.lowering.llvm_export import (
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.llvm_export import (
     NVPTX_DATALAYOUT,
     NVPTX_TRIPLE,
     LLVMIRTarget,
     is_convergent_intrinsic,
     to_llvm_ir,
 )
-from ferrox.parser import parse_module
 
 GLOBAL = llvm.LLVMPointerType(IntAttr(1))
 
@@ -76,7 +85,7 @@ def test_module_may_name_its_own_triple():
     module.attributes["llvm.target_triple"] = StringAttr("nvptx-nvidia-cuda")
     text = to_llvm_ir(module)
     assert 'target triple = "nvptx-nvidia-cuda"' in text
-    assert "target datalayout = \"\"" in text
+    assert 'target datalayout = ""' in text
 
 
 def test_export_errors_are_located_and_all_reported():
@@ -111,7 +120,10 @@ llvm.func @k(%a: i32, %b: i64) {
         to_llvm_ir(module)
     (diagnostic,) = caught.value.diagnostics
     assert diagnostic.loc.line == 4
-    assert "'llvm.nvvm.foo' is used with type i64 (i64) here but was declared with" in diagnostic.message
+    assert (
+        "'llvm.nvvm.foo' is used with type i64 (i64) here but was declared with"
+        in diagnostic.message
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,7 +146,7 @@ def test_convergent_intrinsics(name: str, convergent: bool):
 def test_target_is_registered_for_ferrox_opt():
     from io import StringIO
 
-    from ferrox.driver.registry import all_targets
+    from ferrox.registry import all_targets
 
     target_class = all_targets()["llvm"]()
     assert target_class is LLVMIRTarget and LLVMIRTarget.name == "llvm"

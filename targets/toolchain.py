@@ -72,9 +72,7 @@ class FunctionResources:
 
 _FUNCTION = re.compile(r"Function properties for (\S+)")
 _ENTRY = re.compile(r"Compiling entry function '([^']+)'")
-_FRAME = re.compile(
-    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
-)
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers")
 _BARRIERS = re.compile(r"used (\d+) barriers")
 _SMEM = re.compile(r"(\d+) bytes smem")
@@ -124,7 +122,9 @@ class PtxasResult:
     resources: dict[str, FunctionResources]
 
 
-def run_ptxas(ptx: str, chip: str, *, verbose: bool = True, extra_args: tuple[str, ...] = ()) -> PtxasResult:
+def run_ptxas(
+    ptx: str, chip: str, *, verbose: bool = True, extra_args: tuple[str, ...] = ()
+) -> PtxasResult:
     """Assemble `ptx` for `chip` (e.g. `sm_90`); raises `ToolchainError` with ptxas's own errors."""
     ptxas = require_ptxas()
     with tempfile.TemporaryDirectory(prefix="ferrox-ptxas-") as tmp:

@@ -7,15 +7,9 @@ import re
 
 import pytest
 
-from ferrox.driver.registry import all_targets, make_context
-from ferrox.driver.toolchain import (
-    FunctionResources,
-    ToolchainError,
-    find_ptxas,
-    parse_ptxas_info,
-    run_ptxas,
-)
-from ferrox.lowering.ptx import (
+from ferrox.parser import parse_module
+from ferrox.registry import all_targets, make_context
+from ferrox.targets.ptx import (
     PTXError,
     PTXTarget,
     assemble_cubin,
@@ -26,7 +20,13 @@ from ferrox.lowering.ptx import (
     ptx_resources,
     resolve_target,
 )
-from ferrox.parser import parse_module
+from ferrox.targets.toolchain import (
+    FunctionResources,
+    ToolchainError,
+    find_ptxas,
+    parse_ptxas_info,
+    run_ptxas,
+)
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not on PATH)")
 
@@ -129,7 +129,8 @@ def test_features_and_defaults():
 
 def test_target_resolution_order():
     module = parse_module(
-        make_context(), 'builtin.module attributes {"ferrox.chip" = "sm_80", "ferrox.features" = "+ptx82"} {}'
+        make_context(),
+        'builtin.module attributes {"ferrox.chip" = "sm_80", "ferrox.features" = "+ptx82"} {}',
     )
     assert resolve_target(module) == ("sm_80", "+ptx82")
     assert resolve_target(module, chip="sm_90") == ("sm_90", "+ptx82")
@@ -141,7 +142,9 @@ def test_target_resolution_order():
 def test_ptx_symbol_check_ignores_comments():
     check_ptx_symbols("// llvm.nvvm.bogus was here\n.visible .entry k()\n{\n}\n")
     with pytest.raises(PTXError) as caught:
-        check_ptx_symbols(".extern .func llvm.nvvm.a\n;\ncall.uni llvm.nvvm.a, ();\ncall.uni llvm.foo.b, ();\n")
+        check_ptx_symbols(
+            ".extern .func llvm.nvvm.a\n;\ncall.uni llvm.nvvm.a, ();\ncall.uni llvm.foo.b, ();\n"
+        )
     assert caught.value.symbols == ("llvm.nvvm.a", "llvm.foo.b")
 
 
@@ -201,7 +204,7 @@ def test_ptxas_lmem_form():
 
 
 def test_missing_ptxas_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr("ferrox.driver.toolchain.find_ptxas", lambda: None)
+    monkeypatch.setattr("ferrox.targets.toolchain.find_ptxas", lambda: None)
     with pytest.raises(ToolchainError, match="nvidia-cuda-nvcc"):
         assemble_cubin(".version 8.0\n.target sm_90\n.address_size 64\n")
 

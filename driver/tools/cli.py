@@ -10,9 +10,9 @@ from collections.abc import Sequence
 import ferrox
 
 COMMANDS = {
-    "compile": "ferrox.driver.commands.compile",
-    "run": "ferrox.driver.commands.run",
-    "doctor": "ferrox.driver.commands.doctor",
+    "compile": "ferrox.driver.tools.commands.compile",
+    "run": "ferrox.driver.tools.commands.run",
+    "doctor": "ferrox.driver.tools.commands.doctor",
 }
 
 

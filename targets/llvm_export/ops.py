@@ -31,8 +31,8 @@ from xdsl.utils.type import get_element_type_or_self
 
 from ferrox.dialects import llvm as fx
 from ferrox.dialects.llvm.enums import ordering_name
-from ferrox.lowering.llvm_export import instructions as li
-from ferrox.lowering.llvm_export.types import bit_width, intrinsic_suffix
+from ferrox.targets.llvm_export import instructions as li
+from ferrox.targets.llvm_export.types import bit_width, intrinsic_suffix
 
 ValueMap = dict[SSAValue, ir.Value]
 
@@ -113,7 +113,9 @@ def _load(op: llvm.LoadOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     typ = convert_type(op.dereferenced_value.type)
     ordering = _ordering(op)
     align = _int(op.alignment) or (_natural_align(typ) if ordering else None)
-    instr = li.Load(b.block, vals[op.ptr], typ, ordering, _str(op, "syncscope"), align, _flag(op, "volatile_"))
+    instr = li.Load(
+        b.block, vals[op.ptr], typ, ordering, _str(op, "syncscope"), align, _flag(op, "volatile_")
+    )
     _insert(b, instr)
     if _flag(op, "invariant"):
         instr.set_metadata("invariant.load", b.module.add_metadata([]))
@@ -126,7 +128,9 @@ def _store(op: llvm.StoreOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     value = vals[op.value]
     ordering = _ordering(op)
     align = _int(op.alignment) or (_natural_align(value.type) if ordering else None)
-    instr = li.Store(b.block, value, vals[op.ptr], ordering, _str(op, "syncscope"), align, _flag(op, "volatile_"))
+    instr = li.Store(
+        b.block, value, vals[op.ptr], ordering, _str(op, "syncscope"), align, _flag(op, "volatile_")
+    )
     _insert(b, instr)
     if _flag(op, "nontemporal"):
         instr.set_metadata("nontemporal", b.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
@@ -190,7 +194,9 @@ def _fastmath(op: Operation) -> list[str]:
 
 def _intrinsic(op: fx.IntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     args = [vals[v] for v in op.operands]
-    args += [ir.Constant(ir.IntType(1), op.properties[name].value.data != 0) for name in op.IMMEDIATES]
+    args += [
+        ir.Constant(ir.IntType(1), op.properties[name].value.data != 0) for name in op.IMMEDIATES
+    ]
     result = convert_type(op.results[0].type)
     name = f"{op.INTRINSIC}.{intrinsic_suffix(result)}"
     fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
@@ -326,11 +332,15 @@ _CONVERTERS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap],
         op.res, b.extract_element(vals[op.vector], vals[op.position])
     ),
     fx.PoisonOp: lambda op, b, vals: vals.__setitem__(op.res, li.Poison(convert_type(op.res.type))),
-    fx.FreezeOp: lambda op, b, vals: vals.__setitem__(op.res, _insert(b, li.Freeze(b.block, vals[op.val]))),
+    fx.FreezeOp: lambda op, b, vals: vals.__setitem__(
+        op.res, _insert(b, li.Freeze(b.block, vals[op.val]))
+    ),
 }  # pyright: ignore[reportAssignmentType]
 
 
-def convert_op(op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict[Block, LLVMBlock]) -> None:
+def convert_op(
+    op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict[Block, LLVMBlock]
+) -> None:
     """Emit `op` at `b`; raise `ExportError` for an op that has no LLVM IR form."""
     if (convert := _CONVERTERS.get(type(op))) is not None:
         convert(op, b, vals)

@@ -67,7 +67,12 @@ class Load(instructions.Instruction):
 
     def __init__(self, parent, ptr, typ, ordering=None, syncscope=None, align=None, volatile=False):
         super().__init__(parent, typ, "load", [ptr])
-        self.ordering, self.syncscope, self.align, self.volatile = ordering, syncscope, align, volatile
+        self.ordering, self.syncscope, self.align, self.volatile = (
+            ordering,
+            syncscope,
+            align,
+            volatile,
+        )
 
     def descr(self, buf: list[str]) -> None:
         (ptr,) = self.operands
@@ -85,7 +90,12 @@ class Store(instructions.Instruction):
 
     def __init__(self, parent, val, ptr, ordering=None, syncscope=None, align=None, volatile=False):
         super().__init__(parent, ir.VoidType(), "store", [val, ptr])
-        self.ordering, self.syncscope, self.align, self.volatile = ordering, syncscope, align, volatile
+        self.ordering, self.syncscope, self.align, self.volatile = (
+            ordering,
+            syncscope,
+            align,
+            volatile,
+        )
 
     def descr(self, buf: list[str]) -> None:
         val, ptr = self.operands
@@ -139,7 +149,12 @@ class ArgumentAttributes(ir.values.ArgumentAttributes):
     """llvmlite's parameter attributes plus the memory ones (`readonly`, `writeonly`, `readnone`)."""
 
     _known = MappingProxyType(
-        {**ir.values.ArgumentAttributes._known, "readonly": False, "writeonly": False, "readnone": False}
+        {
+            **ir.values.ArgumentAttributes._known,
+            "readonly": False,
+            "writeonly": False,
+            "readnone": False,
+        }
     )
 
     @classmethod

@@ -29,10 +29,10 @@ from xdsl.dialects.builtin import (
 
 from ferrox.diagnostics import DiagnosticError
 from ferrox.dialects.llvm import INTRINSIC_OPS
-from ferrox.driver.registry import make_context
-from ferrox.lowering.llvm_export import BFloatType, bf16_bits, intrinsic_suffix, to_llvm_ir
-from ferrox.lowering.ptx import PTXError, module_to_ptx
 from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.llvm_export import BFloatType, bf16_bits, intrinsic_suffix, to_llvm_ir
+from ferrox.targets.ptx import PTXError, module_to_ptx
 
 
 def _export(source: str) -> str:
@@ -79,7 +79,12 @@ def test_bf16_rounding_of_every_kind_of_f32_agrees_with_integer_rounding():
     """For an f32 input, rounding its upper half by the dropped lower half is exact (no double
     rounding), so it checks `bf16_bits` independently, subnormals and overflow included."""
     rng = random.Random(7)
-    patterns = [rng.getrandbits(32) for _ in range(20000)] + [0x7F7F8000, 0x7F7F7FFF, 0x00008000, 0x00018000]
+    patterns = [rng.getrandbits(32) for _ in range(20000)] + [
+        0x7F7F8000,
+        0x7F7F7FFF,
+        0x00008000,
+        0x00018000,
+    ]
     for f32_bits in patterns:
         if (f32_bits >> 23) & 0xFF == 0xFF:
             continue  # inf and NaN are in the table above
@@ -302,4 +307,3 @@ llvm.func @f(%v: vector<2xbf16>) -> i32 {
     )
     assert 'bitcast <2 x bfloat> %"v" to i32' in text
     _declared_by_llvm(text)
-

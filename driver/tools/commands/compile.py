@@ -14,12 +14,17 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 
+from ferrox import registry
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
-from ferrox.driver import registry
-from ferrox.driver.toolchain import ToolchainError, run_ptxas
 from ferrox.parser import parse_module
+from ferrox.targets.toolchain import ToolchainError, run_ptxas
 from ferrox.verify import verify_module
 
 DEFAULT_PIPELINE = "lower-to-llvm"
@@ -34,10 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chip", help="the GPU to compile for, e.g. sm_90 (default: the module's "
                         '"ferrox.chip" attribute, else sm_90)')  # fmt: skip
     parser.add_argument("--features", help="NVPTX features, e.g. +ptx80 (default: the chip's)")
-    parser.add_argument("-O", dest="opt", type=int, default=3, choices=range(4), help="LLVM optimisation level")
+    parser.add_argument(
+        "-O", dest="opt", type=int, default=3, choices=range(4), help="LLVM optimisation level"
+    )
     parser.add_argument("-p", "--passes", help=f"pass pipeline to run first (default: {DEFAULT_PIPELINE} "
                         "unless the input is already in the llvm dialect)")  # fmt: skip
-    parser.add_argument("-o", "--output", default="-", help="where to write the PTX ('-': standard output)")
+    parser.add_argument(
+        "-o", "--output", default="-", help="where to write the PTX ('-': standard output)"
+    )
     parser.add_argument(
         "--cubin",
         nargs="?",
@@ -52,7 +61,7 @@ def execute(args: argparse.Namespace) -> int:
     try:
         module = _load(args.input)
         _lower(module, args.passes)
-        from ferrox.lowering.ptx import module_to_ptx, resolve_target
+        from ferrox.targets.ptx import module_to_ptx, resolve_target
 
         chip, features = resolve_target(module, args.chip, args.features)
         ptx = module_to_ptx(module, chip, features, args.opt)
@@ -79,7 +88,9 @@ def _load(path: str) -> ModuleOp:
         module = parse_module(ctx, text, name)
     except ParseError as e:
         where = e.span.get_location()
-        raise DiagnosticError([Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))]) from None
+        raise DiagnosticError(
+            [Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))]
+        ) from None
     verify_module(module)
     return module
 
@@ -94,7 +105,9 @@ def _lower(module: ModuleOp, spec: str | None) -> None:
     if spec is None:
         if is_llvm_only(module):
             return
-        first = next(op for op in module.walk() if op is not module and not op.name.startswith("llvm."))
+        first = next(
+            op for op in module.walk() if op is not module and not op.name.startswith("llvm.")
+        )
         if not _available(passes, DEFAULT_PIPELINE):
             raise error(
                 first,

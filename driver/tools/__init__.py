@@ -1,0 +1,1 @@
+"""ferrox.driver.tools: `ferrox-opt` and the `ferrox` command, on top of every other layer."""

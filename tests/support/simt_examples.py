@@ -1,0 +1,76 @@
+"""NumPy references for the SIMT examples, shared by the CPU and the GPU example tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CHECKED = {
+    "vecadd": "out2",
+    "vecadd_unchecked": "out2",
+    "vecadd_vec4": "out2",
+    "saxpy": "y2",
+    "neighbour": "out2",
+    "transpose": "out2",
+    "sgemm_naive": "c2",
+    "sgemm_tiled": "c2",
+    "warp_reduce": "out2",
+    "block_reduce": "sum2",
+    "histogram": "bins2",
+}
+
+
+def uniform(seed: int, shape, lo=-1.0, hi=1.0, dtype=np.float32) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(lo, hi, size=shape).astype(dtype)
+
+
+def reference(name: str, p: dict) -> tuple[np.ndarray, dict]:
+    """What the example must compute at parameters `p`, and how closely."""
+    exact: dict = {"rtol": 0, "atol": 0}
+    if name in ("vecadd", "vecadd_unchecked", "vecadd_vec4"):
+        return uniform(1, p["n"]) + uniform(2, p["n"]), exact
+    if name == "saxpy":
+        return np.float32(p["alpha"]) * uniform(1, p["n"]) + uniform(2, p["n"]), exact
+    if name == "neighbour":
+        x = uniform(1, p["n"])
+        return x + np.append(x[1:], np.float32(0)), exact
+    if name == "transpose":
+        return uniform(1, (p["rows"], p["cols"])).T, exact
+    if name.startswith("sgemm"):
+        a, b = uniform(1, (p["m"], p["k"])), uniform(2, (p["k"], p["n"]))
+        return a.astype(np.float64) @ b, {"rtol": 1e-5, "atol": 1e-5}
+    if name == "warp_reduce":
+        x = uniform(1, p["n"]).astype(np.float64)
+        return np.add.reduceat(x, np.arange(0, x.size, 32)), {"rtol": 1e-5, "atol": 1e-5}
+    if name == "block_reduce":
+        return np.array([uniform(1, p["n"], 0.0, 1.0).astype(np.float64).sum()]), {
+            "rtol": 1e-5,
+            "atol": 0,
+        }
+    if name == "histogram":
+        x = np.floor(np.random.default_rng(1).uniform(0.0, 1e6, size=p["n"])).astype(np.int32)
+        return np.bincount(x % p["nbins"], minlength=p["nbins"]), exact
+    raise AssertionError(name)
+
+
+DEFAULTS = {
+    "vecadd": {"n": 1000},
+    "vecadd_unchecked": {"n": 1000},
+    "vecadd_vec4": {"n": 1000},
+    "saxpy": {"n": 1000, "alpha": 2.5},
+    "neighbour": {"n": 1000},
+    "transpose": {"rows": 70, "cols": 45},
+    "sgemm_naive": {"m": 20, "n": 24, "k": 18},
+    "sgemm_tiled": {"m": 20, "n": 24, "k": 18},
+    "warp_reduce": {"n": 1000},
+    "block_reduce": {"n": 3000},
+    "histogram": {"n": 3000, "nbins": 64},
+}
+OTHER = {
+    "vecadd": {"n": 257},
+    "vecadd_vec4": {"n": 4099},
+    "saxpy": {"n": 300, "alpha": -0.75},
+    "transpose": {"rows": 33, "cols": 64},
+    "sgemm_tiled": {"m": 16, "n": 17, "k": 40},
+    "warp_reduce": {"n": 33},
+    "histogram": {"n": 500, "nbins": 7},
+}
