@@ -1,0 +1,378 @@
+"""The typed kernel artifact: everything a launcher needs to know of a compiled module.
+
+The compiler (`ferrox.targets.compile`) makes one `ModuleArtifact` per module; the kernel cache
+stores it (as JSON, with `SCHEMA_VERSION`), and every consumer reads it: the GPU runtime (packing
+and launching), the launch checker (contract, `requires`, coverage, aliasing), the host runner,
+the CPU interpreter and the Python API. Nothing downstream parses PTX, re-lowers IR or reads ABI
+strings to recover a fact that is here.
+
+This module is part of the core: plain dataclasses, no xDSL, no NumPy, no CUDA.
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+"""Bumped whenever a field changes meaning; a cached artifact of another version is a miss."""
+
+
+class ParamKind(enum.Enum):
+    """What a kernel parameter is, as the safety rules see it."""
+
+    SHARED_SLICE = "shared_slice"  # !simt.slice<T>: read by every thread, written by none
+    DISJOINT_SLICE = "disjoint_slice"  # !simt.disjoint_slice<T, space>: exclusive output
+    ATOMIC_SLICE = "atomic_slice"  # !simt.atomic_slice<T>: exclusive, written by atomics only
+    POINTER = "pointer"  # !simt.ptr<T>: a raw device address (unsafe code only)
+    SCALAR = "scalar"  # an integer, index or float value
+    TILE_TENSOR = "tile_tensor"  # !tile.tensor<...>: a tile kernel's shared input
+    PARTITION = "partition"  # !tile.partition<...>: a tile kernel's exclusive output
+
+    @property
+    def is_buffer(self) -> bool:
+        return self is not ParamKind.SCALAR
+
+    @property
+    def is_exclusive(self) -> bool:
+        """Written by the kernel: no other argument may overlap it at launch."""
+        return self in (
+            ParamKind.DISJOINT_SLICE,
+            ParamKind.ATOMIC_SLICE,
+            ParamKind.PARTITION,
+            ParamKind.POINTER,
+        )
+
+
+ELEMENT_BYTES = {
+    "i1": 1,
+    "i8": 1,
+    "i16": 2,
+    "i32": 4,
+    "i64": 8,
+    "index": 8,
+    "f16": 2,
+    "bf16": 2,
+    "f32": 4,
+    "f64": 8,
+}
+"""Element types a kernel parameter may have, and their sizes in bytes."""
+
+
+class AbiSlot(enum.Enum):
+    """One PTX parameter, by how it is passed."""
+
+    U64 = "u64"  # a device address
+    I64 = "i64"  # a slice length, an i64 or index scalar
+    I32 = "i32"
+    I16 = "i16"
+    I8 = "i8"
+    F16 = "f16"  # passed as its 16 bits
+    BF16 = "bf16"  # passed as its 16 bits
+    F32 = "f32"
+    F64 = "f64"
+
+    @property
+    def nbytes(self) -> int:
+        return ELEMENT_BYTES[self.value] if self is not AbiSlot.U64 else 8
+
+
+_SCALAR_SLOTS = {
+    "i1": AbiSlot.I8,
+    "i8": AbiSlot.I8,
+    "i16": AbiSlot.I16,
+    "i32": AbiSlot.I32,
+    "i64": AbiSlot.I64,
+    "index": AbiSlot.I64,
+    "f16": AbiSlot.F16,
+    "bf16": AbiSlot.BF16,
+    "f32": AbiSlot.F32,
+    "f64": AbiSlot.F64,
+}
+
+
+@dataclass(frozen=True)
+class IndexSpace:
+    """A disjoint output's index space: how thread ids map to the elements one thread owns."""
+
+    kind: str  # "1d", "2d", "2d_runtime", "warp" or "tile"
+    stride: int = 0  # 2d: the row width
+    tile: tuple[int, ...] = ()  # tile: the tile's shape
+    chunk: int = 0  # tile: elements per thread access
+    dims_param: int | None = None  # tile: the first of the parameters holding the tensor's dims
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter as the launcher sees it."""
+
+    name: str  # the source name (`out`), or `argN` where the source has none
+    kind: ParamKind
+    element: str  # a key of ELEMENT_BYTES
+    space: IndexSpace | None = None  # disjoint slices only
+    shape: tuple[int | None, ...] = ()  # tile tensors and partitions (None: dynamic dimension)
+    tile: tuple[int, ...] = ()  # partitions: the tile shape one block owns
+
+    @property
+    def abi(self) -> tuple[AbiSlot, ...]:
+        """The PTX parameters this one becomes: a slice is its address, then its length."""
+        if self.kind is ParamKind.SCALAR:
+            return (_SCALAR_SLOTS[self.element],)
+        if self.kind is ParamKind.POINTER:
+            return (AbiSlot.U64,)
+        if self.kind in (ParamKind.TILE_TENSOR, ParamKind.PARTITION):
+            raise ValueError(f"tile parameter {self.name} has no PTX form of its own")
+        return (AbiSlot.U64, AbiSlot.I64)
+
+
+@dataclass(frozen=True)
+class SizeExpr:
+    """A `requires` size expression: `const`, `arg` (a scalar's value), `len` (a slice's
+    length), or a binary `+`, `-`, `*` over two operands."""
+
+    op: str
+    value: int = 0
+    operands: tuple[SizeExpr, ...] = ()
+
+    def evaluate(self, scalar: Callable[[int], int], length: Callable[[int], int]) -> int:
+        if self.op == "const":
+            return self.value
+        if self.op == "arg":
+            return scalar(self.value)
+        if self.op == "len":
+            return length(self.value)
+        a, b = (o.evaluate(scalar, length) for o in self.operands)
+        return {"+": a + b, "-": a - b, "*": a * b}[self.op]
+
+    def __str__(self) -> str:
+        if self.op == "const":
+            return str(self.value)
+        if self.op == "arg":
+            return f"arg{self.value}"
+        if self.op == "len":
+            return f"len(arg{self.value})"
+        a, b = self.operands
+        return f"({a} {self.op} {b})" if self.op in "+-" else f"{_factor(a)} * {_factor(b)}"
+
+
+def _factor(e: SizeExpr) -> str:
+    text = str(e)
+    return text if not text.startswith("(") or e.op not in "+-" else text
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One `requires` relation: `lhs op rhs`, checked on the actual arguments."""
+
+    lhs: SizeExpr
+    op: str  # ">=", "<=", "==", ">", "<"
+    rhs: SizeExpr
+
+    def holds(self, scalar: Callable[[int], int], length: Callable[[int], int]) -> bool:
+        a, b = self.lhs.evaluate(scalar, length), self.rhs.evaluate(scalar, length)
+        return {">=": a >= b, "<=": a <= b, "==": a == b, ">": a > b, "<": a < b}[self.op]
+
+    def __str__(self) -> str:
+        return f"{self.lhs} {self.op} {self.rhs}"
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The launch contract: what every launch of the kernel must satisfy."""
+
+    domain: int  # grid and block may use at most this many dimensions
+    block: tuple[int, int, int]  # the exact block (the PTX's .reqntid)
+    shared_bytes: int = 0  # dynamic shared memory the launch must provide
+    min_cc: int = 0  # minimum compute capability, major * 10 + minor (0: any)
+    requires: tuple[Relation, ...] = ()
+    static_shared_bytes: int = 0  # shared memory the kernel declares itself
+
+
+@dataclass(frozen=True)
+class Write:
+    """One witness-guarded write of an exclusive output, for the grid-coverage check."""
+
+    param: int
+    space: IndexSpace
+    width_param: int | None = None  # 2d_runtime: the parameter holding the row width
+
+
+@dataclass(frozen=True)
+class TileLaunch:
+    """How a tile kernel's launch becomes its lowered SIMT kernel's launch.
+
+    `sources[j]` says where SIMT parameter j's value comes from: `(i, None)` is tile parameter i
+    itself (its buffer, or the scalar), `(i, d)` is dimension d of tile parameter i's tensor.
+    The grid has one block per tile of the partition `grid_partition`: grid[d] =
+    ceil(shape[d] / grid_tile[d]).
+    """
+
+    sources: tuple[tuple[int, int | None], ...]
+    grid_partition: int
+    grid_tile: tuple[int, ...]
+    threads: int
+
+
+@dataclass(frozen=True)
+class KernelArtifact:
+    """One compiled kernel: its parameters, its contract, and what its PTX entry takes."""
+
+    name: str
+    params: tuple[Param, ...]  # as the caller passes them (tile parameters for a tile kernel)
+    contract: Contract | None  # of the SIMT kernel that runs (None: no contract, unsafe only)
+    writes: tuple[Write, ...] = ()  # in terms of `simt_params`
+    tile: TileLaunch | None = None  # tile kernels only
+    simt_params: tuple[Param, ...] = ()  # the PTX entry's parameters (== params for SIMT)
+
+    @property
+    def entry_params(self) -> tuple[Param, ...]:
+        return self.simt_params or self.params
+
+    @property
+    def abi(self) -> tuple[AbiSlot, ...]:
+        return tuple(slot for p in self.entry_params for slot in p.abi)
+
+
+@dataclass(frozen=True)
+class ModuleArtifact:
+    """A compiled module: PTX (and cubin when ptxas was run), and each kernel's facts."""
+
+    chip: str
+    features: str
+    opt: int
+    ptx: str
+    kernels: Mapping[str, KernelArtifact] = field(default_factory=dict)
+    cubin: bytes | None = None
+    source: str = ""  # the verified module's text, which the CPU interpreter runs
+    schema: int = SCHEMA_VERSION
+
+    def __getitem__(self, name: str) -> KernelArtifact:
+        try:
+            return self.kernels[name]
+        except KeyError:
+            have = ", ".join(self.kernels) or "none"
+            raise KeyError(f"no kernel named '{name}' in this module (kernels: {have})") from None
+
+    def to_json(self) -> str:
+        return json.dumps(_encode(self), sort_keys=True)
+
+    @staticmethod
+    def from_json(text: str | bytes) -> ModuleArtifact:
+        """The artifact `to_json` wrote; ValueError for another schema or a damaged file."""
+        try:
+            raw = json.loads(text)
+            if raw.get("schema") != SCHEMA_VERSION:
+                raise ValueError(
+                    f"artifact schema {raw.get('schema')} is not {SCHEMA_VERSION} (recompile it)"
+                )
+            return _decode_module(raw)
+        except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as e:
+            raise ValueError(f"damaged kernel artifact: {e}") from None
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _encode(v) for k, v in value.items()}
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _encode(getattr(value, k)) for k in value.__dataclass_fields__}
+    return value
+
+
+def _expr(raw: dict) -> SizeExpr:
+    return SizeExpr(raw["op"], raw["value"], tuple(_expr(o) for o in raw["operands"]))
+
+
+def _space(raw: dict | None) -> IndexSpace | None:
+    if raw is None:
+        return None
+    return IndexSpace(
+        raw["kind"], raw["stride"], tuple(raw["tile"]), raw["chunk"], raw["dims_param"]
+    )
+
+
+def _param(raw: dict) -> Param:
+    return Param(
+        raw["name"],
+        ParamKind(raw["kind"]),
+        raw["element"],
+        _space(raw["space"]),
+        tuple(raw["shape"]),
+        tuple(raw["tile"]),
+    )
+
+
+def _contract(raw: dict | None) -> Contract | None:
+    if raw is None:
+        return None
+    block = tuple(raw["block"])
+    assert len(block) == 3
+    return Contract(
+        raw["domain"],
+        (block[0], block[1], block[2]),
+        raw["shared_bytes"],
+        raw["min_cc"],
+        tuple(Relation(_expr(r["lhs"]), r["op"], _expr(r["rhs"])) for r in raw["requires"]),
+        raw["static_shared_bytes"],
+    )
+
+
+def _kernel(raw: dict) -> KernelArtifact:
+    tile = raw["tile"]
+    return KernelArtifact(
+        raw["name"],
+        tuple(_param(p) for p in raw["params"]),
+        _contract(raw["contract"]),
+        tuple(Write(w["param"], _space(w["space"]), w["width_param"]) for w in raw["writes"]),  # type: ignore[arg-type]
+        None
+        if tile is None
+        else TileLaunch(
+            tuple((s[0], s[1]) for s in tile["sources"]),
+            tile["grid_partition"],
+            tuple(tile["grid_tile"]),
+            tile["threads"],
+        ),
+        tuple(_param(p) for p in raw["simt_params"]),
+    )
+
+
+def _decode_module(raw: dict) -> ModuleArtifact:
+    return ModuleArtifact(
+        raw["chip"],
+        raw["features"],
+        raw["opt"],
+        raw["ptx"],
+        {name: _kernel(k) for name, k in raw["kernels"].items()},
+        base64.b64decode(raw["cubin"]) if raw["cubin"] is not None else None,
+        raw["source"],
+        raw["schema"],
+    )
+
+
+__all__ = [
+    "ELEMENT_BYTES",
+    "SCHEMA_VERSION",
+    "AbiSlot",
+    "Contract",
+    "IndexSpace",
+    "KernelArtifact",
+    "ModuleArtifact",
+    "Param",
+    "ParamKind",
+    "Relation",
+    "SizeExpr",
+    "TileLaunch",
+    "Write",
+]
