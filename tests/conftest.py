@@ -16,6 +16,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Tests import the installed ferrox. `python -m pytest` puts the working directory first on
+# sys.path, where the checkout's `ferrox/` folder (the core alone: setup.py maps the other root
+# folders into the package) would shadow a non-editable install. Drop it before anything imports
+# ferrox; an editable install still resolves to the checkout through its own finder.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+assert "ferrox" not in sys.modules, "ferrox was imported before tests/conftest.py"
 _RUN = re.compile(r"//\s*RUN:\s*(.*)$")
 _REQUIRES = re.compile(r"//\s*REQUIRES:\s*(.*)$")
 
