@@ -1,0 +1,89 @@
+"""A tile launch in terms of the SIMT kernel it was compiled to.
+
+The caller passes the tile kernel's arguments (output partitions as whole arrays, input
+tensors, scalars). `TileLaunch.sources` says where each SIMT parameter's value comes from: a
+tile argument itself, or one dimension of its tensor. The grid has one block per tile of the
+partition `grid_partition`; every `!tile.tensor` dimension the type fixes must be the bound
+array's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ferrox.artifact import KernelArtifact, ParamKind, TileLaunch
+from ferrox.driver.checker.args import BufferArg
+
+
+def _shape(shape: Sequence[int | None]) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def tile_grid(kernel: KernelArtifact, args: Sequence[object]) -> tuple[int, ...] | None:
+    """The grid the partition `grid_partition` asks for (None when its argument is no buffer)."""
+    tile = kernel.tile
+    assert tile is not None
+    buffer = args[tile.grid_partition]
+    if not isinstance(buffer, BufferArg) or len(buffer.shape) != len(tile.grid_tile):
+        return None
+    return tuple(-(-s // t) for s, t in zip(buffer.shape, tile.grid_tile))
+
+
+def shape_problems(kernel: str, kernel_art: KernelArtifact, args: Sequence[object],
+                   name: Callable[[int], str]) -> list[str]:  # fmt: skip
+    """Each tile tensor's and partition's rank, and every static dimension, against its array."""
+    out = []
+    for i, (param, value) in enumerate(zip(kernel_art.params, args)):
+        if param.kind not in (ParamKind.TILE_TENSOR, ParamKind.PARTITION):
+            continue
+        if not isinstance(value, BufferArg):
+            continue
+        if len(value.shape) != len(param.shape):
+            out.append(
+                f"{name(i)} of {kernel} has shape {_shape(param.shape)} (rank {len(param.shape)}), "
+                f"but the array bound to it has shape {list(value.shape)}"
+            )
+            continue
+        for d, (need, got) in enumerate(zip(param.shape, value.shape)):
+            if need is not None and need != got:
+                out.append(
+                    f"{name(i)} of {kernel} has shape {_shape(param.shape)}, but the array bound "
+                    f"to it has shape {list(value.shape)} (dimension {d} is {got}, not {need})"
+                )
+    return out
+
+
+def grid_problems(kernel: str, kernel_art: KernelArtifact, grid: tuple[int, ...],
+                  args: Sequence[object], name: Callable[[int], str]) -> list[str]:  # fmt: skip
+    """The tile grid rule: one block per tile of every output partition, the same for each."""
+    out = []
+    for i, param in enumerate(kernel_art.params):
+        value = args[i]
+        if param.kind is not ParamKind.PARTITION or not isinstance(value, BufferArg):
+            continue
+        if len(value.shape) != len(param.tile):
+            continue  # reported by shape_problems
+        need = tuple(-(-s // t) for s, t in zip(value.shape, param.tile))
+        if tuple(grid) != need:
+            out.append(
+                f"grid is {list(grid)}, but {kernel}'s output partition {name(i)} of shape "
+                f"{list(value.shape)} in tiles of {list(param.tile)} has {list(need)} tiles "
+                f"(the grid must be {list(need)})"
+            )
+    return out
+
+
+def simt_arguments(tile: TileLaunch, args: Sequence[object]) -> list[object]:
+    """The lowered kernel's arguments, in its parameter order, from the tile launch's `args`."""
+    values: list[object] = []
+    for i, d in tile.sources:
+        value = args[i]
+        if d is None:
+            values.append(value)
+        else:
+            assert isinstance(value, BufferArg)
+            values.append(value.shape[d])
+    return values
+
+
+__all__ = ["grid_problems", "shape_problems", "simt_arguments", "tile_grid"]
