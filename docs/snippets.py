@@ -22,7 +22,8 @@ _DIRECTIVE = re.compile(
 def extract(path: Path, name: str) -> str:
     lines = path.read_text().splitlines()
     begin = next(
-        (i for i, l in enumerate(lines) if re.search(rf"doc:begin {re.escape(name)}\s*$", l)), None
+        (i for i, line in enumerate(lines) if re.search(rf"doc:begin {re.escape(name)}\s*$", line)),
+        None,
     )
     if begin is None:
         raise KeyError(f"{path}: no `doc:begin {name}` marker")

@@ -211,7 +211,8 @@ class OwnershipChecker:
         """Run `op`'s regions: once each for `scf.if`-like ops, to a fixpoint for loops."""
         given = state.flights_of(op.operands)
         if op.name in RUN_ONCE:
-            after, yielded = state.copy(), {}
+            after = state.copy()
+            yielded: Flights = {}
             for region in op.regions:
                 out, flights = self.region(region, state.copy(), given)
                 after.join(out)

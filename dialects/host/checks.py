@@ -87,7 +87,7 @@ class Bindings(CustomDirective):
             for i, (name, value) in enumerate(zip(names.data, self.inputs.get(op))):
                 if i:
                     printer.print_string(", ")
-                printer.print_string(f"{name.data} = ")  # type: ignore[attr-defined]
+                printer.print_string(f"{name.data} = ")
                 printer.print_ssa_value(value)
                 printer.print_string(" : ")
                 printer.print_attribute(value.type)
@@ -187,7 +187,7 @@ class CheckOp(IRDLOperation):
         except SyntaxError as e:
             raise VerifyException(
                 f'formula "{self.formula.data}" is not a Python expression: {e.msg}'
-            )
+            ) from None
         used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         for unknown in sorted(used - seen - {"np"}):
             bound = ", ".join(names) if names else "none"

@@ -29,7 +29,7 @@ class Role(Enum):
     SCALAR = "scalar"
 
 
-EXCLUSIVE_OUTPUTS = {
+EXCLUSIVE_OUTPUTS: dict[str, type[TensorType] | type[PartitionType]] = {
     "simt.disjoint_slice": TensorType,
     "simt.atomic_slice": TensorType,
     "simt.ptr": TensorType,
@@ -140,9 +140,9 @@ def check_value(
                 f"but {_describe(i, kernel, param)} is a scalar of that type"
             )
         return
-    expected_host = TensorType
+    expected_host: type[TensorType] | type[PartitionType] = TensorType
     if role is Role.OUTPUT:
-        expected_host = EXCLUSIVE_OUTPUTS[param.name]  # type: ignore[attr-defined]
+        expected_host = EXCLUSIVE_OUTPUTS[param.name]
     if not isinstance(got, expected_host):
         raise VerifyException(
             f"{where} has type {got}, "

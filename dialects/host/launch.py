@@ -53,10 +53,10 @@ class PreparedFor(AttrConstraint[PreparedType]):
         if not isinstance(attr, PreparedType):
             raise VerifyException(f"expected a !host.prepared launch, got {attr}")
 
-    def can_infer(self, var_constraint_names) -> bool:  # type: ignore[override]
+    def can_infer(self, var_constraint_names) -> bool:
         return self.kernel_var in var_constraint_names
 
-    def mapping_type_vars(self, type_var_mapping) -> PreparedFor:  # type: ignore[override]
+    def mapping_type_vars(self, type_var_mapping) -> PreparedFor:
         return self
 
     def get_bases(self) -> set[type[Attribute]]:

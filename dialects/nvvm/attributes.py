@@ -8,7 +8,7 @@ printed bare in op formats; `#nvvm.mem_scope<cta>`, `#nvvm.mma_layout<row>`,
 
 from __future__ import annotations
 
-from enum import StrEnum
+from typing import Any
 
 from xdsl.dialects.builtin import IntAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -16,13 +16,15 @@ from xdsl.ir import ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.str_enum import StrEnum
 
 
 class _Bracketed:
     """Mixin: an enum printed `#nvvm.mem_scope<cta>`, as MLIR prints enums formatted `<$value>`."""
 
+    # `Any`: the enum type is the one of the EnumAttribute this is mixed into.
     @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
+    def parse_parameter(cls, parser: AttrParser) -> Any:
         with parser.in_angle_brackets():
             return super().parse_parameter(parser)  # type: ignore[misc]
 

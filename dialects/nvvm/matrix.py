@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     I32,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     VectorType,
@@ -100,7 +101,7 @@ class MmaOperandTypes(CustomDirective):
         if len(types) != 3:
             parser.raise_error(f"expected 3 types (A, B, C), found {len(types)}")
         for group, t in zip(self._groups(), types):
-            count = len(state.operands[group.inner.index])  # type: ignore[attr-defined]
+            count = len(state.operands[group.inner.index])  # type: ignore[attr-defined, arg-type]
             group.set(state, (t,) * count)
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
@@ -145,7 +146,7 @@ class MmaSyncOp(IRDLOperation):
         ptx_type: MMAType | None = None,
     ):
         props: dict[str, Attribute] = {
-            "shape": MMAShapeAttr(*shape),
+            "shape": MMAShapeAttr(*map(IntAttr, shape)),
             "layoutA": MMALayoutAttr(MMALayout.ROW),
             "layoutB": MMALayoutAttr(MMALayout.COL),
         }
@@ -174,7 +175,9 @@ class MmaSyncOp(IRDLOperation):
         for form in MMA_FORMS:
             if form.shape == self.shape.dims and form.ptx_type == ptx_type:
                 return form
-        supported = ", ".join(f"{MMAShapeAttr(*f.shape)} {f.ptx_type}" for f in MMA_FORMS)
+        supported = ", ".join(
+            f"{MMAShapeAttr(*map(IntAttr, f.shape))} {f.ptx_type}" for f in MMA_FORMS
+        )
         return f"unsupported mma.sync form {self.shape} {ptx_type}; supported: {supported}"
 
     def verify_(self) -> None:

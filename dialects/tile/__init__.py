@@ -4,7 +4,7 @@ A kernel runs once per tile of its first output partition, as one logical thread
 tiles; `docs/dialects/tile.md` gives each op's exact semantics.
 """
 
-from xdsl.ir import Dialect
+from xdsl.ir import Attribute, Dialect, Operation
 
 from ferrox.dialects.tile.attributes import CmpPredicate, CmpPredicateAttr, Padding, PaddingAttr
 from ferrox.dialects.tile.creation import ConstantOp, ExtractOp, FullOp, IotaOp
@@ -34,7 +34,7 @@ from ferrox.dialects.tile.reduction import ReduceMaxOp, ReduceMinOp, ReduceProdO
 from ferrox.dialects.tile.shape import BroadcastOp, PermuteOp, ReshapeOp, TransposeOp
 from ferrox.dialects.tile.types import PartitionType, TileTensorType, TileType
 
-OPS = [
+OPS: list[type[Operation]] = [
     KernelOp,
     ReturnOp,
     BlockIdOp,
@@ -74,7 +74,13 @@ OPS = [
     MmaOp,
 ]
 
-ATTRIBUTES = [TileType, PartitionType, TileTensorType, PaddingAttr, CmpPredicateAttr]
+ATTRIBUTES: list[type[Attribute]] = [
+    TileType,
+    PartitionType,
+    TileTensorType,
+    PaddingAttr,
+    CmpPredicateAttr,
+]
 
 Tile = Dialect("tile", OPS, ATTRIBUTES)
 

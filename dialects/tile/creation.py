@@ -36,7 +36,7 @@ class ConstantOp(IRDLOperation):
     traits = traits_def(Pure(), ConstantLike())
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
-        t = value.get_type()
+        t = value.type
         super().__init__(
             properties={"value": value},
             result_types=[TileType(t.get_element_type(), t.get_shape())],
@@ -62,7 +62,8 @@ class ConstantOp(IRDLOperation):
         parser._resume_from(literal)  # pyright: ignore[reportPrivateUsage]
         parser.parse_keyword("dense")
         value = parser.parse_dense_int_or_fp_elements_attr(
-            TensorType(t.element_type, t.get_shape())
+            # The tile type's own verifier has restricted its element to the scalars TensorType takes.
+            TensorType(t.element_type, t.get_shape())  # type: ignore[arg-type]
         )
         parser.parse_punctuation(":")
         parser.parse_type()
@@ -80,7 +81,7 @@ class ConstantOp(IRDLOperation):
     def verify_(self) -> None:
         t = self.result.type
         assert isinstance(t, TileType)
-        v = self.value.get_type()
+        v = self.value.type
         if v.get_element_type() != t.element_type or v.get_shape() != t.get_shape():
             raise VerifyException(f"constant value of type {v} does not match {t}")
 

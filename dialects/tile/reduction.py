@@ -7,7 +7,7 @@ as a dimension of 1, ready for `tile.broadcast` back over the source shape.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import I64, IntegerAttr, UnitAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -45,7 +45,7 @@ class _ReduceOp(IRDLOperation):
     def __init__(self, input: SSAValue, axis: int, keepdims: bool = False):
         t = input.type
         assert isinstance(t, TileType)
-        props = {"axis": IntegerAttr(axis, 64)}
+        props: dict[str, Attribute] = {"axis": IntegerAttr(axis, 64)}
         if keepdims:
             props["keepdims"] = UnitAttr()
         super().__init__(

@@ -153,6 +153,10 @@ class TileType(_ShapedTileType):
     element_type: Attribute
     shape: ArrayAttr[IntAttr]
 
+    # Restated so that type checkers see the shared constructor, not one made from the fields.
+    def __init__(self, element_type: Attribute, shape: Iterable[int | IntAttr]):
+        super().__init__(element_type, shape)
+
     @classmethod
     def problem(cls, element: Attribute, shape: Sequence[int]) -> str | None:
         element_problem = _element_error("tile", element, is_tile_element, _TILE_ELEMENTS)
@@ -168,6 +172,10 @@ class PartitionType(_ShapedTileType):
     # Declared on each concrete type: dataclass equality only sees a class's own fields.
     element_type: Attribute
     shape: ArrayAttr[IntAttr]
+
+    # Restated so that type checkers see the shared constructor, not one made from the fields.
+    def __init__(self, element_type: Attribute, shape: Iterable[int | IntAttr]):
+        super().__init__(element_type, shape)
 
     @classmethod
     def problem(cls, element: Attribute, shape: Sequence[int]) -> str | None:
@@ -187,6 +195,10 @@ class TileTensorType(_ShapedTileType):
     # Declared on each concrete type: dataclass equality only sees a class's own fields.
     element_type: Attribute
     shape: ArrayAttr[IntAttr]
+
+    # Restated so that type checkers see the shared constructor, not one made from the fields.
+    def __init__(self, element_type: Attribute, shape: Iterable[int | IntAttr]):
+        super().__init__(element_type, shape)
 
     @classmethod
     def problem(cls, element: Attribute, shape: Sequence[int]) -> str | None:

@@ -76,7 +76,7 @@ def order(a: Operation, b: Operation) -> str:
         return "same"
     chain_a = _chain(a)
     blocks_a = {id(x.parent_block()): x for x in chain_a if x.parent_block() is not None}
-    y = b
+    y: Operation | None = b
     while y is not None:
         blk = y.parent_block()
         if blk is not None and id(blk) in blocks_a:
@@ -108,10 +108,10 @@ def _order_in_block(a: Operation, b: Operation, x: Operation, y: Operation, blk:
 
 def _region_index(op: Operation, ancestor: Operation) -> int:
     node = op
-    while node.parent_op() is not ancestor:
-        node = node.parent_op()  # type: ignore[assignment]
-    region = node.parent_region()
-    return ancestor.regions.index(region)  # type: ignore[arg-type]
+    while (parent := node.parent_op()) is not ancestor:
+        assert parent is not None, "`ancestor` does not contain `op`"
+        node = parent
+    return ancestor.regions.index(node.parent_region())
 
 
 LOOPS = (scf.ForOp, scf.WhileOp, scf.ParallelOp)

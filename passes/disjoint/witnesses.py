@@ -63,6 +63,7 @@ def _origin(value: SSAValue, fn: Function) -> str | None:
         if value.block.parent_op() is fn and value.block is fn.body.blocks[0]:
             return "a kernel parameter" if isinstance(fn, KernelOp) else "a function parameter"
         return "a block argument"
+    assert isinstance(value.owner, Operation)
     if isinstance(value.owner, TRUSTED_INDEX_OPS):
         return None
     return f"'{value.owner.name}'"
