@@ -1,7 +1,7 @@
 """Keep documentation examples identical to the tested files they come from.
 
-A page marks an example with `<!-- snippet: PATH#NAME -->` followed by a fenced code block; the block
-is the text between `doc:begin NAME` and `doc:end` in PATH (a tested source or .mlir file).
+A page marks an example with `<!-- snippet: PATH#NAME -->` followed by a fenced code block; the
+block is the text between `doc:begin NAME` and `doc:end` in PATH (a tested source or .mlir file).
 `python docs/snippets.py` rewrites every block from its source; `--check` only reports drift
 (the test suite runs the check, so a doc cannot silently go stale).
 """
@@ -47,7 +47,8 @@ def sync(page: Path, write: bool) -> list[str]:
             problems.append(
                 f"{page.relative_to(ROOT)}: snippet {m.group('path')}#{m.group('name')} is stale"
             )
-        return f"<!-- snippet: {m.group('path')}#{m.group('name')} -->\n```{m.group('lang')}\n{fresh}```"
+        marker = f"<!-- snippet: {m.group('path')}#{m.group('name')} -->"
+        return f"{marker}\n```{m.group('lang')}\n{fresh}```"
 
     new = _DIRECTIVE.sub(replace, text)
     if write and new != text:

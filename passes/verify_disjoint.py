@@ -1,4 +1,5 @@
-"""`verify-disjoint`: the SIMT safety rules of DESIGN.md (1-7) over every kernel and device function.
+"""`verify-disjoint`: the SIMT safety rules 1-7 (docs/safety.md#simt-rules) over every kernel and
+device function.
 
 Op verifiers check that each op is well formed; this pass checks that the kernel is safe: witness
 provenance, linearity and escape, index-space agreement, disjoint-slice use, the launch contract,

@@ -1,9 +1,11 @@
-"""Atomics and fences, missing from xDSL's llvm dialect: `llvm.atomicrmw`, `llvm.cmpxchg`, `llvm.fence`.
+"""Atomics and fences, missing from xDSL's llvm dialect: `llvm.atomicrmw`, `llvm.cmpxchg`,
+`llvm.fence`.
 
 Spelled as in MLIR, including the synchronisation scope that GPUs need
 (`syncscope("block")` is a CTA-scoped atomic on NVPTX):
 
-    %old = llvm.atomicrmw fadd %p, %v syncscope("block") monotonic {alignment = 4 : i64} : !llvm.ptr<1>, f32
+    %old = llvm.atomicrmw fadd %p, %v syncscope("block") monotonic {alignment = 4 : i64}
+             : !llvm.ptr<1>, f32
     %pair = llvm.cmpxchg %p, %cmp, %new acq_rel monotonic : !llvm.ptr<1>, i32
     llvm.fence syncscope("device") acq_rel
 """

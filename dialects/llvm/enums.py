@@ -1,4 +1,5 @@
-"""The integer enums of MLIR's llvm dialect (atomic orderings, atomicrmw operations), with keyword syntax.
+"""The integer enums of MLIR's llvm dialect (atomic orderings, atomicrmw operations), with keyword
+syntax.
 
 MLIR stores these as `i64` attributes (generic form `ordering = 2 : i64`) and prints them as bare
 keywords in the custom form (`monotonic`); xDSL's `llvm.load` does the same for its `ordering`. The

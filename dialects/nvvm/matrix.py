@@ -2,7 +2,8 @@
 
     %d = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%c0, %c1, %c2, %c3]
            {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
-            multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>,
+            multiplicandAPtxType = #nvvm.mma_type<bf16>,
+            multiplicandBPtxType = #nvvm.mma_type<bf16>,
             shape = #nvvm.shape<m = 16, n = 8, k = 16>}
            : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
     %r = nvvm.ldmatrix %p {num = 4 : i32, layout = #nvvm.mma_layout<row>}

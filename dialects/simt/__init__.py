@@ -79,7 +79,8 @@ from ferrox.dialects.simt.warp import (
 )
 
 TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
-"""Every op that may produce a witness: the four of `index` and the tile track's `simt.tile_index`."""
+"""Every op that may produce a witness: the four of `index` and the tile track's
+`simt.tile_index`."""
 
 CONVERGENT_WARP_OPS = (*_WARP_OPS, MmaSyncOp)
 """Every warp collective: those of `warp` and the tile track's tensor-core `simt.mma_sync`."""

@@ -56,7 +56,8 @@ class ScopeAttr(EnumAttribute[Scope], SpacedOpaqueSyntaxAttribute):
 
 @irdl_attr_definition
 class OrderingAttr(EnumAttribute[Ordering], SpacedOpaqueSyntaxAttribute):
-    """`relaxed` | `acquire` | `release` | `acq_rel` | `seq_cst` (generic form `#simt<ordering relaxed>`)."""
+    """`relaxed` | `acquire` | `release` | `acq_rel` | `seq_cst` (generic form
+    `#simt<ordering relaxed>`)."""
 
     name = "simt.ordering"
 

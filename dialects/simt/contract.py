@@ -38,7 +38,8 @@ RELATIONS = (">=", "<=", "==", ">", "<")
 @irdl_attr_definition
 class SizeExprAttr(ParametrizedAttribute):
     """One node of a size expression: `const` (value), `arg`/`len` (value = parameter index), or a
-    binary `+`, `-`, `*` over two operands. Printed standalone as `#simt.size_expr<len(arg0) * 2>`."""
+    binary `+`, `-`, `*` over two operands. Printed standalone as
+    `#simt.size_expr<len(arg0) * 2>`."""
 
     name = "simt.size_expr"
 
@@ -172,7 +173,8 @@ class SizeExprAttr(ParametrizedAttribute):
 
 @irdl_attr_definition
 class SizeRelationAttr(ParametrizedAttribute):
-    """`lhs REL rhs` over size expressions; standalone `#simt.requires<len(arg0) >= arg1 * arg2>`."""
+    """`lhs REL rhs` over size expressions; standalone
+    `#simt.requires<len(arg0) >= arg1 * arg2>`."""
 
     name = "simt.requires"
 
@@ -320,7 +322,8 @@ class LaunchContractAttr(ParametrizedAttribute):
                 )
             else:
                 parser.raise_error(
-                    f"unknown launch contract field '{key}', expected domain, block, shared_bytes, min_cc or requires"
+                    f"unknown launch contract field '{key}', "
+                    "expected domain, block, shared_bytes, min_cc or requires"
                 )
 
         start = parser.pos

@@ -183,11 +183,13 @@ class KernelOp(IRDLOperation):
                 t = inputs[i]
                 if kind == "len" and not isinstance(t, SLICE_TYPES):
                     raise VerifyException(
-                        f"launch contract relation '{rel}': len(arg{i}) needs a slice parameter, found {t}"
+                        f"launch contract relation '{rel}': "
+                        f"len(arg{i}) needs a slice parameter, found {t}"
                     )
                 if kind == "arg" and not isinstance(t, IndexType | IntegerType):
                     raise VerifyException(
-                        f"launch contract relation '{rel}': arg{i} needs an integer or index parameter, found {t}"
+                        f"launch contract relation '{rel}': "
+                        f"arg{i} needs an integer or index parameter, found {t}"
                     )
 
 
@@ -273,7 +275,8 @@ class CallOp(IRDLOperation):
         ft = callee.function_type
         if len(ft.inputs.data) != len(self.arguments):
             raise VerifyException(
-                f"'{self.callee}' takes {len(ft.inputs.data)} arguments, {len(self.arguments)} given"
+                f"'{self.callee}' takes {len(ft.inputs.data)} arguments, "
+                f"{len(self.arguments)} given"
             )
         for i, (arg, expected) in enumerate(zip(self.arguments, ft.inputs.data)):
             # A disjoint slice where a shared slice is expected is a safety rule: verify-disjoint

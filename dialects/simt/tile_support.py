@@ -144,7 +144,8 @@ class TileIndexOp(IRDLOperation):
         rank = len(space.tile_shape.data)
         if len(self.dims) != rank:
             raise VerifyException(
-                f"'simt.tile_index' of a rank-{rank} tile needs {rank} dimensions, got {len(self.dims)}"
+                f"'simt.tile_index' of a rank-{rank} tile needs {rank} dimensions, "
+                f"got {len(self.dims)}"
             )
         kernel = _kernel_of(self)
         if kernel is None:
@@ -161,8 +162,9 @@ class TileIndexOp(IRDLOperation):
                 and dim.index == want
             ):
                 raise VerifyException(
-                    f"'simt.tile_index' dimension {i} must be kernel parameter arg{want} (its index space "
-                    f"{space} names it), so that every thread uses the same tensor shape"
+                    f"'simt.tile_index' dimension {i} must be kernel parameter arg{want} "
+                    f"(its index space {space} names it), "
+                    "so that every thread uses the same tensor shape"
                 )
         if first + rank > len(params):
             raise VerifyException(
@@ -172,7 +174,8 @@ class TileIndexOp(IRDLOperation):
 
 @irdl_op_definition
 class StoreChunkOp(IRDLOperation):
-    """`simt.store_chunk %out[%w], %v0, %v1, %v2, %v3 : !simt.disjoint_slice<f32, S>, !simt.thread_index<S>`.
+    """`simt.store_chunk %out[%w], %v0, %v1, %v2, %v3
+        : !simt.disjoint_slice<f32, S>, !simt.thread_index<S>`.
 
     Moves the witness and writes value `j` to element `j` of its chunk where that element is in
     bounds (see `simt.tile_index`); the other elements are not touched (a masked store). As with
@@ -205,8 +208,8 @@ class StoreChunkOp(IRDLOperation):
             )
         if len(self.values) != space.chunk.data:
             raise VerifyException(
-                f"'simt.store_chunk' to chunks of {space.chunk.data} takes {space.chunk.data} values, "
-                f"got {len(self.values)}"
+                f"'simt.store_chunk' to chunks of {space.chunk.data} "
+                f"takes {space.chunk.data} values, got {len(self.values)}"
             )
 
 
@@ -247,7 +250,8 @@ class LoadChunkOp(IRDLOperation):
         width = len(self.res)
         if not _pow2(width) or width > MAX_CHUNK:
             raise VerifyException(
-                f"'simt.load_chunk' reads a power-of-two chunk of at most {MAX_CHUNK} elements, got {width}"
+                f"'simt.load_chunk' reads a power-of-two chunk of at most {MAX_CHUNK} elements, "
+                f"got {width}"
             )
 
 
@@ -256,7 +260,8 @@ MMA_FRAGMENTS = {"a": 4, "b": 2, "c": 4}
 
 @irdl_op_definition
 class MmaSyncOp(IRDLOperation):
-    """`%d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%c0, %c1, %c2, %c3]`.
+    """`%d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a0, %a1, %a2, %a3] B[%b0, %b1]
+    C[%c0, %c1, %c2, %c3]`.
 
     One warp's tensor-core `D = A * B + C` for a 16 x 16 (`A`, row-major, `bf16` or `f16`) times
     16 x 8 (`B`) product with a 16 x 8 f32 accumulator: PTX `mma.sync.aligned.m16n8k16.row.col`.
@@ -290,7 +295,8 @@ class MmaSyncOp(IRDLOperation):
         for group, values in (("a", self.a), ("b", self.b), ("c", self.c)):
             if len(values) != MMA_FRAGMENTS[group]:
                 raise VerifyException(
-                    f"'simt.mma_sync' takes {MMA_FRAGMENTS[group]} {group.upper()} registers, got {len(values)}"
+                    f"'simt.mma_sync' takes {MMA_FRAGMENTS[group]} {group.upper()} registers, "
+                    f"got {len(values)}"
                 )
 
 

@@ -189,7 +189,8 @@ class _ElementType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class SliceType(_ElementType):
-    """`!simt.slice<T>`: a shared, read-only view of global memory; at the ABI a (pointer, length)."""
+    """`!simt.slice<T>`: a shared, read-only view of global memory; at the ABI a (pointer,
+    length)."""
 
     name = "simt.slice"
 

@@ -62,7 +62,7 @@ class ConstantOp(IRDLOperation):
         parser._resume_from(literal)  # pyright: ignore[reportPrivateUsage]
         parser.parse_keyword("dense")
         value = parser.parse_dense_int_or_fp_elements_attr(
-            # The tile type's own verifier has restricted its element to the scalars TensorType takes.
+            # The tile type's verifier has restricted its element to scalars TensorType takes.
             TensorType(t.element_type, t.get_shape())  # type: ignore[arg-type]
         )
         parser.parse_punctuation(":")

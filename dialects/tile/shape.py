@@ -87,7 +87,8 @@ class ReshapeOp(_ShapeOp):
 
 @irdl_op_definition
 class TransposeOp(_ShapeOp):
-    """`tile.transpose %x : !tile.tile<f32, [M, N]> -> !tile.tile<f32, [N, M]>`: r[j, i] = x[i, j]."""
+    """`tile.transpose %x : !tile.tile<f32, [M, N]> -> !tile.tile<f32, [N, M]>`:
+    r[j, i] = x[i, j]."""
 
     name = "tile.transpose"
 
@@ -108,7 +109,8 @@ class TransposeOp(_ShapeOp):
 
 @irdl_op_definition
 class PermuteOp(IRDLOperation):
-    """`tile.permute %x [2, 0, 1] : A -> B`: result axis i is input axis perm[i] (NumPy transpose)."""
+    """`tile.permute %x [2, 0, 1] : A -> B`: result axis i is input axis perm[i] (NumPy
+    transpose)."""
 
     name = "tile.permute"
 

@@ -165,7 +165,8 @@ class TileType(_ShapedTileType):
 
 @irdl_attr_definition
 class PartitionType(_ShapedTileType):
-    """`!tile.partition<f32, [128]>`: the kernel's exclusive output tile, shape given by the host."""
+    """`!tile.partition<f32, [128]>`: the kernel's exclusive output tile, shape given by the
+    host."""
 
     name = "tile.partition"
 
@@ -180,7 +181,10 @@ class PartitionType(_ShapedTileType):
     @classmethod
     def problem(cls, element: Attribute, shape: Sequence[int]) -> str | None:
         if not 1 <= len(shape) <= 3:
-            return f"partition rank must be 1, 2 or 3 (one grid axis per dimension), found {len(shape)}"
+            return (
+                "partition rank must be 1, 2 or 3 (one grid axis per dimension), "
+                f"found {len(shape)}"
+            )
         return _element_error("partition", element, is_memory_element, _MEMORY_ELEMENTS) or (
             tile_shape_error(shape)
         )

@@ -63,6 +63,7 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
         elif space.kind.data == "warp" and contract.block_xyz[0] % WARP_SIZE:
             engine.error(
                 op,
-                f"index space warp needs a block x that is a multiple of {WARP_SIZE}, found {contract.block_xyz[0]}",
+                f"index space warp needs a block x that is a multiple of {WARP_SIZE}, "
+                f"found {contract.block_xyz[0]}",
                 [(fn, "launch contract declared here")],
             )

@@ -103,7 +103,8 @@ def _divergent_ancestor(op: Operation, fn: Function) -> tuple[Operation, str] | 
         if isinstance(parent, scf.WhileOp):
             return (
                 parent,
-                "control flow diverges here: the trip count of this loop may differ between threads",
+                "control flow diverges here: "
+                "the trip count of this loop may differ between threads",
             )
         if isinstance(parent, scf.ForOp) and not all(
             is_uniform(v, fn) for v in (parent.lb, parent.ub, parent.step)

@@ -66,13 +66,19 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
         if isinstance(op, GetMutOp | StoreChunkOp) and index == 0:
             return None
         if isinstance(op, LoadOp):
-            return f"cannot read disjoint slice {name}: it is written only through simt.get_mut, never read"
+            return (
+                f"cannot read disjoint slice {name}: "
+                "it is written only through simt.get_mut, never read"
+            )
         if isinstance(op, ATOMIC_OPS):
             return (
                 f"cannot update disjoint slice {name} atomically: it is written only through "
                 "simt.get_mut; take an !simt.atomic_slice for shared updates"
             )
-        return f"disjoint slice {name} cannot be used by '{op.name}': it is written only through simt.get_mut"
+        return (
+            f"disjoint slice {name} cannot be used by '{op.name}': "
+            "it is written only through simt.get_mut"
+        )
     if isinstance(t, SliceType):
         if isinstance(op, LoadOp | LoadChunkOp):
             return None
@@ -86,6 +92,9 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
         if isinstance(op, ATOMIC_OPS) and index == 0:
             return None
         if isinstance(op, LoadOp):
-            return f"cannot read atomic slice {name} with simt.load: other threads update it; use an atomic"
+            return (
+                f"cannot read atomic slice {name} with simt.load: "
+                "other threads update it; use an atomic"
+            )
         return f"atomic slice {name} cannot be used by '{op.name}': it is updated only by atomics"
     return None

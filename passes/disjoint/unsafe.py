@@ -28,8 +28,9 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
             if isinstance(param.type, RAW_BUFFERS):
                 engine.error(
                     param,
-                    f"contracted kernels cannot take a raw mutable buffer: parameter {describe(param)} "
-                    f"is {param.type}; take a !simt.disjoint_slice or !simt.atomic_slice, "
+                    "contracted kernels cannot take a raw mutable buffer: "
+                    f"parameter {describe(param)} is {param.type}; "
+                    "take a !simt.disjoint_slice or !simt.atomic_slice, "
                     "or drop the contract and launch unsafely",
                 )
     for op in fn.walk():

@@ -164,7 +164,8 @@ def _check_runtime_widths(fn: Function, engine: DiagnosticEngine) -> None:
         if not is_param:
             engine.error(
                 op,
-                "runtime row width must be a kernel parameter, so that every thread uses the same width",
+                "runtime row width must be a kernel parameter, "
+                "so that every thread uses the same width",
             )
             continue
         if first is None:
@@ -172,6 +173,7 @@ def _check_runtime_widths(fn: Function, engine: DiagnosticEngine) -> None:
         elif first.width is not width:
             engine.error(
                 op,
-                "conflicting runtime row widths: every simt.index_2d_runtime in a kernel must use the same width parameter",
+                "conflicting runtime row widths: every simt.index_2d_runtime in a kernel "
+                "must use the same width parameter",
                 [(first, "first width used here")],
             )

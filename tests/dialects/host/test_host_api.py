@@ -30,7 +30,9 @@ from ferrox.parser import parse_module
 from ferrox.registry import make_context
 
 PROGRAM = """
-simt.kernel @vecadd(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>, %n: index) contract<domain = 1, block = [256]> {
+simt.kernel @vecadd(%a: !simt.slice<f32>, %b: !simt.slice<f32>,
+                    %out: !simt.disjoint_slice<f32, 1d>, %n: index)
+    contract<domain = 1, block = [256]> {
   simt.return
 }
 tile.kernel @add(%z: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>) {
@@ -42,11 +44,15 @@ func.func @main() {
   %c = host.poison(%n) : !host.tensor<f32, [?]>
   %s = host.stream
   %g = arith.constant 4 : index
-  %p = host.prepare @vecadd grid(%g) block(%g) args(%a, %a, %c, %n : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, index)
-  %c2 = host.launch @vecadd with %p on %s ins(%a, %a, %n : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, index) outs(%c : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
+  %p = host.prepare @vecadd grid(%g) block(%g) args(%a, %a, %c, %n
+      : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, index)
+  %c2 = host.launch @vecadd with %p on %s
+      ins(%a, %a, %n : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>, index)
+      outs(%c : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
   %z = host.poison : !host.tensor<f32, [1000]>
   %pz = host.partition %z : !host.tensor<f32, [1000]> -> !host.partition<f32, [1000], [128]>
-  %pz2 = host.tile_launch @add on %s ins(%a : !host.tensor<f32, [?]>) outs(%pz : !host.partition<f32, [1000], [128]>) -> !host.partition<f32, [1000], [128]>
+  %pz2 = host.tile_launch @add on %s ins(%a : !host.tensor<f32, [?]>)
+      outs(%pz : !host.partition<f32, [1000], [128]>) -> !host.partition<f32, [1000], [128]>
   host.sync_on %s
   host.check %c2, "2 * a" (a = %a : !host.tensor<f32, [?]>) atol 1.0e-03 : !host.tensor<f32, [?]>
   func.return

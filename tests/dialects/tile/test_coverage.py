@@ -1,4 +1,5 @@
-"""The FileCheck tests cover the dialect: every op round-trips, every verifier has a negative case."""
+"""The FileCheck tests cover the dialect: every op round-trips, every verifier has a negative
+case."""
 
 from __future__ import annotations
 
