@@ -43,7 +43,7 @@ def verify_disjoint(root: Operation) -> None:
 
 @dataclass(frozen=True)
 class VerifyDisjointPass(ModulePass):
-    """Check DESIGN.md's SIMT rules 1-7; the module is left unchanged."""
+    """Check the SIMT rules 1-7 (docs/safety.md#simt-rules); the module is left unchanged."""
 
     name = "verify-disjoint"
 

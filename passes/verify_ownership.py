@@ -1,7 +1,8 @@
 """`verify-ownership`: host tensors are owned values, in the manner of Rust's borrow checker.
 
-DESIGN.md Host rules 1, 2 and 5 (rule 3, "a launch gives back every tensor it took", is each launch
-op's own verifier), and the rule that makes asynchronous launches safe to observe:
+Host rules 1, 2 and 5 of docs/safety.md#host-rules (rule 3, "a launch gives back every tensor it
+took", is each launch op's own verifier), and rule 6 (docs/safety.md#host-6), which makes
+asynchronous launches safe to observe:
 
 1. A tensor or partition is owned. `host.partition`, `host.unpartition`, the `outs` of a launch, and
    any op the pass does not know (`scf.yield`, `func.return`, loop inits, calls...) move it; a later

@@ -75,7 +75,7 @@ def _verify_config(grid: Sequence[SSAValue], block: Sequence[SSAValue]) -> None:
 
 
 def _verify_gives_back(outs: Sequence[SSAValue], results: Sequence[SSAValue]) -> None:
-    """DESIGN.md Host rule 3: a launch gives back every tensor it took, as new values."""
+    """A launch gives back every tensor it took, as new values (docs/safety.md#host-3)."""
     out_types = [o.type for o in outs]
     result_types = [r.type for r in results]
     if out_types != result_types:
@@ -155,10 +155,10 @@ def verify_launch(op: IRDLOperation, ins: Sequence[SSAValue], outs: Sequence[SSA
 class LaunchOp(IRDLOperation):
     """`%c2 = host.launch @k with %p on %s ins(%a : T) outs(%c : T) -> T`: a safe launch.
 
-    Needs a `!host.prepared<@k>` made by `host.prepare` (DESIGN.md Host rule 5). `ins` are borrowed
-    for the launch; `outs` (the kernel's exclusive outputs) are moved in and given back as the
-    results. At run time each argument must have the shape (tensors) or value (scalars) it had
-    at `host.prepare`.
+    Needs a `!host.prepared<@k>` made by `host.prepare` (docs/safety.md#host-5). `ins` are
+    borrowed for the launch; `outs` (the kernel's exclusive outputs) are moved in and given back
+    as the results. At run time each argument must have the shape (tensors) or value (scalars)
+    it had at `host.prepare`.
     """
 
     name = "host.launch"

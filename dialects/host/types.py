@@ -122,7 +122,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
 class PartitionType(ParametrizedAttribute, TypeAttribute):
     """`!host.partition<f32, [1024], [128]>`: a tensor cut into tiles, each owned by one tile block.
 
-    The tile shape is static and made of powers of two (DESIGN.md Host/Tile rule 4); the launch grid
+    The tile shape is static and made of powers of two (docs/safety.md#host-4); the launch grid
     is the ceil-division of the tensor shape by the tile shape, resolved at launch where a
     dimension is `?`.
     """

@@ -2,8 +2,8 @@
 
 Barriers and warp collectives (`bar.sync`, `shfl.sync`, `vote.sync`, `redux.sync`, `mma.sync`,
 `ldmatrix`) are convergent: a transformation may not move them into, out of, or across divergent
-control flow (DESIGN.md, SIMT rule 7). Passes ask `op.has_trait(Convergent)`; the lowering keeps
-them as calls to intrinsics that LLVM itself declares `convergent`.
+control flow (SIMT rule 7, docs/safety.md#simt-7). Passes ask `op.has_trait(Convergent)`; the
+lowering keeps them as calls to intrinsics that LLVM itself declares `convergent`.
 """
 
 from __future__ import annotations
