@@ -3,7 +3,7 @@
 `intrinsics` is the LLVM 22 NVPTX intrinsic table the patterns draw their names from.
 """
 
-from ferrox.lowering.nvvm_to_llvm.conversion import NVVM_TO_LLVM_PATTERNS, ConvertNvvmToLLVMPass
+from ferrox.lowering.nvvm_to_llvm.convert import NVVM_TO_LLVM_PATTERNS, ConvertNvvmToLLVMPass
 from ferrox.lowering.nvvm_to_llvm.intrinsics import INTRINSIC_NAMES, INTRINSIC_TABLE, Intrinsic
 
 __all__ = [

@@ -30,8 +30,9 @@ from ferrox.dialects.simt import (
     AtomicXorOp,
 )
 from ferrox.dialects.simt.types import SLICE_TYPES, PtrType, SharedArrayType
+from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.simt_to_nvvm.shared import shared_element
-from ferrox.lowering.simt_to_nvvm.support import Emitter, Unsupported
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 INT_OPS: dict[type[Operation], nvvm.AtomicBinOp] = {
     AtomicAddOp: nvvm.AtomicBinOp.ADD,
@@ -55,7 +56,7 @@ def _check_width(op: Operation, t: Attribute) -> None:
 
 
 def target_address(
-    e: Emitter, target: SSAValue, indices: list[SSAValue], element: Attribute
+    e: SimtEmitter, target: SSAValue, indices: list[SSAValue], element: Attribute
 ) -> SSAValue:
     """The element an atomic updates: range-checked in an atomic slice, unchecked otherwise."""
     if isinstance(target.type, SLICE_TYPES):
@@ -82,7 +83,7 @@ class AtomicRMWToNvvm(RewritePattern):
         is_float = isinstance(t, AnyFloat)
         if is_float and isinstance(op, AtomicMinOp | AtomicMaxOp):
             raise Unsupported(f"atomic min/max needs an i32 or i64 element, not {t}")
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         address = target_address(e, op.target, list(op.indices), t)
         scope, ordering = _scope(op)
         value = op.value
@@ -106,7 +107,7 @@ class AtomicCasToNvvm(RewritePattern):
         if not isinstance(op, AtomicCasOp):
             return
         _check_width(op, op.value.type)
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         address = target_address(e, op.target, list(op.indices), op.value.type)
         scope, ordering = _scope(op)
         cas = nvvm.AtomicCASOp(address, op.expected, op.value, scope, ordering)

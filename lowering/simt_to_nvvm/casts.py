@@ -17,7 +17,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriteWalker, TypeConversionPattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from ferrox.lowering.simt_to_nvvm.support import LoweringState
+from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.simt_to_nvvm.types import is_simt_type, packed
 
 
@@ -102,7 +102,7 @@ def _has_simt_types(module: ModuleOp) -> bool:
     return False
 
 
-def finish(module: ModuleOp, state: LoweringState) -> None:
+def finish(module: ModuleOp, state: ConversionState) -> None:
     """Fold the casts away, pack what crossed control flow, and report anything left."""
     _fold_pairs(module)
     if _has_simt_types(module):
@@ -111,6 +111,6 @@ def finish(module: ModuleOp, state: LoweringState) -> None:
             _materialize(cast)
     for op in module.walk():
         if op.dialect_name() == "simt":
-            state.fail(op, f"cannot lower '{op.name}' to nvvm: no conversion pattern for it")
+            state.cannot_lower(op, "no conversion pattern for it")
         elif isinstance(op, UnrealizedConversionCastOp):
             state.fail(op, "cannot lower a SIMT value here: its parts do not match its use")

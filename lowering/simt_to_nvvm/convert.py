@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 
+from ferrox.lowering.conversion import ConversionState, Guarded
 from ferrox.lowering.simt_to_nvvm.atomic import ATOMIC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.casts import finish
 from ferrox.lowering.simt_to_nvvm.ids import IDS_PATTERNS
@@ -22,7 +23,6 @@ from ferrox.lowering.simt_to_nvvm.index import INDEX_PATTERNS
 from ferrox.lowering.simt_to_nvvm.kernel import KERNEL_PATTERNS
 from ferrox.lowering.simt_to_nvvm.memory import MEMORY_PATTERNS
 from ferrox.lowering.simt_to_nvvm.shared import SHARED_PATTERNS
-from ferrox.lowering.simt_to_nvvm.support import Guarded, LoweringState
 from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
 from ferrox.lowering.simt_to_nvvm.unsafe import UNSAFE_PATTERNS
@@ -45,7 +45,7 @@ SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
 def convert_simt_to_nvvm(module: ModuleOp) -> None:
     """Lower every SIMT op in `module` in place; raises one `DiagnosticError` listing each op that
     cannot be lowered."""
-    state = LoweringState()
+    state = ConversionState("nvvm")
     patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
     PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False)).rewrite_module(
         module

@@ -13,7 +13,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects import nvvm
 from ferrox.dialects.simt import BlockDimOp, BlockIdOp, GridDimOp, LaneIdOp, ThreadIdOp
-from ferrox.lowering.simt_to_nvvm.support import Emitter, launch_block
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter, launch_block
 
 REGISTERS: dict[type[Operation], dict[str, type[Operation]]] = {
     ThreadIdOp: {"x": nvvm.ThreadIdXOp, "y": nvvm.ThreadIdYOp, "z": nvvm.ThreadIdZOp},
@@ -29,7 +29,7 @@ class DimToRegister(RewritePattern):
         if registers is None:
             return
         dim = op.dimension.data.value  # type: ignore[attr-defined]
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         block = launch_block(op) if isinstance(op, BlockDimOp) else None
         if block is not None:
             value = e.const(block["xyz".index(dim)], IndexType())
@@ -41,7 +41,7 @@ class DimToRegister(RewritePattern):
 class LaneIdToRegister(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LaneIdOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         rewriter.replace(op, [], [e.to_index(e(nvvm.LaneIdOp()))])
 
 

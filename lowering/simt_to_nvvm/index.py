@@ -32,7 +32,7 @@ from ferrox.dialects.simt import (
     WarpIndexOp,
     WitnessValueOp,
 )
-from ferrox.lowering.simt_to_nvvm.support import Emitter, launch_block
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter, launch_block
 
 i128 = IntegerType(128)
 EXACT_STATIC_STRIDE = 1 << 21
@@ -44,9 +44,9 @@ _NTID = {"x": nvvm.BlockDimXOp, "y": nvvm.BlockDimYOp}
 _CTAID = {"x": nvvm.BlockIdXOp, "y": nvvm.BlockIdYOp}
 
 
-def global_id(e: Emitter, dim: str) -> SSAValue:
+def global_id(e: SimtEmitter, dim: str) -> SSAValue:
     """ctaid * ntid + tid along `dim`, in i64 (ntid a constant under a contract)."""
-    block = launch_block(e.op)
+    block = launch_block(e.matched)
     ntid = (
         e.const(block["xy".index(dim)])
         if block is not None
@@ -56,7 +56,7 @@ def global_id(e: Emitter, dim: str) -> SSAValue:
     return e(arith.AddiOp(base, e.register(_TID[dim], f"tid_{dim}")), f"gid_{dim}")
 
 
-def two_d(e: Emitter, width: SSAValue, exact: bool) -> tuple[SSAValue, SSAValue]:
+def two_d(e: SimtEmitter, width: SSAValue, exact: bool) -> tuple[SSAValue, SSAValue]:
     """(raw, valid) of the 2-D spaces; `exact` when row * width + col cannot wrap."""
     col = global_id(e, "x")
     row = global_id(e, "y")
@@ -78,14 +78,14 @@ def two_d(e: Emitter, width: SSAValue, exact: bool) -> tuple[SSAValue, SSAValue]
 class ThreadIndex1DToNvvm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ThreadIndex1DOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         rewriter.replace(op, [], [e.pack([global_id(e, "x"), e.true()], op.result.type)])
 
 
 class Index2DToNvvm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: Index2DOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         raw, valid = two_d(e, e.const(op.stride), exact=op.stride <= EXACT_STATIC_STRIDE)
         rewriter.replace(op, [], [e.pack([raw, valid], op.result.type)])
 
@@ -93,7 +93,7 @@ class Index2DToNvvm(RewritePattern):
 class Index2DRuntimeToNvvm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: Index2DRuntimeOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         raw, valid = two_d(e, e.to_i64(op.width), exact=False)
         rewriter.replace(op, [], [e.pack([raw, valid], op.result.type)])
 
@@ -101,7 +101,7 @@ class Index2DRuntimeToNvvm(RewritePattern):
 class WarpIndexToNvvm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WarpIndexOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         thread = global_id(e, "x")
         raw = e(arith.ShRUIOp(thread, e.const(5)), "warp")
         first = e(
@@ -113,7 +113,7 @@ class WarpIndexToNvvm(RewritePattern):
 class WitnessValueToIndex(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WitnessValueOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         raw, _ = e.unpack(op.witness)
         rewriter.replace(op, [], [e.to_index(raw)])
 

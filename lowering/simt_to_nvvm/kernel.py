@@ -21,7 +21,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.lowering.simt_to_nvvm import abi
-from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, Emitter
+from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import SHARED_PTR, expanded, is_simt_type, packed
 
 LINKAGE_ATTR = "llvm.linkage"
@@ -39,7 +39,7 @@ def _split_entry_block(
 ) -> None:
     """Give the entry block one argument per ABI parameter; each SIMT argument becomes the cast
     of its parts, for the patterns of its users."""
-    e = Emitter(rewriter, origin, InsertPoint.at_start(block))
+    e = SimtEmitter(InsertPoint.at_start(block), origin.location, rewriter, origin)
     for old, p in zip(list(block.args), params):
         index = block.args.index(old)
         parts = [rewriter.insert_block_argument(block, index + i, t) for i, t in enumerate(p.types)]
@@ -100,20 +100,20 @@ def _position(i: int) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, [i])
 
 
-def _struct(e: Emitter, t: Attribute, values: Sequence[SSAValue]) -> SSAValue:
+def _struct(e: SimtEmitter, t: Attribute, values: Sequence[SSAValue]) -> SSAValue:
     struct = e(llvm.UndefOp(t))
     for i, v in enumerate(values):
         struct = e(llvm.InsertValueOp(_position(i), struct, v))
     return struct
 
 
-def _to_packed(e: Emitter, value: SSAValue) -> SSAValue:
+def _to_packed(e: SimtEmitter, value: SSAValue) -> SSAValue:
     """A SIMT value as one value: itself, its only part, or a struct of its parts."""
     parts = e.unpack(value)
     return parts[0] if len(parts) == 1 else _struct(e, packed(value.type), parts)
 
 
-def _from_packed(e: Emitter, value: SSAValue, t: Attribute) -> SSAValue:
+def _from_packed(e: SimtEmitter, value: SSAValue, t: Attribute) -> SSAValue:
     """The value of SIMT-level type `t` that the packed `value` carries."""
     if not is_simt_type(t):
         return value
@@ -140,9 +140,9 @@ class CallToFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CallOp, rewriter: PatternRewriter, /) -> None:
         types = [r.type for r in op.res]
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         args = [part for a in op.arguments for part in e.unpack(a)]
-        (*call_results,) = e.op_(func.CallOp(op.callee, args, result_type(types))).results
+        (*call_results,) = e.emit(func.CallOp(op.callee, args, result_type(types))).results
         if len(types) > 1:
             call_results = [
                 e(llvm.ExtractValueOp(_position(i), call_results[0], packed(t)))
@@ -154,12 +154,12 @@ class CallToFunc(RewritePattern):
 class ReturnToFunc(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReturnOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         values = [_to_packed(e, v) for v in op.values]
         if len(values) > 1:
             t = llvm.LLVMStructType.from_type_list([v.type for v in values])
             values = [_struct(e, t, values)]
-        e.op_(func.ReturnOp(*values))
+        e.emit(func.ReturnOp(*values))
         rewriter.erase(op)
 
 

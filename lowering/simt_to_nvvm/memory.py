@@ -20,7 +20,7 @@ from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import GetMutOp, LenOp, LoadOp, YieldOp
 from ferrox.dialects.simt.types import SliceType
-from ferrox.lowering.simt_to_nvvm.support import Emitter, is_constant
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter, is_constant
 from ferrox.lowering.simt_to_nvvm.types import memory_type
 
 
@@ -28,7 +28,7 @@ class LoadToChecked(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LoadOp, rewriter: PatternRewriter, /) -> None:
         element = op.result.type
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         address = e.checked_element(op.slice, op.index, element)
         value = e.load(address, element, invariant=isinstance(op.slice.type, SliceType))
         rewriter.replace(op, [], [value])
@@ -37,7 +37,7 @@ class LoadToChecked(RewritePattern):
 class LenToParam(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LenOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         _, length = e.unpack(op.slice)
         rewriter.replace(op, [], [e.to_index(length)])
 
@@ -46,7 +46,7 @@ class GetMutToGuardedStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GetMutOp, rewriter: PatternRewriter, /) -> None:
         element = op.slice.type.get_element_type()  # type: ignore[attr-defined]
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         ptr, length = e.unpack(op.slice)
         raw, valid = e.unpack(op.witness)
         always_valid = is_constant(valid, 1)
@@ -72,9 +72,9 @@ class GetMutToGuardedStore(RewritePattern):
         )
         tail = e.at(InsertPoint.before(yielded))
         tail.store(yielded.values[0], address)
-        tail.op_(scf.YieldOp())
+        tail.emit(scf.YieldOp())
         rewriter.erase(yielded)
-        e.op_(scf.IfOp(in_bounds, [], Region(then)))
+        e.emit(scf.IfOp(in_bounds, [], Region(then)))
         rewriter.erase(op)
 
 

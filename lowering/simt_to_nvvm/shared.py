@@ -22,7 +22,8 @@ from xdsl.traits import SymbolTable
 
 from ferrox.dialects.simt import SharedAllocOp, SharedLoadOp, SharedStoreOp
 from ferrox.dialects.simt.types import SharedArrayType
-from ferrox.lowering.simt_to_nvvm.support import Emitter, Unsupported
+from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import SHARED, SHARED_PTR, memory_type
 
 ALIGNMENT = 16
@@ -67,12 +68,12 @@ class SharedAllocToGlobal(RewritePattern):
         glob = llvm.GlobalOp(global_type, name, "internal", addr_space=SHARED, alignment=ALIGNMENT)
         glob.location = op.location
         rewriter.insert(glob, InsertPoint.before(kernel))
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         address = e(llvm.AddressOfOp(name, SHARED_PTR))
         rewriter.replace(op, [], [e.pack([address], op.result.type)])
 
 
-def shared_element(e: Emitter, array: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+def shared_element(e: SimtEmitter, array: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
     """The address of `array[indices]` in shared memory (unchecked)."""
     assert isinstance(array.type, SharedArrayType)
     (base,) = e.unpack(array)
@@ -82,7 +83,7 @@ def shared_element(e: Emitter, array: SSAValue, indices: Sequence[SSAValue]) -> 
 class SharedLoadToLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SharedLoadOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         address = shared_element(e, op.array, op.indices)
         rewriter.replace(op, [], [e.load(address, op.result.type)])
 
@@ -90,7 +91,7 @@ class SharedLoadToLoad(RewritePattern):
 class SharedStoreToStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SharedStoreOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         e.store(op.value, shared_element(e, op.array, op.indices))
         rewriter.erase(op)
 

@@ -1,5 +1,6 @@
-"""What every `convert-simt-to-nvvm` pattern shares: building ops at the matched op, SIMT values
-as their lowered parts, bounds checks that trap, element addresses, and diagnostics.
+"""What every `convert-simt-to-nvvm` pattern shares beyond the conversion toolkit
+(`ferrox.lowering.conversion`, which reports unsupported ops and places new ops): SIMT values as
+their lowered parts, bounds checks that trap, element addresses, and the launch contract's block.
 
 A SIMT value that lowers to several values (a slice: pointer and length; a witness: raw index and
 validity) is handed from pattern to pattern through `builtin.unrealized_conversion_cast`: the
@@ -12,7 +13,6 @@ removes every cast once all SIMT ops are gone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
@@ -26,71 +26,26 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.simt_to_nvvm.types import SimtTypeError, expanded, is_simt_type, memory_type
+from ferrox.lowering.conversion import Emitter
+from ferrox.lowering.simt_to_nvvm.types import expanded, is_simt_type, memory_type
 
 TRAP = "llvm.trap"
 KERNEL_ATTR = "nvvm.kernel"
 REQNTID_ATTR = "nvvm.reqntid"
 
 
-class Unsupported(Exception):
-    """Raised by a pattern before it changes anything; the message becomes a diagnostic."""
+class SimtEmitter(Emitter):
+    """The toolkit's emitter with what SIMT patterns build: constants, index casts, SIMT values
+    as their parts, element addresses, loads and stores, and bounds checks that trap."""
 
-
-@dataclass
-class LoweringState:
-    """One run's diagnostics, each op reported once however often the walker retries it."""
-
-    diagnostics: DiagnosticEngine = field(default_factory=DiagnosticEngine)
-    reported: list[Operation] = field(default_factory=list[Operation])
-
-    def fail(self, op: Operation, message: str) -> None:
-        if not any(seen is op for seen in self.reported):
-            self.reported.append(op)
-            self.diagnostics.error(op, message)
-
-
-@dataclass
-class Guarded(RewritePattern):
-    """Runs `pattern`, turning `Unsupported` and `SimtTypeError` into a diagnostic at the op."""
-
-    pattern: RewritePattern
-    state: LoweringState
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        try:
-            self.pattern.match_and_rewrite(op, rewriter)
-        except (Unsupported, SimtTypeError) as e:
-            self.state.fail(op, f"cannot lower '{op.name}' to nvvm: {e}")
-
-
-class Emitter:
-    """Inserts ops at one point (by default before the matched op), each located at that op."""
-
-    def __init__(self, rewriter: PatternRewriter, op: Operation, point: InsertPoint | None = None):
-        self.rewriter = rewriter
-        self.op = op
-        self.point = point or InsertPoint.before(op)
-
-    def at(self, point: InsertPoint) -> Emitter:
-        return Emitter(self.rewriter, self.op, point)
-
-    def op_(self, new: Operation) -> Operation:
-        new.location = self.op.location
-        self.rewriter.insert(new, self.point)
-        return new
-
-    def __call__(self, new: Operation, name: str | None = None) -> SSAValue:
-        """Insert `new` and return its only result (named `name`, for readable IR)."""
-        result = self.op_(new).results[0]
-        if name is not None:
-            result.name_hint = name
-        return result
+    @property
+    def matched(self) -> Operation:
+        """The op this pattern lowers (every SIMT emitter has one)."""
+        assert self.origin is not None
+        return self.origin
 
     # -- constants and casts ---------------------------------------------------------------
     def const(self, value: int, t: Attribute = i64) -> SSAValue:
@@ -135,7 +90,7 @@ class Emitter:
         ):
             return list(owner.inputs)
         cast = UnrealizedConversionCastOp.get([value], parts)
-        self.op_(cast)
+        self.emit(cast)
         return list(cast.results)
 
     def pack(self, parts: Sequence[SSAValue], simt_type: Attribute) -> SSAValue:
@@ -175,16 +130,16 @@ class Emitter:
     def store(self, value: SSAValue, address: SSAValue) -> None:
         if isinstance(value.type, IndexType):
             value = self.to_i64(value)
-        self.op_(llvm.StoreOp(value, address))
+        self.emit(llvm.StoreOp(value, address))
 
     def trap_unless(self, index: SSAValue, length: SSAValue) -> None:
         """Trap (`llvm.trap`, PTX `trap`) unless `index < length`, unsigned: nothing past this
         point runs with an index out of range, so no access can read or write wild."""
         bad = self(arith.CmpiOp(index, length, "uge"), "out_of_range")
         then = Block()
-        self.at(InsertPoint.at_end(then)).op_(llvm.CallIntrinsicOp(TRAP, [], []))
-        self.at(InsertPoint.at_end(then)).op_(scf.YieldOp())
-        self.op_(scf.IfOp(bad, [], Region(then)))
+        self.at(InsertPoint.at_end(then)).emit(llvm.CallIntrinsicOp(TRAP, [], []))
+        self.at(InsertPoint.at_end(then)).emit(scf.YieldOp())
+        self.emit(scf.IfOp(bad, [], Region(then)))
 
     def checked_element(
         self, slice_value: SSAValue, index: SSAValue, element: Attribute
@@ -224,4 +179,4 @@ def launch_block(op: Operation) -> tuple[int, int, int] | None:
     return None
 
 
-__all__ = ["Emitter", "Guarded", "LoweringState", "Unsupported", "is_constant", "launch_block"]
+__all__ = ["KERNEL_ATTR", "REQNTID_ATTR", "TRAP", "SimtEmitter", "is_constant", "launch_block"]

@@ -45,7 +45,8 @@ from ferrox.dialects.llvm import ExtractElementOp, PoisonOp
 from ferrox.dialects.nvvm.attributes import MMAType
 from ferrox.dialects.nvvm.matrix import F16X2
 from ferrox.dialects.simt import LoadChunkOp, MmaSyncOp, StoreChunkOp, TileIndexOp
-from ferrox.lowering.simt_to_nvvm.support import TRAP, Emitter, Unsupported, launch_block
+from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter, launch_block
 from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
 
 i128 = IntegerType(128)
@@ -60,20 +61,20 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
-def _and(e: Emitter, values: Sequence[SSAValue]) -> SSAValue:
+def _and(e: SimtEmitter, values: Sequence[SSAValue]) -> SSAValue:
     result = values[0]
     for v in values[1:]:
         result = e(arith.AndIOp(result, v))
     return result
 
 
-def _umin(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+def _umin(e: SimtEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
     return e(arith.MinUIOp(a, b))
 
 
-def _thread(e: Emitter) -> tuple[SSAValue, SSAValue]:
+def _thread(e: SimtEmitter) -> tuple[SSAValue, SSAValue]:
     """(linear thread index in the block, threads per block), i64; constants under a contract."""
-    block = launch_block(e.op)
+    block = launch_block(e.matched)
     if block is not None and block[1] * block[2] == 1:
         return e.register(_TID[0], "tid_x"), e.const(block[0])
     tid = [e.register(_TID[d], f"tid_{'xyz'[d]}") for d in range(3)]
@@ -91,7 +92,7 @@ def _thread(e: Emitter) -> tuple[SSAValue, SSAValue]:
 
 
 def _exact_step(
-    e: Emitter, acc: SSAValue, dim: SSAValue, coord: SSAValue
+    e: SimtEmitter, acc: SSAValue, dim: SSAValue, coord: SSAValue
 ) -> tuple[SSAValue, SSAValue]:
     """`acc * dim + coord` and whether it fits in 64 bits (computed in 128)."""
     wide = e(arith.MuliOp(e(arith.ExtUIOp(acc, i128)), e(arith.ExtUIOp(dim, i128))))
@@ -100,7 +101,7 @@ def _exact_step(
     return e(arith.TruncIOp(wide, i64)), e(arith.CmpiOp(high, e.const(0), "eq"))
 
 
-def chunk_of(e: Emitter, op: TileIndexOp, length: SSAValue | None) -> tuple[SSAValue, SSAValue]:
+def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[SSAValue, SSAValue]:
     """(flat index of the chunk's first element, count of in-bounds leading elements), i64."""
     space = op.space
     shape = space.get_tile_shape()
@@ -141,7 +142,7 @@ def chunk_of(e: Emitter, op: TileIndexOp, length: SSAValue | None) -> tuple[SSAV
     return flat, count
 
 
-def _aligned(e: Emitter, address: SSAValue, align: int) -> SSAValue:
+def _aligned(e: SimtEmitter, address: SSAValue, align: int) -> SSAValue:
     bits = e(llvm.PtrToIntOp(address, i64))
     return e(arith.CmpiOp(e(arith.AndIOp(bits, e.const(align - 1))), e.const(0), "eq"), "aligned")
 
@@ -152,33 +153,33 @@ def _vector_ok(element) -> bool:
     )
 
 
-def _region(e: Emitter, fill: Callable[[Emitter], Sequence[SSAValue]]) -> Region:
+def _region(e: SimtEmitter, fill: Callable[[SimtEmitter], Sequence[SSAValue]]) -> Region:
     block = Block()
     inner = e.at(InsertPoint.at_end(block))
-    inner.op_(scf.YieldOp(*fill(inner)))
+    inner.emit(scf.YieldOp(*fill(inner)))
     return Region(block)
 
 
 def _if(
-    e: Emitter,
+    e: SimtEmitter,
     cond: SSAValue,
     result_types: Sequence[Attribute],
-    then_fill: Callable[[Emitter], Sequence[SSAValue]],
-    else_fill: Callable[[Emitter], Sequence[SSAValue]] | None = None,
+    then_fill: Callable[[SimtEmitter], Sequence[SSAValue]],
+    else_fill: Callable[[SimtEmitter], Sequence[SSAValue]] | None = None,
 ) -> Sequence[SSAValue]:
     """`scf.if cond` with regions filled by `then_fill` / `else_fill` (each returns what its
     region yields); the op's results."""
     otherwise = _region(e, else_fill) if else_fill is not None else None
-    return e.op_(scf.IfOp(cond, result_types, _region(e, then_fill), otherwise)).results
+    return e.emit(scf.IfOp(cond, result_types, _region(e, then_fill), otherwise)).results
 
 
-def _store_at(e: Emitter, value: SSAValue, address: SSAValue) -> list[SSAValue]:
-    e.op_(llvm.StoreOp(value, address))
+def _store_at(e: SimtEmitter, value: SSAValue, address: SSAValue) -> list[SSAValue]:
+    e.emit(llvm.StoreOp(value, address))
     return []
 
 
 def _invariant_load(
-    e: Emitter, address: SSAValue, t: Attribute, align: int | None = None
+    e: SimtEmitter, address: SSAValue, t: Attribute, align: int | None = None
 ) -> SSAValue:
     """A load from a shared slice, which nothing writes during the launch (see `memory.py`)."""
     load = llvm.LoadOp(address, t, alignment=align)
@@ -193,7 +194,7 @@ class StoreChunkToStores(RewritePattern):
         if not isinstance(witness, TileIndexOp):
             raise Unsupported("its witness must come from 'simt.tile_index'")
         element = op.values[0].type
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         ptr, length = e.unpack(op.slice)
         flat, count = chunk_of(e, witness, length)
         w = len(op.values)
@@ -201,7 +202,7 @@ class StoreChunkToStores(RewritePattern):
         address = e.element(ptr, [flat], mem)
         values = [e.to_i64(v) if isinstance(v.type, IndexType) else v for v in op.values]
 
-        def scalar(inner: Emitter) -> list[SSAValue]:
+        def scalar(inner: SimtEmitter) -> list[SSAValue]:
             for j, v in enumerate(values):
                 here = inner(arith.CmpiOp(inner.const(j), count, "ult"))
                 _if(
@@ -217,11 +218,11 @@ class StoreChunkToStores(RewritePattern):
             full = e(arith.CmpiOp(count, e.const(w), "eq"))
             fast = e(arith.AndIOp(full, _aligned(e, address, align)), "vector")
 
-            def vector(inner: Emitter) -> list[SSAValue]:
+            def vector(inner: SimtEmitter) -> list[SSAValue]:
                 vec = inner(PoisonOp(VectorType(mem, [w])))
                 for j, v in enumerate(values):
                     vec = inner(llvm.InsertElementOp(vec, v, inner.const(j, i32)))
-                inner.op_(llvm.StoreOp(vec, address, alignment=align))
+                inner.emit(llvm.StoreOp(vec, address, alignment=align))
                 return []
 
             _if(e, fast, [], vector, scalar)
@@ -242,7 +243,7 @@ class TileIndexToParts(RewritePattern):
         if not op.result.uses:
             rewriter.erase(op)
             return
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         flat, count = chunk_of(e, op, None)
         valid = e(arith.CmpiOp(count, e.const(0), "ne"))
         rewriter.replace(op, [], [e.pack([flat, valid], op.result.type)])
@@ -254,7 +255,7 @@ class LoadChunkToLoads(RewritePattern):
         element = op.padding.type
         mem = memory_type(element)
         w = len(op.res)
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         ptr, length = e.unpack(op.slice)
         i = e.to_i64(op.index)
         n = _umin(e, e.to_i64(op.count), e.const(w))
@@ -267,12 +268,12 @@ class LoadChunkToLoads(RewritePattern):
         )
         reads = e(arith.CmpiOp(n, e.const(0), "ne"))
         bad = e(arith.AndIOp(reads, e(arith.XOrIOp(fits, e.true()))), "out_of_range")
-        _if(e, bad, [], lambda b: (b.op_(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
+        _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
         address = e.element(ptr, [i], mem)
         pad = e.to_i64(op.padding) if isinstance(element, IndexType) else op.padding
         types = [mem] * w
 
-        def scalar(b: Emitter) -> list[SSAValue]:
+        def scalar(b: SimtEmitter) -> list[SSAValue]:
             out = []
             for j in range(w):
                 here = b(arith.CmpiOp(b.const(j), n, "ult"))
@@ -291,7 +292,7 @@ class LoadChunkToLoads(RewritePattern):
             full = e(arith.CmpiOp(n, e.const(w), "eq"))
             fast = e(arith.AndIOp(full, _aligned(e, address, align)), "vector")
 
-            def vector(b: Emitter) -> list[SSAValue]:
+            def vector(b: SimtEmitter) -> list[SSAValue]:
                 vec = _invariant_load(b, address, VectorType(mem, [w]), align)
                 return [b(ExtractElementOp(vec, b.const(j, i32))) for j in range(w)]
 
@@ -307,7 +308,7 @@ class MmaSyncToNvvm(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MmaSyncOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         if isinstance(op.element, Float16Type):
             ptx_type = MMAType.F16
             a = [e(llvm.BitcastOp(v, F16X2)) for v in op.a]

@@ -20,6 +20,7 @@ from ferrox.dialects.simt.types import (
     SharedArrayType,
     ThreadIndexType,
 )
+from ferrox.lowering.conversion import Unsupported
 
 GLOBAL = 1
 SHARED = 3
@@ -27,7 +28,7 @@ GLOBAL_PTR = LLVMPointerType(IntAttr(GLOBAL))
 SHARED_PTR = LLVMPointerType(IntAttr(SHARED))
 
 
-class SimtTypeError(Exception):
+class SimtTypeError(Unsupported):
     """A SIMT type the lowering cannot represent; the message becomes a located diagnostic."""
 
 

@@ -11,7 +11,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import PtrLoadOp, PtrStoreOp, UnsafeOp, YieldOp
-from ferrox.lowering.simt_to_nvvm.support import Emitter
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import memory_type
 
 
@@ -30,7 +30,7 @@ class InlineUnsafe(RewritePattern):
 class PtrLoadToLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PtrLoadOp, rewriter: PatternRewriter, /) -> None:
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         (ptr,) = e.unpack(op.ptr)
         address = e.element(ptr, [e.to_i64(op.index)], memory_type(op.result.type))
         rewriter.replace(op, [], [e.load(address, op.result.type)])
@@ -40,7 +40,7 @@ class PtrStoreToStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PtrStoreOp, rewriter: PatternRewriter, /) -> None:
         element = memory_type(op.value.type)
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         (ptr,) = e.unpack(op.ptr)
         e.store(op.value, e.element(ptr, [e.to_i64(op.index)], element))
         rewriter.erase(op)

@@ -14,7 +14,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects import nvvm
 from ferrox.dialects.simt import BallotOp, ShuffleMode, ShuffleOp, VoteAllOp, VoteAnyOp
-from ferrox.lowering.simt_to_nvvm.support import Emitter
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 FULL_MASK = -1
 SHUFFLE_KIND = {
@@ -38,7 +38,7 @@ class ShuffleToShfl(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ShuffleOp, rewriter: PatternRewriter, /) -> None:
         mode = op.mode.data
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         mask = e.const(FULL_MASK, i32)
         clamp_value = e.const(clamp(mode), i32)
         shfl = nvvm.ShflOp(SHUFFLE_KIND[mode], mask, op.value, op.offset, clamp_value)
@@ -50,7 +50,7 @@ class VoteToVoteSync(RewritePattern):
         kind = VOTE_KIND.get(type(op))
         if kind is None:
             return
-        e = Emitter(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         vote = nvvm.VoteSyncOp(kind, e.const(FULL_MASK, i32), op.predicate)  # type: ignore[attr-defined]
         rewriter.replace(op, [], [e(vote)])
 

@@ -17,21 +17,17 @@ from dataclasses import dataclass, field
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
-from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
 
 SHARED_LIMIT = 48 * 1024
 """Static shared memory a block may use without opting in to more."""
-
-
-class Unsupported(Exception):
-    """The tile op cannot be lowered; the message becomes a diagnostic at the op."""
 
 
 @dataclass
@@ -80,10 +76,10 @@ class Lowering:
     config: Config
     layouts: dict[SSAValue, Layout | None]
     entry: Block
-    diagnostics: DiagnosticEngine
     values: dict[SSAValue, Value] = field(default_factory=dict[SSAValue, Value])
-    point: InsertPoint | None = None
-    location: Attribute | None = None
+    out: Emitter = field(init=False)
+    """Where the next SIMT op goes (the end of the kernel's entry block, to begin with) and the
+    location it gets (the tile op being lowered)."""
     loop_depth: int = 0
     shared_bytes: int = 0
     grid: Tensor | None = None
@@ -92,27 +88,28 @@ class Lowering:
     _lanes: dict[tuple, list[SSAValue | None]] = field(default_factory=dict)
     _tid: SSAValue | None = None
 
+    def __post_init__(self) -> None:
+        self.out = Emitter(InsertPoint.at_end(self.entry))
+
     # -- emitting -----------------------------------------------------------------------------
     def emit(self, op: Operation) -> Operation:
-        if self.location is not None:
-            op.location = self.location
-        assert self.point is not None
-        Rewriter.insert_op(op, self.point)
-        return op
+        return self.out.emit(op)
 
     def __call__(self, op: Operation, name: str | None = None) -> SSAValue:
-        result = self.emit(op).results[0]
-        if name:
-            result.name_hint = name
-        return result
+        return self.out(op, name)
+
+    def lowering(self, op: Operation) -> None:
+        """Give the ops emitted from now on `op`'s location: they are its lowering."""
+        self.out.location = op.location
 
     @contextmanager
     def at(self, point: InsertPoint) -> Iterator[None]:
-        saved, self.point = self.point, point
+        """Emit at `point` inside the `with` block (a loop body, an `if` branch, the prologue)."""
+        saved, self.out.point = self.out.point, point
         try:
             yield
         finally:
-            self.point = saved
+            self.out.point = saved
 
     def in_prologue(self, op: Operation) -> SSAValue:
         """Emit `op` at the kernel's start (after what is already there), for values every
@@ -337,4 +334,4 @@ def _dim_of(shape: Sequence[int], offsets: Sequence[int], bit: int) -> int:
     raise AssertionError(bit)
 
 
-__all__ = ["Dist", "Lazy", "Lowering", "Tensor", "Unsupported", "Value", "canonical"]
+__all__ = ["Dist", "Lazy", "Lowering", "Tensor", "Value", "canonical"]

@@ -14,7 +14,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.tile.types import TileType
-from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Unsupported
+from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.tile_to_simt.context import Dist, Lowering
 from ferrox.lowering.tile_to_simt.rules import RULES
 
 SCALAR_DIALECTS = ("arith", "math")
@@ -26,7 +27,7 @@ def lower_block(ctx: Lowering, block: Block) -> None:
 
 
 def lower_op(ctx: Lowering, op: Operation) -> None:
-    ctx.location = op.location
+    ctx.lowering(op)
     r = RULES.get(type(op))
     if r is not None:
         r.lower(ctx, op)
@@ -81,7 +82,7 @@ def _lower_region_into(ctx: Lowering, source: Block, target: Block, carried) -> 
     with ctx.at(InsertPoint.at_end(target)):
         for op in source.ops:
             if isinstance(op, scf.YieldOp):
-                ctx.location = op.location
+                ctx.lowering(op)
                 ctx.emit(scf.YieldOp(*flatten(ctx, op.operands, carried)))
             else:
                 lower_op(ctx, op)
@@ -100,7 +101,7 @@ def _for(ctx: Lowering, op: scf.ForOp) -> None:
         _lower_region_into(ctx, body, new_body, carried)
     finally:
         ctx.loop_depth -= 1
-    ctx.location = op.location
+    ctx.lowering(op)
     new = scf.ForOp(lb, ub, step, inits, Region(new_body))
     ctx.emit(new)
     unflatten(ctx, op.results, list(new.results))
@@ -115,7 +116,7 @@ def _if(ctx: Lowering, op: scf.IfOp) -> None:
     if op.false_region.blocks:
         other = Block()
         _lower_region_into(ctx, op.false_region.block, other, results)
-    ctx.location = op.location
+    ctx.lowering(op)
     types = [t for r in results for t in _types(ctx, r)]
     new = scf.IfOp(cond, types, Region(then), Region(other) if other is not None else None)
     ctx.emit(new)

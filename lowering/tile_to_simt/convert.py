@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
-from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
+from ferrox.diagnostics import DiagnosticError, error
 from ferrox.dialects import simt, tile
+from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers its rules)
     creation,
     elementwise,
@@ -31,27 +32,23 @@ from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers
 )
 from ferrox.lowering.tile_to_simt.assign import analyse
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
-from ferrox.lowering.tile_to_simt.context import Lowering, Unsupported
+from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
 from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
 from ferrox.passes.verify_disjoint import collect
 
 
 def lower_kernel(
-    kernel: tile.KernelOp, threads: int, elems: int, diagnostics: DiagnosticEngine
+    kernel: tile.KernelOp, threads: int, elems: int, state: ConversionState
 ) -> simt.KernelOp | None:
-    """The SIMT kernel for `kernel`, or None after reporting why it cannot be lowered."""
+    """The SIMT kernel for `kernel`, or None after reporting (in `state`) the first op that
+    cannot be lowered."""
     config = Config(threads or choose_threads(kernel_tiles(kernel), elems), elems)
     simt_kernel, _ = new_kernel(kernel, config)
-    entry = simt_kernel.body.blocks[0]
-    ctx = Lowering(config, analyse(kernel, config), entry, diagnostics)
+    ctx = Lowering(config, analyse(kernel, config), simt_kernel.body.blocks[0])
     bind_params(ctx, kernel, simt_kernel)
-    ctx.point = InsertPoint.at_end(entry)
     for op in kernel.body.block.ops:
-        try:
-            lower_op(ctx, op)
-        except Unsupported as e:
-            diagnostics.error(op, f"cannot lower '{op.name}' to SIMT: {e}")
+        if not state.attempt(op, lambda op=op: lower_op(ctx, op)):
             return None
     return simt_kernel
 
@@ -59,7 +56,8 @@ def lower_kernel(
 def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> None:
     """Replace every tile kernel in `module` by its SIMT kernel; raise one `DiagnosticError`
     with every problem (bad options, ops that cannot be lowered, an unsafe result)."""
-    diagnostics = DiagnosticEngine()
+    state = ConversionState("SIMT")
+    diagnostics = state.diagnostics
     if threads and not (is_pow2(threads) and 32 <= threads <= 1024):
         raise _option_error(
             module, f"threads must be a power of two from 32 to 1024, got {threads}"
@@ -69,7 +67,7 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
     lowered: list[simt.KernelOp] = []
     for op in list(module.walk()):
         if isinstance(op, tile.KernelOp):
-            new = lower_kernel(op, threads, elems, diagnostics)
+            new = lower_kernel(op, threads, elems, state)
             if new is not None:
                 Rewriter.replace_op(op, new)
                 lowered.append(new)

@@ -25,12 +25,8 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
-from ferrox.lowering.to_llvm.support import (
-    Unsupported,
-    legal_operands,
-    replace_op,
-    result_types,
-)
+from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.to_llvm.support import legal_operands, replace_op, result_types
 from ferrox.lowering.to_llvm.types import INDEX_WIDTH
 
 # ---------------------------------------------------------------------------------------------

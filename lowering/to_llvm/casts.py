@@ -12,10 +12,10 @@ from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.pattern_rewriter import PatternRewriteWalker
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
-from ferrox.lowering.to_llvm.support import LoweringState
+from ferrox.lowering.conversion import ConversionState
 
 
-def reconcile(module: ModuleOp, state: LoweringState) -> None:
+def reconcile(module: ModuleOp, state: ConversionState) -> None:
     """Fold the cast chains; report the survivors (except at ops already reported)."""
     PatternRewriteWalker(ReconcileUnrealizedCastsPattern(warn_on_failure=False)).rewrite_module(
         module
@@ -27,7 +27,7 @@ def reconcile(module: ModuleOp, state: LoweringState) -> None:
         outputs = ", ".join(str(t) for t in cast.outputs.types)
         users = [use.operation for r in cast.results for use in r.uses]
         where = users[0] if users else cast
-        if any(where is seen for seen in state.reported):
+        if state.was_reported(where):
             continue
         notes = [(cast, "the value comes from here")]
         state.diagnostics.error(

@@ -12,12 +12,8 @@ from xdsl.ir import Block
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from ferrox.lowering.to_llvm.support import (
-    Unsupported,
-    convert_block_signature,
-    legal_operands,
-    replace_op,
-)
+from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.to_llvm.support import convert_block_signature, legal_operands, replace_op
 
 
 class BranchToLLVM(RewritePattern):

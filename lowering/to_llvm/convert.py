@@ -21,6 +21,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
+from ferrox.lowering.conversion import ConversionState, Guarded, Located
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
 from ferrox.lowering.to_llvm.casts import reconcile
 from ferrox.lowering.to_llvm.cf import CF_PATTERNS
@@ -28,7 +29,6 @@ from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
 from ferrox.lowering.to_llvm.nvvm import NvvmPatternsMissing, first_nvvm_op, nvvm_patterns
-from ferrox.lowering.to_llvm.support import Guarded, Located, LoweringState
 
 SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
 """Dialects this pass must leave no op of."""
@@ -42,7 +42,7 @@ STANDARD_PATTERNS: tuple[RewritePattern, ...] = (
 )
 
 
-def _report_leftovers(module: ModuleOp, state: LoweringState) -> None:
+def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
     """Each outermost op of a source dialect still there (an `scf.while`, not also its body)."""
     for op in module.walk():
         if op.dialect_name() not in SOURCE_DIALECTS:
@@ -51,7 +51,7 @@ def _report_leftovers(module: ModuleOp, state: LoweringState) -> None:
         while parent is not None and parent.dialect_name() not in SOURCE_DIALECTS:
             parent = parent.parent_op()
         if parent is None or parent.dialect_name() == "func":
-            state.fail(op, f"cannot lower '{op.name}' to llvm: no conversion pattern for it")
+            state.cannot_lower(op, "no conversion pattern for it")
 
 
 def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
@@ -62,7 +62,7 @@ def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
 def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
     _walk([Located(p) for p in (SwitchLowering(), IfLowering(), ForLowering())], module)
-    state = LoweringState()
+    state = ConversionState("llvm")
     patterns = list(STANDARD_PATTERNS)
     if (nvvm_op := first_nvvm_op(module)) is not None:
         try:

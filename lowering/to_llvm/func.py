@@ -13,8 +13,8 @@ from xdsl.dialects import func, llvm
 from xdsl.ir import Attribute
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm.support import (
-    Unsupported,
     convert_block_signature,
     legal_operands,
     replace_op,

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     f32,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from ferrox.dialects.llvm.intrinsics import (
@@ -34,8 +34,9 @@ from ferrox.dialects.llvm.intrinsics import (
     RoundEvenOp,
     RoundOp,
 )
+from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm import math_approx
-from ferrox.lowering.to_llvm.support import Unsupported, legal_operands, replace_op
+from ferrox.lowering.to_llvm.support import legal_operands, replace_op
 
 UNARY_OPS: dict[type[Operation], type[Operation]] = {
     xmath.AbsFOp: llvm.FAbsOp,
@@ -128,25 +129,13 @@ class ApproximationToLLVM(RewritePattern):
                 "NVPTX approximates it only for f32 (and f16/bf16 through f32)"
             )
         args = legal_operands(rewriter, op.operands)
-        e = math_approx.Emitter()
+        e = math_approx.F32Emitter.before(rewriter, op)
         if kind == "narrow":
-            wide = [_extend(e, a) for a in args]
-            result = _truncate(e, build(e, *wide), t)
+            wide = [e(llvm.FPExtOp(a, f32)) for a in args]
+            result = e(llvm.FPTruncOp(build(e, *wide), t))
         else:
             result = build(e, *args)
-        replace_op(rewriter, op, e.ops, [result])
-
-
-def _extend(e: math_approx.Emitter, x: SSAValue) -> SSAValue:
-    op = llvm.FPExtOp(x, f32)
-    e.ops.append(op)
-    return op.results[0]
-
-
-def _truncate(e: math_approx.Emitter, x: SSAValue, t: Attribute) -> SSAValue:
-    op = llvm.FPTruncOp(x, t)
-    e.ops.append(op)
-    return op.results[0]
+        replace_op(rewriter, op, [], [result])
 
 
 class UnsupportedMath(RewritePattern):

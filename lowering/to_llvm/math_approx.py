@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32, i1, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from ferrox.dialects.llvm.intrinsics import RoundEvenOp
+from ferrox.lowering.conversion import Emitter
 
 # The NVVM intrinsics, by the names LLVM 22 keeps (older spellings are auto-upgraded to these;
 # `llvm.nvvm.tanh.approx.f32` is upgraded to `afn llvm.tanh.f32`, which selects tanh.approx.f32).
@@ -52,82 +54,77 @@ ERF_TAYLOR = tuple(
 )
 
 
-class Emitter:
-    """Builds a straight-line sequence of f32 llvm ops; `ops` is the sequence, in order."""
+@dataclass
+class F32Emitter(Emitter):
+    """The toolkit's emitter with the f32 llvm ops the approximations are written in; each
+    constant is made once per value."""
 
-    def __init__(self) -> None:
-        self.ops: list[Operation] = []
-        self._constants: dict[float, SSAValue] = {}
-
-    def _add(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0]
+    _constants: dict[float, SSAValue] = field(default_factory=dict[float, SSAValue], init=False)
 
     def const(self, value: float) -> SSAValue:
-        """An f32 constant, made once per value (NaN keyed by its repr)."""
-        key = value if value == value else math.inf * 0
-        if key in self._constants and value == value:
-            return self._constants[key]
-        result = self._add(llvm.ConstantOp(FloatAttr(value, f32), f32))
+        """An f32 constant, made once per value (NaN, which equals nothing, each time)."""
+        if value == value and value in self._constants:
+            return self._constants[value]
+        result = self(llvm.ConstantOp(FloatAttr(value, f32), f32))
         if value == value:
-            self._constants[key] = result
+            self._constants[value] = result
         return result
 
     def intr(self, name: str, *args: SSAValue) -> SSAValue:
-        return self._add(llvm.CallIntrinsicOp(name, list(args), [f32]))
+        return self(llvm.CallIntrinsicOp(name, list(args), [f32]))
 
     def fadd(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.FAddOp(a, b))
+        return self(llvm.FAddOp(a, b))
 
     def fsub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.FSubOp(a, b))
+        return self(llvm.FSubOp(a, b))
 
     def fmul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.FMulOp(a, b))
+        return self(llvm.FMulOp(a, b))
 
     def fdiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.FDivOp(a, b))
+        return self(llvm.FDivOp(a, b))
 
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
-        return self._add(llvm.FMAOp(a, b, c))
+        return self(llvm.FMAOp(a, b, c))
 
     def fneg(self, a: SSAValue) -> SSAValue:
-        return self._add(llvm.FNegOp(a))
+        return self(llvm.FNegOp(a))
 
     def fabs(self, a: SSAValue) -> SSAValue:
-        return self._add(llvm.FAbsOp(a, f32))
+        return self(llvm.FAbsOp(a, f32))
 
     def roundeven(self, a: SSAValue) -> SSAValue:
-        return self._add(RoundEvenOp(a))
+        return self(RoundEvenOp(a))
 
     def maxnum(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.VectorFMaxOp(a, b))
+        return self(llvm.VectorFMaxOp(a, b))
 
     def copysign(self, magnitude: SSAValue, sign: SSAValue) -> SSAValue:
-        return self._add(llvm.FCopySignOp(magnitude, sign))
+        return self(llvm.FCopySignOp(magnitude, sign))
 
     def fcmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.FCmpOp(a, b, IntegerAttr(llvm.FCmpPredicateFlag(pred).to_int(), i64)))
+        return self(llvm.FCmpOp(a, b, IntegerAttr(llvm.FCmpPredicateFlag(pred).to_int(), i64)))
 
     def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.AndOp(a, b))
+        return self(llvm.AndOp(a, b))
 
     def or_(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.OrOp(a, b))
+        return self(llvm.OrOp(a, b))
 
     def not_(self, a: SSAValue) -> SSAValue:
-        true = self._add(llvm.ConstantOp(IntegerAttr(1, i1), i1))
-        return self._add(llvm.XOrOp(a, true))
+        true = self(llvm.ConstantOp(IntegerAttr(1, i1), i1))
+        return self(llvm.XOrOp(a, true))
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._add(llvm.SelectOp(cond, a, b))
+        return self(llvm.SelectOp(cond, a, b))
 
 
-def exp2(e: Emitter, x: SSAValue) -> SSAValue:
+def exp2(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(EX2, x)
 
 
-def exp(e: Emitter, x: SSAValue) -> SSAValue:
+def exp(e: F32Emitter, x: SSAValue) -> SSAValue:
     """e^x = 2^hi * 2^lo, where hi + lo = x*log2(e) to ~48 bits (fma gives the product's rounding
     error exactly) and 2^lo = 1 + lo*ln2 to 2^-36, since |lo| <= 2^-17. An infinite x makes lo NaN;
     `maxnum(., 0.5)` then picks 0.5, which leaves 2^hi = inf or 0 as it is."""
@@ -138,23 +135,23 @@ def exp(e: Emitter, x: SSAValue) -> SSAValue:
     return e.fmul(e.intr(EX2, hi), scale)
 
 
-def log2(e: Emitter, x: SSAValue) -> SSAValue:
+def log2(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(LG2, x)
 
 
-def log(e: Emitter, x: SSAValue) -> SSAValue:
+def log(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.fmul(e.intr(LG2, x), e.const(LN2))
 
 
-def log10(e: Emitter, x: SSAValue) -> SSAValue:
+def log10(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.fmul(e.intr(LG2, x), e.const(LOG10_2))
 
 
-def rsqrt(e: Emitter, x: SSAValue) -> SSAValue:
+def rsqrt(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(RSQRT, x)
 
 
-def _reduce_2pi(e: Emitter, x: SSAValue) -> SSAValue:
+def _reduce_2pi(e: F32Emitter, x: SSAValue) -> SSAValue:
     """x - k*2pi with k = roundeven(x / 2pi), in two fma steps (Cody-Waite), so |r| <= pi where
     sin.approx/cos.approx have their documented bound."""
     k = e.roundeven(e.fmul(x, e.const(INV_2PI)))
@@ -162,19 +159,19 @@ def _reduce_2pi(e: Emitter, x: SSAValue) -> SSAValue:
     return e.fma(k, e.const(-TWO_PI_LO), r)
 
 
-def sin(e: Emitter, x: SSAValue) -> SSAValue:
+def sin(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(SIN, _reduce_2pi(e, x))
 
 
-def cos(e: Emitter, x: SSAValue) -> SSAValue:
+def cos(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(COS, _reduce_2pi(e, x))
 
 
-def tanh(e: Emitter, x: SSAValue) -> SSAValue:
+def tanh(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(TANH, x)
 
 
-def powf(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
+def powf(e: F32Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
     """2^(y*log2|x|), then C's special cases: x < 0 gives the sign of (-1)^y for integral y and
     NaN otherwise; y == 0 or x == 1 gives 1 (also for NaN operands)."""
     r = e.intr(EX2, e.fmul(y, e.intr(LG2, e.fabs(x))))
@@ -189,7 +186,7 @@ def powf(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
     return e.select(unit, one, r)
 
 
-def erf(e: Emitter, x: SSAValue) -> SSAValue:
+def erf(e: F32Emitter, x: SSAValue) -> SSAValue:
     ax = e.fabs(x)
     # |x| < 0.5: odd Maclaurin polynomial in x^2
     x2 = e.fmul(x, x)

@@ -12,7 +12,8 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, VectorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from ferrox.lowering.to_llvm.support import Unsupported, legal_operands, replace_op
+from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.to_llvm.support import legal_operands, replace_op
 from ferrox.lowering.to_llvm.types import convert_type, is_static_memref, memref_address_space
 
 

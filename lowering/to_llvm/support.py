@@ -1,5 +1,6 @@
-"""What every `convert-to-llvm` pattern shares: operand and result type legalization, locations,
-and diagnostics reported once per op.
+"""What every `convert-to-llvm` pattern shares beyond the conversion toolkit
+(`ferrox.lowering.conversion`, which reports unsupported ops): operand and result type
+legalization, and the location of the ops a pattern replaces its op with.
 
 The conversion is MLIR's, in small. A pattern rewrites one op into llvm ops whose types went
 through `convert_type`. An operand whose type still needs converting (an `index` value from an op
@@ -11,71 +12,13 @@ casts come in inverse pairs and `casts.reconcile` removes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import UnknownLoc, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from ferrox.diagnostics import DiagnosticEngine
-from ferrox.lowering.to_llvm.types import TypeConversionError, convert_type
-
-
-@dataclass
-class LoweringState:
-    """One run's diagnostics. Patterns are retried until nothing changes, so an op that cannot
-    be lowered would be reported once per retry; `fail` reports it once."""
-
-    diagnostics: DiagnosticEngine = field(default_factory=DiagnosticEngine)
-    reported: list[Operation] = field(default_factory=list[Operation])
-
-    def fail(self, op: Operation, message: str) -> None:
-        if not any(seen is op for seen in self.reported):
-            self.reported.append(op)
-            self.diagnostics.error(op, message)
-
-
-class Unsupported(Exception):
-    """Raised by a pattern, before it changes anything, for an op it cannot lower; the message
-    becomes a diagnostic at the op."""
-
-
-@dataclass
-class Guarded(RewritePattern):
-    """Runs `pattern`, turning `Unsupported` and `TypeConversionError` into one diagnostic at the
-    op. Patterns raise them before any change: they convert types first and legalize all operands
-    in one `legal_operands` call, which converts every type before it inserts a cast."""
-
-    pattern: RewritePattern
-    state: LoweringState
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        try:
-            self.pattern.match_and_rewrite(op, rewriter)
-        except (Unsupported, TypeConversionError) as e:
-            self.state.fail(op, f"cannot lower '{op.name}' to llvm: {e}")
-
-
-@dataclass
-class Located(RewritePattern):
-    """Runs `pattern`, giving every op it inserts without a location the matched op's location,
-    for patterns that do not set one themselves (xDSL's scf-to-cf)."""
-
-    pattern: RewritePattern
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        location = op.location
-
-        def stamp(new: Operation) -> None:
-            if isinstance(new.location, UnknownLoc):
-                new.location = location
-
-        rewriter.operation_insertion_handler.append(stamp)
-        try:
-            self.pattern.match_and_rewrite(op, rewriter)
-        finally:
-            rewriter.operation_insertion_handler.remove(stamp)
+from ferrox.lowering.to_llvm.types import convert_type
 
 
 def legal_operand(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
@@ -150,14 +93,9 @@ def result_types(op: Operation) -> list[Attribute]:
 
 
 __all__ = [
-    "Guarded",
-    "Located",
-    "LoweringState",
-    "TypeConversionError",
     "convert_block_signature",
     "legal_operand",
     "legal_operands",
     "replace_op",
     "result_types",
-    "Unsupported",
 ]

@@ -27,11 +27,13 @@ from xdsl.dialects.llvm import (
 )
 from xdsl.ir import Attribute
 
+from ferrox.lowering.conversion import Unsupported
+
 INDEX_WIDTH = 64
 """Bit width of `index` after conversion (nvptx64)."""
 
 
-class TypeConversionError(Exception):
+class TypeConversionError(Unsupported):
     """A type with no llvm equivalent; the message says why, for a located diagnostic."""
 
 

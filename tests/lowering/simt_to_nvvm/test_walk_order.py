@@ -9,10 +9,10 @@ import pytest
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
+from ferrox.lowering.conversion import ConversionState, Guarded
 from ferrox.lowering.pipeline import extract_device_code
 from ferrox.lowering.simt_to_nvvm.casts import finish
 from ferrox.lowering.simt_to_nvvm.convert import SIMT_TO_NVVM_PATTERNS
-from ferrox.lowering.simt_to_nvvm.support import Guarded, LoweringState
 from ferrox.lowering.to_llvm import convert_to_llvm
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
@@ -39,7 +39,7 @@ ORDERS = {
 def test_any_walk_order(path: Path, order: str):
     module = parse_module(make_context(), path.read_text(), str(path))
     extract_device_code(module)  # the examples' host @main is not device code
-    state = LoweringState()
+    state = ConversionState("nvvm")
     patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
     walker = PatternRewriteWalker(
         GreedyRewritePatternApplier(patterns, dce_enabled=False), **ORDERS[order]

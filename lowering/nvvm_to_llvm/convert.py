@@ -14,6 +14,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from ferrox.lowering.conversion import ConversionState, Guarded
 from ferrox.lowering.nvvm_to_llvm.atomics import AtomicCASToPtx, AtomicRMWToPtx
 from ferrox.lowering.nvvm_to_llvm.barriers import (
     Barrier0ToIntrinsic,
@@ -52,7 +53,10 @@ class ConvertNvvmToLLVMPass(ModulePass):
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        state = ConversionState("llvm")
+        patterns = [Guarded(p, state) for p in NVVM_TO_LLVM_PATTERNS]
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(NVVM_TO_LLVM_PATTERNS, dce_enabled=False),
+            GreedyRewritePatternApplier(patterns, dce_enabled=False),
             apply_recursively=False,
         ).rewrite_module(op)
+        state.diagnostics.raise_if_errors()
