@@ -1,101 +1,502 @@
-"""The Python API: compile SIMT modules to PTX (cached) and launch their kernels.
+"""The Python API: compile a module to its artifact, load it on a device, launch its kernels.
 
-    from ferrox.api import load
-    program = load("examples/simt/vecadd.mlir")          # parse, verify, lower, PTX, load
-    program.kernel("vecadd").call(grid, block, a, b, out) # NumPy arrays, or torch/CuPy zero-copy
+    import ferrox
+    mod = ferrox.load("examples/simt/vecadd.mlir")       # device="auto": the GPU, else the CPU
+    k = mod["vecadd"]
+    k[grid, block](a, b, out)    # checked, then launched (k[grid](...): the contract's block)
+    k.unsafe_launch(grid, block, a, b, out)               # the raw path: no checks at all
 
-Compilation goes through the on-disk kernel cache (`FERROX_CACHE_DIR`), keyed by the module's
-text, the chip and the options, so a program is compiled once per machine.
+A checked launch goes through the one launch checker (`ferrox.driver.checker`): the contract's
+domain and block, shared memory, the device's limits, every `requires` on the actual arguments,
+the element types, output coverage by the grid, and no exclusive output overlapping another
+argument (by byte ranges). A refused launch raises `ferrox.LaunchError`, naming each rule and
+both values, before anything is copied or written.
+
+Arguments are NumPy arrays, PyTorch tensors (bf16 included) or CuPy arrays, and numbers. On the
+GPU device arrays are used in place, on torch's current stream when they are torch tensors;
+NumPy arrays are copied in, and the outputs copied back, before the call returns. On the CPU
+(`device="cpu"`, or `auto` without a GPU) kernels run on the reference interpreter (SIMT kernels
+thread by thread, tile kernels tile by tile) on host arrays, outputs written in place.
+
+In `k[...]`, a pair is `(grid, block)`: `k[4, 256]` is grid 4, block 256. A grid of several
+dimensions is a tuple inside: `k[(8, 4), (16, 16)]`, or a list alone: `k[[8, 4]]`. A tile
+kernel may be called directly, `k(z, x, y)`: its grid is its output partition's tile grid.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from ferrox.parser import parse_module
-from ferrox.registry import make_context
-from ferrox.targets.compile import CompiledKernels, KernelInfo, compile_module_to_ptx
-from ferrox.verify import verify_module
+from ferrox.artifact import KernelArtifact, ModuleArtifact
+from ferrox.driver.checker import (
+    INTERPRETER_LIMITS,
+    BufferArg,
+    CheckedLaunch,
+    LaunchError,
+    check_launch,
+    numpy_buffer,
+)
+from ferrox.driver.checker.tile import simt_arguments
 
-
-def parse(source: str | Path | ModuleOp) -> ModuleOp:
-    """A verified module from a path, IR text, or a module (returned as is)."""
-    if isinstance(source, ModuleOp):
-        return source
-    if isinstance(source, Path) or (
-        isinstance(source, str) and source.endswith(".mlir") and "\n" not in source
-    ):
-        path = Path(source)
-        module = parse_module(make_context(), path.read_text(), str(path))
-    else:
-        module = parse_module(make_context(), source, "<string>")
-    verify_module(module)
-    return module
-
-
-def _serialize(compiled: CompiledKernels) -> bytes:
-    return json.dumps(
-        {
-            "ptx": compiled.ptx,
-            "chip": compiled.chip,
-            "kernels": {n: asdict(k) for n, k in compiled.kernels.items()},
-        }
-    ).encode()
-
-
-def _deserialize(data: bytes) -> CompiledKernels:
-    raw = json.loads(data)
-    kernels = {}
-    for name, k in raw["kernels"].items():
-        k["signature"] = tuple(k["signature"])
-        k["block"] = tuple(k["block"]) if k["block"] is not None else None
-        kernels[name] = KernelInfo(**k)
-    return CompiledKernels(raw["ptx"], raw["chip"], kernels)
+DEVICES = ("auto", "gpu", "cpu")
 
 
 def compile(
-    source: str | Path | ModuleOp, chip: str = "sm_90", opt: int = 3, cache: bool = True
-) -> CompiledKernels:
-    """PTX and per-kernel ABI for every kernel in `source`."""
-    module = parse(source)
-    if not cache:
-        return compile_module_to_ptx(module, chip=chip, opt=opt)
-    from ferrox.driver.runtime.cache import KernelKey, default_cache
+    source: str | Path | ModuleOp,
+    chip: str = "sm_90",
+    *,
+    opt: int = 3,
+    cache: bool = True,
+    features: str | None = None,
+) -> ModuleArtifact:
+    """The module's artifact (PTX and each kernel's facts), through the on-disk kernel cache.
 
-    key = KernelKey(str(module), chip, options={"opt": opt}, artifact="ptx.json")
-    data = default_cache().get_or_compile(
-        key, lambda: _serialize(compile_module_to_ptx(module, chip=chip, opt=opt))
-    )
-    return _deserialize(data)
+    `source` is a path, IR text or a module; it is parsed and verified on a cache miss, and a
+    problem is a located `DiagnosticError`.
+    """
+    from ferrox.targets.cache import compile_cached
 
-
-class Program:
-    """A compiled module loaded on one GPU."""
-
-    def __init__(self, compiled: CompiledKernels, ordinal: int = 0):
-        from ferrox.driver.runtime.launcher import Module
-
-        self.compiled = compiled
-        self.module = Module.load(
-            compiled.ptx.encode(), ordinal=ordinal, signatures=compiled.signatures
-        )
-
-    def info(self, name: str) -> KernelInfo:
-        return self.compiled[name]
-
-    def kernel(self, name: str):
-        """The launcher's `Kernel`: `.call(grid, block, *values)` or `.launch(grid, block, packed)`."""
-        return self.module.kernel(name)
+    return compile_cached(source, chip=chip, features=features, opt=opt, cache=cache)
 
 
-def load(source: str | Path | ModuleOp, chip: str | None = None, ordinal: int = 0) -> Program:
-    """Compile for the GPU at `ordinal` (its own chip unless `chip` is given) and load it."""
-    if chip is None:
+def load(
+    source: str | Path | ModuleOp | ModuleArtifact,
+    device: str = "auto",
+    chip: str | None = None,
+    *,
+    ordinal: int = 0,
+) -> Module:
+    """Compile `source` (or take its artifact) and get it ready to launch on `device`.
+
+    `gpu` compiles for the GPU's own chip unless `chip` is given, and raises
+    `BackendUnavailable` where no GPU can be used; `auto` falls back to the CPU interpreter,
+    and says why in `Module.fallback`.
+    """
+    if device not in DEVICES:
+        raise ValueError(f"unknown device '{device}' (expected {', '.join(DEVICES)})")
+    fallback = None
+    if device in ("auto", "gpu"):
+        from ferrox.driver.runtime.device import unavailable_reason
+
+        reason = unavailable_reason(ordinal)
+        if reason is not None and device == "gpu":
+            from ferrox.driver.host_runner.errors import BackendUnavailable
+
+            raise BackendUnavailable(reason)
+        if reason is not None:
+            device, fallback = "cpu", reason
+        else:
+            device = "gpu"
+    if device == "gpu":
         from ferrox.driver.runtime.device import device_limits
 
-        chip = device_limits(ordinal).chip
-    return Program(compile(source, chip=chip), ordinal)
+        limits = device_limits(ordinal)
+        artifact = _artifact(source, chip or limits.chip)
+        return Module(artifact, _GpuDevice(artifact, ordinal, limits))
+    artifact = _artifact(source, chip or "sm_90")
+    module = Module(artifact, _CpuDevice(artifact))
+    module.fallback = fallback
+    return module
+
+
+def _artifact(source: str | Path | ModuleOp | ModuleArtifact, chip: str) -> ModuleArtifact:
+    return source if isinstance(source, ModuleArtifact) else compile(source, chip)
+
+
+class Module:
+    """A compiled module ready on one device: `mod["name"]` is a kernel."""
+
+    fallback: str | None = None
+    """Why `auto` runs on the CPU interpreter (no usable GPU), else None."""
+
+    def __init__(self, artifact: ModuleArtifact, device: Any):
+        self.artifact = artifact
+        self._device = device
+
+    @property
+    def device(self) -> str:
+        """`gpu` or `cpu`."""
+        return self._device.name
+
+    def __getitem__(self, name: str) -> Kernel:
+        return Kernel(self.artifact[name], self._device)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.artifact.kernels
+
+    def __repr__(self) -> str:
+        return f"<ferrox module on {self.device}: {', '.join(self.artifact.kernels)}>"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel of a loaded module: `k[grid, block](*args)` launches it, checked."""
+
+    artifact: KernelArtifact
+    _device: Any
+
+    @property
+    def name(self) -> str:
+        return self.artifact.name
+
+    def __getitem__(self, config: Any) -> Launch:
+        if isinstance(config, tuple) and len(config) == 2:
+            grid, block = config
+        else:
+            grid, block = config, None
+        return Launch(self, grid, block)
+
+    def __call__(self, *args: Any, stream: Any = None) -> None:
+        """A tile kernel over its output partition's tile grid (a SIMT kernel needs `k[grid]`)."""
+        if self.artifact.tile is None:
+            raise TypeError(
+                f"@{self.name} is a SIMT kernel: give its grid, k[grid](...) or k[grid, block](...)"
+            )
+        Launch(self, None, None)(*args, stream=stream)
+
+    def check(self, grid: Any, block: Any, *args: Any, shared_bytes: int | None = None):
+        """What the checker makes of this launch (a `CheckedLaunch`), launching nothing."""
+        with self._device.arguments(self.artifact, args, None) as bound:
+            return self._device.check(self.artifact, grid, block, shared_bytes, bound)
+
+    def unsafe_launch(
+        self, grid: Any, block: Any, *args: Any, shared_bytes: int = 0, stream: Any = None
+    ) -> None:
+        """Launch with no checks: the caller vouches for the contract, the arguments and that
+        no output aliases anything. What the kernel does then is on the caller."""
+        self._device.launch_unchecked(self.artifact, grid, block, shared_bytes, args, stream)
+
+    def __repr__(self) -> str:
+        return f"<ferrox kernel @{self.name} on {self._device.name}>"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """`k[grid, block]`: call it with the arguments to check and launch."""
+
+    kernel: Kernel
+    grid: Any
+    block: Any
+
+    def __call__(self, *args: Any, shared_bytes: int | None = None, stream: Any = None) -> None:
+        device, artifact = self.kernel._device, self.kernel.artifact
+        with device.arguments(artifact, args, stream) as bound:
+            checked = device.check(artifact, self.grid, self.block, shared_bytes, bound)
+            device.launch(artifact, checked, bound, stream)
+
+
+# -- arguments -------------------------------------------------------------------------------
+
+
+def _is_torch(obj: Any) -> bool:
+    return type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr")
+
+
+def _torch_buffer(t: Any, obj: Any = None) -> BufferArg:
+    """A torch tensor (any device) as a `BufferArg`: its extent over its strides."""
+    item = t.element_size()
+    lo = sum(s * (n - 1) for s, n in zip(t.stride(), t.shape) if s < 0) * item
+    hi = sum(s * (n - 1) for s, n in zip(t.stride(), t.shape) if s > 0) * item + item
+    if t.numel() == 0:
+        lo = hi = 0
+    name = str(t.dtype).removeprefix("torch.")
+    element = _TORCH_ELEMENTS.get(name, f"<{name}>")
+    return BufferArg(
+        t.data_ptr() + lo,
+        hi - lo,
+        int(t.numel()),
+        element,
+        tuple(int(d) for d in t.shape),
+        contiguous=bool(t.is_contiguous()),
+        obj=t if obj is None else obj,
+    )
+
+
+_TORCH_ELEMENTS = {
+    "bool": "i1",
+    "int8": "i8",
+    "uint8": "i8",
+    "int16": "i16",
+    "uint16": "i16",
+    "int32": "i32",
+    "uint32": "i32",
+    "int64": "i64",
+    "uint64": "i64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+}
+
+
+def _on_cuda(obj: Any) -> bool:
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    device = getattr(obj, "__dlpack_device__", None)
+    if callable(device):
+        try:
+            return int(device()[0]) != 1  # kDLCPU
+        except Exception:
+            return False
+    return False
+
+
+def _label(artifact: KernelArtifact, i: int) -> str:
+    from ferrox.driver.checker.names import param_name
+
+    return f"{param_name(artifact.params, i)} (argument #{i}) of @{artifact.name}"
+
+
+class _Bound:
+    """A launch's arguments as the checker sees them (`args`), and what the device runs on."""
+
+    def __init__(self, args: list[Any]):
+        self.args = args
+        self.after: list[Any] = []  # callbacks once the launch is done (copy back, free)
+
+    def __enter__(self) -> _Bound:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for finish in self.after:
+            finish()
+
+
+# -- the CPU reference interpreter -----------------------------------------------------------
+
+
+class _CpuDevice:
+    name = "cpu"
+    limits = INTERPRETER_LIMITS
+
+    def __init__(self, artifact: ModuleArtifact):
+        self.artifact = artifact
+        self._module: ModuleOp | None = None
+
+    @property
+    def module(self) -> ModuleOp:
+        """The verified module the interpreter runs (parsed from the artifact once)."""
+        if self._module is None:
+            from ferrox.parser import parse_module
+            from ferrox.registry import make_context
+
+            self._module = parse_module(make_context(), self.artifact.source, "<artifact>")
+        return self._module
+
+    def arguments(self, artifact: KernelArtifact, args: Sequence[Any], stream: Any) -> _Bound:
+        problems = []
+        described: list[Any] = []
+        for i, value in enumerate(args):
+            if isinstance(value, np.ndarray):
+                described.append(numpy_buffer(value))
+            elif _is_torch(value) and not _on_cuda(value):
+                described.append(_torch_buffer(value))
+            elif _on_cuda(value):
+                problems.append(
+                    f"{_label(artifact, i)} is a {type(value).__name__} on a CUDA device, but "
+                    "this module runs on the CPU interpreter: pass a host array, or load it "
+                    "with device='gpu'"
+                )
+                described.append(value)
+            elif hasattr(value, "__dlpack__"):
+                described.append(numpy_buffer(np.from_dlpack(value), obj=value))
+            else:
+                described.append(value)
+        if problems:
+            raise LaunchError(f"@{artifact.name}", problems)
+        return _Bound(described)
+
+    def check(self, artifact, grid, block, shared_bytes, bound: _Bound) -> CheckedLaunch:
+        return check_launch(artifact, grid, block, shared_bytes, bound.args, self.limits)
+
+    def _host_values(self, artifact: KernelArtifact, bound: _Bound) -> list[Any]:
+        """What the interpreter takes: NumPy arrays (bf16 as float32 copies, written back)."""
+        values = []
+        for param, value in zip(artifact.params, bound.args):
+            if not isinstance(value, BufferArg):
+                values.append(value)
+                continue
+            obj = value.obj
+            if isinstance(obj, np.ndarray):
+                values.append(obj)
+            elif _is_torch(obj) and str(obj.dtype) == "torch.bfloat16":
+                array = obj.detach().float().numpy()
+                values.append(array)
+                if param.kind.is_exclusive:
+                    bound.after.append(_copy_back_torch(obj, array))
+            elif _is_torch(obj):
+                values.append(obj.detach().numpy())
+            else:
+                values.append(np.from_dlpack(obj))
+        return values
+
+    def launch(self, artifact, checked: CheckedLaunch, bound: _Bound, stream: Any) -> None:
+        values = self._host_values(artifact, bound)
+        self._run(artifact, checked.grid, checked.block, checked.shared_bytes, values)
+
+    def _run(self, artifact, grid, block, shared_bytes, values) -> None:
+        if artifact.tile is not None:
+            from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
+
+            run_tile_kernel(self.module, artifact.name, values)
+        else:
+            from ferrox.driver.interpreter import run_simt_kernel
+
+            run_simt_kernel(self.module, artifact.name, grid, block, values, shared_bytes)
+
+    def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        with self.arguments(artifact, args, stream) as bound:
+            values = self._host_values(artifact, bound)
+            self._run(artifact, grid, block, shared_bytes, values)
+
+
+def _copy_back_torch(tensor: Any, array: np.ndarray):
+    def finish() -> None:
+        torch = sys.modules["torch"]
+        tensor.copy_(torch.from_numpy(array))
+
+    return finish
+
+
+# -- the GPU ---------------------------------------------------------------------------------
+
+
+class _GpuDevice:
+    name = "gpu"
+
+    def __init__(self, artifact: ModuleArtifact, ordinal: int, limits: Any):
+        from ferrox.driver.runtime.launcher import LoadedModule
+
+        self.ordinal = ordinal
+        self.limits = limits
+        self.loaded = LoadedModule.load(artifact, ordinal)
+
+    def _stream(self, args: Sequence[Any], stream: Any) -> Any:
+        if stream is not None:
+            return stream
+        from ferrox.driver.runtime.streams import current_stream_for
+
+        return current_stream_for(args)
+
+    def arguments(self, artifact: KernelArtifact, args: Sequence[Any], stream: Any) -> _Bound:
+        from ferrox.driver.runtime.buffers import view_of
+        from ferrox.driver.runtime.errors import ArrayError
+
+        on = self._stream(args, stream)
+        problems = []
+        described: list[Any] = []
+        for i, value in enumerate(args):
+            if isinstance(value, np.ndarray):
+                described.append(numpy_buffer(value))
+            elif _is_torch(value) and not _on_cuda(value):
+                problems.append(
+                    f"{_label(artifact, i)} is a CPU tensor: move it to the GPU (.cuda()) or "
+                    "pass a NumPy array, which is copied in and back"
+                )
+                described.append(value)
+            elif _on_cuda(value) or hasattr(value, "__dlpack__"):
+                try:
+                    view = view_of(value, stream=on)
+                except ArrayError as e:
+                    if _is_torch(value):  # a strided torch view: the checker names the rule
+                        described.append(_torch_buffer(value))
+                        continue
+                    problems.append(f"{_label(artifact, i)}: {e}")
+                    described.append(value)
+                    continue
+                element = view.element
+                if element.startswith("u"):
+                    element = "i" + element[1:]  # integers are signless
+                described.append(
+                    BufferArg(
+                        view.ptr,
+                        view.nbytes,
+                        view.size,
+                        element,
+                        view.shape,
+                        writable=not view.readonly,
+                        obj=view,
+                    )
+                )
+            else:
+                described.append(value)
+        if problems:
+            raise LaunchError(f"@{artifact.name}", problems)
+        bound = _Bound(described)
+        bound.stream = on  # type: ignore[attr-defined]
+        return bound
+
+    def check(self, artifact, grid, block, shared_bytes, bound: _Bound) -> CheckedLaunch:
+        return check_launch(artifact, grid, block, shared_bytes, bound.args, self.limits)
+
+    def _device_values(self, artifact: KernelArtifact, bound: _Bound, stream: Any) -> dict:
+        """What each buffer argument is on the device, by the id of its `BufferArg`: device
+        arrays as they are, NumPy arrays copied in (outputs copied back once the stream is
+        done, then freed, when the launch's `with` block ends)."""
+        from ferrox.driver.runtime.buffers import DeviceArray
+
+        on_device: dict[int, Any] = {}
+        staged: list[tuple[Any, np.ndarray | None]] = []
+        for param, value in zip(artifact.params, bound.args):
+            if not isinstance(value, BufferArg):
+                continue
+            if isinstance(value.obj, np.ndarray):
+                device = DeviceArray.from_numpy(np.ascontiguousarray(value.obj), self.ordinal)
+                staged.append((device, value.obj if param.kind.is_exclusive else None))
+                on_device[id(value)] = device.view
+            else:
+                on_device[id(value)] = value.obj
+        if staged:
+
+            def finish() -> None:
+                try:
+                    if any(host is not None for _, host in staged):
+                        _synchronize(stream)
+                        for device, host in staged:
+                            if host is not None:
+                                device.copy_to_host(host)
+                finally:
+                    for device, _ in staged:
+                        device.free()
+
+            bound.after.append(finish)
+        return on_device
+
+    def _entry(self, artifact, entry_args: Sequence[Any], bound: _Bound, stream: Any) -> list:
+        on_device = self._device_values(artifact, bound, stream)
+        return [on_device[id(v)] if isinstance(v, BufferArg) else v for v in entry_args]
+
+    def launch(self, artifact, checked: CheckedLaunch, bound: _Bound, stream: Any) -> None:
+        on = bound.stream  # type: ignore[attr-defined]
+        entry = self._entry(artifact, checked.entry_args, bound, on)
+        self.loaded.kernel(artifact.name).launch(
+            checked.grid, checked.block, entry, shared_bytes=checked.shared_bytes, stream=on
+        )
+
+    def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        with self.arguments(artifact, args, stream) as bound:
+            on = bound.stream  # type: ignore[attr-defined]
+            entry_args = simt_arguments(artifact.tile, bound.args) if artifact.tile else bound.args
+            entry = self._entry(artifact, entry_args, bound, on)
+            self.loaded.kernel(artifact.name).launch(
+                grid, block, entry, shared_bytes=shared_bytes, stream=on
+            )
+
+
+def _synchronize(stream: Any) -> None:
+    from ferrox.driver.runtime.streams import Stream, core_stream
+
+    if isinstance(stream, Stream):
+        stream.synchronize()
+    else:
+        core_stream(stream).sync()
+
+
+__all__ = ["DEVICES", "Kernel", "Launch", "LaunchError", "Module", "compile", "load"]
