@@ -190,7 +190,7 @@ def lower_elementwise(ctx: Lowering, op: Operation) -> None:
     result = op.results[0]
     layout = ctx.layouts.get(result)
     if layout is None:
-        ctx.bind(result, Lazy(lambda l, op=op: apply(ctx, op, l)))
+        ctx.bind(result, Lazy(lambda want, op=op: apply(ctx, op, want)))
     else:
         ctx.bind(result, Dist(layout, apply(ctx, op, layout)))
 

@@ -131,7 +131,8 @@ class Layout:
         def show(bits: Bits) -> str:
             return "[" + ", ".join("-" if b is None else str(b) for b in bits) + "]"
 
-        return f"layout<{list(self.shape)}, threads {self.threads}, regs {show(self.regs)}, lanes {show(self.lanes)}>"
+        regs, lanes = show(self.regs), show(self.lanes)
+        return f"layout<{list(self.shape)}, threads {self.threads}, regs {regs}, lanes {lanes}>"
 
 
 def assign(

@@ -90,7 +90,7 @@ def lower_broadcast(ctx: Lowering, op: tile.BroadcastOp) -> None:
     src, _ = _shapes(op)
     layout = ctx.layouts.get(op.result)
     if layout is None:
-        ctx.bind(op.result, Lazy(lambda l: ctx.tile(op.input, broadcast_source(l, src))))
+        ctx.bind(op.result, Lazy(lambda want: ctx.tile(op.input, broadcast_source(want, src))))
         return
     ctx.bind(op.result, Dist(layout, ctx.tile(op.input, broadcast_source(layout, src))))
 
@@ -119,7 +119,7 @@ def lower_relabel(ctx: Lowering, op: Operation) -> None:
     result = op.results[0]
     layout = ctx.layouts.get(result)
     if layout is None:
-        ctx.bind(result, Lazy(lambda l: ctx.tile(op.operands[0], _unrelabel(op, l))))
+        ctx.bind(result, Lazy(lambda want: ctx.tile(op.operands[0], _unrelabel(op, want))))
         return
     value = ctx.dist(op.operands[0])
     moved = Dist(_relabel(op, value.layout), value.regs)

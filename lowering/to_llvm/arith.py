@@ -167,8 +167,9 @@ class IntMinMaxToLLVM(RewritePattern):
 
 
 class FloorCeilDivToLLVM(RewritePattern):
-    """Rounding division from truncating division: `q = a / b`, `r = a % b`; floor subtracts 1 and
-    ceil adds 1 when `r != 0` and the exact quotient's sign calls for it (unsigned ceil: `r != 0`)."""
+    """Rounding division from truncating division: `q = a / b`, `r = a % b`; floor subtracts 1
+    and ceil adds 1 when `r != 0` and the exact quotient's sign calls for it (unsigned ceil:
+    `r != 0`)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.FloorDivSIOp | arith.CeilDivSIOp | arith.CeilDivUIOp):

@@ -3,8 +3,8 @@
 One walk applies every source dialect's patterns together, so values cross between rewritten and
 not-yet-rewritten ops only through casts that fold away at the end (see `support`). scf goes
 first through the patterns of xDSL's `convert-scf-to-cf` (applied here without that pass's
-dead-code elimination: a lowering keeps every op it is given). Every op that cannot be lowered is reported, with
-its location and the reason, and the pass fails once with all of them.
+dead-code elimination: a lowering keeps every op it is given). Every op that cannot be lowered
+is reported, with its location and the reason, and the pass fails once with all of them.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from xdsl.pattern_rewriter import (
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
 from ferrox.lowering.conversion import ConversionState, Guarded, Located
+from ferrox.lowering.nvvm_to_llvm import NVVM_TO_LLVM_PATTERNS
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
 from ferrox.lowering.to_llvm.casts import reconcile
 from ferrox.lowering.to_llvm.cf import CF_PATTERNS
 from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
-from ferrox.lowering.to_llvm.nvvm import NvvmPatternsMissing, first_nvvm_op, nvvm_patterns
 
 SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
 """Dialects this pass must leave no op of."""
@@ -63,14 +63,7 @@ def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
     _walk([Located(p) for p in (SwitchLowering(), IfLowering(), ForLowering())], module)
     state = ConversionState("llvm")
-    patterns = list(STANDARD_PATTERNS)
-    if (nvvm_op := first_nvvm_op(module)) is not None:
-        try:
-            patterns = [*nvvm_patterns(), *patterns]
-        except NvvmPatternsMissing as e:
-            state.diagnostics.error(nvvm_op, str(e))
-            state.diagnostics.raise_if_errors()
-    _walk([Guarded(p, state) for p in patterns], module)
+    _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
     reconcile(module, state)
     _report_leftovers(module, state)
     state.diagnostics.raise_if_errors()
