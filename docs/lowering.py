@@ -36,7 +36,7 @@ def _print(module) -> str:
 
 def stage_outputs() -> dict[str, str]:
     """The example after each stage of `lower-to-llvm`, then as LLVM IR and as PTX."""
-    from ferrox.lowering.pipeline import STAGES
+    from ferrox.lowering.pipeline import lower_to_llvm
     from ferrox.parser import parse_module
     from ferrox.registry import make_context
     from ferrox.targets.llvm_export import to_llvm_ir
@@ -44,9 +44,12 @@ def stage_outputs() -> dict[str, str]:
 
     module = parse_module(make_context(), (ROOT / EXAMPLE).read_text(), EXAMPLE)
     outputs: dict[str, str] = {"source": _print(module)}
-    for name, stage in STAGES:
-        stage(module, None)
-        outputs[name] = _print(module)
+
+    def after(stage, module, _following) -> None:
+        if stage is not None:
+            outputs[stage.name] = _print(module)
+
+    lower_to_llvm(module, callback=after)
     outputs["llvm-ir"] = to_llvm_ir(module).rstrip() + "\n"
     outputs["ptx"] = module_to_ptx(module, "sm_90", None, 3).strip() + "\n"
     return outputs
@@ -70,7 +73,7 @@ def render() -> str:
         STAGE_2
         + unless_unchanged("extract-device-code", "(vecadd has no host code: unchanged.)\n"),
         STAGE_3 + _block("mlir", out["convert-simt-to-nvvm"]),
-        STAGE_4 + _block("mlir", out["canonicalize,cse"]),
+        STAGE_4 + _block("mlir", out["cse"]),
         STAGE_5 + _block("mlir", out["convert-to-llvm"]),
         STAGE_6 + _block("llvm", out["llvm-ir"]),
         STAGE_7 + _block("ptx", out["ptx"]),
@@ -95,12 +98,15 @@ simt ──verify-disjoint──▶ simt ──extract-device-code──▶ simt
 ```
 
 `verify-disjoint`, `convert-simt-to-nvvm`, `canonicalize`, `cse` and `convert-to-llvm` also run
-alone (`ferrox-opt -p convert-simt-to-nvvm`), each with its FileCheck tests under `tests/filecheck/`;
-`extract-device-code` is `ExtractDeviceCodePass` in `lowering/pipeline.py`. From Python, `compile_module_to_ptx(module,
-chip=None, opt=3)` runs the whole chain on a copy of a module and returns `CompiledKernels`: the
-PTX and, per kernel, the `KernelInfo` the launcher needs (its `signature` of argument kinds, the
-contract's `block`, `shared_bytes` and `min_cc`). `ferrox compile FILE.mlir` is the same from the
-command line.
+alone (`ferrox-opt -p convert-simt-to-nvvm`), each with its FileCheck tests under
+`tests/filecheck/`;
+`extract-device-code` is `ExtractDeviceCodePass` in `lowering/pipeline.py`. Each stage is a pass
+of its own, so `ferrox-opt -p lower-to-llvm --print-ir-after-all` (or `--time-passes`) shows every
+one. From Python, `ferrox.targets.compile.compile_module(module, chip=None, opt=3)` runs the whole
+chain on a copy of a module and returns a `ModuleArtifact` (`ferrox/artifact.py`): the PTX and,
+per kernel, everything a launcher needs (its typed parameters, the contract with its `requires`,
+the outputs' coverage, for tile kernels the launch map), built from the IR. `compile_cached`
+keeps it in the kernel cache; `ferrox compile FILE.mlir` is the same from the command line.
 
 The example is `{EXAMPLE}`, one element per thread:
 """
@@ -186,11 +192,12 @@ CHOICES = """\
 pointer; scalars pass as themselves (`index` as 64 bits). A shared slice is `noalias readonly`
 (nothing writes it during the launch, so LLVM may use `ld.global.nc`), a disjoint slice
 `noalias` (no other parameter reaches it), an atomic slice neither; every slice pointer is
-`align` to its element. The signature, recorded as `ferrox.abi` on the lowered kernel and
-returned in `KernelInfo.signature`, lists the kinds the launcher packs: `slice:<element>`
-(`f16`, `bf16`, `f32`, `f64`, `i8` to `i64`, `bool` for `i1`; `index` elements are `i64` in
-memory, as `convert-to-llvm` lowers `index`), `ptr`, `f32`, `f64`, `i32`, `i64`, `index`. Other scalar types (`i1`, `i16`, ...) are refused with a diagnostic: the launcher
-cannot pass them. Shared memory is never a parameter.
+`align` to its element. The signature, recorded as `ferrox.abi` on the lowered kernel (the
+artifact's `KernelArtifact.abi` says the same from the parameters' types), lists the kinds:
+`slice:<element>` (`f16`, `bf16`, `f32`, `f64`, `i8` to `i64`, `bool` for `i1`; `index`
+elements are `i64` in memory, as `convert-to-llvm` lowers `index`), `ptr`, `f32`, `f64`, `i32`,
+`i64`, `index`. Other scalar types (`i1`, `i16`, ...) are refused with a diagnostic: the
+launcher cannot pass them. Shared memory is never a parameter.
 
 **Device functions.** `simt.func` becomes an internal `func.func` (LLVM inlines and drops it),
 with slices split the same way and a returned slice packed in an `!llvm.struct<(ptr<1>, i64)>`;
@@ -203,14 +210,15 @@ several results are returned as one struct, as MLIR's func-to-llvm does.
 arithmetic is 64-bit (mul.wide.u32). Where `row * W + col` could pass 2^64 (a runtime width, or
 a static one above 2^21) it is computed exactly in 128 bits and a thread whose index does not fit
 is not valid: a wrapped index would alias another thread's element. Under a launch contract,
-`ntid` (and `simt.block_dim`) is the contract's block, a constant. `tests/lowering/simt_to_nvvm/test_semantics.py` runs the
-lowered IR on xDSL's interpreter for every thread of small launches and checks that the elements
-written are exactly those of the SIMT spaces, each written once.
+`ntid` (and `simt.block_dim`) is the contract's block, a constant.
+`tests/lowering/simt_to_nvvm/test_semantics.py` runs the lowered IR on xDSL's interpreter for
+every thread of small launches and checks that the elements written are exactly those of the SIMT
+spaces, each written once.
 
 A witness covers the dimensions of its space only. A kernel without a contract that is launched
 (unsafely) with a y or z extent its 1d space does not use gives several threads the same index;
 a safe launch's `prepare` checks the grid and block against the contract's domain.
-`compile_module_to_ptx` refuses a target below a contract's `min_cc`.
+`compile_module` refuses a target below a contract's `min_cc`.
 
 **Bounds checks** (`memory.py`, `atomic.py`). `simt.load` and atomics on an atomic slice compare
 the index with the length (unsigned, so a negative index is out of range too) and call

@@ -1,6 +1,6 @@
-"""`lower-to-llvm`: the whole SIMT-to-llvm chain, and `compile_module_to_ptx` on top of it.
+"""`lower-to-llvm`: the whole SIMT-to-llvm chain, as a pipeline of named passes.
 
-The stages, each also a pass of its own (`STAGES`, in order):
+The stages (`STAGES`, in order), each a `ModulePass` that can also be run on its own:
 
 1. `verify-disjoint`: the SIMT safety rules; nothing unsafe is lowered.
 2. `extract-device-code`: the module keeps only what runs on the GPU. A top-level `func.func`
@@ -9,40 +9,41 @@ The stages, each also a pass of its own (`STAGES`, in order):
    first become SIMT kernels through `convert-tile-to-simt`.
 3. `convert-simt-to-nvvm`: kernels and device functions to func + nvvm + llvm pointer ops, with
    the kernel ABI and signature (`ferrox.abi`).
-4. `canonicalize` and `cse`: xDSL's, to fold the constants and repeated address arithmetic the
-   conversion leaves (LLVM would, too, but the IR in between stays readable). Neither moves
+4. `canonicalize`, then 5. `cse`: xDSL's, to fold the constants and repeated address arithmetic
+   the conversion leaves (LLVM would, too, but the IR in between stays readable). Neither moves
    barriers or warp collectives: they have effects, so only pure ops are merged or removed.
-5. `convert-to-llvm`: func, arith, scf, cf and nvvm to the llvm dialect.
+6. `convert-to-llvm`: func, arith, scf, cf and nvvm to the llvm dialect.
 
-`ferrox.targets.compile` runs the chain on a copy of a module, exports it and compiles it to PTX.
+`lower-to-llvm` is the pass that runs them all. A pass driver that wants to see every stage
+(`ferrox-opt --print-ir-after-all`, `--time-passes`) replaces it by its stages first:
+`expand_stages`. `ferrox.targets.compile` runs the chain on a copy of a module, exports it and
+compiles it to PTX.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
-from ferrox.lowering.simt_to_nvvm import convert_simt_to_nvvm
+from ferrox.lowering.simt_to_nvvm import ConvertSimtToNvvmPass
 from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR
-from ferrox.passes.verify_disjoint import verify_disjoint
+from ferrox.lowering.tile_to_simt import ConvertTileToSimtPass
+from ferrox.lowering.to_llvm import ConvertToLLVMPass
+from ferrox.passes.verify_disjoint import VerifyDisjointPass
+from ferrox.registry import make_context
 
-TILE_TO_SIMT = "convert-tile-to-simt"
+TILE_TO_SIMT = ConvertTileToSimtPass.name
 
-
-def _context(ctx: Context | None) -> Context:
-    if ctx is not None:
-        return ctx
-    from ferrox.registry import make_context
-
-    return make_context()
+PipelineCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
+"""What `xdsl.passes.PassPipeline` calls between passes: (the pass that ran, module, the next)."""
 
 
 def extract_device_code(module: ModuleOp, ctx: Context | None = None) -> None:
@@ -51,9 +52,7 @@ def extract_device_code(module: ModuleOp, ctx: Context | None = None) -> None:
         if isinstance(op, func.FuncOp) and KERNEL_ATTR not in op.attributes:
             Rewriter.erase_op(op, safe_erase=False)
     if any(op.dialect_name() == "tile" for op in module.ops):
-        from ferrox.lowering.tile_to_simt import ConvertTileToSimtPass
-
-        ConvertTileToSimtPass().apply(_context(ctx), module)
+        ConvertTileToSimtPass().apply(ctx or make_context(), module)
 
 
 @dataclass(frozen=True)
@@ -66,50 +65,56 @@ class ExtractDeviceCodePass(ModulePass):
         extract_device_code(op, ctx)
 
 
-def _canonicalize(module: ModuleOp, ctx: Context | None) -> None:
-    CanonicalizePass().apply(_context(ctx), module)
-    CommonSubexpressionElimination().apply(_context(ctx), module)
-
-
-def _convert_to_llvm(module: ModuleOp, ctx: Context | None) -> None:
-    from ferrox.lowering.to_llvm import convert_to_llvm
-
-    convert_to_llvm(module)
-
-
-Stage = Callable[[ModuleOp, "Context | None"], None]
-
-STAGES: tuple[tuple[str, Stage], ...] = (
-    ("verify-disjoint", lambda m, ctx: verify_disjoint(m)),
-    ("extract-device-code", extract_device_code),
-    ("convert-simt-to-nvvm", lambda m, ctx: convert_simt_to_nvvm(m)),
-    ("canonicalize,cse", _canonicalize),
-    ("convert-to-llvm", _convert_to_llvm),
+STAGES: tuple[ModulePass, ...] = (
+    VerifyDisjointPass(),
+    ExtractDeviceCodePass(),
+    ConvertSimtToNvvmPass(),
+    CanonicalizePass(),
+    CommonSubexpressionElimination(),
+    ConvertToLLVMPass(),
 )
-"""The pipeline, stage by stage, as `docs/lowering.py` shows it."""
+"""The pipeline, stage by stage, as `ferrox-opt` and `docs/lowering.py` show it."""
 
 
-def lower_to_llvm(module: ModuleOp, ctx: Context | None = None) -> None:
+def lower_to_llvm(
+    module: ModuleOp, ctx: Context | None = None, callback: PipelineCallback | None = None
+) -> None:
     """Lower `module` in place to the llvm dialect; raises `DiagnosticError` on the first stage
-    that fails (each stage reports all of its errors)."""
-    for _, stage in STAGES:
-        stage(module, ctx)
+    that fails (each stage reports all of its errors). `callback` runs between stages."""
+    PassPipeline(STAGES, callback).apply(ctx or make_context(), module)
 
 
 @dataclass(frozen=True)
 class LowerToLLVMPass(ModulePass):
-    """verify-disjoint, extract-device-code, convert-simt-to-nvvm, canonicalize, cse, convert-to-llvm."""
+    """verify-disjoint, extract-device-code, convert-simt-to-nvvm, canonicalize, cse,
+    convert-to-llvm."""
 
     name = "lower-to-llvm"
 
+    @property
+    def stages(self) -> tuple[ModulePass, ...]:
+        return STAGES
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_to_llvm(op, ctx)
+
+
+def expand_stages(passes: Iterable[ModulePass]) -> tuple[ModulePass, ...]:
+    """`passes` with each composite pass (one with `stages`, as `lower-to-llvm`) replaced by its
+    stages, so that a pipeline's callback runs, prints and times each stage."""
+    out: list[ModulePass] = []
+    for p in passes:
+        stages = getattr(p, "stages", None)
+        out.extend(expand_stages(stages) if isinstance(stages, tuple) else (p,))
+    return tuple(out)
 
 
 __all__ = [
     "STAGES",
     "ExtractDeviceCodePass",
     "LowerToLLVMPass",
+    "PipelineCallback",
+    "expand_stages",
     "extract_device_code",
     "lower_to_llvm",
 ]

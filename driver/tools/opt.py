@@ -3,7 +3,8 @@
 Differences from `xdsl-opt`, all for MLIR parity: every op gets a source location, errors print as
 `file:line:col: error: ...` and exit 1 (never a traceback), `--verify-diagnostics` checks
 `expected-*` annotations, and `--print-ir-before-all` / `--print-ir-after-all` are spelled as in
-mlir-opt.
+mlir-opt. A pipeline pass made of stages (`lower-to-llvm`) runs stage by stage, so the dumps and
+`--time-passes` show each stage.
 """
 
 from __future__ import annotations
@@ -80,7 +81,13 @@ class FerroxOptMain(xDSLOptMain):
                     self._dump(f"// -----// IR Dump Before {following.name} //----- //", module)
                 started = time.perf_counter()
 
-        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, callback)
+        parsed = PassPipeline.parse_spec(self.available_passes, self.args.passes)
+        passes = parsed.passes
+        if any(hasattr(p, "stages") for p in passes):  # lower-to-llvm: show each of its stages
+            from ferrox.lowering.pipeline import expand_stages
+
+            passes = expand_stages(passes)
+        self.pipeline = PassPipeline(passes, callback)
 
     def _dump(self, banner: str, module: ModuleOp) -> None:
         print(banner, file=sys.stderr)

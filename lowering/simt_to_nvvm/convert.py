@@ -27,6 +27,7 @@ from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
 from ferrox.lowering.simt_to_nvvm.unsafe import UNSAFE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.warp import WARP_PATTERNS
+from ferrox.passes.verify_disjoint import verify_disjoint
 
 SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
     *KERNEL_PATTERNS,
@@ -62,4 +63,7 @@ class ConvertSimtToNvvmPass(ModulePass):
     name = "convert-simt-to-nvvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # The lowering assumes the safety rules hold (a disjoint slice is never read, ...): check
+        # them here too, so no composition of passes lowers an unverified kernel.
+        verify_disjoint(op)
         convert_simt_to_nvvm(op)

@@ -35,7 +35,7 @@ from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
 from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
-from ferrox.passes.verify_disjoint import collect
+from ferrox.passes.verify_disjoint import collect, verify_disjoint
 
 
 def lower_kernel(
@@ -95,4 +95,7 @@ class ConvertTileToSimtPass(ModulePass):
     elems: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # SIMT kernels beside the tile ones must be safe before anything is lowered: check the
+        # verify-disjoint rules here too, so no composition of passes skips them.
+        verify_disjoint(op)
         convert_tile_to_simt(op, self.threads, self.elems)

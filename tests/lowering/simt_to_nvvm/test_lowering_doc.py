@@ -26,7 +26,7 @@ def test_page_shows_every_stage_of_the_pipeline():
     out = doc.stage_outputs()
     from ferrox.lowering.pipeline import STAGES
 
-    assert list(out) == ["source", *(name for name, _ in STAGES), "llvm-ir", "ptx"]
+    assert list(out) == ["source", *(stage.name for stage in STAGES), "llvm-ir", "ptx"]
     assert "simt.kernel @vecadd" in out["source"]
     assert (
         "func.func @vecadd" in out["convert-simt-to-nvvm"]

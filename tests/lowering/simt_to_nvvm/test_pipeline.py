@@ -9,8 +9,15 @@ import pytest
 from xdsl.dialects import llvm
 
 from ferrox.diagnostics import DiagnosticError
-from ferrox.lowering.pipeline import STAGES, ExtractDeviceCodePass, LowerToLLVMPass, lower_to_llvm
+from ferrox.lowering.pipeline import (
+    STAGES,
+    ExtractDeviceCodePass,
+    LowerToLLVMPass,
+    expand_stages,
+    lower_to_llvm,
+)
 from ferrox.parser import parse_module
+from ferrox.passes.verify_disjoint import VerifyDisjointPass
 from ferrox.registry import make_context
 from ferrox.targets.compile import CompiledKernels, KernelInfo, compile_module_to_ptx
 
@@ -19,7 +26,8 @@ simt.func @twice(%x: f32) -> f32 {
   %y = arith.addf %x, %x : f32
   simt.return %y : f32
 }
-simt.kernel @scale(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>, %k: f32) contract<domain = 1, block = [128], shared_bytes = 64, min_cc = 80> {
+simt.kernel @scale(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>, %k: f32)
+    contract<domain = 1, block = [128], shared_bytes = 64, min_cc = 80> {
   %w = simt.thread_index_1d
   %i = simt.witness_value %w : !simt.thread_index<1d>
   simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
@@ -51,14 +59,30 @@ def parse(text: str):
 
 
 def test_stage_names():
-    assert [name for name, _ in STAGES] == [
+    assert [stage.name for stage in STAGES] == [
         "verify-disjoint",
         "extract-device-code",
         "convert-simt-to-nvvm",
-        "canonicalize,cse",
+        "canonicalize",
+        "cse",
         "convert-to-llvm",
     ]
     assert LowerToLLVMPass.name == "lower-to-llvm"
+    assert expand_stages([VerifyDisjointPass(), LowerToLLVMPass()]) == (
+        VerifyDisjointPass(),
+        *STAGES,
+    )
+
+
+def test_lower_to_llvm_calls_back_after_every_stage():
+    seen: list[str] = []
+
+    def after(stage, module, following):
+        if stage is not None:
+            seen.append(stage.name)
+
+    lower_to_llvm(parse(TWO_KERNELS), callback=after)
+    assert seen == [stage.name for stage in STAGES]
 
 
 def test_lower_to_llvm_leaves_only_llvm_and_drops_host_code():
@@ -99,7 +123,8 @@ def test_chip_from_the_module_and_min_cc():
     assert result.chip == "sm_80" and ".target sm_80" in result.ptx
     with pytest.raises(
         DiagnosticError,
-        match=r"test.mlir:6:1: error: kernel @scale needs compute capability 8.0 \(its contract's min_cc = 80\), but the target is sm_75",
+        match=r"test.mlir:6:1: error: kernel @scale needs compute capability 8.0 "
+        r"\(its contract's min_cc = 80\), but the target is sm_75",
     ):
         compile_module_to_ptx(module, chip="sm_75")
 

@@ -10,23 +10,24 @@ builtin.module {
   // CHECK-SAME: %a: !llvm.ptr<1> {llvm.noalias, llvm.readonly, llvm.align = 4 : i64}, %a_len: i64,
   // CHECK-SAME: %out: !llvm.ptr<1> {llvm.noalias, llvm.align = 8 : i64}, %out_len: i64,
   // CHECK-SAME: %h: !llvm.ptr<1> {llvm.align = 4 : i64}, %h_len: i64,
-  // CHECK-SAME: %p: !llvm.ptr<1>, %n: index, %x: f32, %y: i32, %z: i64, %d: f64)
-  // CHECK-SAME: attributes {nvvm.kernel, ferrox.abi = ["slice:f32", "slice:f64", "slice:i32", "ptr", "index", "f32", "i32", "i64", "f64"], nvvm.reqntid = array<i32: 128, 2, 1>}
+  // CHECK-SAME: %n: index, %x: f32, %y: i32, %z: i64, %d: f64)
+  // CHECK-SAME: attributes {nvvm.kernel, ferrox.abi = ["slice:f32", "slice:f64", "slice:i32", "index", "f32", "i32", "i64", "f64"], nvvm.reqntid = array<i32: 128, 2, 1>}
   // CHECK-NEXT: %[[N:.*]] = arith.index_cast %a_len : i64 to index
   // CHECK-NEXT: func.return
   // LLVM: llvm.func @abi(%a: !llvm.ptr<1> {llvm.noalias, llvm.readonly, llvm.align = 4 : i64}, %a_len: i64, {{.*}}, %n: i64, %x: f32, %y: i32, %z: i64, %d: f64)
   // LLVM-SAME: nvvm.kernel
-  simt.kernel @abi(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f64, 1d>, %h: !simt.atomic_slice<i32>, %p: !simt.ptr<f32>, %n: index, %x: f32, %y: i32, %z: i64, %d: f64) contract<domain = 2, block = [128, 2]> {
+  simt.kernel @abi(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f64, 1d>, %h: !simt.atomic_slice<i32>, %n: index, %x: f32, %y: i32, %z: i64, %d: f64) contract<domain = 2, block = [128, 2]> {
     %len = simt.len %a : !simt.slice<f32>
     simt.return
   }
 
   // An unsafe kernel without a contract has no `nvvm.reqntid`; user attributes stay.
-  // CHECK-LABEL: func.func @no_contract(%a: !llvm.ptr<1> {llvm.noalias, llvm.readonly, llvm.align = 2 : i64}, %a_len: i64)
-  // CHECK-SAME: attributes {note = "kept", nvvm.kernel, ferrox.abi = ["slice:f16"]} {
+  // A raw pointer (unsafe kernels only) passes as it is.
+  // CHECK-LABEL: func.func @no_contract(%a: !llvm.ptr<1> {llvm.noalias, llvm.readonly, llvm.align = 2 : i64}, %a_len: i64, %p: !llvm.ptr<1>)
+  // CHECK-SAME: attributes {note = "kept", nvvm.kernel, ferrox.abi = ["slice:f16", "ptr"]} {
   // CHECK-NOT: nvvm.reqntid
   // CHECK: func.return
-  simt.kernel @no_contract(%a: !simt.slice<f16>) unsafe attributes {note = "kept"} {
+  simt.kernel @no_contract(%a: !simt.slice<f16>, %p: !simt.ptr<f32>) unsafe attributes {note = "kept"} {
     simt.return
   }
 
@@ -53,26 +54,6 @@ builtin.module {
     simt.return
   }
 
-  // A slice returned from a device function, through an scf.if, travels as one struct.
-  // CHECK-LABEL: func.func @pick(%a: !llvm.ptr<1> {{.*}}, %a_len: i64, %b: !llvm.ptr<1> {{.*}}, %b_len: i64, %c: i1) -> !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-DAG: %[[A0:.*]] = llvm.insertvalue %a, %{{.*}}[0] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-DAG: %[[A:.*]] = llvm.insertvalue %a_len, %[[A0]][1] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-DAG: %[[B0:.*]] = llvm.insertvalue %b, %{{.*}}[0] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-DAG: %[[B:.*]] = llvm.insertvalue %b_len, %[[B0]][1] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK: %[[R:.*]] = scf.if %c -> (!llvm.struct<(!llvm.ptr<1>, i64)>) {
-  // CHECK-NEXT: scf.yield %[[A]] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-NEXT: } else {
-  // CHECK-NEXT: scf.yield %[[B]] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK: func.return %{{.*}} : !llvm.struct<(!llvm.ptr<1>, i64)>
-  simt.func @pick(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %c: i1) -> !simt.slice<f32> {
-    %r = scf.if %c -> (!simt.slice<f32>) {
-      scf.yield %a : !simt.slice<f32>
-    } else {
-      scf.yield %b : !simt.slice<f32>
-    }
-    simt.return %r : !simt.slice<f32>
-  }
-
   // Several results travel as one struct, as MLIR's func-to-llvm returns them.
   // CHECK-LABEL: func.func @two(%x: f32, %n: i32) -> !llvm.struct<(f32, i32)>
   // CHECK-NEXT: %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(f32, i32)>
@@ -84,22 +65,16 @@ builtin.module {
   }
 
   // Calls pass each slice as its two parts (a disjoint slice where a shared one is expected is a
-  // verify-disjoint error, not this pass's business) and unpack a returned slice.
+  // verify-disjoint error, which the pass checks first; so is returning a slice).
   // CHECK-LABEL: func.func @calls(
-  // CHECK: %[[S:.*]] = func.call @pick(%a, %a_len, %b, %b_len, %c) : (!llvm.ptr<1>, i64, !llvm.ptr<1>, i64, i1) -> !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-NEXT: %[[P:.*]] = llvm.extractvalue %[[S]][0] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-NEXT: %[[L:.*]] = llvm.extractvalue %[[S]][1] : !llvm.struct<(!llvm.ptr<1>, i64)>
-  // CHECK-NEXT: %{{.*}} = func.call @scale(%[[P]], %[[L]], %k) : (!llvm.ptr<1>, i64, f32) -> f32
+  // CHECK: %{{.*}} = func.call @scale(%a, %a_len, %k) : (!llvm.ptr<1>, i64, f32) -> f32
   // CHECK: func.call @zero_tile(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, index) -> ()
   // CHECK-NEXT: %[[T:.*]] = func.call @two(%k, %n) : (f32, i32) -> !llvm.struct<(f32, i32)>
   // CHECK-NEXT: %f = llvm.extractvalue %[[T]][0] : !llvm.struct<(f32, i32)>
   // CHECK-NEXT: %g = llvm.extractvalue %[[T]][1] : !llvm.struct<(f32, i32)>
   // CHECK: func.return
   simt.kernel @calls(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %n: i32, %k: f32) unsafe {
-    %zero = arith.constant 0 : i32
-    %c = arith.cmpi ne, %n, %zero : i32
-    %s = simt.call @pick(%a, %b, %c) : (!simt.slice<f32>, !simt.slice<f32>, i1) -> !simt.slice<f32>
-    %v = simt.call @scale(%s, %k) : (!simt.slice<f32>, f32) -> f32
+    %v = simt.call @scale(%a, %k) : (!simt.slice<f32>, f32) -> f32
     %t = simt.shared_alloc : !simt.shared<f32, [64]>
     %i = simt.thread_id x
     simt.call @zero_tile(%t, %i) : (!simt.shared<f32, [64]>, index) -> ()

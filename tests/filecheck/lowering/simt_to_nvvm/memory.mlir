@@ -14,14 +14,6 @@ builtin.module {
   // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr inbounds %a[%[[I]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i64
   // CHECK-NEXT: %x = llvm.load %[[P]] {invariant} : !llvm.ptr<1> -> i64
   // CHECK-NEXT: %n = arith.index_cast %a_len : i64 to index
-  // A load from an atomic slice (verify-disjoint's business) is checked but not invariant.
-  // CHECK-NEXT: %[[J:.*]] = arith.index_cast %i : index to i64
-  // CHECK-NEXT: %out_of_range_1 = arith.cmpi uge, %[[J]], %h_len : i64
-  // CHECK-NEXT: scf.if %out_of_range_1 {
-  // CHECK-NEXT: llvm.call_intrinsic "llvm.trap"() : () -> ()
-  // CHECK-NEXT: }
-  // CHECK-NEXT: %[[Q:.*]] = llvm.getelementptr inbounds %h[%[[J]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
-  // CHECK-NEXT: %y = llvm.load %[[Q]] : !llvm.ptr<1> -> i32
   // CHECK-NEXT: %hn = arith.index_cast %h_len : i64 to index
   // CHECK: func.return
   // PTX-LABEL: .entry load(
@@ -31,12 +23,9 @@ builtin.module {
   simt.kernel @load(%a: !simt.slice<i64>, %i: index, %h: !simt.atomic_slice<i32>, %o: !simt.ptr<i64>) unsafe {
     %x = simt.load %a[%i] : !simt.slice<i64>
     %n = simt.len %a : !simt.slice<i64>
-    %y = simt.load %h[%i] : !simt.atomic_slice<i32>
     %hn = simt.len %h : !simt.atomic_slice<i32>
-    %y64 = arith.extsi %y : i32 to i64
     %n64 = arith.index_cast %n : index to i64
-    %s = arith.addi %x, %y64 : i64
-    %t = arith.addi %s, %n64 : i64
+    %t = arith.addi %x, %n64 : i64
     simt.ptr_store %t, %o[%hn] : !simt.ptr<i64>
     simt.return
   }
