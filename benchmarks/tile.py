@@ -28,8 +28,8 @@ def softmax_source(rows_per_tile: int, cols: int) -> str:
 def main() -> None:
     import torch
 
-    from ferrox import api
-    from ferrox.driver.runtime import pack_args
+    import ferrox
+    from ferrox.driver.runtime.launcher import LoadedModule
 
     stream = torch.cuda.current_stream().cuda_stream
     result: dict = {"device": torch.cuda.get_device_name()}
@@ -38,44 +38,43 @@ def main() -> None:
     n = 1 << 28
     x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
     z = torch.empty(n, device="cuda")
-    program = api.load(ROOT / "examples" / "tile" / "vector_add.mlir")
-    info = program.info("vector_add")
-    kernel = program.kernel("vector_add")
-    packed = pack_args(info.signature, [z, n, x, n, y, n], stream=stream)
-    grid = (-(-n // 1024), 1, 1)
+    module = ferrox.load(ROOT / "examples" / "tile" / "vector_add.mlir", device="gpu")
     z.fill_(float("nan"))
-    kernel.launch(grid, info.block, packed, stream=stream)
+    module["vector_add"](z, x, y)  # checked; the grid from the output partition
     torch.cuda.synchronize()
     assert torch.equal(z, x + y), "tile vector add: wrong result"
+    block = module.artifact["vector_add"].contract.block
+    kernel = LoadedModule.load(module.artifact).kernel("vector_add")
+    packed = kernel.pack([z, n, x, n, y, n], stream=stream)
+    grid = (-(-n // 1024), 1, 1)
     t_torch = bench(lambda: torch.add(x, y, out=z))
-    t = bench(lambda: kernel.launch(grid, info.block, packed, stream=stream))
+    t = bench(lambda: kernel.launch_packed(grid, block, packed, stream=stream))
     nbytes = 12 * n
     result["vector_add"] = {
         "n": n,
         "torch_TBps": nbytes / t_torch / 1e9,
         "ferrox_TBps": nbytes / t / 1e9,
         "ratio_to_torch": t_torch / t,
-        "threads_per_block": info.block[0],
+        "threads_per_block": block[0],
     }
-    del x, y, z
 
     # row softmax
     m, cols = 16384, 4096
     a = torch.randn(m, cols, device="cuda")
     out = torch.empty_like(a)
-    program = api.load(softmax_source(1, cols))
-    info = program.info("softmax")
-    kernel = program.kernel("softmax")
-    packed = pack_args(info.signature, [out, m, cols, a, m, cols], stream=stream)
-    grid = (m, 1, 1)
+    module = ferrox.load(softmax_source(1, cols), device="gpu")
     out.fill_(float("nan"))
-    kernel.launch(grid, info.block, packed, stream=stream)
+    module["softmax"](out, a)  # checked
     torch.cuda.synchronize()
+    block = module.artifact["softmax"].contract.block
+    kernel = LoadedModule.load(module.artifact).kernel("softmax")
+    packed = kernel.pack([out, m, cols, a, m, cols], stream=stream)
+    grid = (m, 1, 1)
     ref = torch.softmax(a, dim=1)
     err = (out - ref).abs().max().item()
     assert err < 1e-5, f"tile softmax: max abs error {err}"
     t_torch = bench(lambda: torch.softmax(a, dim=1))
-    t = bench(lambda: kernel.launch(grid, info.block, packed, stream=stream))
+    t = bench(lambda: kernel.launch_packed(grid, block, packed, stream=stream))
     nbytes = 8 * m * cols
     result["softmax"] = {
         "shape": [m, cols],
@@ -83,7 +82,7 @@ def main() -> None:
         "torch_TBps": nbytes / t_torch / 1e9,
         "ferrox_TBps": nbytes / t / 1e9,
         "ratio_to_torch": t_torch / t,
-        "threads_per_block": info.block[0],
+        "threads_per_block": block[0],
     }
     write_result("tile", result)
 

@@ -25,8 +25,8 @@ KERNELS = {
 def main() -> None:
     import torch
 
-    from ferrox import api
-    from ferrox.driver.runtime import pack_args
+    import ferrox
+    from ferrox.driver.runtime.launcher import LoadedModule
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--log2n", type=int, default=28)
@@ -49,18 +49,23 @@ def main() -> None:
         if not path.exists():
             result[f"{label}_skipped"] = f"{path.name} not found"
             continue
-        program = api.load(path)
-        kernel = program.kernel(name)
-        info = program.info(name)
-        block = info.block or (256, 1, 1)
+        module = ferrox.load(path, device="gpu")
+        checked = module[name]
+        contract = checked.artifact.contract
+        block = contract.block if contract is not None else (256, 1, 1)
         threads = -(-n // per_thread)
-        grid = (-(-threads // block[0]), 1, 1)
-        packed = pack_args(info.signature, [a, b, c, n] if takes_n else [a, b, c], stream=stream)
+        grid = -(-threads // block[0])
+        values = [a, b, c, n] if takes_n else [a, b, c]
         c.fill_(float("nan"))
-        kernel.launch(grid, block, packed, stream=stream)
+        checked[grid](*values)  # the checked launch, on torch's current stream
         torch.cuda.synchronize()
         assert torch.equal(c, a + b), f"{label}: wrong result"
-        t = bench(lambda: kernel.launch(grid, block, packed, stream=stream))
+        # timed: the pre-packed fast path, as a framework would call it in a loop
+        kernel = LoadedModule.load(module.artifact).kernel(name)
+        packed = kernel.pack(values, stream=stream)
+        t = bench(
+            lambda k=kernel, g=grid, bl=block, p=packed: k.launch_packed(g, bl, p, stream=stream)
+        )
         result[f"{label}_ms"] = t
         result[f"{label}_TBps"] = nbytes / t / 1e9
         result[f"{label}_ratio_to_torch"] = t_torch / t

@@ -7,13 +7,15 @@
 
 The host program runs in Python on xDSL's interpreter (`interpreter`, `functions`); a backend
 (`backend.Backend`: `cpu.CpuBackend`, `gpu.GpuBackend`) holds tensors and launches kernels.
-`prepare` checks launches at run time, `checks` evaluates `host.check`. docs/dialects/host.md
-("Run-time model") is the specification every op here follows.
+`prepare` checks launches at run time through the launch checker (`ferrox.driver.checker`),
+`checks` evaluates `host.check`. docs/dialects/host.md ("Run-time model") is the specification
+every op here follows.
 """
 
+from ferrox.driver.checker import INTERPRETER_LIMITS
 from ferrox.driver.host_runner.backend import Backend
 from ferrox.driver.host_runner.checks import CheckResult
-from ferrox.driver.host_runner.cpu import INTERPRETER_LIMITS, CpuBackend
+from ferrox.driver.host_runner.cpu import CpuBackend
 from ferrox.driver.host_runner.errors import BackendUnavailable, HostRunError
 from ferrox.driver.host_runner.interpreter import RunResult, run_host_program
 from ferrox.driver.host_runner.prepare import PrepareError, check_prepare

@@ -14,16 +14,27 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 from ferrox.dialects.host import TensorType
-from ferrox.driver.host_runner.dtypes import BF16, runtime_elem
-from ferrox.driver.runtime.arrays import element_type
-from ferrox.driver.runtime.dlpack import CPU
+from ferrox.driver.host_runner.dtypes import runtime_elem
+
+CPU = 1  # DLPack's kDLCPU
 
 
 def host_elem(dtype: np.dtype) -> str:
-    """The runtime's element name for a NumPy dtype (`ArrayError` if it has none)."""
-    if BF16 is not None and dtype == BF16:
+    """The runtime's element name for a NumPy dtype (`TypeError` if it has none)."""
+    if str(dtype).rsplit(".", 1)[-1] == "bfloat16":  # ml_dtypes', torch's
         return "bf16"
-    return element_type(dtype)
+    dt = np.dtype(dtype)
+    if dt.byteorder == ">":
+        raise TypeError(f"big-endian arrays are not supported (dtype {dt.str})")
+    if dt.kind == "b":
+        return "i1"
+    if (
+        dt.kind in "iuf"
+        and dt.itemsize in (1, 2, 4, 8)
+        and not (dt.kind == "f" and dt.itemsize == 1)
+    ):
+        return f"{dt.kind}{dt.itemsize * 8}"
+    raise TypeError(f"unsupported element type {dt}")
 
 
 def on_cuda_device(obj: Any) -> bool:

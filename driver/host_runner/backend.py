@@ -14,8 +14,10 @@ from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 
+from ferrox.artifact import KernelArtifact, ModuleArtifact
+from ferrox.driver.checker import BufferArg, CheckedLaunch
 from ferrox.driver.host_runner.values import Dim3, Tensor
 from ferrox.driver.runtime.device import DeviceLimits
 
@@ -33,10 +35,15 @@ class Backend(Protocol):
     device_name: str
     """What the program runs on, in words."""
     limits: DeviceLimits
-    """What `prepare` checks launches against."""
+    """What the launch checker checks launches against."""
+    chip: str
+    """The target the module's kernels are compiled for."""
 
-    def load(self, module: ModuleOp) -> None:
-        """Get the module's kernels ready (compile them), before the program starts."""
+    def load(self, module: ModuleOp, artifact: ModuleArtifact) -> None:
+        """Get the module's kernels ready (load the compiled ones), before the program starts."""
+
+    def describe(self, tensor: Tensor) -> BufferArg:
+        """A tensor's buffer as the launch checker sees it (its byte range, element, shape)."""
 
     def upload(self, array: np.ndarray, element_type: Attribute) -> Tensor:
         """A tensor holding a copy of `array` (already of the element type's dtype)."""
@@ -59,7 +66,7 @@ class Backend(Protocol):
     def launch(
         self,
         module: ModuleOp,
-        kernel: Operation,
+        kernel: KernelArtifact,
         grid: Dim3,
         block: Dim3,
         shared: int,
@@ -71,12 +78,13 @@ class Backend(Protocol):
     def tile_launch(
         self,
         module: ModuleOp,
-        kernel: Operation,
-        grid: tuple[int, ...],
+        kernel: KernelArtifact,
+        checked: CheckedLaunch,
         args: Sequence[Any],
         stream: Any,
     ) -> None:
-        """Enqueue a tile kernel once per tile (`args` in parameter order, partitions included)."""
+        """Enqueue a checked tile launch (`args` in parameter order, partitions included;
+        `checked.entry_args` the SIMT kernel's, as `BufferArg`s whose `obj` is the value)."""
 
     def close(self) -> None:
         """Wait for outstanding work and release what the backend holds."""

@@ -1,10 +1,10 @@
 """The CPU backend: tensors are NumPy arrays, kernels run on the reference interpreter.
 
 SIMT kernels run on `run_simt_kernel`, tile kernels on `run_tile_kernel`, both in place on the
-tensors' arrays. Launches run eagerly, when enqueued (docs/dialects/host.md allows it: `verify-ownership`
-guarantees nothing observes a launch's outputs before its stream is synced), so a stream is only
-a name here. `prepare` checks launches against `INTERPRETER_LIMITS`, the CUDA limits of an sm_90
-device, which is what the interpreter models.
+tensors' arrays. Launches run eagerly, when enqueued (docs/dialects/host.md allows it:
+`verify-ownership` guarantees nothing observes a launch's outputs before its stream is
+synced), so a stream is only a name here. The launch checker checks launches against
+`INTERPRETER_LIMITS`, the CUDA limits of an sm_90 device, which is what the interpreter models.
 """
 
 from __future__ import annotations
@@ -14,28 +14,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 
+from ferrox.artifact import KernelArtifact, ModuleArtifact
+from ferrox.driver.checker import INTERPRETER_LIMITS, BufferArg, CheckedLaunch, numpy_buffer
 from ferrox.driver.host_runner.arrays import host_elem, on_cuda_device
 from ferrox.driver.host_runner.dtypes import numpy_dtype
 from ferrox.driver.host_runner.values import Dim3, Partition, Tensor
-from ferrox.driver.runtime.arrays import ArrayError
-from ferrox.driver.runtime.device import DeviceLimits
-
-INTERPRETER_LIMITS = DeviceLimits(
-    ordinal=-1,
-    name="the reference interpreter",
-    compute_capability=(9, 0),
-    sm_count=1,
-    warp_size=32,
-    max_threads_per_block=1024,
-    max_block_dims=(1024, 1024, 64),
-    max_grid_dims=(2**31 - 1, 65535, 65535),
-    max_shared_per_block=48 * 1024,
-    max_shared_per_block_optin=227 * 1024,
-    max_registers_per_block=65536,
-    total_memory=0,
-)
 
 
 def host_array(obj: Any) -> np.ndarray:
@@ -63,9 +48,13 @@ class CpuBackend:
     name = "cpu"
     device_name = "the CPU reference interpreter"
     limits = INTERPRETER_LIMITS
+    chip = "sm_90"
 
-    def load(self, module: ModuleOp) -> None:
+    def load(self, module: ModuleOp, artifact: ModuleArtifact) -> None:
         return None
+
+    def describe(self, tensor: Tensor) -> BufferArg:
+        return numpy_buffer(tensor.data, obj=tensor)
 
     def upload(self, array: np.ndarray, element_type: Attribute) -> Tensor:
         data = np.array(array, dtype=numpy_dtype(element_type), order="C", copy=True)
@@ -73,10 +62,7 @@ class CpuBackend:
 
     def inspect(self, obj: Any) -> tuple[str, tuple[int, ...]]:
         array = host_array(obj)
-        try:
-            return host_elem(array.dtype), tuple(array.shape)
-        except ArrayError as e:
-            raise TypeError(str(e)) from None
+        return host_elem(array.dtype), tuple(array.shape)
 
     def bind(self, obj: Any, element_type: Attribute) -> Tensor:
         return self.upload(host_array(obj), element_type)
@@ -95,7 +81,7 @@ class CpuBackend:
     def launch(
         self,
         module: ModuleOp,
-        kernel: Operation,
+        kernel: KernelArtifact,
         grid: Dim3,
         block: Dim3,
         shared: int,
@@ -105,22 +91,20 @@ class CpuBackend:
         from ferrox.driver.interpreter import run_simt_kernel
 
         values = [_array_of(a) for a in args]
-        name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
-        run_simt_kernel(module, name, grid, block, values, shared)
+        run_simt_kernel(module, kernel.name, grid, block, values, shared)
 
     def tile_launch(
         self,
         module: ModuleOp,
-        kernel: Operation,
-        grid: tuple[int, ...],
+        kernel: KernelArtifact,
+        checked: CheckedLaunch,
         args: Sequence[Any],
         stream: Any,
     ) -> None:
         from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
 
         values = [_array_of(a) for a in args]
-        name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
-        run_tile_kernel(module, name, values)
+        run_tile_kernel(module, kernel.name, values)
 
     def close(self) -> None:
         return None

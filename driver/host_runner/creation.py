@@ -50,7 +50,8 @@ def random(
 
 
 def poison(shape: tuple[int, ...], element_type: Attribute) -> np.ndarray:
-    """NaN for floats, the largest value for integers, True for i1: what no kernel writes by luck."""
+    """NaN for floats, the largest value for integers, True for i1: what no kernel writes by
+    luck."""
     dtype = numpy_dtype(element_type)
     if dtype.kind == "b":
         return np.ones(shape, dtype=dtype)

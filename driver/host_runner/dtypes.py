@@ -58,12 +58,12 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
 
 
 def runtime_elem(element_type: Attribute) -> str:
-    """The runtime's element name (`DeviceArray.elem`): f32, i32, u8, bool, bf16, ..."""
+    """The runtime's element name (`DeviceArray.element`): f32, i32, u8, i1, bf16, ..."""
     if isinstance(element_type, BFloat16Type):
         return "bf16"
     dtype = numpy_dtype(element_type)
     if dtype.kind == "b":
-        return "bool"
+        return "i1"
     return {"f": "f", "i": "i", "u": "u"}[dtype.kind] + str(dtype.itemsize * 8)
 
 

@@ -19,15 +19,15 @@ from xdsl.traits import SymbolTable
 from ferrox.diagnostics import location_of
 from ferrox.dialects import host
 from ferrox.dialects.host.kernels import Role, role_of
+from ferrox.driver.checker import LaunchError, check_launch
 from ferrox.driver.host_runner import checks, creation
 from ferrox.driver.host_runner.errors import HostRunError
-from ferrox.driver.host_runner.prepare import PrepareError, check_prepare, check_same_args
+from ferrox.driver.host_runner.prepare import check_prepare, check_same_args, described
 from ferrox.driver.host_runner.scalars import scalar_value
 from ferrox.driver.host_runner.values import (
     Partition,
     Prepared,
     Stream,
-    Tensor,
     dim3,
     resolve_shape,
 )
@@ -52,26 +52,6 @@ def _bind_params(kernel: Operation, ins: Sequence[Any], outs: Sequence[Any]) -> 
     pending_in, pending_out = iter(ins), iter(outs)
     params = kernel.regions[0].blocks[0].arg_types
     return [next(pending_out if role_of(p) is Role.OUTPUT else pending_in) for p in params]
-
-
-def _tile_shape_problems(kernel: Operation, values: Sequence[Any]) -> list[str]:
-    """A `!tile.tensor` parameter's static dimensions against the tensor bound to it, which the
-    verifier could not know where the host tensor's dimension is `?`."""
-    out = []
-    params = kernel.regions[0].blocks[0].args
-    kernel_name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
-    for param, value in zip(params, values):
-        if getattr(param.type, "name", "") != "tile.tensor" or not isinstance(value, Tensor):
-            continue
-        want = param.type.get_shape()  # type: ignore[attr-defined]
-        for d, (need, got) in enumerate(zip(want, value.shape)):
-            if need >= 0 and need != got:
-                name = f"%{param.name_hint}" if param.name_hint else f"parameter #{param.index}"
-                out.append(
-                    f"{name} of @{kernel_name} has type {param.type}, but the tensor bound to it "
-                    f"has shape {list(value.shape)} (dimension {d} is {got}, not {need})"
-                )
-    return out
 
 
 @register_impls
@@ -157,9 +137,15 @@ class HostFunctions(InterpreterFunctions):
         grid, block = interp.get_values(op.grid), interp.get_values(op.block)
         shared = interp.get_values((op.shared,))[0] if op.shared is not None else None
         values = interp.get_values(op.args)
+        artifact = interp.artifact(op, kernel)
+        backend = interp.backend
         try:
-            return (check_prepare(kernel, grid, block, shared, values, interp.backend.limits),)
-        except PrepareError as e:
+            return (
+                check_prepare(
+                    artifact, grid, block, shared, values, backend.describe, backend.limits
+                ),
+            )
+        except LaunchError as e:
             notes = [(kernel, f"launch contract of {e.kernel} declared here")]
             raise HostRunError(
                 op, [f"cannot prepare the launch of {e.kernel}: {p}" for p in e.problems], notes
@@ -172,7 +158,8 @@ class HostFunctions(InterpreterFunctions):
         assert isinstance(prepared, Prepared)
         outs = interp.get_values(op.outs)
         values = _bind_params(kernel, interp.get_values(op.ins), outs)
-        if problems := check_same_args(kernel, prepared, values):
+        artifact = interp.artifact(op, kernel)
+        if problems := check_same_args(artifact, prepared, values, interp.backend.describe):
             raise HostRunError(op, problems)
         interp.launch(op, kernel, prepared.grid, prepared.block, prepared.shared, values, stream)
         return tuple(t.given_back() for t in outs)
@@ -208,18 +195,16 @@ class HostFunctions(InterpreterFunctions):
         kernel = _kernel(op, op.kernel)
         (stream,) = interp.get_values((op.stream,))
         outs: Sequence[Partition] = interp.get_values(op.outs)
-        grid = outs[0].grid
-        for i, p in enumerate(outs[1:], start=1):
-            if p.grid != grid:
-                raise HostRunError(
-                    op,
-                    f"output partitions disagree on the grid: outs operand #0 has {list(grid)} "
-                    f"tiles, outs operand #{i} has {list(p.grid)}",
-                )
         values = _bind_params(kernel, interp.get_values(op.ins), outs)
-        if problems := _tile_shape_problems(kernel, values):
-            raise HostRunError(op, problems)
-        interp.tile_launch(op, kernel, grid, values, stream)
+        artifact = interp.artifact(op, kernel)
+        backend = interp.backend
+        try:  # the grid is the first output partition's tile grid, as on the GPU
+            checked = check_launch(
+                artifact, None, None, None, described(values, backend.describe), backend.limits
+            )
+        except LaunchError as e:
+            raise HostRunError(op, [f"cannot launch {e.kernel}: {p}" for p in e.problems]) from None
+        interp.tile_launch(op, kernel, checked, values, stream)
         return tuple(Partition(p.tensor.given_back(), p.tile) for p in outs)
 
     # -- host reads ----------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""The GPU backend: tensors in device memory, kernels compiled by ferrox and launched on streams.
+"""The GPU backend: tensors in device memory, kernels from the module's artifact, on streams.
 
-The module's kernels (tile kernels lowered to SIMT ones) are compiled once, up front, through
-the kernel cache (`ferrox.api.compile` for the device's own chip) and loaded into the primary
-context. A `host.stream` is a CUDA stream
-of its own; a launch is queued on it and returns at once, and `host.sync_on` waits for it.
-NumPy caller arrays are copied to the device; PyTorch and CuPy device arrays are used in place
-(`as_device_array`), so a kernel writing one writes the caller's memory.
+The runner compiles the module once, through the kernel cache, for the device's own chip; the
+backend loads the artifact's image (`LoadedModule`) and launches each kernel with its
+arguments in `KernelArtifact.entry_params` order. A tile launch is the SIMT kernel it was
+compiled to, with the arguments the launch checker mapped (`CheckedLaunch.entry_args`). A
+`host.stream` is a CUDA stream of its own; a launch is queued on it and returns at once, and
+`host.sync_on` waits for it. NumPy caller arrays are copied to the device; PyTorch and CuPy
+device arrays are used in place (`view_of`), so a kernel writing one writes the caller's memory.
 """
 
 from __future__ import annotations
@@ -15,31 +16,19 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 
+from ferrox.artifact import KernelArtifact, ModuleArtifact
+from ferrox.driver.checker import BufferArg, CheckedLaunch
 from ferrox.driver.host_runner.arrays import host_elem, on_cuda_device
 from ferrox.driver.host_runner.dtypes import bf16_bits, from_bf16_bits, is_bf16, numpy_dtype
 from ferrox.driver.host_runner.errors import BackendUnavailable
-from ferrox.driver.host_runner.prepare import check_prepare
-from ferrox.driver.host_runner.tile_args import lowered_tile_kernels, simt_arguments
-from ferrox.driver.host_runner.values import Dim3, Tensor
-from ferrox.driver.runtime.arrays import ArrayError, DeviceArray, as_device_array
+from ferrox.driver.host_runner.values import Dim3, Partition, Tensor
+from ferrox.driver.runtime.device import unavailable_reason
 
 
-def unavailable_reason(ordinal: int = 0) -> str | None:
-    """None when the GPU at `ordinal` can run programs, else why not (never raises)."""
-    try:
-        from ferrox.driver.runtime import cuda
-    except Exception as e:  # pragma: no cover - the runtime imports without a driver
-        return f"the CUDA runtime layer cannot be imported: {e}"
-    reason = cuda.unavailable_reason()
-    if reason is None and ordinal >= cuda.device_count():
-        return f"no CUDA device {ordinal}: this machine has {cuda.device_count()}"
-    return reason
-
-
-def _overlap(a: DeviceArray, b: DeviceArray) -> bool:
-    return a.nbytes > 0 and b.nbytes > 0 and a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes
+def _signless(element: str) -> str:
+    return "i" + element[1:] if element.startswith("u") else element
 
 
 class GpuBackend:
@@ -54,97 +43,110 @@ class GpuBackend:
         self.limits = device_limits(ordinal)
         self.device_name = self.limits.name
         self.chip = chip or self.limits.chip
-        self.program: Any = None
-        self.tile_kernels: dict[str, Any] = {}
+        self.loaded: Any = None
         self._streams: list[Any] = []
-        self._foreign: dict[int, DeviceArray] = {}
+        self._foreign: dict[int, Any] = {}
+        self._kept: list[Any] = []
 
     # -- kernels
-    def load(self, module: ModuleOp) -> None:
-        if not any(op.name in ("simt.kernel", "tile.kernel") for op in module.ops):
-            return
-        from ferrox.api import Program, compile
+    def load(self, module: ModuleOp, artifact: ModuleArtifact) -> None:
+        from ferrox.driver.runtime.launcher import LoadedModule
 
-        self.program = Program(compile(module, chip=self.chip), self.ordinal)
-        self.tile_kernels = lowered_tile_kernels(module)
+        self.loaded = LoadedModule.load(artifact, self.ordinal)
+
+    def describe(self, tensor: Tensor) -> BufferArg:
+        view = tensor.data.view
+        return BufferArg(
+            view.ptr,
+            view.nbytes,
+            view.size,
+            _signless(view.element),
+            tuple(tensor.shape),
+            writable=not view.readonly,
+            obj=tensor,
+        )
 
     def launch(
         self,
         module: ModuleOp,
-        kernel: Operation,
+        kernel: KernelArtifact,
         grid: Dim3,
         block: Dim3,
         shared: int,
         args: Sequence[Any],
         stream: Any,
     ) -> None:
-        from ferrox.driver.runtime.abi import pack_args
-
-        name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
-        info = self.program.info(name)
-        values = [a.data if isinstance(a, Tensor) else a for a in args]
-        packed = pack_args(info.signature, values, ordinal=self.ordinal, stream=stream)
-        self.program.kernel(name).launch(grid, block, packed, shared, stream)
+        values = [_device_value(a) for a in args]
+        self.loaded.kernel(kernel.name).launch(
+            grid, block, values, shared_bytes=shared, stream=stream
+        )
 
     def tile_launch(
         self,
         module: ModuleOp,
-        kernel: Operation,
-        grid: tuple[int, ...],
+        kernel: KernelArtifact,
+        checked: CheckedLaunch,
         args: Sequence[Any],
         stream: Any,
     ) -> None:
-        """The SIMT kernel the tile kernel was compiled to, prepared against its contract and
-        the device's limits like any safe launch, then launched over the partition's grid."""
-        name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
-        lowered = self.tile_kernels[name]
-        values = simt_arguments(lowered, args)
-        assert lowered.contract is not None
-        prepared = check_prepare(
-            lowered, list(grid), list(lowered.contract.block_shape), None, values, self.limits
+        values = [
+            _device_value(a.obj) if isinstance(a, BufferArg) else a for a in checked.entry_args
+        ]
+        self.loaded.kernel(kernel.name).launch(
+            checked.grid, checked.block, values, shared_bytes=checked.shared_bytes, stream=stream
         )
-        self.launch(module, lowered, prepared.grid, prepared.block, prepared.shared, values, stream)
 
     # -- memory
     def upload(self, array: np.ndarray, element_type: Attribute) -> Tensor:
-        from ferrox.driver.runtime import cuda
+        from ferrox.driver.runtime.buffers import DeviceArray
 
         shape = tuple(array.shape)
         if is_bf16(element_type):
-            data = DeviceArray.empty(shape, "bf16", self.ordinal)
-            cuda.memcpy_htod(data.ptr, bf16_bits(array), ordinal=self.ordinal)
+            data = DeviceArray.from_numpy(bf16_bits(array), self.ordinal, element="bf16")
         else:
             data = DeviceArray.from_numpy(np.ascontiguousarray(array), self.ordinal)
         return Tensor(data, element_type, shape, numpy_dtype(element_type))
 
     def inspect(self, obj: Any) -> tuple[str, tuple[int, ...]]:
+        from ferrox.driver.runtime.buffers import view_of
+        from ferrox.driver.runtime.errors import ArrayError
+
+        if isinstance(obj, np.ndarray):
+            return host_elem(obj.dtype), tuple(obj.shape)
+        if not on_cuda_device(obj) and hasattr(obj, "__dlpack__"):
+            array = np.from_dlpack(obj)
+            return host_elem(array.dtype), tuple(array.shape)
         try:
-            if isinstance(obj, np.ndarray):
-                return host_elem(obj.dtype), tuple(obj.shape)
-            if not on_cuda_device(obj) and hasattr(obj, "__dlpack__"):
-                array = np.from_dlpack(obj)
-                return host_elem(array.dtype), tuple(array.shape)
-            device = as_device_array(obj, ordinal=self.ordinal, copy=False)
+            view = view_of(obj)
         except ArrayError as e:
             raise TypeError(str(e)) from None
+        if view.ordinal != self.ordinal:
+            raise TypeError(
+                f"array is on CUDA device {view.ordinal}, but this program runs on device "
+                f"{self.ordinal}"
+            )
         for other_id, other in self._foreign.items():
-            if other_id == id(obj) or _overlap(device, other):
+            if other_id == id(obj) or view.overlaps(other):
                 raise TypeError(
                     "it shares device memory with another caller array: arrays used in place "
                     "must not alias (pass a copy)"
                 )
-        self._foreign[id(obj)] = device
-        return device.elem, device.shape
+        self._foreign[id(obj)] = view
+        return view.element, view.shape
 
     def bind(self, obj: Any, element_type: Attribute) -> Tensor:
-        device = self._foreign.pop(id(obj), None)
-        if device is None:
+        from ferrox.driver.runtime.buffers import DeviceArray
+
+        view = self._foreign.pop(id(obj), None)
+        if view is None:
             array = obj if isinstance(obj, np.ndarray) else np.from_dlpack(obj)
             return self.upload(array, element_type)
-        return Tensor(device, element_type, device.shape, numpy_dtype(element_type))
+        self._kept.append(view)  # the caller's array stays alive while the program runs
+        data = DeviceArray(view.ptr, view.shape, view.element, ordinal=self.ordinal)
+        return Tensor(data, element_type, view.shape, numpy_dtype(element_type))
 
     def download(self, tensor: Tensor) -> np.ndarray:
-        data: DeviceArray = tensor.data
+        data = tensor.data
         if is_bf16(tensor.element_type):
             bits = np.empty(tensor.shape, dtype=np.uint16)
             data.copy_to_host(bits)
@@ -153,9 +155,9 @@ class GpuBackend:
 
     # -- streams
     def stream(self) -> Any:
-        from ferrox.driver.runtime import cuda
+        from ferrox.driver.runtime.streams import Stream
 
-        s = cuda.Stream(self.ordinal)
+        s = Stream(self.ordinal)
         self._streams.append(s)
         return s
 
@@ -164,16 +166,27 @@ class GpuBackend:
 
     def close(self) -> None:
         """Finish queued work and destroy the streams; a failure here was already reported."""
-        from ferrox.driver.runtime import cuda
+        from ferrox.driver.runtime.device import synchronize
 
         try:
-            cuda.synchronize(self.ordinal)
+            synchronize(self.ordinal)
         except Exception:
             pass
         for s in self._streams:
             try:
-                s.destroy()
+                s.close()
             except Exception:
                 pass
         self._streams.clear()
         self._foreign.clear()
+        self._kept.clear()
+
+
+def _device_value(value: Any) -> Any:
+    """A launch argument as the launcher takes it: a tensor's device view, or the scalar."""
+    if isinstance(value, Partition):
+        value = value.tensor
+    return value.data.view if isinstance(value, Tensor) else value
+
+
+__all__ = ["GpuBackend", "unavailable_reason"]

@@ -24,12 +24,13 @@ from xdsl.ir import Operation
 
 from ferrox.diagnostics import DiagnosticError, make
 from ferrox.dialects import host
+from ferrox.driver.checker import CheckedLaunch, LaunchError
 from ferrox.driver.host_runner.arrays import misfit
 from ferrox.driver.host_runner.backend import Backend
 from ferrox.driver.host_runner.checks import CheckResult
 from ferrox.driver.host_runner.errors import HostRunError
 from ferrox.driver.host_runner.functions import HostFunctions
-from ferrox.driver.host_runner.prepare import PrepareError
+from ferrox.driver.host_runner.kernels import has_kernels, module_artifact
 from ferrox.driver.host_runner.scalars import for_formula
 from ferrox.driver.host_runner.values import Dim3, Partition, Stream, Tensor
 
@@ -90,6 +91,7 @@ class HostInterpreter(Interpreter):
         self.arrays = list(arrays)
         self.out = out
         self.checks: list[CheckResult] = []
+        self.kernels: dict[str, Any] = {}  # name -> KernelArtifact, once the module is compiled
         self._static: dict[Any, Any] = {}
 
     def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
@@ -129,18 +131,28 @@ class HostInterpreter(Interpreter):
         obj = self.arrays[op.index.value.data]
         return self.call_backend(op, self.backend.bind, obj, op.result.type.element_type)
 
+    def artifact(self, op: Operation, kernel: Operation) -> Any:
+        """The compiled facts of `kernel` (its `KernelArtifact`)."""
+        name = kernel.properties["sym_name"].data  # type: ignore[attr-defined]
+        found = self.kernels.get(name)
+        if found is None:  # the verifier and the compiler rule this out
+            raise HostRunError(op, f"@{name} has no compiled artifact")
+        return found
+
     def launch(self, op: Operation, kernel: Operation, grid: Dim3, block: Dim3, shared: int,
                values: Sequence[Any], stream: Stream) -> None:  # fmt: skip
+        artifact = self.artifact(op, kernel)
         try:
-            self.backend.launch(self.module, kernel, grid, block, shared, values, stream.handle)
+            self.backend.launch(self.module, artifact, grid, block, shared, values, stream.handle)
         except Exception as e:
             raise _launch_error(op, kernel, e) from None
         stream.pending.append(op)
 
-    def tile_launch(self, op: Operation, kernel: Operation, grid: tuple[int, ...],
+    def tile_launch(self, op: Operation, kernel: Operation, checked: CheckedLaunch,
                     values: Sequence[Any], stream: Stream) -> None:  # fmt: skip
+        artifact = self.artifact(op, kernel)
         try:
-            self.backend.tile_launch(self.module, kernel, grid, values, stream.handle)
+            self.backend.tile_launch(self.module, artifact, checked, values, stream.handle)
         except Exception as e:
             raise _launch_error(op, kernel, e) from None
         stream.pending.append(op)
@@ -184,7 +196,7 @@ def _describe(e: Exception) -> str:
 
 def _launch_error(op: Operation, kernel: Operation, e: Exception) -> DiagnosticError:
     name = f"@{kernel.properties['sym_name'].data}"  # type: ignore[attr-defined]
-    if isinstance(e, PrepareError):  # a tile launch, prepared by the backend against its kernel
+    if isinstance(e, LaunchError):
         return HostRunError(op, [f"cannot launch {name}: {p}" for p in e.problems])
     if isinstance(e, DiagnosticError):  # a fault inside the kernel, located there
         diagnostics = list(e.diagnostics)
@@ -276,7 +288,10 @@ def run_host_program(
     interp = HostInterpreter(module, backend, params, arrays, out)
     try:
         check_inputs(fn, backend, params, arrays)
-        backend.load(module)
+        if has_kernels(module):
+            artifact = module_artifact(module, backend.chip)
+            interp.kernels = dict(artifact.kernels)
+            backend.load(module, artifact)
         try:
             results = interp.call_op(fn, ())
         except DiagnosticError:

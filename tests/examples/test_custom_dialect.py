@@ -83,7 +83,8 @@ def test_plugin_dialect_and_pass_are_listed(plugin_site):
 def test_without_plugin_the_dialect_is_unknown():
     proc = subprocess.run(
         [sys.executable, "-m", "ferrox.driver.tools.opt"],
-        input="func.func @f(%x: f32) {\n  %y = sat.clamp %x to [0.0 : f32, 1.0 : f32] : f32\n  func.return\n}\n",
+        input="func.func @f(%x: f32) {\n  %y = sat.clamp %x to [0.0 : f32, 1.0 : f32] : f32\n"
+        "  func.return\n}\n",
         capture_output=True,
         text=True,
     )

@@ -109,7 +109,8 @@ BROKEN = [
         "transpose",
         "domain = 2, block = [32, 32]",
         "domain = 2, block = [32, 64]",
-        "error: launch contract block [32, 64] has 2048 threads, more than the 1024 a block can hold",
+        "error: launch contract block [32, 64] has 2048 threads, more than the 1024 a block can "
+        "hold",
     ),
     (
         "sgemm_tiled",

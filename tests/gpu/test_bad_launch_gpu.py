@@ -22,7 +22,8 @@ EXAMPLES = ROOT / "examples" / "simt"
 T = "!host.tensor<f32, [?]>"
 
 DOUBLE = """
-simt.kernel @double(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg1)]> {
+simt.kernel @double(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>)
+    contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg1)]> {
   %w = simt.thread_index_1d
   %i = simt.witness_value %w : !simt.thread_index<1d>
   simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
@@ -87,8 +88,8 @@ def refused(path: Path, **kw) -> str:
 def test_a_grid_that_does_not_cover_the_output(tmp_path):
     message = refused(program(tmp_path, from_arrays(blocks=3)), arrays=arrays())
     assert (
-        "cannot prepare the launch of @double: the grid does not cover %out: its 1d witness reaches "
-        "grid.x * block.x = 3 * 256 = 768 elements, but len(%out) = 1000" in message
+        "cannot prepare the launch of @double: the grid does not cover %out: its 1d witness "
+        "reaches grid.x * block.x = 3 * 256 = 768 elements, but len(%out) = 1000" in message
     )
     good_run(tmp_path)
 

@@ -121,7 +121,8 @@ def test_a_missing_file():
     assert proc.returncode == 1
     assert (
         proc.stderr
-        == "/nonexistent/x.mlir:0:0: error: cannot read /nonexistent/x.mlir: No such file or directory\n"
+        == "/nonexistent/x.mlir:0:0: error: cannot read /nonexistent/x.mlir: No such file or "
+        "directory\n"
     )
 
 
@@ -135,6 +136,7 @@ def test_a_refused_prepare_is_located_with_every_problem(tmp_path):
     first, note = proc.stderr.splitlines()
     assert first.startswith(f"{path}:") and first.endswith(
         "error: cannot prepare the launch of @vecadd: the grid does not cover %out: its 1d witness "
-        "reaches grid.x * block.x = 2 * 256 = 512 elements, but len(%out) = 1000 (grid.x must be at least 4)"
+        "reaches grid.x * block.x = 2 * 256 = 512 elements, but len(%out) = 1000 (grid.x must be "
+        "at least 4)"
     )
     assert note.endswith("note: launch contract of @vecadd declared here")

@@ -33,7 +33,7 @@ def test_element_types_map_to_numpy():
     assert [runtime_elem(t) for t in (f32, i32, i1, UI8, BFloat16Type())] == [
         "f32",
         "i32",
-        "bool",
+        "i1",
         "u8",
         "bf16",
     ]

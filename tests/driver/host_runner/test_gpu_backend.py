@@ -66,7 +66,7 @@ def test_refused_prepare_launches_nothing_and_the_next_launch_works(fake_device,
 
 
 def test_device_arrays_of_the_wrong_device_are_refused(fake_device, program):
-    from ferrox.driver.runtime.arrays import DeviceArray
+    from ferrox.driver.runtime.buffers import DeviceArray
 
     module = program(SCALE)
     other = DeviceArray(fake_device.alloc(1200), (300,), "f32", ordinal=1)
@@ -79,7 +79,7 @@ def test_device_arrays_of_the_wrong_device_are_refused(fake_device, program):
 
 
 def test_device_arrays_that_alias_are_refused(fake_device, program):
-    from ferrox.driver.runtime.arrays import DeviceArray
+    from ferrox.driver.runtime.buffers import DeviceArray
 
     module = program(SCALE)
     whole = DeviceArray.from_numpy(np.zeros(600, dtype=np.float32))
@@ -105,7 +105,7 @@ def test_device_arrays_that_alias_are_refused(fake_device, program):
 
 
 def test_device_arrays_are_used_in_place(fake_device, program):
-    from ferrox.driver.runtime.arrays import DeviceArray
+    from ferrox.driver.runtime.buffers import DeviceArray
 
     module = program(SCALE)
     x = DeviceArray.from_numpy(np.arange(300, dtype=np.float32))
@@ -116,7 +116,8 @@ def test_device_arrays_are_used_in_place(fake_device, program):
 
 
 SCALE = """
-simt.kernel @scale(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg1)]> {
+simt.kernel @scale(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>)
+    contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg1)]> {
   %w = simt.thread_index_1d
   %i = simt.witness_value %w : !simt.thread_index<1d>
   simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
@@ -133,8 +134,10 @@ func.func @main() -> !host.tensor<f32, [?]> {
   %s = host.stream
   %blocks = arith.constant 2 : index
   %threads = arith.constant 256 : index
-  %p = host.prepare @scale grid(%blocks) block(%threads) args(%x, %out : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
-  %out2 = host.launch @scale with %p on %s ins(%x : !host.tensor<f32, [?]>) outs(%out : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
+  %p = host.prepare @scale grid(%blocks) block(%threads)
+      args(%x, %out : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
+  %out2 = host.launch @scale with %p on %s ins(%x : !host.tensor<f32, [?]>)
+      outs(%out : !host.tensor<f32, [?]>) -> !host.tensor<f32, [?]>
   host.sync_on %s
   host.check %out2, "2 * x" (x = %x : !host.tensor<f32, [?]>) : !host.tensor<f32, [?]>
   func.return %out2 : !host.tensor<f32, [?]>

@@ -23,12 +23,12 @@ class Recording(CpuBackend):
         self.launched: list[str] = []
 
     def launch(self, module, kernel, grid, block, shared, args, stream):
-        self.launched.append(kernel.sym_name.data)
+        self.launched.append(kernel.name)
         super().launch(module, kernel, grid, block, shared, args, stream)
 
-    def tile_launch(self, module, kernel, grid, args, stream):
-        self.launched.append(kernel.sym_name.data)
-        super().tile_launch(module, kernel, grid, args, stream)
+    def tile_launch(self, module, kernel, checked, args, stream):
+        self.launched.append(kernel.name)
+        super().tile_launch(module, kernel, checked, args, stream)
 
 
 def at(text: str, snippet: str) -> str:
@@ -84,7 +84,8 @@ def test_a_kernel_trap_is_located_in_the_kernel_with_the_launch_as_a_note(progra
     lines = error_of(program(programs.TRAPS)).splitlines()
     assert lines[0].endswith(
         at(programs.TRAPS, "simt.load")
-        + " error: simt.load out of range: index 100 of %x (length 100) (block (0, 0, 0), thread (100, 0, 0))"
+        + " error: simt.load out of range: index 100 of %x (length 100) (block (0, 0, 0), "
+        "thread (100, 0, 0))"
     )
     assert lines[1].endswith(
         at(programs.TRAPS, "host.launch") + " note: in the launch of @reads_past here"
@@ -156,8 +157,8 @@ def test_bad_caller_arrays_are_all_refused_before_any_launch(program):
     )
     device = error_of(module, arrays=[OnDevice(), np.zeros(300, np.float32)])
     assert (
-        "caller array 0 cannot be bound: the OnDevice lives on a CUDA device, but this program runs on the CPU"
-        in device
+        "caller array 0 cannot be bound: the OnDevice lives on a CUDA device, but this program "
+        "runs on the CPU" in device
     )
     # and a good run right after
     result, _, _ = run(module, arrays=[np.ones(300, np.float32), np.zeros(300, np.float32)])
@@ -176,7 +177,8 @@ def test_static_dimensions_of_a_caller_array_must_match(program):
     text = text.replace("(x = %x : !host.tensor<f32, [?]>)", "(x = %x : !host.tensor<f32, [300]>)")
     message = error_of(program(text), arrays=[np.zeros(299, np.float32), np.zeros(300, np.float32)])
     assert message.endswith(
-        "error: caller array 0 has shape [299], but !host.tensor<f32, [300]> needs dimension 0 = 300"
+        "error: caller array 0 has shape [299], but !host.tensor<f32, [300]> needs dimension 0 "
+        "= 300"
     )
 
 
@@ -219,7 +221,8 @@ def test_tile_outputs_must_agree_on_the_grid(program):
     backend = Recording()
     message = error_of(program(programs.TILE_TWO_OUTS), backend=backend, params={"m": 700})
     assert message.endswith(
-        "error: output partitions disagree on the grid: outs operand #0 has [8] tiles, outs operand #1 has [6]"
+        "error: cannot launch @copy2: grid is [8], but @copy2's output partition %b of shape [700] "
+        "in tiles of [128] has [6] tiles (the grid must be [6])"
     )
     assert backend.launched == []
 
@@ -230,8 +233,8 @@ def test_static_tile_tensor_dimensions_are_checked_at_launch(program):
     backend = Recording()
     message = error_of(module, backend=backend, params={"n": 999})
     assert message.endswith(
-        "error: %x of @vector_add has type !tile.tensor<f32, [1000]>, but the tensor bound to it has "
-        "shape [999] (dimension 0 is 999, not 1000)"
+        "error: cannot launch @vector_add: %x of @vector_add has shape [1000], but the array bound "
+        "to it has shape [999] (dimension 0 is 999, not 1000)"
     )
     assert backend.launched == []
 
@@ -246,8 +249,8 @@ def test_a_failure_at_sync_names_the_launches_it_may_have_been(program):
     lines = error_of(program(programs.TWO_STREAMS), backend=FaultsAtSync()).splitlines()
     assert lines[0].endswith(
         at(programs.TWO_STREAMS, "host.sync_on %s1") + " error: a kernel on this stream failed: "
-        "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_INSTRUCTION; `ferrox run --device cpu` runs "
-        "the same program on the interpreter, which locates the failing op and thread"
+        "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_INSTRUCTION; `ferrox run --device cpu` "
+        "runs the same program on the interpreter, which locates the failing op and thread"
     )
     assert len(lines) == 2 and lines[1].endswith(
         at(programs.TWO_STREAMS, "%r1 = host.launch") + " note: launched here"
