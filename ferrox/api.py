@@ -257,8 +257,9 @@ def _label(artifact: KernelArtifact, i: int) -> str:
 class _Bound:
     """A launch's arguments as the checker sees them (`args`), and what the device runs on."""
 
-    def __init__(self, args: list[Any]):
+    def __init__(self, args: list[Any], stream: Any = None):
         self.args = args
+        self.stream = stream  # the stream the launch goes on (GPU)
         self.after: list[Any] = []  # callbacks once the launch is done (copy back, free)
 
     def __enter__(self) -> _Bound:
@@ -429,9 +430,7 @@ class _GpuDevice:
                 described.append(value)
         if problems:
             raise LaunchError(f"@{artifact.name}", problems)
-        bound = _Bound(described)
-        bound.stream = on  # type: ignore[attr-defined]
-        return bound
+        return _Bound(described, on)
 
     def check(self, artifact, grid, block, shared_bytes, bound: _Bound) -> CheckedLaunch:
         return check_launch(artifact, grid, block, shared_bytes, bound.args, self.limits)
@@ -474,7 +473,7 @@ class _GpuDevice:
         return [on_device[id(v)] if isinstance(v, BufferArg) else v for v in entry_args]
 
     def launch(self, artifact, checked: CheckedLaunch, bound: _Bound, stream: Any) -> None:
-        on = bound.stream  # type: ignore[attr-defined]
+        on = bound.stream
         entry = self._entry(artifact, checked.entry_args, bound, on)
         self.loaded.kernel(artifact.name).launch(
             checked.grid, checked.block, entry, shared_bytes=checked.shared_bytes, stream=on
@@ -482,7 +481,7 @@ class _GpuDevice:
 
     def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
         with self.arguments(artifact, args, stream) as bound:
-            on = bound.stream  # type: ignore[attr-defined]
+            on = bound.stream
             entry_args = simt_arguments(artifact.tile, bound.args) if artifact.tile else bound.args
             entry = self._entry(artifact, entry_args, bound, on)
             self.loaded.kernel(artifact.name).launch(

@@ -63,6 +63,23 @@ def test_load_on_the_cpu(vecadd):
         module["nope"]
 
 
+def test_auto_falls_back_to_the_cpu_and_says_why(monkeypatch):
+    from ferrox.driver.runtime import device
+
+    monkeypatch.setattr(device, "unavailable_reason", lambda ordinal=0: "no CUDA driver here")
+    module = ferrox.load(VECADD)
+    assert (module.device, module.fallback) == ("cpu", "no CUDA driver here")
+
+
+def test_a_simt_kernel_needs_its_grid_and_check_launches_nothing(vecadd):
+    a, b, out = inputs(1000)
+    with pytest.raises(TypeError, match="@vecadd is a SIMT kernel: give its grid"):
+        vecadd(a, b, out)
+    checked = vecadd.check(4, None, a, b, out)
+    assert (checked.grid, checked.block) == ((4, 1, 1), (256, 1, 1))
+    assert np.isnan(out).all()
+
+
 @pytest.mark.parametrize("config", [(4,), (4, 256), ([4], [256])])
 def test_a_simt_launch_matches_numpy(vecadd, config):
     a, b, out = inputs(1000, seed=len(config))
