@@ -80,7 +80,16 @@ def _written(block: Dim3) -> list[int]:
     return dims
 
 
-_INT_RANGE = {"i1": (0, 1), "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+def _int_range(element: str) -> tuple[int, int] | None:
+    """The values an integer parameter takes (signless: either signedness's), or None."""
+    if element == "i1":
+        return 0, 1
+    if element == "index":
+        return -(1 << 63), (1 << 63) - 1
+    if element.startswith("i"):
+        bits = int(element[1:])
+        return -(1 << (bits - 1)), (1 << bits) - 1
+    return None
 
 
 def _argument_problems(
@@ -93,11 +102,8 @@ def _argument_problems(
             if isinstance(value, BufferArg) or not is_scalar(value):
                 shown = "an array" if isinstance(value, BufferArg) else type(value).__name__
                 out.append(f"{label} is {describe(param)}, but the argument is {shown}")
-            elif param.element in _INT_RANGE:
-                bits = _INT_RANGE[param.element]
-                lo, hi = bits if isinstance(bits, tuple) else (-(1 << (bits - 1)), (1 << bits) - 1)
-                if param.element == "index":
-                    hi = (1 << 63) - 1
+            elif (bounds := _int_range(param.element)) is not None:
+                lo, hi = bounds
                 if isinstance(value, float) or (
                     hasattr(value, "dtype") and value.dtype.kind == "f"
                 ):
