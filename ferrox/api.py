@@ -343,14 +343,17 @@ class _CpuDevice:
         self._run(artifact, checked.grid, checked.block, checked.shared_bytes, values)
 
     def _run(self, artifact, grid, block, shared_bytes, values) -> None:
-        if artifact.tile is not None:
-            from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
+        from ferrox.driver.interpreter import LaunchError as Refused
+        from ferrox.driver.interpreter import run_simt_kernel
+        from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
 
-            run_tile_kernel(self.module, artifact.name, values)
-        else:
-            from ferrox.driver.interpreter import run_simt_kernel
-
-            run_simt_kernel(self.module, artifact.name, grid, block, values, shared_bytes)
+        try:  # the interpreter refuses before any thread runs what it cannot hold (bf16 SIMT)
+            if artifact.tile is not None:
+                run_tile_kernel(self.module, artifact.name, values)
+            else:
+                run_simt_kernel(self.module, artifact.name, grid, block, values, shared_bytes)
+        except Refused as e:
+            raise LaunchError(f"@{artifact.name}", [str(e)]) from None
 
     def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
         with self.arguments(artifact, args, stream) as bound:

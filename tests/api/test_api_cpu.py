@@ -199,3 +199,11 @@ def test_torch_cpu_tensors_are_written_in_place(vecadd, vector_add):
     z = torch.full((3001,), float("nan"), dtype=torch.float32)
     with pytest.raises(ferrox.LaunchError, match="but the array holds bf16"):
         vector_add(z, x, y)
+
+
+def test_what_the_interpreter_refuses_is_a_launch_error_too(vecadd):
+    a, b, out = inputs(1000)
+    with pytest.raises(ferrox.LaunchError) as info:
+        vecadd.unsafe_launch(8, 128, a, b, out)  # no checker: the interpreter's .reqntid check
+    assert "(128, 1, 1)" in str(info.value) and "(256, 1, 1)" in str(info.value)
+    assert np.isnan(out).all()
