@@ -1,6 +1,9 @@
-"""Compile a module to PTX: the `lower-to-llvm` chain on a copy, the LLVM export, and NVPTX.
+"""Compile a module: the `lower-to-llvm` chain on a copy, the LLVM export, NVPTX, and ptxas.
 
-`compile_module_to_ptx` returns the PTX with each kernel's launch facts.
+`compile_module` returns the typed `ModuleArtifact` (`ferrox/artifact.py`): the PTX, the cubin
+when ptxas ran, and per kernel everything a launcher needs, read from the verified IR by
+`kernel_facts` (never from the PTX). `compile_module_to_ptx` (PTX with the older `KernelInfo`s)
+stays until its last users move to the artifact.
 """
 
 from __future__ import annotations
@@ -13,12 +16,16 @@ from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp
 
+from ferrox.artifact import AbiSlot, KernelArtifact, ModuleArtifact
 from ferrox.diagnostics import DiagnosticEngine
+from ferrox.dialects import simt, tile
 from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.pipeline import lower_to_llvm
+from ferrox.lowering.pipeline import ExtractDeviceCodePass, lower_to_llvm
 from ferrox.lowering.simt_to_nvvm import ABI_ATTR, read_signature
 from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR
+from ferrox.targets import kernel_facts
 from ferrox.targets.ptx import module_to_ptx, resolve_target
+from ferrox.targets.toolchain import FunctionResources, find_ptxas, run_ptxas
 
 
 @dataclass(frozen=True)
@@ -67,8 +74,9 @@ def _check_min_cc(module: ModuleOp, chip: str) -> None:
             if needed > cc:
                 diag.error(
                     op,
-                    f"kernel @{op.sym_name.data} needs compute capability {needed // 10}.{needed % 10} "
-                    f"(its contract's min_cc = {needed}), but the target is {chip}",
+                    f"kernel @{op.sym_name.data} needs compute capability "
+                    f"{needed // 10}.{needed % 10} (its contract's min_cc = {needed}), "
+                    f"but the target is {chip}",
                 )
     diag.raise_if_errors()
 
@@ -123,4 +131,106 @@ def compile_module_to_ptx(
     return CompiledKernels(ptx, chip, infos)
 
 
-__all__ = ["CompiledKernels", "KernelInfo", "compile_module_to_ptx", "kernel_infos"]
+def compile_module(
+    module: ModuleOp,
+    *,
+    chip: str | None = None,
+    features: str | None = None,
+    opt: int = 3,
+    cubin: bool | None = None,
+    ctx: Context | None = None,
+) -> ModuleArtifact:
+    """The artifact of `module` (left unchanged; it must have passed the op verifiers).
+
+    `chip` and `features` default to the module's `ferrox.chip`/`ferrox.features` attributes,
+    else `sm_90` and that chip's PTX version. `cubin`: True assembles one with ptxas (a
+    `ToolchainError` without it), None does where ptxas is found, False never. Host code is not
+    compiled, but stays in `source`. Raises a located `DiagnosticError` for anything unsafe or
+    that cannot be compiled.
+    """
+    chip, features = resolve_target(module, chip, features)
+    _check_min_cc(module, chip)
+    lowered = module.clone()
+    device: list[ModuleOp] = []
+
+    def snapshot(stage, current: ModuleOp, _following) -> None:
+        if isinstance(stage, ExtractDeviceCodePass):
+            device.append(current.clone())  # verified SIMT kernels, tile ones lowered
+
+    lower_to_llvm(lowered, ctx, snapshot)
+    ptx = module_to_ptx(lowered, chip, features, opt)
+    image, resources = None, {}
+    if cubin or (cubin is None and find_ptxas() is not None):
+        assembled = run_ptxas(ptx, chip)
+        image, resources = assembled.cubin, assembled.resources
+    kernels = kernel_artifacts(module, device[0], resources)
+    _check_abi(kernels, lowered)
+    return ModuleArtifact(chip, features, opt, ptx, kernels, image, str(module))
+
+
+def kernel_artifacts(
+    module: ModuleOp, device: ModuleOp, resources: Mapping[str, FunctionResources] | None = None
+) -> dict[str, KernelArtifact]:
+    """Each kernel's artifact: `module` is the caller's (tile kernels as written), `device` the
+    same after `extract-device-code` (every kernel a verified SIMT kernel)."""
+    funcs = {op.sym_name.data: op for op in device.ops if isinstance(op, simt.FuncOp)}
+    tiles = {op.sym_name.data: op for op in module.ops if isinstance(op, tile.KernelOp)}
+    kernels: dict[str, KernelArtifact] = {}
+    for op in device.ops:
+        if not isinstance(op, simt.KernelOp):
+            continue
+        name = op.sym_name.data
+        shared = kernel_facts.static_shared_bytes(op, funcs)
+        if resources and name in resources:
+            shared = resources[name].shared_memory  # ptxas counts the lowering's own, too
+        params = kernel_facts.simt_params(op)
+        contract = kernel_facts.contract(op.contract, shared)
+        writes = kernel_facts.writes(op)
+        if name in tiles:
+            kernels[name] = KernelArtifact(
+                name,
+                kernel_facts.tile_params(tiles[name]),
+                contract,
+                writes,
+                kernel_facts.tile_launch(op),
+                params,
+            )
+        else:
+            kernels[name] = KernelArtifact(name, params, contract, writes)
+    return kernels
+
+
+_LLVM_SLOTS = {
+    "!llvm.ptr<1>": AbiSlot.U64,
+    "i64": AbiSlot.I64,
+    "i32": AbiSlot.I32,
+    "i16": AbiSlot.I16,
+    "i8": AbiSlot.I8,
+    "f16": AbiSlot.F16,
+    "bf16": AbiSlot.BF16,
+    "f32": AbiSlot.F32,
+    "f64": AbiSlot.F64,
+}
+
+
+def _check_abi(kernels: Mapping[str, KernelArtifact], lowered: ModuleOp) -> None:
+    """The PTX entry takes exactly the slots the artifact says (else a bug of ours)."""
+    for op in lowered.ops:
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data in kernels:
+            entry = tuple(_LLVM_SLOTS.get(str(t)) for t in op.function_type.inputs)
+            expected = kernels[op.sym_name.data].abi
+            if entry != expected:
+                raise AssertionError(
+                    f"internal error: @{op.sym_name.data}'s entry takes {entry}, but its "
+                    f"artifact says {expected}"
+                )
+
+
+__all__ = [
+    "CompiledKernels",
+    "KernelInfo",
+    "compile_module",
+    "compile_module_to_ptx",
+    "kernel_artifacts",
+    "kernel_infos",
+]

@@ -108,7 +108,7 @@ def test_unwritable_cache_is_missing(capsys, tmp_path, monkeypatch):
 
 
 def test_existing_cache_reports_its_size(capsys, tmp_path, monkeypatch):
-    from ferrox.driver.runtime.cache import KernelCache, KernelKey
+    from ferrox.targets.cache import KernelCache, KernelKey
 
     KernelCache(tmp_path).get_or_compile(KernelKey("ir", "sm_90"), lambda: b"x" * 2**20)
     monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))

@@ -162,7 +162,7 @@ def _writable(folder: Path) -> tuple[bool, str]:
 
 
 def check_cache() -> Check:
-    from ferrox.driver.runtime.cache import CACHE_ENV, cache_usage, default_cache_dir
+    from ferrox.targets.cache import CACHE_ENV, cache_usage, default_cache_dir
 
     folder = default_cache_dir()
     source = f"from {CACHE_ENV}" if os.environ.get(CACHE_ENV) else f"set {CACHE_ENV} to move it"

@@ -1,9 +1,15 @@
 """Compiled kernels, kept in memory and on disk so each is compiled once per machine.
 
-The key is a sha256 over everything that can change the bytes: the IR text (by its hash), the
-chip, the compile options, and the versions of ferrox and llvmlite (LLVM's PTX changes between
-releases). The disk folder is `$FERROX_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrox`, else
-`~/.cache/ferrox`.
+`compile_cached(source, chip=...)` is the compiler's entry point for everyone who launches: it
+returns the `ModuleArtifact`, from the cache when the key matches, else parsing, verifying and
+compiling the source (only on a miss) and storing the artifact's JSON.
+
+The key is a sha256 over everything that can change the result: the source text (by its hash),
+the chip and every target option, the artifact's `SCHEMA_VERSION`, a fingerprint of the compiler
+itself (a sha256 over the installed ferrox package's `.py` files, computed once per process),
+and the versions of xDSL, llvmlite (LLVM's PTX changes between releases) and ptxas. An entry that
+does not decode (damaged, or of another schema) is a miss: it is compiled again and replaced.
+The disk folder is `$FERROX_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrox`, else `~/.cache/ferrox`.
 
 Several processes may compile the same kernel at once (pytest-xdist, a parallel build). Each
 entry is compiled under an exclusive lock on its own lock file, so one process compiles and the
@@ -16,9 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
+import functools
 import hashlib
+import importlib.util
 import json
 import os
+import subprocess
 import tempfile
 import threading
 import warnings
@@ -27,10 +37,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: atomic renames still keep entries whole
-    fcntl = None  # type: ignore[assignment]
+import llvmlite
+import xdsl
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import ParseError
+
+from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.compile import compile_module
+from ferrox.targets.toolchain import find_ptxas
+from ferrox.verify import verify_module
+
+SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver")
+"""The root folders setup.py maps onto `ferrox.*` (keep the two lists alike)."""
 
 CACHE_ENV = "FERROX_CACHE_DIR"
 LAYOUT = "v1"  # bump when the on-disk layout changes
@@ -45,16 +66,61 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "ferrox"
 
 
-def toolchain_versions() -> dict[str, str]:
-    import ferrox
+COMPILER_PACKAGES = ("ferrox", *(f"ferrox.{sub}" for sub in SUBPACKAGES))
 
+
+def compiler_sources() -> list[tuple[str, Path]]:
+    """Every `.py` file of the installed ferrox package, as (a stable name, its path).
+
+    The package's root folders are mapped onto `ferrox.*` (setup.py), so each is found through
+    its own import spec (without importing it) rather than under one folder."""
+    files: list[tuple[str, Path]] = []
+    for package in COMPILER_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        for root in (spec.submodule_search_locations or []) if spec is not None else []:
+            for path in sorted(Path(root).rglob("*.py")):
+                relative = path.relative_to(root)
+                if package == "ferrox" or not relative.parts[0].startswith("."):
+                    files.append((f"{package}/{relative.as_posix()}", path))
+    return sorted(files)
+
+
+def fingerprint(sources: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for name, path in sources:
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """The compiler's own fingerprint, computed once per process (a change to any module of
+    the package, a lowering most of all, gives another key)."""
+    return fingerprint(compiler_sources())
+
+
+@functools.cache
+def ptxas_version() -> str:
+    """`ptxas --version`'s last line (`absent` where there is none), once per process."""
+    ptxas = find_ptxas()
+    if ptxas is None:
+        return "absent"
     try:
-        import llvmlite
+        out = subprocess.run([ptxas, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"unusable: {e}"
+    lines = out.stdout.strip().splitlines()
+    return lines[-1] if lines else f"exit status {out.returncode}"
 
-        llvmlite_version = llvmlite.__version__
-    except ImportError:  # pragma: no cover
-        llvmlite_version = "absent"
-    return {"ferrox": ferrox.__version__, "llvmlite": llvmlite_version}
+
+def toolchain_versions() -> dict[str, str]:
+    """What besides the source and the options decides a compiled kernel's bytes."""
+    return {
+        "compiler": compiler_fingerprint(),
+        "xdsl": str(xdsl.__version__),
+        "llvmlite": str(llvmlite.__version__),
+        "ptxas": ptxas_version(),
+    }
 
 
 def _canonical_options(options: Any) -> Any:
@@ -114,7 +180,7 @@ class KernelCache:
     def __init__(self, directory: str | os.PathLike[str] | None = None, *, disk: bool = True):
         self.directory = Path(directory) if directory is not None else default_cache_dir()
         self.disk = disk
-        self._memory: dict[str, bytes] = {}
+        self._memory: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._warned = False
         self.memory_hits = 0
@@ -131,22 +197,27 @@ class KernelCache:
         return self.folder / f"{key.digest()}.{key.artifact}"
 
     def get_or_compile(
-        self, key_parts: KernelKey | Mapping[str, Any], compile_fn: Callable[[], bytes]
-    ) -> bytes:
+        self,
+        key_parts: KernelKey | Mapping[str, Any],
+        compile_fn: Callable[[], bytes],
+        decode: Callable[[bytes], Any] | None = None,
+    ) -> Any:
+        """The entry's bytes (or, with `decode`, what it makes of them): from memory, else
+        disk, else `compile_fn()`. An entry `decode` refuses (ValueError) is a miss."""
         key = _as_key(key_parts)
         digest = key.digest()
         with self._lock:
-            if (hit := self._memory.get(digest)) is not None:
+            if digest in self._memory:
                 self.memory_hits += 1
-                return hit
+                return self._memory[digest]
         path = self.folder / f"{digest}.{key.artifact}"
-        data = self._read(path)
-        if data is not None:
+        value = self._load(path, decode)
+        if value is not None:
             self.disk_hits += 1
         else:
             with self._exclusive(digest):
-                data = self._read(path)  # another process may have finished while we waited
-                if data is not None:
+                value = self._load(path, decode)  # another process may have finished meanwhile
+                if value is not None:
                     self.disk_hits += 1
                 else:
                     data = compile_fn()
@@ -155,11 +226,21 @@ class KernelCache:
                     if not isinstance(data, (bytes, bytearray)):
                         raise TypeError(f"compile_fn must return bytes, not {type(data).__name__}")
                     data = bytes(data)
+                    value = decode(data) if decode is not None else data
                     self.compiles += 1
                     self._write(path, data)
         with self._lock:
-            self._memory[digest] = data
-        return data
+            self._memory[digest] = value
+        return value
+
+    def _load(self, path: Path, decode: Callable[[bytes], Any] | None) -> Any:
+        data = self._read(path)
+        if data is None or decode is None:
+            return data
+        try:
+            return decode(data)
+        except ValueError:
+            return None  # damaged, or written by another schema: compile it again
 
     def clear_memory(self) -> None:
         with self._lock:
@@ -197,7 +278,7 @@ class KernelCache:
     @contextlib.contextmanager
     def _exclusive(self, digest: str) -> Iterator[None]:
         """Hold the entry's lock file, so concurrent processes compile it once between them."""
-        if not self.disk or fcntl is None:
+        if not self.disk:
             yield
             return
         try:
@@ -246,3 +327,64 @@ def default_cache() -> KernelCache:
         if (cache := _shared.get(directory)) is None:
             cache = _shared[directory] = KernelCache(directory)
         return cache
+
+
+# -- the compiler, through the cache ------------------------------------------------------
+
+
+def compile_cached(
+    source: str | os.PathLike[str] | ModuleOp,
+    *,
+    chip: str | None = "sm_90",
+    features: str | None = None,
+    opt: int = 3,
+    cache: bool = True,
+    filename: str | None = None,
+) -> ModuleArtifact:
+    """The `ModuleArtifact` of `source`: a path (`Path`, or a `str` naming an `.mlir` file),
+    MLIR text, or a parsed module. On a miss it is parsed and verified (op verifiers, then
+    `verify-disjoint` as the compiler's first stage; a located `DiagnosticError` for anything
+    wrong) and compiled by `compile_module`; a hit does neither. `chip=None`: the module's
+    `ferrox.chip` attribute, else sm_90. `filename` names text in diagnostics."""
+    text, name, module = _source_text(source, filename)
+    key = KernelKey(
+        text,
+        chip or "",
+        {"features": features, "opt": opt, "schema": SCHEMA_VERSION},
+        artifact="artifact.json",
+    )
+
+    def build() -> bytes:
+        parsed = module if module is not None else _parse(text, name)
+        verify_module(parsed)
+        return compile_module(parsed, chip=chip, features=features, opt=opt).to_json().encode()
+
+    if not cache:
+        return ModuleArtifact.from_json(build())
+    return default_cache().get_or_compile(key, build, ModuleArtifact.from_json)
+
+
+def _source_text(
+    source: str | os.PathLike[str] | ModuleOp, filename: str | None
+) -> tuple[str, str, ModuleOp | None]:
+    if isinstance(source, ModuleOp):
+        return str(source), filename or "<module>", source
+    if isinstance(source, str) and not (source.endswith(".mlir") and "\n" not in source):
+        return source, filename or "<source>", None
+    path = Path(source)
+    try:
+        return path.read_text(encoding="utf-8"), filename or str(path), None
+    except OSError as e:
+        raise DiagnosticError(
+            [Diagnostic("error", f"cannot read {path}: {e.strerror}", SourceLoc(str(path), 0, 0))]
+        ) from None
+
+
+def _parse(text: str, name: str) -> ModuleOp:
+    try:
+        return parse_module(make_context(), text, name)
+    except ParseError as e:
+        where = e.span.get_location()
+        raise DiagnosticError(
+            [Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))]
+        ) from None

@@ -1,20 +1,35 @@
-"""The kernel cache: keys, folders, atomic entries, and one compile among concurrent processes."""
+"""The kernel cache: keys (the compiler's own source and the tools' versions included), folders,
+atomic entries, one compile among concurrent processes, and `compile_cached`: a hit compiles
+nothing, a damaged or old-schema entry is compiled again."""
 
+import json
 import multiprocessing
 import os
+import sys
 import time
 from pathlib import Path
 
+import llvmlite
 import pytest
+import xdsl
 
 import ferrox
-from ferrox.driver.runtime.cache import (
+from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
+from ferrox.diagnostics import DiagnosticError
+from ferrox.targets import cache as cache_module
+from ferrox.targets.cache import (
     KernelCache,
     KernelKey,
     cache_usage,
+    compile_cached,
+    compiler_fingerprint,
+    compiler_sources,
     default_cache,
     default_cache_dir,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
+VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
 
 KEY = KernelKey(
     ir="llvm.func @k() { llvm.return }", chip="sm_90", options={"opt": 3, "features": "+ptx80"}
@@ -35,19 +50,67 @@ def test_key_depends_on_every_part(monkeypatch):
     ]
     assert len({digest, *(v.digest() for v in variants)}) == 5
     monkeypatch.setattr(ferrox, "__version__", "9.9.9")
-    assert KEY.digest() != digest
-    monkeypatch.undo()
-    import llvmlite
-
-    monkeypatch.setattr(llvmlite, "__version__", "0.0.1")
-    assert KEY.digest() != digest
+    assert KEY.digest() == digest, "the package version says nothing of its code"
+    for module, name, value in [
+        (llvmlite, "__version__", "0.0.1"),
+        (xdsl, "__version__", "0.0.1"),
+        (cache_module, "ptxas_version", lambda: "Cuda compilation tools, release 1.0"),
+        (cache_module, "compiler_fingerprint", lambda: "0" * 64),
+    ]:
+        monkeypatch.setattr(module, name, value)
+        assert KEY.digest() != digest, name
+        monkeypatch.undo()
+        assert KEY.digest() == digest
 
 
 def test_key_parts_record_versions_and_hash_the_ir():
     parts = KEY.parts()
-    assert parts["ferrox"] == ferrox.__version__ and parts["chip"] == "sm_90"
+    assert parts["chip"] == "sm_90" and "ferrox" not in parts
+    assert parts["compiler"] == compiler_fingerprint() and len(parts["compiler"]) == 64
+    assert parts["xdsl"] == str(xdsl.__version__)
+    assert parts["llvmlite"] == str(llvmlite.__version__)
+    assert parts["ptxas"] == cache_module.ptxas_version() != ""
     assert KEY.ir not in str(parts) and len(parts["ir_sha256"]) == 64
     assert parts["options"] == {"features": "+ptx80", "opt": 3}
+
+
+def test_the_fingerprint_covers_every_loaded_module_of_the_package():
+    import ferrox.driver.tools.cli  # noqa: F401  (the top layer, so that most of ferrox is loaded)
+    import ferrox.lowering.pipeline  # noqa: F401
+
+    files = {path.resolve() for _, path in compiler_sources()}
+    loaded = {
+        Path(m.__file__).resolve()
+        for name, m in list(sys.modules.items())
+        if (name == "ferrox" or name.startswith("ferrox.")) and getattr(m, "__file__", None)
+    }
+    assert loaded and loaded <= files, sorted(map(str, loaded - files))[:5]
+
+
+def test_changing_a_lowering_module_changes_the_key(tmp_path, monkeypatch):
+    """The compiler's fingerprint, so the key, follows the source of the lowering."""
+    sources = compiler_sources()
+    names = [name for name, _ in sources]
+    target = "ferrox.lowering/simt_to_nvvm/memory.py"
+    assert target in names
+    copy = tmp_path / "memory.py"
+    original = dict(sources)[target].read_bytes()
+    copy.write_bytes(original)
+    patched = [(n, copy if n == target else p) for n, p in sources]
+    monkeypatch.setattr(cache_module, "compiler_sources", lambda: patched)
+    cache_module.compiler_fingerprint.cache_clear()
+    try:
+        before = KEY.digest()
+        assert before == KernelKey(KEY.ir, KEY.chip, KEY.options).digest()
+        copy.write_bytes(original + b"\n# a change to the lowering\n")
+        cache_module.compiler_fingerprint.cache_clear()
+        assert KEY.digest() != before
+        copy.write_bytes(original)
+        cache_module.compiler_fingerprint.cache_clear()
+        assert KEY.digest() == before
+    finally:
+        monkeypatch.undo()
+        cache_module.compiler_fingerprint.cache_clear()
 
 
 def test_frozen_dataclass_options_are_hashed_by_value():
@@ -216,3 +279,104 @@ def test_readers_never_see_a_partial_entry(tmp_path, fork):
     seen.add(path.read_bytes())
     assert seen <= set(payloads) and seen
     assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+# ---------------------------------------------------------------------- compile_cached
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _no_compiler(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the compiler ran on a cache hit")
+
+    monkeypatch.setattr(cache_module, "compile_module", refuse)
+    monkeypatch.setattr(cache_module, "_parse", refuse)
+    monkeypatch.setattr(cache_module, "verify_module", refuse)
+
+
+def test_a_hit_compiles_nothing(cache_dir, monkeypatch):
+    first = compile_cached(VECADD, chip="sm_90")
+    assert isinstance(first, ModuleArtifact) and ".entry vecadd(" in first.ptx
+    assert compile_cached(VECADD, chip="sm_90") is first  # the same process: from memory
+    cache = default_cache()
+    assert (cache.compiles, cache.memory_hits, cache.disk_hits) == (1, 1, 0)
+    _no_compiler(monkeypatch)
+    cache.clear_memory()  # as a new process would: only the disk holds it
+    again = compile_cached(VECADD, chip="sm_90")
+    assert again == first and again is not first
+    assert (cache.compiles, cache.disk_hits) == (1, 1)
+    assert compile_cached(VECADD.read_text(), chip="sm_90") == first, "text and path: one key"
+    with pytest.raises(AssertionError, match="the compiler ran on a cache hit"):
+        compile_cached(VECADD, chip="sm_80")  # another target is another key
+
+
+def test_every_option_is_in_the_key(cache_dir):
+    text = VECADD.read_text()
+    artifacts = [
+        compile_cached(text, chip="sm_90"),
+        compile_cached(text, chip="sm_80"),
+        compile_cached(text, chip="sm_90", opt=2),
+        compile_cached(text, chip="sm_90", features="+ptx81"),
+    ]
+    assert default_cache().compiles == 4
+    assert [(a.chip, a.opt, a.features) for a in artifacts] == [
+        ("sm_90", 3, "+ptx80"),
+        ("sm_80", 3, "+ptx80"),
+        ("sm_90", 2, "+ptx80"),
+        ("sm_90", 3, "+ptx81"),
+    ]
+    assert len(list((cache_dir / "v1").glob("*.artifact.json"))) == 4
+
+
+@pytest.mark.parametrize("damage", ["truncated", "old schema", "not json"])
+def test_a_damaged_or_old_entry_is_compiled_again(cache_dir, damage):
+    first = compile_cached(VECADD)
+    (entry,) = (cache_dir / "v1").glob("*.artifact.json")
+    good = entry.read_text()
+    if damage == "truncated":
+        entry.write_text(good[: len(good) // 2])
+    elif damage == "old schema":
+        raw = json.loads(good)
+        raw["schema"] = SCHEMA_VERSION - 1
+        entry.write_text(json.dumps(raw))
+    else:
+        entry.write_bytes(b"\x00\xff garbage")
+    cache = default_cache()
+    cache.clear_memory()
+    assert compile_cached(VECADD) == first
+    assert (cache.compiles, cache.disk_hits) == (2, 0)
+    assert entry.read_text() == good, "the entry was replaced by a good one"
+
+
+def test_a_miss_verifies_and_reports_located_diagnostics(cache_dir, tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(
+        """simt.kernel @twice(%out: !simt.disjoint_slice<f32, 1d>) {
+  %w = simt.thread_index_1d
+  %i = simt.witness_value %w : !simt.thread_index<1d>
+  %s = builtin.unrealized_conversion_cast %out : !simt.disjoint_slice<f32, 1d> to !simt.slice<f32>
+  simt.return
+}
+"""
+    )
+    with pytest.raises(DiagnosticError) as e:
+        compile_cached(bad)
+    assert str(e.value) == (
+        f"{bad}:4:3: error: disjoint slice `%out` cannot be used by "
+        "'builtin.unrealized_conversion_cast': it is written only through simt.get_mut"
+    )
+    with pytest.raises(DiagnosticError) as e:
+        compile_cached("simt.nonsense()", filename="k.mlir")
+    assert str(e.value) == "k.mlir:1:14: error: Operation simt.nonsense is not registered"
+    assert default_cache().compiles == 0 and not list((cache_dir / "v1").glob("*.json"))
+
+
+def test_cache_false_compiles_every_time(cache_dir, monkeypatch):
+    first = compile_cached(VECADD, cache=False)
+    assert compile_cached(VECADD, cache=False) == first
+    assert not cache_dir.exists()
