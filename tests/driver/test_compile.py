@@ -13,7 +13,8 @@ from ferrox.targets.toolchain import find_ptxas
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not on PATH)")
 
 KERNEL = """\
-llvm.func @scale(%p: !llvm.ptr<1> {llvm.noalias}, %s: f32) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128>} {
+llvm.func @scale(%p: !llvm.ptr<1> {llvm.noalias}, %s: f32)
+    attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128>} {
   %tid = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.tid.x"() : () -> i32
   %q = llvm.getelementptr inbounds %p[%tid] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
   %x = llvm.load %q : !llvm.ptr<1> -> f32
@@ -100,7 +101,7 @@ def test_unknown_intrinsic_is_located(tmp_path: Path, capsys: pytest.CaptureFixt
     path = tmp_path / "bogus.mlir"
     path.write_text(KERNEL.replace("llvm.nvvm.read.ptx.sreg.tid.x", "llvm.nvvm.bogus"))
     err = _fails(["compile", str(path)], capsys)
-    assert f"{path}:2:3: error: unknown intrinsic 'llvm.nvvm.bogus'" in err
+    assert f"{path}:3:3: error: unknown intrinsic 'llvm.nvvm.bogus'" in err
 
 
 def test_parse_error_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -145,15 +146,95 @@ def test_non_llvm_input_runs_the_given_pipeline(tmp_path: Path, capsys: pytest.C
     assert ".visible .entry k(" in capsys.readouterr().out
 
 
-def test_non_llvm_input_without_a_pipeline(
-    tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
-):
-    from ferrox import registry
+VECADD = Path(__file__).resolve().parents[2] / "examples" / "simt" / "vecadd.mlir"
 
-    passes = registry.all_passes()
-    passes.pop("lower-to-llvm", None)
-    monkeypatch.setattr(registry, "all_passes", lambda: passes)
-    path = tmp_path / "f.mlir"
-    path.write_text("func.func @k() {\n  func.return\n}\n")
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_program_whose_launch_reads_its_own_output_is_refused(
+    tmp_path: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]
+):
+    """verify-ownership runs on the host program: %out is both an input and the output."""
+    text = VECADD.read_text()
+    bad = text.replace("args(%a, %b, %out :", "args(%out, %b, %out :").replace(
+        "ins(%a, %b : ", "ins(%out, %b : "
+    )
+    assert bad.count("%out, %b") == 2
+    path = tmp_path / "alias.mlir"
+    path.write_text(bad)
+    line = next(i for i, t in enumerate(bad.splitlines(), 1) if "host.launch" in t)
+    err = _fails(["compile", str(path), "-o", str(tmp_path / "k.ptx")], capsys)
+    assert err.splitlines() == [
+        f"{path}:{line}:5: error: cannot borrow %out as immutable because it is also borrowed "
+        "as mutable",
+        f"{path}:{line}:5: note: mutable borrow occurs here",
+        f"{path}:{line}:5: note: immutable borrow occurs here",
+    ]
+    assert not (tmp_path / "k.ptx").exists() and not cache_dir.exists()
+
+
+def test_an_unsafe_kernel_is_refused_with_its_rule(
+    tmp_path: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]
+):
+    path = tmp_path / "rule4.mlir"
+    path.write_text(
+        "simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>) {\n"
+        "  %s = builtin.unrealized_conversion_cast %out : !simt.disjoint_slice<f32, 1d> to "
+        "!simt.slice<f32>\n"
+        "  simt.return\n"
+        "}\n"
+    )
     err = _fails(["compile", str(path)], capsys)
-    assert f"{path}:1:1: error: 'func.func' is not in the llvm dialect and the lower-to-llvm" in err
+    assert err == (
+        f"{path}:2:3: error: disjoint slice `%out` cannot be used by "
+        "'builtin.unrealized_conversion_cast': it is written only through simt.get_mut\n"
+    )
+
+
+def test_kernels_compile_through_the_cache_into_an_artifact(
+    tmp_path: Path, cache_dir: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
+):
+    from ferrox.artifact import ModuleArtifact, ParamKind
+    from ferrox.targets import cache
+
+    ptx, json_path = tmp_path / "v.ptx", tmp_path / "v.json"
+    argv = ["compile", str(VECADD), "-o", str(ptx), "--artifact", str(json_path)]
+    assert main(argv) == 0
+    artifact = ModuleArtifact.from_json(json_path.read_text())
+    assert ptx.read_text() == artifact.ptx and ".entry vecadd(" in artifact.ptx
+    assert [p.kind for p in artifact["vecadd"].params] == [
+        ParamKind.SHARED_SLICE,
+        ParamKind.SHARED_SLICE,
+        ParamKind.DISJOINT_SLICE,
+    ]
+    assert len(list(cache_dir.glob("*/*.artifact.json"))) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(cache, "compile_module", refuse)
+    cache.default_cache().clear_memory()
+    ptx.unlink()
+    assert main(argv) == 0, "a hit, from the disk"
+    assert ptx.read_text() == artifact.ptx
+    with pytest.raises(AssertionError, match="compiled again"):
+        main([*argv, "--no-cache"])
+
+
+@needs_ptxas
+def test_the_artifact_cubin_is_written(tmp_path: Path, cache_dir: Path):
+    cubin = tmp_path / "v.cubin"
+    assert main(["compile", str(VECADD), "-o", str(tmp_path / "v.ptx"), "--cubin", str(cubin)]) == 0
+    assert cubin.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_artifact_needs_the_default_pipeline(kernel: Path, capsys: pytest.CaptureFixture[str]):
+    err = _fails(["compile", str(kernel), "--artifact", "k.json"], capsys)
+    assert err == (
+        "ferrox compile: error: --artifact needs the default pipeline (SIMT or tile kernels, "
+        "no -p)\n"
+    )

@@ -1,9 +1,14 @@
 """ferrox compile: IR to PTX (and, with --cubin, a cubin assembled by ptxas).
 
-    ferrox compile kernel.mlir --chip sm_90 -o kernel.ptx [--cubin]
+    ferrox compile kernel.mlir --chip sm_90 -o kernel.ptx [--cubin] [--artifact k.json]
 
-Input in the llvm dialect is compiled as it is. Any other input goes through `-p PIPELINE`, or
-else through the `lower-to-llvm` pipeline. Errors are located diagnostics and exit 1.
+The whole file is verified first, the host program included: op verifiers, `verify-disjoint`
+and `verify-ownership` (a launch whose output is also one of its inputs fails here). Kernels
+then compile through the kernel cache (`compile_cached`: the `lower-to-llvm` pipeline, NVPTX,
+ptxas where found), so a file compiled before is not compiled again; `--artifact` writes the
+typed kernel artifact as JSON. Input in the llvm dialect is compiled as it is; `-p PIPELINE`
+runs the given passes instead of `lower-to-llvm` (uncached). Errors are located diagnostics and
+exit 1.
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ from xdsl.utils.exceptions import (
 from ferrox import registry
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
 from ferrox.parser import parse_module
+from ferrox.passes.verify_disjoint import verify_disjoint
+from ferrox.passes.verify_ownership import VerifyOwnershipPass
+from ferrox.targets.cache import compile_cached
+from ferrox.targets.ptx import module_to_ptx, resolve_target
 from ferrox.targets.toolchain import ToolchainError, run_ptxas
 from ferrox.verify import verify_module
 
@@ -42,8 +51,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-O", dest="opt", type=int, default=3, choices=range(4), help="LLVM optimisation level"
     )
-    parser.add_argument("-p", "--passes", help=f"pass pipeline to run first (default: {DEFAULT_PIPELINE} "
-                        "unless the input is already in the llvm dialect)")  # fmt: skip
+    parser.add_argument(
+        "-p",
+        "--passes",
+        help=f"pass pipeline to run instead of {DEFAULT_PIPELINE} (default: {DEFAULT_PIPELINE} "
+        "unless the input is already in the llvm dialect)",
+    )
     parser.add_argument(
         "-o", "--output", default="-", help="where to write the PTX ('-': standard output)"
     )
@@ -52,7 +65,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         const="",
         metavar="PATH",
-        help="also assemble a cubin with ptxas (default path: the output's, or the input's, with .cubin)",
+        help="also write a cubin assembled by ptxas (default path: the output's, or the "
+        "input's, with .cubin)",
+    )
+    parser.add_argument(
+        "--artifact", metavar="PATH", help="also write the kernel artifact (JSON) to PATH"
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="compile even if the kernel cache has the file"
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="print ptxas's resource usage")
 
@@ -60,14 +80,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     try:
         module = _load(args.input)
-        _lower(module, args.passes)
-        from ferrox.targets.ptx import module_to_ptx, resolve_target
-
-        chip, features = resolve_target(module, args.chip, args.features)
-        ptx = module_to_ptx(module, chip, features, args.opt)
+        verify_program(module)
+        if args.passes is None and not is_llvm_only(module):
+            artifact = compile_cached(
+                module,
+                chip=args.chip,
+                features=args.features,
+                opt=args.opt,
+                cache=not args.no_cache,
+            )
+            ptx, chip, cubin = artifact.ptx, artifact.chip, artifact.cubin
+            if args.artifact:
+                _write(args.artifact, artifact.to_json())
+        else:
+            if args.artifact:
+                raise CompileError(
+                    "--artifact needs the default pipeline (SIMT or tile kernels, no -p)"
+                )
+            _lower(module, args.passes)
+            chip, features = resolve_target(module, args.chip, args.features)
+            ptx, cubin = module_to_ptx(module, chip, features, args.opt), None
         _write(args.output, ptx)
         if args.cubin is not None:
-            _assemble(ptx, chip, _cubin_path(args), args.verbose)
+            _assemble(ptx, chip, _cubin_path(args), args.verbose, cubin)
     except DiagnosticError as e:
         print(e, file=sys.stderr)
         return 1
@@ -75,6 +110,13 @@ def execute(args: argparse.Namespace) -> int:
         print(f"ferrox compile: error: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def verify_program(module: ModuleOp) -> None:
+    """The rules of the whole file: the kernels' (`verify-disjoint`) and, where there is a host
+    program, its ownership rules (`verify-ownership`); the first that fails raises."""
+    verify_disjoint(module)
+    VerifyOwnershipPass().apply(registry.make_context(), module)
 
 
 def _load(path: str) -> ModuleOp:
@@ -161,18 +203,24 @@ def _cubin_path(args: argparse.Namespace) -> Path:
     return Path(f"{stem}.cubin")
 
 
-def _assemble(ptx: str, chip: str, path: Path, verbose: bool) -> None:
-    result = run_ptxas(ptx, chip)
+def _assemble(ptx: str, chip: str, path: Path, verbose: bool, cubin: bytes | None) -> None:
+    if cubin is None or verbose:  # the artifact's own cubin, unless ptxas's report is wanted
+        result = run_ptxas(ptx, chip)
+        cubin = result.cubin
+        if verbose:
+            _report(result.resources.values())
     try:
-        path.write_bytes(result.cubin)
+        path.write_bytes(cubin)
     except OSError as e:
         raise CompileError(f"cannot write {path}: {e.strerror}") from None
-    if verbose:
-        for fn in result.resources.values():
-            kind = "kernel" if fn.entry else "function"
-            print(
-                f"{kind} {fn.name}: {fn.registers} registers, {fn.spill_stores} bytes spill stores, "
-                f"{fn.spill_loads} bytes spill loads, {fn.local_memory} bytes local, "
-                f"{fn.shared_memory} bytes shared",
-                file=sys.stderr,
-            )
+
+
+def _report(functions) -> None:
+    for fn in functions:
+        kind = "kernel" if fn.entry else "function"
+        print(
+            f"{kind} {fn.name}: {fn.registers} registers, {fn.spill_stores} bytes spill stores, "
+            f"{fn.spill_loads} bytes spill loads, {fn.local_memory} bytes local, "
+            f"{fn.shared_memory} bytes shared",
+            file=sys.stderr,
+        )
