@@ -71,7 +71,8 @@ _NEEDS_AFN = {llvm.FSinOp: "sin", llvm.FCosOp: "cos"}
 
 
 class PTXError(DiagnosticError):
-    """LLVM could not produce PTX, or produced PTX that cannot work; `symbols` are unknown intrinsics."""
+    """LLVM could not produce PTX, or produced PTX that cannot work (`symbols`: unknown
+    intrinsics)."""
 
     def __init__(self, message: str, where: Operation | None = None, symbols: tuple[str, ...] = ()):
         super().__init__(error(where, message).diagnostics)
@@ -87,7 +88,8 @@ def default_features(chip: str) -> str:
 def resolve_target(
     module: ModuleOp | None, chip: str | None = None, features: str | None = None
 ) -> tuple[str, str]:
-    """The chip and features to compile for: explicit values, then module attributes, then defaults."""
+    """The chip and features to compile for: explicit values, else module attributes, else
+    the defaults."""
     chip = chip or _module_string(module, CHIP_ATTR) or DEFAULT_CHIP
     features = features or _module_string(module, FEATURES_ATTR) or default_features(chip)
     return chip, normalize_features(features)
@@ -216,8 +218,9 @@ def check_lowerable(module: ModuleOp) -> None:
             if not names & {"afn", "fast"}:
                 diag.error(
                     op,
-                    f"NVPTX lowers '{op.name}' only as the approximation {_NEEDS_AFN[type(op)]}.approx.f32;"
-                    " say so with fastmathFlags = #llvm.fastmath<afn>",
+                    f"NVPTX lowers '{op.name}' only as the approximation "
+                    f"{_NEEDS_AFN[type(op)]}.approx.f32; say so with "
+                    "fastmathFlags = #llvm.fastmath<afn>",
                 )
     diag.raise_if_errors()
 
@@ -277,10 +280,11 @@ class PTXTarget(Target):
 
 
 def assemble_cubin(ptx: str, chip: str = DEFAULT_CHIP) -> bytes:
-    """A cubin for `chip` from `ptx`, by ptxas; raises `ToolchainError` when ptxas is missing or fails."""
+    """A cubin for `chip` from `ptx`, by ptxas (`ToolchainError` when it is missing or fails)."""
     return run_ptxas(ptx, chip, verbose=False).cubin
 
 
 def ptx_resources(ptx: str, chip: str = DEFAULT_CHIP) -> dict[str, FunctionResources]:
-    """What `ptxas -v` reports for each function of `ptx`: registers, spills, local and shared memory."""
+    """What `ptxas -v` reports for each function of `ptx`: registers, spills, local and shared
+    memory."""
     return run_ptxas(ptx, chip).resources

@@ -1,4 +1,4 @@
-"""NVIDIA's command-line tools: find them (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel) and run ptxas.
+"""NVIDIA's command-line tools: find them (PATH, CUDA_HOME, the nvidia-cuda-nvcc wheel), run ptxas.
 
 `run_ptxas` assembles PTX into a cubin and, with `-v`, reports each function's resources,
 parsed into `FunctionResources` so that tests can require, for instance, no register spills.

@@ -23,7 +23,7 @@ from ferrox.targets.llvm_export.types import BFloatType, bf16_bits, intrinsic_su
 
 
 def to_llvm_ir(module: ModuleOp) -> str:
-    """LLVM IR text for an llvm-dialect module; raises `DiagnosticError` at each op it cannot export."""
+    """LLVM IR text for an llvm-dialect module; a `DiagnosticError` at each op it cannot export."""
     return str(convert_module(module))
 
 

@@ -19,7 +19,7 @@ from ferrox.diagnostics import DiagnosticEngine
 from ferrox.targets.llvm_export.instructions import ArgumentAttributes, FunctionAttributes
 
 KERNEL_ATTR = "nvvm.kernel"
-"""Unit attribute marking an `llvm.func` as a kernel (MLIR's spelling), as `CConv = ptx_kernel` does."""
+"""Unit attribute marking an `llvm.func` as a kernel (MLIR's spelling), like `ptx_kernel`."""
 
 LAUNCH_BOUNDS = {
     "nvvm.reqntid": 3,  # exact block shape: `.reqntid x, y, z`
@@ -27,7 +27,7 @@ LAUNCH_BOUNDS = {
     "nvvm.minctasm": 1,  # `.minnctapersm n`
     "nvvm.maxnreg": 1,  # `.maxnreg n`
 }
-"""Kernel attributes that LLVM 22's NVPTX backend reads as `"name"="v1,v2,..."` function attributes."""
+"""Kernel attributes LLVM 22's NVPTX backend reads as `"name"="v1,v2,..."` function attributes."""
 
 _FLAG_ATTRS = {
     "convergent": "convergent",
@@ -87,8 +87,8 @@ def _set_calling_convention(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEn
         if (linkage := op.linkage.linkage.data) in ("internal", "private"):
             diag.error(
                 op,
-                f"kernel @{op.sym_name.data} has '{linkage}' linkage, so LLVM may delete it and the "
-                "driver could not find it; a kernel must be external",
+                f"kernel @{op.sym_name.data} has '{linkage}' linkage, so LLVM may delete it and "
+                "the driver could not find it; a kernel must be external",
             )
     elif (cconv := op.CConv.cconv_name) != "ccc":
         fn.calling_convention = cconv

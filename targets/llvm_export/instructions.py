@@ -57,7 +57,8 @@ class CmpXchg(instructions.Instruction):
         flags = (" weak" if self.weak else "") + (" volatile" if self.volatile else "")
         buf.append(
             f"cmpxchg{flags} {ptr.type} {ptr.get_reference()}, {cmp.type} {cmp.get_reference()}, "
-            f"{val.type} {val.get_reference()}{_scope(self.syncscope)} {self.success} {self.failure}"
+            f"{val.type} {val.get_reference()}{_scope(self.syncscope)} "
+            f"{self.success} {self.failure}"
             f"{_align(self.align)}{self._stringify_metadata(leading_comma=True)}\n"
         )
 
@@ -130,7 +131,7 @@ class Poison(ir.Constant):
 
 
 class FunctionAttributes(ir.FunctionAttributes):
-    """llvmlite's function attributes plus `"key"="value"` string attributes (NVVM launch bounds)."""
+    """llvmlite's function attributes plus `"key"="value"` string ones (NVVM launch bounds)."""
 
     _known = ir.FunctionAttributes._known | {"willreturn", "nosync", "nofree", "mustprogress"}
 
@@ -146,7 +147,7 @@ class FunctionAttributes(ir.FunctionAttributes):
 
 
 class ArgumentAttributes(ir.values.ArgumentAttributes):
-    """llvmlite's parameter attributes plus the memory ones (`readonly`, `writeonly`, `readnone`)."""
+    """llvmlite's parameter attributes plus the memory ones (readonly, writeonly, readnone)."""
 
     _known = MappingProxyType(
         {

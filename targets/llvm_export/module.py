@@ -28,7 +28,7 @@ SHARED = 3
 
 
 def convert_module(module: ModuleOp) -> ir.Module:
-    """The llvmlite module for `module`; raises `DiagnosticError` listing every op it cannot export."""
+    """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export."""
     diag = DiagnosticEngine()
     out = ir.Module(name=_module_name(module))
     out.triple = _string_attr(module, "llvm.target_triple") or NVPTX_TRIPLE

@@ -6,8 +6,9 @@ bitcasts it to `ptr`, addrspace 0, which LLVM rejects for `ptr addrspace(1)`); l
 keep `volatile`, atomic ordering and `syncscope`; intrinsic ops are named with their mangled
 types (`llvm.floor.v4f32`, `llvm.masked.store.v4f32.p1`; xDSL crashes on a vector or bf16 type,
 or leaves the name bare) and keep their fast-math flags; calls use the callee's calling
-convention and may be `convergent`; NVVM intrinsics that synchronise (barriers, shuffles, votes) are declared
-`convergent` so that no LLVM pass moves them under divergent control flow (DESIGN.md, SIMT rule 7).
+convention and may be `convergent`; NVVM intrinsics that synchronise (barriers, shuffles, votes)
+are declared `convergent` so that no LLVM pass moves them under divergent control flow
+(docs/safety.md#simt-7).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _gep(op: llvm.GEPOp, b: ir.IRBuilder, vals: ValueMap) -> None:
 
 
 def _ordering(op: Operation) -> str | None:
-    """The atomic ordering of a load or store; xDSL's custom syntax leaves it among the attributes."""
+    """The atomic ordering of a load or store (xDSL's custom syntax leaves it an attribute)."""
     attr = op.properties.get("ordering") or op.attributes.get("ordering")
     if not isinstance(attr, IntegerAttr) or attr.value.data == 0:
         return None
