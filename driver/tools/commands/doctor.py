@@ -89,7 +89,7 @@ def check_cuda_python() -> Check:
 
 
 def check_driver() -> Check:
-    from ferrox.driver.runtime import cuda
+    from ferrox.driver.runtime import device
     from ferrox.driver.runtime.errors import CudaError, CudaUnavailable
 
     name = "CUDA driver"
@@ -98,7 +98,7 @@ def check_driver() -> Check:
         "access (--gpus all); without one, `ferrox run --device cpu` uses the interpreter"
     )
     try:
-        major, minor = cuda.driver_version()
+        major, minor = device.driver_version()
     except (CudaUnavailable, CudaError) as exc:
         return Check(name, False, str(exc), fix)
     return Check(name, True, f"CUDA {major}.{minor} driver")
@@ -109,7 +109,7 @@ def _gib(n: int) -> str:
 
 
 def check_gpus() -> list[Check]:
-    from ferrox.driver.runtime import cuda
+    from ferrox.driver.runtime import device
     from ferrox.driver.runtime.device import DeviceLimits
     from ferrox.driver.runtime.errors import CudaError, CudaUnavailable
 
@@ -118,7 +118,7 @@ def check_gpus() -> list[Check]:
         "`ferrox run --device cpu` runs on the interpreter"
     )
     try:
-        count = cuda.device_count()
+        count = device.device_count()
     except CudaUnavailable:
         return [Check("GPU", False, "none usable without the CUDA driver (see above)", fix)]
     except CudaError as exc:
@@ -188,6 +188,16 @@ CHECKS: list[Callable[[], Check | list[Check]]] = [
     check_cache,
 ]
 
+LABELS: dict[Callable[[], object], str] = {
+    check_llvmlite: "llvmlite NVPTX",
+    check_ptxas: "ptxas",
+    check_cuda_python: "cuda-python",
+    check_driver: "CUDA driver",
+    check_gpus: "GPU",
+    check_cache: "kernel cache",
+}
+"""The name a check's line has when the check itself crashes."""
+
 
 def run_checks() -> list[Check]:
     """Every check; one that crashes is reported as missing, never raised."""
@@ -197,7 +207,7 @@ def run_checks() -> list[Check]:
             found = probe()
         except Exception as exc:  # doctor must always finish its report
             found = Check(
-                probe.__name__.removeprefix("check_"),
+                LABELS.get(probe, probe.__name__.removeprefix("check_")),
                 False,
                 f"check failed: {type(exc).__name__}: {exc}",
             )
