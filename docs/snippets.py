@@ -30,7 +30,10 @@ def extract(path: Path, name: str) -> str:
     end = next((i for i in range(begin + 1, len(lines)) if "doc:end" in lines[i]), None)
     if end is None:
         raise KeyError(f"{path}: `doc:begin {name}` has no `doc:end`")
-    return "\n".join(lines[begin + 1 : end]) + "\n"
+    body = lines[begin + 1 : end]
+    while body and not body[-1].strip():  # the blank lines a formatter keeps before `doc:end`
+        body.pop()
+    return "\n".join(body) + "\n"
 
 
 def sync(page: Path, write: bool) -> list[str]:
