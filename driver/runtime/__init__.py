@@ -1,30 +1,47 @@
-"""ferrox.driver.runtime: load PTX and launch kernels through cuda-python, with a kernel cache.
+"""ferrox.driver.runtime: load a kernel artifact's image and launch its kernels, on cuda.core.
 
-Layers, bottom up: `errors` (every CUresult checked), `cuda` (the driver calls), `device`
-(limits a launch is checked against), `arrays` (NumPy copies, zero-copy PyTorch/CuPy),
-`launcher` (modules, kernels, argument packing); the kernel cache is `ferrox.targets.cache`,
-re-exported here. Importing this package never touches the driver; the first driver call does.
+Modules, bottom up: `errors` (CUDA failures in ferrox's wording), `device` (is there a GPU, its
+limits, its context made current once per thread), `streams`, `buffers` (views of PyTorch,
+CuPy and DLPack arrays; NumPy staging), `abi` (a value as its PTX parameters, by the
+artifact's parameter kinds), `launcher` (modules loaded once, raw launches). cuda.bindings is
+used only where cuda.core has nothing (device count without NVML, host copies, the kernel's
+shared-memory opt-in, error strings). Importing this package never touches the driver.
 """
 
-from ferrox.driver.runtime.arrays import DeviceArray, as_device_array, to_device
-from ferrox.driver.runtime.device import DeviceLimits, device_limits
-from ferrox.driver.runtime.errors import CudaError, CudaUnavailable, check
-from ferrox.driver.runtime.launcher import Kernel, Module, pack_args
-from ferrox.targets.cache import KernelCache, KernelKey, default_cache_dir
+from ferrox.driver.runtime.buffers import DeviceArray, DeviceView, view_of
+from ferrox.driver.runtime.device import (
+    DeviceLimits,
+    device_count,
+    device_limits,
+    synchronize,
+    unavailable_reason,
+)
+from ferrox.driver.runtime.errors import (
+    ArgumentError,
+    ArrayError,
+    CudaError,
+    CudaUnavailable,
+    InternalError,
+)
+from ferrox.driver.runtime.launcher import LoadedKernel, LoadedModule
+from ferrox.driver.runtime.streams import Stream, current_stream_for
 
 __all__ = [
+    "ArgumentError",
+    "ArrayError",
     "CudaError",
     "CudaUnavailable",
     "DeviceArray",
     "DeviceLimits",
-    "Kernel",
-    "KernelCache",
-    "KernelKey",
-    "Module",
-    "as_device_array",
-    "check",
-    "default_cache_dir",
+    "DeviceView",
+    "InternalError",
+    "LoadedKernel",
+    "LoadedModule",
+    "Stream",
+    "current_stream_for",
+    "device_count",
     "device_limits",
-    "pack_args",
-    "to_device",
+    "synchronize",
+    "unavailable_reason",
+    "view_of",
 ]

@@ -1,152 +1,166 @@
-"""The kernel parameter ABI: how ferrox's argument kinds become PTX parameters.
+"""How one kernel argument becomes the values of its PTX parameters.
 
-A slice is two parameters, its `ptr addrspace(1)` as a u64 and then its length in elements as
-an i64; scalars are passed by their own type; `ptr` is a raw device address. Values are checked
-here (count, element type, integer range) because ctypes would silently wrap a wrong one and
-the kernel would run on it.
+The artifact says each parameter's kind and element (`Param.abi`: a slice is its address as a
+u64 then its length in elements as an i64; a scalar is one slot of its own type). The packers
+here are built once per kernel; each turns a caller's value into what `cuda.core.launch`
+copies into the parameter buffer: a Python int for 64-bit integer slots (cuda.core passes an
+int as a 64-bit value), a NumPy scalar of the exact width for every other slot.
+
+Values are range-checked, because a wrapped integer or an f32 overflowed to infinity would run
+the kernel on a value nobody passed; a refusal names the parameter.
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ferrox.driver.runtime.arrays import (
-    ELEMENT_TYPES,
-    ArrayError,
-    DeviceArray,
-    as_device_array,
-    element_type,
-)
+from ferrox.artifact import AbiSlot, Param, ParamKind
+from ferrox.driver.runtime.buffers import DeviceArray, DeviceView, view_of
+from ferrox.driver.runtime.errors import ArgumentError, ArrayError
 
-SCALARS: dict[str, type] = {
-    "f32": ctypes.c_float,
-    "f64": ctypes.c_double,
-    "i32": ctypes.c_int32,
-    "i64": ctypes.c_int64,
-    "index": ctypes.c_int64,
-    "u32": ctypes.c_uint32,
-    "u64": ctypes.c_uint64,
-}
+Packer = Callable[[Any, Any, list], None]
+"""packer(value, stream, out): append the value's PTX parameter values to `out`."""
+
 _INT_RANGES = {
-    "i32": (-(2**31), 2**31 - 1),
-    "i64": (-(2**63), 2**63 - 1),
-    "index": (-(2**63), 2**63 - 1),
-    "u32": (0, 2**32 - 1),
-    "u64": (0, 2**64 - 1),
+    AbiSlot.I8: (-(2**7), 2**7 - 1),
+    AbiSlot.I16: (-(2**15), 2**15 - 1),
+    AbiSlot.I32: (-(2**31), 2**31 - 1),
+    AbiSlot.I64: (-(2**63), 2**63 - 1),
 }
-_F32_MAX = float(np.finfo(np.float32).max)
-KINDS_HELP = "slice:<elem>, ptr, " + ", ".join(SCALARS)
+_INT_TYPES = {AbiSlot.I8: np.int8, AbiSlot.I16: np.int16, AbiSlot.I32: np.int32}
+_FLOAT_LIMITS = {
+    AbiSlot.F16: float(np.finfo(np.float16).max),
+    AbiSlot.BF16: float.fromhex("0x1.fep127"),
+    AbiSlot.F32: float(np.finfo(np.float32).max),
+    AbiSlot.F64: math.inf,
+}
 
 
-class ArgumentError(TypeError):
-    """A kernel argument that does not match the kernel's signature."""
+def describe(param: Param) -> str:
+    """`argument 'n' (i32 scalar)`: how refusals name a parameter."""
+    kind = "scalar" if param.kind is ParamKind.SCALAR else param.kind.value.replace("_", " ")
+    return f"argument '{param.name}' ({param.element} {kind})"
 
 
-def check_kind(kind: str) -> str:
-    if kind in SCALARS or kind == "ptr":
-        return kind
-    if kind.startswith("slice:") and kind[6:] in ELEMENT_TYPES:
-        return kind
-    raise ArgumentError(
-        f"unknown argument kind {kind!r} "
-        f"(kinds: {KINDS_HELP}; elements: {', '.join(ELEMENT_TYPES)})"
-    )
+def packer(param: Param) -> Packer:
+    """The packer of one entry parameter."""
+    if param.kind is ParamKind.SCALAR:
+        return _scalar_packer(param)
+    if param.kind is ParamKind.POINTER:
+        return _pointer_packer(param)
+    if param.kind in (ParamKind.TILE_TENSOR, ParamKind.PARTITION):
+        raise ArgumentError(f"{describe(param)} is a tile parameter: it has no PTX form")
+    return _slice_packer(param)
 
 
-def param_count(signature: Sequence[str]) -> int:
-    """How many PTX parameters a signature takes (a slice takes two)."""
-    return sum(2 if check_kind(k).startswith("slice:") else 1 for k in signature)
+def buffer_view(value: Any, stream: Any) -> DeviceView:
+    """The device memory of a buffer argument (a DeviceView or DeviceArray on the fast path)."""
+    if isinstance(value, DeviceView):
+        return value
+    if isinstance(value, DeviceArray):
+        return value.view
+    return view_of(value, stream=stream)
 
 
-def check_count(signature: Sequence[str], values: Sequence[Any]) -> None:
-    if len(values) != len(signature):
-        raise ArgumentError(
-            f"kernel takes {len(signature)} argument{'s' if len(signature) != 1 else ''} "
-            f"({', '.join(signature) or 'none'}), got {len(values)}"
-        )
+def _slice_packer(param: Param) -> Packer:
+    element, where = param.element, describe(param)
 
-
-def pack_args(
-    signature: Sequence[str], values: Sequence[Any], *, ordinal: int = 0, stream: Any = None
-) -> list[tuple[type, Any]]:
-    """(ctypes type, value) pairs for `values` passed as `signature`; raises ArgumentError.
-
-    Slices take `DeviceArray`s or zero-copy device arrays (PyTorch, CuPy); a NumPy array must be
-    copied first (`to_device`), or passed through `Kernel.call`, which copies it in and back.
-    """
-    kinds = [check_kind(k) for k in signature]
-    check_count(kinds, values)
-    packed: list[tuple[type, Any]] = []
-    for index, (kind, value) in enumerate(zip(kinds, values, strict=True)):
-        where = f"argument {index} ({kind})"
+    def pack(value: Any, stream: Any, out: list) -> None:
         try:
-            packed.extend(_pack_one(kind, value, ordinal, stream))
+            view = buffer_view(value, stream)
         except ArrayError as exc:
             raise ArgumentError(f"{where}: {exc}") from None
-        except ArgumentError as exc:
+        if view.element != element and _storage(view.element) != _storage(element):
+            raise ArgumentError(f"{where}: expected {element} elements, got {view.element}")
+        out.append(view.ptr)
+        out.append(view.size)
+
+    return pack
+
+
+def _storage(element: str) -> str:
+    """Integers are signless in memory: i32 and u32 are one storage type, index is i64."""
+    if element == "index":
+        return "i64"
+    return "i" + element[1:] if element.startswith("u") else element
+
+
+def _pointer_packer(param: Param) -> Packer:
+    where = describe(param)
+
+    def pack(value: Any, stream: Any, out: list) -> None:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            address = int(value)
+            if not 0 <= address < 2**64:
+                raise ArgumentError(f"{where}: address {address} is outside the 64-bit range")
+            out.append(address - 2**64 if address >= 2**63 else address)  # as cuda.core's int64
+            return
+        try:
+            out.append(buffer_view(value, stream).ptr)
+        except ArrayError as exc:
             raise ArgumentError(f"{where}: {exc}") from None
-    return packed
+
+    return pack
 
 
-def _pack_one(kind: str, value: Any, ordinal: int, stream: Any) -> list[tuple[type, Any]]:
-    if kind.startswith("slice:"):
-        if isinstance(value, np.ndarray):
-            if (found := element_type(value.dtype)) != kind[6:]:
-                raise ArrayError(f"expected {kind[6:]} elements, got {found} ({value.dtype})")
+def _scalar_packer(param: Param) -> Packer:
+    (slot,) = param.abi
+    where = describe(param)
+    if slot in _INT_RANGES:
+        low, high = _INT_RANGES[slot]
+        if param.element == "i1":
+            low, high = 0, 1
+        make = _INT_TYPES.get(slot, int)
+
+        def pack_int(value: Any, stream: Any, out: list) -> None:
+            if type(value) is not int and (
+                isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+            ):
+                if param.element == "i1" and isinstance(value, (bool, np.bool_)):
+                    out.append(make(int(value)))
+                    return
+                raise ArgumentError(
+                    f"{where}: expected an integer, got {type(value).__name__} {value!r}"
+                )
+            number = int(value)
+            if not low <= number <= high:
+                raise ArgumentError(
+                    f"{where}: {number} does not fit in {param.element} ({low}..{high})"
+                )
+            out.append(make(number))
+
+        return pack_int
+    limit = _FLOAT_LIMITS[slot]
+    make_float: Callable[[float], Any] = {
+        AbiSlot.F16: np.float16,
+        AbiSlot.BF16: bf16_bits,
+        AbiSlot.F32: np.float32,
+        AbiSlot.F64: np.float64,
+    }[slot]
+
+    def pack_float(value: Any, stream: Any, out: list) -> None:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)
+        ):
+            raise ArgumentError(f"{where}: expected a number, got {type(value).__name__}")
+        number = float(value)
+        if math.isfinite(number) and abs(number) > limit:
             raise ArgumentError(
-                "a NumPy array lives on the host: copy it with to_device(array), "
-                "or launch with Kernel.call, which copies it in and back"
+                f"{where}: {number!r} does not fit in {param.element} (largest is {limit:.6g})"
             )
-        array = as_device_array(value, kind[6:], ordinal=ordinal, stream=stream, copy=False)
-        return [(ctypes.c_uint64, array.ptr), (ctypes.c_int64, array.size)]
-    if kind == "ptr":
-        return [(ctypes.c_uint64, _address(value, ordinal, stream))]
-    if kind in ("f32", "f64"):
-        return [(SCALARS[kind], _float(kind, value))]
-    return [(SCALARS[kind], _integer(kind, value))]
+        out.append(make_float(number))
+
+    return pack_float
 
 
-def _address(value: Any, ordinal: int, stream: Any) -> int:
-    if isinstance(value, bool):
-        raise ArgumentError("expected a device pointer, got bool")
-    if isinstance(value, (int, np.integer)):
-        if not 0 <= int(value) < 2**64:
-            raise ArgumentError(f"pointer {int(value)} is outside the 64-bit address range")
-        return int(value)
-    if isinstance(value, np.ndarray):
-        raise ArgumentError("a NumPy array lives on the host, not at a device address")
-    if (
-        isinstance(value, DeviceArray)
-        or hasattr(value, "__cuda_array_interface__")
-        or hasattr(value, "__dlpack__")
-    ):
-        return as_device_array(value, ordinal=ordinal, stream=stream, copy=False).ptr
-    raise ArgumentError(
-        f"expected a device pointer (int) or a device array, got {type(value).__name__}"
-    )
-
-
-def _float(kind: str, value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, (int, float, np.integer, np.floating)
-    ):
-        raise ArgumentError(f"expected a number, got {type(value).__name__}")
-    number = float(value)
-    if kind == "f32" and math.isfinite(number) and abs(number) > _F32_MAX:
-        raise ArgumentError(f"{number!r} does not fit in f32 (largest is {_F32_MAX:.6g})")
-    return number
-
-
-def _integer(kind: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentError(f"expected an integer, got {type(value).__name__} {value!r}")
-    number = int(value)
-    low, high = _INT_RANGES[kind]
-    if not low <= number <= high:
-        raise ArgumentError(f"{number} does not fit in {kind} ({low}..{high})")
-    return number
+def bf16_bits(value: float) -> np.uint16:
+    """The bf16 nearest `value` (ties to even), as its 16 bits; NaN stays a quiet NaN."""
+    bits = int(np.array(value, dtype=np.float32).view(np.uint32))
+    if math.isnan(value):
+        return np.uint16((bits >> 16) | 0x40)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return np.uint16(rounded & 0xFFFF)

@@ -1,16 +1,118 @@
-"""The real limits of a GPU, read once through cuDeviceGetAttribute.
+"""The GPU itself: is there one, how many, its limits, and its context made current.
 
-`prepare` checks a launch against the kernel's contract *and* these numbers: a contract that
-fits the language's rules can still ask for more than the device has. `check_launch` states
-every violated bound with both values, so the caller can report them all at once.
+cuda.core's `Device` is the entry point; `core_device(ordinal)` makes the device's primary
+context current on the calling thread the first time that thread asks, and never again (the
+old runtime did it on every launch and copy). The primary context is the one the CUDA runtime
+uses, so PyTorch's and CuPy's device pointers are valid in ferrox's launches.
+
+`DeviceLimits` holds the numbers a launch is checked against: a contract that fits the
+language's rules can still ask for more than the device has. `check_launch` states every
+violated bound with both values, so the caller can report them all at once.
 """
 
 from __future__ import annotations
 
-import functools
+import threading
 from dataclasses import dataclass
+from typing import Any
+
+from cuda.bindings import driver as _cu
+from cuda.core import Device
+
+from ferrox.driver.runtime.errors import CoreCudaError, CudaError, CudaUnavailable, check, from_core
 
 Dim3 = tuple[int, int, int]
+
+_lock = threading.Lock()
+_initialized = False
+_current = threading.local()  # .ordinal: the device whose context this thread has current
+
+
+def _init() -> None:
+    """cuInit once per process; a missing driver library is `CudaUnavailable` with the reason."""
+    global _initialized
+    if _initialized:
+        return
+    with _lock:
+        if _initialized:
+            return
+        try:
+            result = _cu.cuInit(0)
+        except Exception as exc:  # cuda.pathfinder raises before any CUresult without libcuda
+            raise CudaUnavailable(
+                f"the CUDA driver library (libcuda.so) could not be loaded: {exc}"
+            ) from exc
+        check(result, "cuInit")
+        _initialized = True
+
+
+def device_count() -> int:
+    """How many CUDA devices the driver reports."""
+    return _count_devices()
+
+
+def _count_devices() -> int:
+    """Seam (tests/support/fake_gpu.py replaces it). cuda.core counts devices through NVML,
+    which a container may lack, so the driver is asked directly."""
+    _init()
+    return int(check(_cu.cuDeviceGetCount(), "cuDeviceGetCount"))
+
+
+def driver_version() -> tuple[int, int]:
+    """The installed driver's CUDA version, e.g. (13, 0)."""
+    _init()
+    version = check(_cu.cuDriverGetVersion(), "cuDriverGetVersion")
+    return version // 1000, (version % 1000) // 10
+
+
+def unavailable_reason(ordinal: int = 0) -> str | None:
+    """None when GPU `ordinal` can be used here, else why not. Never raises."""
+    try:
+        count = device_count()
+    except (CudaUnavailable, CudaError) as exc:
+        return str(exc)
+    except Exception as exc:  # a probe must not crash its caller
+        return f"CUDA probe failed: {type(exc).__name__}: {exc}"
+    if count == 0:
+        return "the CUDA driver reports no GPU"
+    if not 0 <= ordinal < count:
+        return f"no CUDA device {ordinal}: this machine has {count}"
+    return None
+
+
+def core_device(ordinal: int = 0) -> Any:
+    """cuda.core's `Device(ordinal)`, its primary context current on this thread.
+
+    The context is made current once per thread (and again only when the thread switches
+    device through here); everything that needs a current context calls this first.
+    """
+    if getattr(_current, "ordinal", None) == ordinal:
+        return _current.device
+    count = device_count()
+    if not 0 <= ordinal < count:
+        raise CudaUnavailable(f"no CUDA device {ordinal}: this machine has {count}")
+    device = _open_device(ordinal)
+    _current.device, _current.ordinal = device, ordinal
+    return device
+
+
+def _open_device(ordinal: int) -> Any:
+    """Seam: cuda.core's Device, its primary context made current on this thread."""
+    device = Device(ordinal)
+    try:
+        device.set_current()
+    except CoreCudaError as exc:
+        raise from_core(exc, "cuCtxSetCurrent") from exc
+    return device
+
+
+def synchronize(ordinal: int = 0) -> None:
+    """Wait for all work on device `ordinal` (every stream)."""
+    device = core_device(ordinal)
+    try:
+        device.sync()
+    except CoreCudaError as exc:
+        raise from_core(exc, "cuCtxSynchronize") from exc
 
 
 @dataclass(frozen=True)
@@ -36,28 +138,22 @@ class DeviceLimits:
 
     @classmethod
     def query(cls, ordinal: int = 0) -> DeviceLimits:
-        from ferrox.driver.runtime import cuda
-
-        def attr(name: str) -> int:
-            return cuda.device_attribute(name, ordinal)
-
+        device = core_device(ordinal)
+        p = device.properties
+        total = check(_cu.cuDeviceTotalMem(_cu.CUdevice(ordinal)), "cuDeviceTotalMem")
         return cls(
             ordinal=ordinal,
-            name=cuda.device_name(ordinal),
-            compute_capability=(attr("COMPUTE_CAPABILITY_MAJOR"), attr("COMPUTE_CAPABILITY_MINOR")),
-            sm_count=attr("MULTIPROCESSOR_COUNT"),
-            warp_size=attr("WARP_SIZE"),
-            max_threads_per_block=attr("MAX_THREADS_PER_BLOCK"),
-            max_block_dims=(
-                attr("MAX_BLOCK_DIM_X"),
-                attr("MAX_BLOCK_DIM_Y"),
-                attr("MAX_BLOCK_DIM_Z"),
-            ),
-            max_grid_dims=(attr("MAX_GRID_DIM_X"), attr("MAX_GRID_DIM_Y"), attr("MAX_GRID_DIM_Z")),
-            max_shared_per_block=attr("MAX_SHARED_MEMORY_PER_BLOCK"),
-            max_shared_per_block_optin=attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
-            max_registers_per_block=attr("MAX_REGISTERS_PER_BLOCK"),
-            total_memory=cuda.device_total_memory(ordinal),
+            name=device.name,
+            compute_capability=(p.compute_capability_major, p.compute_capability_minor),
+            sm_count=p.multiprocessor_count,
+            warp_size=p.warp_size,
+            max_threads_per_block=p.max_threads_per_block,
+            max_block_dims=(p.max_block_dim_x, p.max_block_dim_y, p.max_block_dim_z),
+            max_grid_dims=(p.max_grid_dim_x, p.max_grid_dim_y, p.max_grid_dim_z),
+            max_shared_per_block=p.max_shared_memory_per_block,
+            max_shared_per_block_optin=p.max_shared_memory_per_block_optin,
+            max_registers_per_block=p.max_registers_per_block,
+            total_memory=int(total),
         )
 
     def check_launch(
@@ -101,7 +197,12 @@ class DeviceLimits:
         return problems
 
 
-@functools.cache
+_limits: dict[int, DeviceLimits] = {}
+
+
 def device_limits(ordinal: int = 0) -> DeviceLimits:
     """The limits of device `ordinal`, queried once per process."""
-    return DeviceLimits.query(ordinal)
+    limits = _limits.get(ordinal)
+    if limits is None:
+        limits = _limits[ordinal] = DeviceLimits.query(ordinal)
+    return limits

@@ -1,33 +1,56 @@
-"""CUDA failures as Python exceptions that name the call and the CUDA error.
+"""The runtime's exceptions, and the one place a CUDA failure becomes a ferrox error.
 
-cuda-python returns a `CUresult` as the first element of every call's tuple and leaves checking
-to the caller; one forgotten check turns into a wrong answer much later. `check` is the one
-place a result is inspected. Error names come from cuGetErrorName once the driver is loaded and
-from the `CUresult` enum before that, so a failure can always be reported, even without libcuda.
+cuda.core raises its own `CUDAError` whose text starts with the driver's error name; cuda.bindings
+returns a `CUresult` first in every call's tuple. Both end up here as a `CudaError` naming the
+call, the driver's error name and, when the driver can be asked, its description
+(cuGetErrorString), so a failure reads the same whichever layer saw it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-try:
-    from cuda.bindings import driver as _cu
-except ImportError:  # pragma: no cover - cuda-python is a dependency; keep errors importable
-    _cu = None
+from cuda.bindings import driver as _cu
+from cuda.core._utils.cuda_utils import CUDAError as CoreCudaError
 
-_driver_loaded = False
+__all__ = [
+    "ArgumentError",
+    "ArrayError",
+    "CoreCudaError",
+    "CudaError",
+    "CudaUnavailable",
+    "InternalError",
+    "check",
+    "from_core",
+]
 
 
 class CudaUnavailable(RuntimeError):
-    """No usable CUDA here: cuda-python or the driver library is missing, or there is no GPU."""
+    """No usable CUDA here: the driver library is missing, or there is no GPU."""
+
+
+class ArrayError(TypeError):
+    """An array that cannot be a kernel argument: element type, layout, or where it lives."""
+
+
+class ArgumentError(TypeError):
+    """A kernel argument that does not fit its parameter (count, kind, element, range)."""
+
+
+class InternalError(RuntimeError):
+    """A ferrox bug: the compiler's artifact and the loaded kernel disagree, or similar."""
+
+    def __init__(self, message: str):
+        super().__init__(f"internal error (a ferrox bug, please report it): {message}")
 
 
 class CudaError(RuntimeError):
-    """A CUDA driver call that returned something other than CUDA_SUCCESS.
+    """A CUDA call that did not return CUDA_SUCCESS.
 
-    `call` is the driver function (`cuLaunchKernel`), `code` the numeric CUresult, `name` its
-    symbolic name, `description` the driver's sentence for it (when the driver is loaded),
-    `detail` a ferrox explanation of the likely cause and `log` a multi-line log (the PTX JIT's).
+    `call` is the driver function (`cuLaunchKernelEx`), `code` the numeric CUresult, `name` its
+    symbolic name, `description` the driver's sentence for it (None where the driver cannot be
+    asked), `detail` ferrox's explanation of the likely cause, `log` a multi-line log.
     """
 
     def __init__(self, call: str, code: Any, *, detail: str | None = None, log: str | None = None):
@@ -59,34 +82,19 @@ class CudaError(RuntimeError):
         )
 
 
-def mark_driver_loaded() -> None:
-    """Called once cuInit succeeded: from now on ask the driver for names and descriptions."""
-    global _driver_loaded
-    _driver_loaded = True
-
-
 def error_name(code: int) -> str:
-    if _driver_loaded and _cu is not None:
-        try:
-            err, name = _cu.cuGetErrorName(_cu.CUresult(code))
-            if int(err) == 0 and name:
-                return name.decode() if isinstance(name, bytes) else str(name)
-        except (ValueError, RuntimeError):
-            pass
-    if _cu is not None:
-        try:
-            return _cu.CUresult(code).name
-        except ValueError:
-            pass
-    return f"CUresult {code}"
+    """`CUDA_ERROR_INVALID_VALUE` for 1: from the bindings' enum, which needs no driver."""
+    try:
+        return _cu.CUresult(code).name
+    except ValueError:
+        return f"CUresult {code}"
 
 
 def error_description(code: int) -> str | None:
-    if not (_driver_loaded and _cu is not None):
-        return None
+    """The driver's sentence for `code` (cuGetErrorString), or None without a driver."""
     try:
         err, text = _cu.cuGetErrorString(_cu.CUresult(code))
-    except (ValueError, RuntimeError):
+    except Exception:  # no libcuda (cuda.pathfinder raises), or a code the enum lacks
         return None
     if int(err) != 0 or not text:
         return None
@@ -94,9 +102,8 @@ def error_description(code: int) -> str | None:
 
 
 def check(result: Any, call: str) -> Any:
-    """Raise `CudaError` unless `result` (a cuda-python return tuple, or a bare CUresult) succeeded.
-
-    Returns what the call produced after the status: nothing, the single value, or a tuple.
+    """Raise `CudaError` unless `result` (a cuda.bindings return tuple, or a bare CUresult)
+    succeeded. Returns what the call produced after the status: nothing, one value, or a tuple.
     """
     if isinstance(result, tuple):
         status, values = result[0], result[1:]
@@ -107,3 +114,19 @@ def check(result: Any, call: str) -> Any:
     if not values:
         return None
     return values[0] if len(values) == 1 else values
+
+
+_CORE_NAME = re.compile(r"\b(CUDA_ERROR_[A-Z0-9_]+)\b")
+
+
+def from_core(exc: BaseException, call: str, detail: str | None = None) -> CudaError:
+    """A cuda.core `CUDAError` (its text starts with the driver's error name) as a CudaError.
+
+    A message without an error name (cuda.core's own refusals) is kept whole as the detail.
+    """
+    text = str(exc)
+    match = _CORE_NAME.search(text)
+    code = getattr(_cu.CUresult, match.group(1), None) if match is not None else None
+    if code is not None:
+        return CudaError(call, code, detail=detail)
+    return CudaError(call, _cu.CUresult.CUDA_ERROR_UNKNOWN, detail=detail or text)

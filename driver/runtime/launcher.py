@@ -1,36 +1,52 @@
-"""Modules and kernels: load PTX once per device, launch by name, explain driver refusals.
+"""Load a compiled module's image once per device, and launch its kernels through cuda.core.
 
-`Kernel.launch` is the raw (unsafe) launch of already packed arguments; `Kernel.call` takes
-arrays and scalars by the kernel's signature, copies NumPy arrays in and back, and checks every
-argument before anything is allocated or launched. Neither checks the block against a launch
-contract: that is `prepare`'s job. The PTX carries `.reqntid`, so the driver refuses a
-mismatched block anyway, and the launcher turns its bare CUDA_ERROR_INVALID_VALUE into why.
+`LoadedModule.load(artifact, ordinal)` loads the artifact's cubin (when it has one made for this
+device's chip) or its PTX, once per (image, device) per process. `LoadedKernel` launches one
+entry with arguments in `artifact.entry_params` order, packed by each parameter's ABI
+(`abi.py`). What a kernel takes is the compiler's artifact; at load it is compared once with
+what the driver says the entry takes (`Kernel.arguments_info`), and a disagreement is an
+internal error, never a launch reading garbage.
+
+These are raw launches: no contract, coverage or aliasing checks (the launch checker's job).
+The driver still refuses a block that differs from the PTX's `.reqntid`; such a refusal is
+explained with the contract's block.
 """
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from cuda.bindings import driver as _cu
+from cuda.core import LaunchConfig, ObjectCode
+from cuda.core import launch as _core_launch
 
-from ferrox.driver.runtime import cuda
-from ferrox.driver.runtime.abi import ArgumentError, check_count, check_kind, pack_args
-from ferrox.driver.runtime.arrays import DeviceArray, element_type
-from ferrox.driver.runtime.errors import CudaError
-from ferrox.driver.runtime.ptx import EntryInfo, parse_entries
+from ferrox.artifact import KernelArtifact, ModuleArtifact
+from ferrox.driver.runtime import abi
+from ferrox.driver.runtime.device import core_device, device_limits
+from ferrox.driver.runtime.errors import (
+    ArgumentError,
+    CoreCudaError,
+    InternalError,
+    check,
+    from_core,
+)
+from ferrox.driver.runtime.streams import core_stream
 
-__all__ = ["ArgumentError", "Kernel", "Module", "dim3", "pack_args"]
+__all__ = ["LoadedKernel", "LoadedModule", "dim3"]
 
 Dim3 = tuple[int, int, int]
-STATIC_SHARED_LIMIT = 48 * 1024  # dynamic shared memory above this needs an explicit opt-in
+STATIC_SHARED_LIMIT = 48 * 1024
+"""Dynamic shared memory above this needs the kernel's explicit opt-in."""
 
 
 def dim3(value: int | Sequence[int], what: str) -> Dim3:
     """(x, y, z) from an int or 1 to 3 positive ints; anything else is a ValueError."""
+    if type(value) is tuple and len(value) == 3 and all(type(d) is int and d > 0 for d in value):
+        return value  # type: ignore[return-value]  # the common case, checked cheaply
     try:
         dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
     except TypeError:
@@ -45,210 +61,190 @@ def dim3(value: int | Sequence[int], what: str) -> Dim3:
     return padded[0], padded[1], padded[2]
 
 
-class Module:
-    """A PTX or cubin image loaded into one device's primary context.
+class LoadedModule:
+    """A module artifact's image loaded on one device."""
 
-    `Module.load(image)` returns the already loaded module for an identical image, so a
-    kernel is JIT-compiled once per device per process however often it is asked for.
-    """
+    _loaded: dict[tuple[str, int], LoadedModule] = {}
+    _lock = threading.Lock()
 
-    _loaded: dict[tuple[str, int], Module] = {}
-    _loaded_lock = threading.Lock()
-
-    def __init__(
-        self,
-        image: bytes | str,
-        *,
-        ordinal: int = 0,
-        signatures: Mapping[str, Sequence[str]] | None = None,
-    ):
-        self.image = image.encode() if isinstance(image, str) else bytes(image)
+    def __init__(self, artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal: int):
+        self.artifact = artifact
         self.ordinal = ordinal
-        self.is_ptx = not cuda.is_binary_image(self.image)
-        self.entries: dict[str, EntryInfo] = parse_entries(self.image) if self.is_ptx else {}
-        self.signatures = {
-            name: [check_kind(k) for k in sig] for name, sig in (signatures or {}).items()
-        }
-        self._kernels: dict[str, Kernel] = {}
-        self.handle: int | None = cuda.load_module(self.image, ordinal)
+        self.is_cubin = is_cubin
+        self.code = _load_object(artifact, image, is_cubin, ordinal)
+        self._kernels: dict[str, LoadedKernel] = {}
 
     @classmethod
-    def load(
-        cls,
-        image: bytes | str,
-        *,
-        ordinal: int = 0,
-        signatures: Mapping[str, Sequence[str]] | None = None,
-    ) -> Module:
-        data = image.encode() if isinstance(image, str) else bytes(image)
-        key = (hashlib.sha256(data).hexdigest(), ordinal)
-        with cls._loaded_lock:
-            module = cls._loaded.get(key)
-            if module is None or module.handle is None:
-                module = cls._loaded[key] = cls(data, ordinal=ordinal, signatures=signatures)
-            elif signatures:
-                module.signatures.update(
-                    {n: [check_kind(k) for k in s] for n, s in signatures.items()}
-                )
+    def load(cls, artifact: ModuleArtifact, ordinal: int = 0) -> LoadedModule:
+        """The loaded module for `artifact` on device `ordinal`, loaded on first use."""
+        use_cubin = artifact.cubin is not None and artifact.chip == device_limits(ordinal).chip
+        image = artifact.cubin if use_cubin else artifact.ptx.encode()
+        assert image is not None
+        key = (hashlib.sha256(image).hexdigest(), ordinal)
+        module = cls._loaded.get(key)
+        if module is None:
+            with cls._lock:
+                module = cls._loaded.get(key)
+                if module is None:
+                    module = cls._loaded[key] = cls(artifact, image, use_cubin, ordinal)
         return module
 
-    def kernel(self, name: str, signature: Sequence[str] | None = None) -> Kernel:
-        if self.handle is None:
-            raise RuntimeError("this module was unloaded")
-        if signature is not None:
-            self.signatures[name] = [check_kind(k) for k in signature]
+    def kernel(self, name: str) -> LoadedKernel:
+        """Kernel `name` (KeyError naming the module's kernels when there is none)."""
         kernel = self._kernels.get(name)
         if kernel is None:
-            if self.entries and name not in self.entries:
-                raise KeyError(
-                    f"no kernel named '{name}' in this PTX (entries: {', '.join(self.entries)})"
-                )
-            kernel = self._kernels[name] = Kernel(self, name, cuda.get_function(self.handle, name))
+            info = self.artifact[name]
+            try:
+                core = self.code.get_kernel(name)
+            except CoreCudaError as exc:
+                raise from_core(exc, "cuLibraryGetKernel", f"loading kernel '{name}'") from exc
+            kernel = self._kernels[name] = LoadedKernel(self, info, core)
         return kernel
 
     __getitem__ = kernel
 
-    def unload(self) -> None:
-        if self.handle is not None:
-            cuda.unload_module(self.handle, self.ordinal)
-            self.handle = None
-            self._kernels.clear()
 
+class LoadedKernel:
+    """One entry of a loaded module, with its artifact."""
 
-class Kernel:
-    """One `.entry` of a loaded module."""
-
-    def __init__(self, module: Module, name: str, handle: int):
+    def __init__(self, module: LoadedModule, info: KernelArtifact, core: Any):
         self.module = module
-        self.name = name
-        self.handle = handle
-        self.entry: EntryInfo | None = module.entries.get(name)
+        self.info = info
+        self.name = info.name
+        self.ordinal = module.ordinal
+        self.core = core
+        self.params = info.entry_params
+        self._packers = [abi.packer(p) for p in self.params]
         self._shared_opt_in = STATIC_SHARED_LIMIT
+        self._configs: dict[tuple, Any] = {}
+        self._check_abi()
 
-    @property
-    def ordinal(self) -> int:
-        return self.module.ordinal
+    def _check_abi(self) -> None:
+        """The artifact's ABI against the driver's view of the entry, once, at load."""
+        want = [slot.nbytes for slot in self.info.abi]
+        try:
+            have = [int(_size(p)) for p in self.core.arguments_info]
+        except CoreCudaError as exc:
+            raise from_core(exc, "cuKernelGetParamInfo", f"kernel '{self.name}'") from exc
+        if want != have:
+            raise InternalError(
+                f"kernel '{self.name}': the artifact's parameters take {want} bytes, "
+                f"but the loaded entry's take {have}"
+            )
 
-    @property
-    def signature(self) -> list[str] | None:
-        return self.module.signatures.get(self.name)
+    # -- packing
+    def pack(self, args: Sequence[Any], *, stream: Any = None) -> tuple:
+        """`args` (in `entry_params` order) as the values of the entry's PTX parameters.
 
-    @property
-    def reqntid(self) -> Dim3 | None:
-        return self.entry.reqntid if self.entry else None
+        Buffers are `DeviceView`s, `DeviceArray`s, device arrays (viewed in place, ordered on
+        `stream`), or raw addresses (ints) for pointer parameters; scalars are Python or NumPy
+        numbers. The result is reusable: `launch_packed` takes it as is.
+        """
+        if len(args) != len(self._packers):
+            names = ", ".join(p.name for p in self.params) or "none"
+            raise ArgumentError(
+                f"kernel '{self.name}' takes {len(self._packers)} argument"
+                f"{'s' if len(self._packers) != 1 else ''} ({names}), got {len(args)}"
+            )
+        out: list = []
+        for pack, value in zip(self._packers, args, strict=True):
+            pack(value, stream, out)
+        return tuple(out)
 
-    def attribute(self, name: str) -> int:
-        """cuFuncGetAttribute by short name: NUM_REGS, LOCAL_SIZE_BYTES, MAX_THREADS_PER_BLOCK..."""
-        return cuda.function_attribute(self.handle, name)
-
+    # -- launching
     def launch(
         self,
         grid: int | Sequence[int],
         block: int | Sequence[int],
-        args: Sequence[tuple[type, Any]],
+        args: Sequence[Any],
+        *,
         shared_bytes: int = 0,
         stream: Any = None,
     ) -> None:
-        """Launch with packed (ctypes type, value) arguments, as `pack_args` returns them."""
-        grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
-        if shared_bytes < 0:
-            raise ValueError(f"shared_bytes must be >= 0, got {shared_bytes}")
-        self._check_params(args)
-        if shared_bytes > self._shared_opt_in:
-            cuda.set_function_attribute(self.handle, "MAX_DYNAMIC_SHARED_SIZE_BYTES", shared_bytes)
-            self._shared_opt_in = shared_bytes
-        try:
-            cuda.launch_kernel(self.handle, grid3, block3, args, shared_bytes, stream, self.ordinal)
-        except CudaError as err:
-            # The driver's answer to a block against .reqntid is a bare CUDA_ERROR_INVALID_VALUE;
-            # whatever it says, a block the PTX forbids is the first thing to fix.
-            if why := self.explain_block(block3):
-                raise err.with_detail(why) from None
-            raise
+        """Pack `args` and launch (asynchronously, on `stream`; None: the legacy default)."""
+        packed = self.pack(args, stream=stream)
+        self.launch_packed(grid, block, packed, shared_bytes=shared_bytes, stream=stream)
 
-    def explain_block(self, block: Dim3) -> str | None:
-        """Why the driver refuses `block` for this kernel, when its PTX says so."""
-        if self.entry is None:
-            return None
-        if self.entry.reqntid is not None and block != self.entry.reqntid:
-            return f"block {block} does not match the kernel's .reqntid {self.entry.reqntid}"
-        if (maxntid := self.entry.maxntid) is not None:
-            if block[0] * block[1] * block[2] > maxntid[0] * maxntid[1] * maxntid[2]:
-                return f"block {block} has more threads than the kernel's .maxntid {maxntid}"
-        return None
-
-    def _check_params(self, args: Sequence[tuple[type, Any]]) -> None:
-        if self.entry is None:
-            return
-        want = self.entry.param_sizes
-        if len(args) != len(want):
-            raise ArgumentError(
-                f"kernel '{self.name}' takes {len(want)} PTX parameters, "
-                f"got {len(args)} packed arguments"
-            )
-        for index, ((ctype, _), size) in enumerate(zip(args, want, strict=True)):
-            if ctypes.sizeof(ctype) != size:
-                raise ArgumentError(
-                    f"kernel '{self.name}' parameter {index} is {size} bytes, "
-                    f"but argument {index} is a {ctype.__name__} ({ctypes.sizeof(ctype)} bytes)"
-                )
-
-    def call(
+    def launch_packed(
         self,
         grid: int | Sequence[int],
         block: int | Sequence[int],
-        *values: Any,
+        packed: tuple,
+        *,
         shared_bytes: int = 0,
         stream: Any = None,
-        sync: bool = True,
     ) -> None:
-        """Launch with values by the kernel's signature; NumPy arrays are copied in and back.
-
-        Every argument is checked before any device memory is allocated. With `sync=False` the
-        launch is only queued, so NumPy arguments (which must be copied back) are refused.
-        """
-        signature = self.signature
-        if signature is None:
-            raise ArgumentError(
-                f"kernel '{self.name}' has no signature: give one to Module.kernel(name, signature)"
-            )
-        grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
-        host = [i for i, v in enumerate(values) if isinstance(v, np.ndarray)]
-        if host and not sync:
-            raise ArgumentError(
-                "NumPy arguments are copied back after the launch, so they need sync=True"
-            )
-        self._precheck_host(signature, values, host)
-        staged: dict[int, DeviceArray] = {}
+        """Launch with values `pack` returned: the fast path, nothing converted or checked but
+        the launch shape."""
+        if type(grid) is list:
+            grid = tuple(grid)
+        if type(block) is list:
+            block = tuple(block)
+        key = (grid, block, shared_bytes)
+        config = self._configs.get(key)
+        if config is None:
+            config = self._config(grid, block, shared_bytes)
+            if len(self._configs) < 64:
+                self._configs[key] = config
+        core_device(self.ordinal)
         try:
-            for i in host:
-                staged[i] = DeviceArray.from_numpy(values[i], self.ordinal)
-            actual = [staged.get(i, v) for i, v in enumerate(values)]
-            args = pack_args(signature, actual, ordinal=self.ordinal, stream=stream)
-            self.launch(grid3, block3, args, shared_bytes, stream)
-            if sync:
-                cuda.stream_synchronize(stream)
-            for i in host:
-                if values[i].flags.writeable:  # a read-only array can only have been an input
-                    staged[i].copy_back()
-        finally:
-            for array in staged.values():
-                array.free()
+            _launch(core_stream(stream), config, self.core, packed)
+        except CoreCudaError as exc:
+            raise from_core(exc, "cuLaunchKernelEx", self._explain(config)) from exc
 
-    def _precheck_host(
-        self, signature: Sequence[str], values: Sequence[Any], host: Sequence[int]
-    ) -> None:
-        """The NumPy arguments' count, position and element type, before anything is copied."""
-        check_count(signature, values)
-        for i in host:
-            kind = signature[i]
-            if not kind.startswith("slice:"):
-                raise ArgumentError(
-                    f"argument {i} ({kind}): got a NumPy array where a {kind} is expected"
-                )
-            found = element_type(values[i].dtype)
-            if found != kind[6:]:
-                raise ArgumentError(
-                    f"argument {i} ({kind}): expected {kind[6:]} elements, "
-                    f"got {found} ({values[i].dtype})"
-                )
+    def _config(self, grid: Any, block: Any, shared_bytes: int) -> Any:
+        grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
+        if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int) or shared_bytes < 0:
+            raise ValueError(f"shared_bytes must be an int >= 0, got {shared_bytes!r}")
+        if shared_bytes > self._shared_opt_in:
+            self._opt_in(shared_bytes)
+        return LaunchConfig(grid=grid3, block=block3, shmem_size=shared_bytes)
+
+    def _opt_in(self, shared_bytes: int) -> None:
+        """Allow `shared_bytes` of dynamic shared memory (cuda.core's kernel attributes are
+        read-only, so the driver is asked directly)."""
+        core_device(self.ordinal)
+        attr = _cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        check(
+            _cu.cuKernelSetAttribute(
+                attr, shared_bytes, self.core.handle, _cu.CUdevice(self.ordinal)
+            ),
+            "cuKernelSetAttribute",
+        )
+        self._shared_opt_in = shared_bytes
+
+    def _explain(self, config: Any) -> str | None:
+        """Why the driver may have refused the launch, from the contract (the PTX's .reqntid)."""
+        contract = self.info.contract
+        block = tuple(config.block)
+        if contract is not None and block != tuple(contract.block):
+            return f"block {block} does not match the kernel's contract block {contract.block}"
+        return None
+
+    def __repr__(self) -> str:
+        return f"LoadedKernel({self.name!r}, device={self.ordinal})"
+
+
+def _size(info: Any) -> int:
+    """The size of one `Kernel.arguments_info` entry ((offset, size), or .size)."""
+    return info.size if hasattr(info, "size") else info[1]
+
+
+# -- seams (tests/support/fake_gpu.py replaces these two) ---------------------------------------
+
+
+def _load_object(artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal: int) -> Any:
+    """cuda.core's ObjectCode for `artifact`'s cubin or PTX image (bytes: a str would be read
+    as a path); the driver loads it, on the current context, when a kernel is first asked for.
+    """
+    core_device(ordinal)
+    try:
+        if is_cubin:
+            return ObjectCode.from_cubin(image)
+        return ObjectCode.from_ptx(image)
+    except CoreCudaError as exc:
+        raise from_core(exc, "cuLibraryLoadData") from exc
+
+
+def _launch(stream: Any, config: Any, kernel: Any, packed: tuple) -> None:
+    _core_launch(stream, config, kernel, *packed)

@@ -14,7 +14,7 @@ import pytest
 @functools.cache
 def gpu_unavailable_reason() -> str | None:
     try:
-        from ferrox.driver.runtime.cuda import unavailable_reason
+        from ferrox.driver.runtime.device import unavailable_reason
 
         return unavailable_reason()
     except Exception as exc:  # the probe itself must never take the test run down

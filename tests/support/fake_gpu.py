@@ -1,20 +1,25 @@
-"""A stand-in for the CUDA driver, so the GPU backend's own code runs in CI without a GPU.
+"""A stand-in for the GPU, so the runtime's and the GPU backend's own code runs without one.
 
-Device memory is a dict of NumPy byte buffers behind fake addresses; a launch decodes the packed
-kernel parameters exactly as the PTX would receive them (a slice as its pointer and length, a
-raw pointer as an address, scalars by value) back into views of that memory, and runs the
-kernel on the SIMT reference interpreter. Compilation is real: `ferrox.api.compile` lowers the
-module to PTX with llvmlite, so the signatures the backend packs by are the compiler's.
+It replaces the runtime's seams, and nothing above them: the device (`device._count_devices`,
+`device._open_device`, the limits), memory (`buffers._alloc`, `_release`, `_copy_in`,
+`_copy_out`: NumPy byte buffers behind fake addresses), streams (the fake device's
+`create_stream`) and modules (`launcher._load_object`, `launcher._launch`). Packing is real: a
+launch receives exactly the values `LoadedKernel.pack` made from the artifact's ABI, decodes
+them back (a slice as its address and length, a pointer as an address, scalars by value) into
+views of the fake memory, and runs the kernel on the SIMT interpreter, from the module text the
+artifact carries (`ModuleArtifact.source`). Compilation is real too (llvmlite PTX).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ferrox.dialects.simt.types import PtrType
+from ferrox.artifact import ModuleArtifact, ParamKind
+from ferrox.driver.runtime import buffers, device, launcher, streams
 from ferrox.driver.runtime.device import DeviceLimits
 
 H200 = DeviceLimits(
@@ -35,12 +40,15 @@ H200 = DeviceLimits(
 
 @dataclass
 class FakeDevice:
+    """The fake GPU: its memory, and every launch it ran (name, grid, block, shared bytes)."""
+
     memory: dict[int, np.ndarray] = field(default_factory=dict)
     next_ptr: int = 0x7F0000000000
     launches: list[tuple[str, tuple, tuple, int]] = field(default_factory=list)
-    module: Any = None
     streams: int = 0
+    syncs: int = 0
 
+    # -- memory
     def alloc(self, nbytes: int, ordinal: int = 0) -> int:
         if nbytes == 0:
             return 0
@@ -49,7 +57,7 @@ class FakeDevice:
         self.next_ptr += (nbytes + 511) // 256 * 256
         return ptr
 
-    def free(self, ptr: int, ordinal: int = 0) -> None:
+    def free(self, ptr: int) -> None:
         if ptr:
             del self.memory[ptr]
 
@@ -59,118 +67,118 @@ class FakeDevice:
                 return buf[ptr - base : ptr - base + nbytes]
         raise AssertionError(f"access to unallocated fake device memory 0x{ptr:x} (+{nbytes})")
 
-    def htod(
-        self, dst: int, src: Any, nbytes: int | None = None, stream: Any = None, ordinal: int = 0
-    ) -> None:
-        data = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
-        n = data.size if nbytes is None else nbytes
-        if n:
-            self.view(dst, n)[:] = data[:n]
+    def to_end(self, ptr: int) -> np.ndarray:
+        """The bytes from `ptr` to the end of its allocation (what a raw pointer may reach)."""
+        for base, buf in self.memory.items():
+            if base <= ptr < base + buf.size:
+                return buf[ptr - base :]
+        raise AssertionError(f"pointer 0x{ptr:x} is outside fake device memory")
 
-    def dtoh(
-        self, dst: Any, src: int, nbytes: int | None = None, stream: Any = None, ordinal: int = 0
-    ) -> None:
-        out = dst.reshape(-1).view(np.uint8)
-        n = out.size if nbytes is None else nbytes
-        if n:
-            out[:n] = self.view(src, n)
+    # -- what cuda.core's Device offers the runtime
+    @property
+    def name(self) -> str:
+        return H200.name
+
+    def sync(self) -> None:
+        self.syncs += 1
+
+    def create_stream(self) -> FakeStream:
+        self.streams += 1
+        return FakeStream(self.streams)
 
 
 class FakeStream:
-    def __init__(self, device: FakeDevice, ordinal: int = 0, **_: Any):
-        device.streams += 1
-        self.handle = device.streams
+    """What the runtime uses of a cuda.core stream."""
 
-    def synchronize(self) -> None:
+    def __init__(self, handle: int):
+        self.handle = handle
+        self.closed = False
+
+    def sync(self) -> None:
         return None
 
-    def destroy(self) -> None:
-        return None
+    def close(self) -> None:
+        self.closed = True
 
 
 class FakeKernel:
-    def __init__(self, device: FakeDevice, compiled: Any, name: str):
-        self.device, self.compiled, self.name = device, compiled, name
+    """A loaded entry: its ABI as the driver would report it, and the module to interpret."""
 
-    def launch(self, grid, block, args, shared_bytes=0, stream=None) -> None:
-        from ferrox.driver.host_runner.dtypes import numpy_dtype
-        from ferrox.driver.interpreter import find_kernel, run_simt_kernel
-
-        kernel = find_kernel(self.device.module, self.name)
-        values = [v for _, v in args]
-        arrays: list[Any] = []
-        pending = iter(values)
-        for kind, param in zip(self.compiled[self.name].signature, kernel.params):
-            if kind.startswith("slice:"):
-                ptr, length = next(pending), next(pending)
-                dtype = numpy_dtype(param.type.element_type)
-                arrays.append(self.device.view(ptr, length * dtype.itemsize).view(dtype))
-            elif kind == "ptr":
-                assert isinstance(param.type, PtrType)
-                ptr = next(pending)
-                dtype = numpy_dtype(param.type.element_type)
-                base = next(b for b, buf in self.device.memory.items() if b <= ptr < b + buf.size)
-                size = self.device.memory[base].size - (ptr - base)
-                arrays.append(self.device.view(ptr, size - size % dtype.itemsize).view(dtype))
-            else:
-                arrays.append(next(pending))
-        self.device.launches.append((self.name, tuple(grid), tuple(block), shared_bytes))
-        run_simt_kernel(
-            self.device.module, self.name, tuple(grid), tuple(block), arrays, shared_bytes
-        )
+    def __init__(self, module: Any, artifact: ModuleArtifact, name: str):
+        self.module, self.info = module, artifact[name]
+        self.arguments_info = [(0, slot.nbytes) for slot in self.info.abi]
+        self.name = name
 
 
-def register_tile_support() -> None:
-    """The SIMT interpreter's implementations of the ops tile kernels lower to, where the
-    interpreter does not have them itself yet (they live with the tile-to-SIMT tests)."""
-    from ferrox.dialects import simt
-    from ferrox.driver.interpreter import launch
+class FakeCode:
+    def __init__(self, artifact: ModuleArtifact):
+        from ferrox.lowering.pipeline import extract_device_code
+        from ferrox.parser import parse_module
+        from ferrox.registry import make_context
 
-    if any(simt.TileIndexOp in dict(f()._impls()) for f in launch.FUNCTIONS):
-        return
-    import simt_tile_impls
+        self.artifact = artifact
+        self.module = parse_module(make_context(), artifact.source, "<artifact>")
+        extract_device_code(self.module)  # what the PTX holds: tile kernels lowered to SIMT
 
-    simt_tile_impls.register()
-    launch.interpreter_functions.cache_clear()  # the table is built once; rebuild it with these
+    def get_kernel(self, name: str) -> FakeKernel:
+        return FakeKernel(self.module, self.artifact, name)
+
+
+def _decode(fake: FakeDevice, kernel: FakeKernel, packed: tuple) -> list[Any]:
+    """The packed PTX parameter values back as the interpreter's arguments."""
+    values = iter(packed)
+    arrays: list[Any] = []
+    for param in kernel.info.entry_params:
+        dtype = buffers.ELEMENT_DTYPES[param.element]
+        if param.kind is ParamKind.SCALAR:
+            value = next(values)
+            arrays.append(value.item() if isinstance(value, np.generic) else value)
+        elif param.kind is ParamKind.POINTER:
+            raw = fake.to_end(int(next(values)) % 2**64)
+            arrays.append(raw[: raw.size - raw.size % dtype.itemsize].view(dtype))
+        else:
+            ptr, length = int(next(values)), int(next(values))
+            arrays.append(fake.view(ptr, length * dtype.itemsize).view(dtype))
+    assert next(values, None) is None, "more packed values than the entry's parameters"
+    return arrays
 
 
 def install(monkeypatch, tmp_path) -> FakeDevice:
     """Point the runtime at a fake device (and the kernel cache at `tmp_path`)."""
-    import ferrox.api as api
-    from ferrox.driver.runtime import cuda
-    from ferrox.driver.runtime import device as device_module
+    from ferrox.driver.interpreter import run_simt_kernel
 
-    register_tile_support()
-    device = FakeDevice()
+    fake = FakeDevice()
     monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
-    monkeypatch.setattr(cuda, "device_count", lambda: 1)
-    monkeypatch.setattr(cuda, "mem_alloc", device.alloc)
-    monkeypatch.setattr(cuda, "mem_free", device.free)
-    monkeypatch.setattr(cuda, "memcpy_htod", device.htod)
-    monkeypatch.setattr(cuda, "memcpy_dtoh", device.dtoh)
-    monkeypatch.setattr(cuda, "synchronize", lambda ordinal=0: None)
-    monkeypatch.setattr(cuda, "Stream", lambda ordinal=0, **kw: FakeStream(device, ordinal, **kw))
-    monkeypatch.setattr(device_module, "device_limits", lambda ordinal=0: H200)
-    real_compile = api.compile
+    monkeypatch.setattr(device, "_count_devices", lambda: 1)
+    monkeypatch.setattr(device, "_open_device", lambda ordinal: fake)
+    monkeypatch.setattr(device, "_current", threading.local())
+    monkeypatch.setattr(device, "_limits", {0: H200})
 
-    def compile(source, chip="sm_90", opt=3, cache=True):
-        from ferrox.lowering.pipeline import extract_device_code
+    def alloc(nbytes: int, ordinal: int) -> tuple[int, Any]:
+        ptr = fake.alloc(nbytes)
+        return ptr, ptr
 
-        device.module = source.clone()
-        extract_device_code(device.module)  # what the PTX holds: tile kernels lowered to SIMT
-        return real_compile(source, chip=chip, opt=opt, cache=cache)
+    def copy_in(ptr: int, host: np.ndarray, ordinal: int) -> None:
+        fake.view(ptr, host.nbytes)[:] = host
 
-    class FakeProgram:
-        def __init__(self, compiled, ordinal=0):
-            self.compiled = compiled
+    def copy_out(host: np.ndarray, ptr: int, ordinal: int) -> None:
+        host[:] = fake.view(ptr, host.nbytes)
 
-        def info(self, name):
-            return self.compiled[name]
+    monkeypatch.setattr(buffers, "_alloc", alloc)
+    monkeypatch.setattr(buffers, "_release", lambda ptr, ordinal: fake.free(ptr))
+    monkeypatch.setattr(buffers, "_copy_in", copy_in)
+    monkeypatch.setattr(buffers, "_copy_out", copy_out)
+    monkeypatch.setattr(streams, "_wrapped", {})
 
-        def kernel(self, name):
-            return FakeKernel(device, self.compiled, name)
+    def launch(stream: Any, config: Any, kernel: FakeKernel, packed: tuple) -> None:
+        grid, block = tuple(config.grid), tuple(config.block)
+        arrays = _decode(fake, kernel, packed)
+        fake.launches.append((kernel.name, grid, block, config.shmem_size))
+        run_simt_kernel(kernel.module, kernel.name, grid, block, arrays, config.shmem_size)
 
-    monkeypatch.setattr(api, "compile", compile)
-    monkeypatch.setattr(api, "Program", FakeProgram)
-    return device
+    monkeypatch.setattr(launcher.LoadedModule, "_loaded", {})
+    monkeypatch.setattr(
+        launcher, "_load_object", lambda artifact, image, cubin, ordinal: FakeCode(artifact)
+    )
+    monkeypatch.setattr(launcher, "_launch", launch)
+    return fake

@@ -1,256 +1,265 @@
-"""The launcher against a fake driver: explanations of refusals, parameter checks, NumPy staging."""
+"""The launcher: arguments packed by the artifact's ABI (values, widths, ranges, refusals that
+name the parameter), the ABI compared with the driver's once at load, one load per image and
+device, the shared-memory opt-in, driver refusals explained; and a compiled kernel run end to
+end on the fake GPU, compared with NumPy."""
 
-import ctypes
+from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
+from cuda.bindings import driver as cu
 
-from ferrox.driver.runtime import cuda
-from ferrox.driver.runtime.abi import ArgumentError
-from ferrox.driver.runtime.errors import CudaError
-from ferrox.driver.runtime.launcher import Module, dim3
-
-PTX = b"""
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry vecadd(
-    .param .u64 .ptr .global .align 1 vecadd_param_0, .param .u64 vecadd_param_1,
-    .param .u64 .ptr .global .align 1 vecadd_param_2, .param .u64 vecadd_param_3,
-    .param .u64 .ptr .global .align 1 vecadd_param_4, .param .u64 vecadd_param_5
+from ferrox.artifact import (
+    AbiSlot,
+    Contract,
+    IndexSpace,
+    KernelArtifact,
+    ModuleArtifact,
+    Param,
+    ParamKind,
 )
-.reqntid 256, 1, 1
-{ ret; }
-.visible .entry capped(.param .u32 capped_param_0)
-.maxntid 128, 1, 1
-{ ret; }
-"""
-SIG = ["slice:f32", "slice:f32", "slice:f32"]
+from ferrox.driver.runtime import errors, launcher
+from ferrox.driver.runtime.abi import bf16_bits
+from ferrox.driver.runtime.buffers import DeviceArray, DeviceView
+from ferrox.driver.runtime.errors import ArgumentError, CoreCudaError, CudaError, InternalError
+from ferrox.driver.runtime.launcher import LoadedModule, dim3
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "simt"
+
+PARAMS = (
+    Param("x", ParamKind.SHARED_SLICE, "f32"),
+    Param("out", ParamKind.DISJOINT_SLICE, "f32", IndexSpace("1d")),
+    Param("n", ParamKind.SCALAR, "i32"),
+    Param("alpha", ParamKind.SCALAR, "f32"),
+    Param("raw", ParamKind.POINTER, "i8"),
+    Param("h", ParamKind.SCALAR, "bf16"),
+    Param("flag", ParamKind.SCALAR, "i1"),
+    Param("big", ParamKind.SCALAR, "index"),
+)
+KERNEL = KernelArtifact("k", PARAMS, Contract(domain=1, block=(256, 1, 1)))
 
 
-class FakeDevice:
-    """Device memory in dicts, and a vecadd that 'runs' when launched."""
+def artifact(kernel: KernelArtifact = KERNEL, ptx: str = "// ptx", cubin=None) -> ModuleArtifact:
+    return ModuleArtifact("sm_90", "+ptx80", 3, ptx, {kernel.name: kernel}, cubin)
 
-    def __init__(self):
-        self.memory: dict[int, bytearray] = {}
-        self.next = 0x1000
-        self.freed: list[int] = []
-        self.launches: list[tuple] = []
-        self.refuse: str | None = None
-        self.attributes: list[tuple] = []
 
-    def install(self, monkeypatch):
-        monkeypatch.setattr(cuda, "load_module", lambda image, ordinal=0: 0xAA)
-        monkeypatch.setattr(cuda, "get_function", lambda module, name: 0xF0 + len(name))
-        monkeypatch.setattr(cuda, "mem_alloc", self.alloc)
-        monkeypatch.setattr(cuda, "mem_free", lambda ptr, ordinal=0: self.freed.append(ptr))
-        monkeypatch.setattr(cuda, "memcpy_htod", self.htod)
-        monkeypatch.setattr(cuda, "memcpy_dtoh", self.dtoh)
-        monkeypatch.setattr(cuda, "launch_kernel", self.launch)
-        monkeypatch.setattr(cuda, "stream_synchronize", lambda stream: None)
-        monkeypatch.setattr(
-            cuda, "set_function_attribute", lambda f, n, v: self.attributes.append((n, v))
-        )
-        monkeypatch.setattr("ferrox.driver.runtime.arrays._pointer_device", lambda ptr: 0)
-        Module._loaded.clear()
+class Entry:
+    """What the driver reports of a loaded entry."""
 
-    def alloc(self, nbytes, ordinal=0):
-        ptr, self.next = self.next, self.next + ((nbytes + 255) // 256) * 256 + 256
-        self.memory[ptr] = bytearray(nbytes)
-        return ptr
+    def __init__(self, sizes):
+        self.arguments_info = [(8 * i, size) for i, size in enumerate(sizes)]
+        self.handle = 0xF00
 
-    def htod(self, dst, src, nbytes=None, stream=None, ordinal=0):
-        host = cuda._host_bytes(src, writable=False)
-        self.memory[dst][: host.nbytes] = host.tobytes()
 
-    def dtoh(self, dst, src, nbytes=None, stream=None, ordinal=0):
-        host = cuda._host_bytes(dst, writable=True)
-        host[:] = np.frombuffer(bytes(self.memory[src][: host.nbytes]), np.uint8)
+class Code:
+    def __init__(self, sizes):
+        self.sizes = sizes
 
-    def launch(self, function, grid, block, args, shared_bytes=0, stream=None, ordinal=0):
-        if self.refuse:
-            raise CudaError("cuLaunchKernel", getattr(cuda._cu.CUresult, self.refuse))
-        self.launches.append((function, grid, block, [(t, v) for t, v in args], shared_bytes))
-        if len(args) == 6 and args[0][1] in self.memory:
-            (_, a), (_, na), (_, b), (_, nb), (_, c), (_, nc) = args
-            x = np.frombuffer(self.memory[a], np.float32)[:na]
-            y = np.frombuffer(self.memory[b], np.float32)[:nb]
-            out = np.frombuffer(self.memory[c], np.float32)[:nc]
-            out[:] = x + y
+    def get_kernel(self, name):
+        return Entry(self.sizes)
 
 
 @pytest.fixture
-def device(monkeypatch):
-    fake = FakeDevice()
-    fake.install(monkeypatch)
-    return fake
+def loads(fake, monkeypatch):
+    """The fake GPU, with modules whose entries report `Code.sizes`; records every load."""
+    seen = []
+
+    def load(art, image, cubin, ordinal):
+        seen.append((image, cubin, ordinal))
+        return Code([slot.nbytes for slot in art[next(iter(art.kernels))].abi])
+
+    monkeypatch.setattr(launcher, "_load_object", load)
+    return seen
 
 
-def test_dim3_normalises_and_refuses():
-    assert dim3(256, "block") == (256, 1, 1)
-    assert dim3((16, 16), "block") == (16, 16, 1)
-    assert dim3(np.int64(4), "grid") == (4, 1, 1)
-    with pytest.raises(ValueError, match=r"^grid dimensions must be at least 1, got \(0, 1\)$"):
-        dim3((0, 1), "grid")
-    with pytest.raises(
-        ValueError, match=r"^block must be 1 to 3 positive integers, got \(1, 1, 1, 1\)$"
-    ):
-        dim3((1, 1, 1, 1), "block")
-    with pytest.raises(ValueError, match="block must be 1 to 3 positive integers"):
-        dim3(2.0, "block")
-
-
-def test_module_is_loaded_once_per_image_and_device(device):
-    module = Module.load(PTX)
-    assert Module.load(PTX) is module
-    assert Module.load(PTX, ordinal=1) is not module
-    kernel = module.kernel("vecadd", SIG)
-    assert module["vecadd"] is kernel and kernel.reqntid == (256, 1, 1) and kernel.signature == SIG
-    with pytest.raises(
-        KeyError, match=r"no kernel named 'vecad' in this PTX \(entries: vecadd, capped\)"
-    ):
-        module.kernel("vecad")
-
-
-def test_wrong_block_for_reqntid_is_explained(device):
-    kernel = Module(PTX).kernel("vecadd")
-    device.refuse = "CUDA_ERROR_INVALID_VALUE"
-    args = [(ctypes.c_uint64, 0x1000), (ctypes.c_int64, 1)] * 3
-    with pytest.raises(CudaError) as info:
-        kernel.launch(4, 128, args)
-    assert str(info.value) == (
-        "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE: "
-        "block (128, 1, 1) does not match the kernel's .reqntid (256, 1, 1)"
+@pytest.fixture
+def launched(loads, monkeypatch):
+    calls = []
+    monkeypatch.setattr(
+        launcher, "_launch", lambda stream, config, kernel, packed: calls.append((config, packed))
     )
-    with pytest.raises(CudaError) as info:  # right block, other cause: no made-up explanation
-        kernel.launch(4, 256, args)
-    assert str(info.value) == "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"
-    device.refuse = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
-    with pytest.raises(
-        CudaError, match=r"^cuLaunchKernel failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES$"
-    ):
-        kernel.launch(4, 256, args)
-    with pytest.raises(CudaError, match=r"OUT_OF_RESOURCES: block \(128, 1, 1\) does not match"):
-        kernel.launch(4, 128, args)  # whatever the error, a block the PTX forbids is named
-    device.refuse = None
-    kernel.launch(4, 256, args)  # a good launch after the refusals goes through
-    assert device.launches[-1][1:3] == ((4, 1, 1), (256, 1, 1))
+    return calls
 
 
-def test_block_over_maxntid_is_explained(device):
-    kernel = Module(PTX).kernel("capped")
-    device.refuse = "CUDA_ERROR_INVALID_VALUE"
-    with pytest.raises(
-        CudaError,
-        match=r"block \(16, 16, 1\) has more threads than the kernel's .maxntid \(128, 1, 1\)",
-    ):
-        kernel.launch(1, (16, 16), [(ctypes.c_uint32, 1)])
+def views():
+    return DeviceView(0x1000, 400, (100,), "f32", 0), DeviceView(0x2000, 40, (10,), "f32", 0)
 
 
-def test_packed_arguments_must_match_the_ptx_parameters(device):
-    kernel = Module(PTX).kernel("vecadd")
-    with pytest.raises(
-        ArgumentError, match=r"^kernel 'vecadd' takes 6 PTX parameters, got 2 packed arguments$"
-    ):
-        kernel.launch(1, 256, [(ctypes.c_uint64, 0), (ctypes.c_int64, 0)])
-    bad = [(ctypes.c_uint64, 0), (ctypes.c_int32, 0)] + [(ctypes.c_uint64, 0)] * 4
-    with pytest.raises(
-        ArgumentError, match=r"parameter 1 is 8 bytes, but argument 1 is a c_int(32)? \(4 bytes\)"
-    ):
-        kernel.launch(1, 256, bad)
-    assert device.launches == []
-
-
-def test_large_dynamic_shared_memory_is_opted_into_once(device):
-    kernel = Module(PTX).kernel("capped")
-    kernel.launch(1, 128, [(ctypes.c_uint32, 1)], shared_bytes=1024)
-    kernel.launch(1, 128, [(ctypes.c_uint32, 1)], shared_bytes=100_000)
-    kernel.launch(1, 128, [(ctypes.c_uint32, 1)], shared_bytes=90_000)
-    assert device.attributes == [("MAX_DYNAMIC_SHARED_SIZE_BYTES", 100_000)]
-    with pytest.raises(ValueError, match="shared_bytes must be >= 0"):
-        kernel.launch(1, 128, [(ctypes.c_uint32, 1)], shared_bytes=-1)
-
-
-def test_call_copies_numpy_in_and_back(device):
-    kernel = Module(PTX).kernel("vecadd", SIG)
-    rng = np.random.default_rng(7)
-    a, b = rng.random(1000, dtype=np.float32), rng.random(1000, dtype=np.float32)
-    a.flags.writeable = False  # read-only inputs are not copied back
-    out = np.full(1000, np.nan, np.float32)
-    kernel.call(4, 256, a, b, out)
-    np.testing.assert_array_equal(out, a + b)
-    ((_, grid, block, args, _),) = device.launches
-    assert (grid, block) == ((4, 1, 1), (256, 1, 1))
-    assert [v for t, v in args][1::2] == [1000, 1000, 1000]
-    assert sorted(device.freed) == sorted(device.memory)  # every staging buffer freed
-
-
-def test_call_checks_every_argument_before_allocating(device):
-    kernel = Module(PTX).kernel("vecadd", SIG)
-    x = np.zeros(8, np.float32)
-    with pytest.raises(
-        ArgumentError,
-        match=r"^argument 1 \(slice:f32\): expected f32 elements, got f64 \(float64\)$",
-    ):
-        kernel.call(1, 256, x, np.zeros(8), x)
-    with pytest.raises(
-        ArgumentError,
-        match=r"^kernel takes 3 arguments \(slice:f32, slice:f32, slice:f32\), got 2$",
-    ):
-        kernel.call(1, 256, x, x)
-    with pytest.raises(ArgumentError, match="need sync=True"):
-        kernel.call(1, 256, x, x, x, sync=False)
-    with pytest.raises(ValueError, match="grid dimensions must be at least 1"):
-        kernel.call(0, 256, x, x, x)
-    assert device.memory == {} and device.launches == []
-    kernel.call(1, 256, x, x, x)  # and a good call afterwards works
-    assert len(device.launches) == 1
-
-
-def test_call_needs_a_signature(device):
-    with pytest.raises(ArgumentError, match=r"kernel 'vecadd' has no signature"):
-        Module(PTX).kernel("vecadd").call(1, 256)
-
-
-def test_launch_kernel_hands_the_driver_a_parameter_array(monkeypatch):
-    seen = {}
-
-    class FakeDriver:
-        @staticmethod
-        def cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-            pointers = (ctypes.c_void_p * 2).from_address(params)
-            seen["values"] = (
-                ctypes.c_uint64.from_address(pointers[0]).value,
-                ctypes.c_float.from_address(pointers[1]).value,
-            )
-            seen["dims"] = (f, gx, gy, gz, bx, by, bz, shared, stream, extra)
-            return (0,)
-
-    monkeypatch.setattr(cuda, "_cu", FakeDriver)
-    monkeypatch.setattr(cuda, "primary_context", lambda ordinal=0: None)
-    cuda.launch_kernel(
-        0x77, (2, 3, 1), (32, 4, 1), [(ctypes.c_uint64, 0xBEEF), (ctypes.c_float, 0.25)], 64, 5
-    )
-    assert seen == {"values": (0xBEEF, 0.25), "dims": (0x77, 2, 3, 1, 32, 4, 1, 64, 5, 0)}
-
-
-def test_stream_handles_from_other_libraries():
-    class TorchLike:
-        cuda_stream = 0x51
-
-    class CupyLike:
-        ptr = 0x52
-
-    class CoreLike:
-        def __cuda_stream__(self):
-            return (0, 0x53)
-
-    assert [cuda.stream_handle(s) for s in (None, 7, TorchLike(), CupyLike(), CoreLike())] == [
-        0,
-        7,
-        0x51,
-        0x52,
-        0x53,
+def test_arguments_are_packed_by_the_abi(launched):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    x, out = views()
+    packed = kernel.pack([x, out, 7, 0.5, 0xDEAD, 1.0, True, 2**40])
+    assert packed == (0x1000, 100, 0x2000, 10, 7, 0.5, 0xDEAD, 0x3F80, 1, 2**40)
+    types = [type(v) for v in packed]
+    assert types == [int, int, int, int, np.int32, np.float32, int, np.uint16, np.int8, int]
+    assert [np.asarray(v).nbytes if not isinstance(v, int) else 8 for v in packed] == [
+        slot.nbytes for slot in KERNEL.abi
     ]
-    with pytest.raises(TypeError, match="not a CUDA stream: str"):
-        cuda.stream_handle("default")
+
+
+def test_slices_take_device_arrays_and_signless_integers(launched):
+    kernel = LoadedModule.load(
+        artifact(KernelArtifact("k", (Param("v", ParamKind.SHARED_SLICE, "i32"),), None))
+    ).kernel("k")
+    array = DeviceArray.from_numpy(np.arange(6, dtype=np.uint32))
+    assert kernel.pack([array]) == (array.ptr, 6)
+
+
+@pytest.mark.parametrize(
+    "index, value, message",
+    [
+        (2, 2**31, "argument 'n' (i32 scalar): 2147483648 does not fit in i32 "
+         "(-2147483648..2147483647)"),
+        (2, 1.5, "argument 'n' (i32 scalar): expected an integer, got float 1.5"),
+        (2, True, "argument 'n' (i32 scalar): expected an integer, got bool True"),
+        (3, 1e39, "argument 'alpha' (f32 scalar): 1e+39 does not fit in f32 "
+         "(largest is 3.40282e+38)"),
+        (3, "1", "argument 'alpha' (f32 scalar): expected a number, got str"),
+        (4, -1, "argument 'raw' (i8 pointer): address -1 is outside the 64-bit range"),
+        (5, 1e39, "argument 'h' (bf16 scalar): 1e+39 does not fit in bf16 "
+         "(largest is 3.38953e+38)"),
+        (6, 2, "argument 'flag' (i1 scalar): 2 does not fit in i1 (0..1)"),
+        (0, np.zeros(3, np.float32), "argument 'x' (f32 shared slice): a NumPy array lives on "
+         "the host: copy it to the device first (DeviceArray.from_numpy), or launch through "
+         "the checked API, which does"),
+        (1, DeviceView(0x2000, 40, (10,), "i32", 0), "argument 'out' (f32 disjoint slice): "
+         "expected f32 elements, got i32"),
+    ],
+)  # fmt: skip
+def test_bad_values_are_refused_naming_the_parameter(launched, index, value, message):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    args = [*views(), 7, 0.5, 0xDEAD, 1.0, True, 5]
+    args[index] = value
+    with pytest.raises(ArgumentError) as info:
+        kernel.launch(1, 256, args)
+    assert str(info.value) == message
+    assert launched == []
+
+
+def test_numpy_integers_and_floats_are_accepted(launched):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    packed = kernel.pack([*views(), np.int64(-5), np.float64(2.0), np.uint64(2**64 - 1), 0, 0, 1])
+    assert packed[4:7] == (-5, 2.0, -1)  # an address past 2**63 wraps as cuda.core's int64
+
+
+def test_the_argument_count_is_checked(launched):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    with pytest.raises(ArgumentError) as info:
+        kernel.pack(views())
+    assert str(info.value) == (
+        "kernel 'k' takes 8 arguments (x, out, n, alpha, raw, h, flag, big), got 2"
+    )
+
+
+def test_bf16_scalars_round_to_nearest_even():
+    assert [int(bf16_bits(v)) for v in (1.0, 1 + 2**-8, 1 + 3 * 2**-8, -2.0, float("nan"))] == [
+        0x3F80,
+        0x3F80,
+        0x3F82,
+        0xC000,
+        0x7FC0,
+    ]
+
+
+def test_launch_goes_to_cuda_core_with_a_config(launched):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    args = [*views(), 1, 1.0, 0, 0.0, False, 3]
+    kernel.launch((4, 2), [256], args, shared_bytes=128)
+    packed = kernel.pack(args)
+    kernel.launch_packed((4, 2), [256], packed, shared_bytes=128)
+    (c1, p1), (c2, p2) = launched
+    assert c1 is c2  # one LaunchConfig per launch shape
+    assert (c1.grid, c1.block, c1.shmem_size) == ((4, 2, 1), (256, 1, 1), 128)
+    assert p1 == p2 == packed
+
+
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        (0, "grid dimensions must be at least 1, got (0,)"),
+        ((1, 2, 3, 4), "grid must be 1 to 3 positive integers, got (1, 2, 3, 4)"),
+        (2.0, "grid must be 1 to 3 positive integers, got 2.0"),
+    ],
+)
+def test_bad_launch_shapes(launched, grid, message):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    with pytest.raises(ValueError) as info:
+        kernel.launch_packed(grid, 256, ())
+    assert str(info.value) == message
+    with pytest.raises(ValueError, match=r"^shared_bytes must be an int >= 0, got -1$"):
+        kernel.launch_packed(1, 256, (), shared_bytes=-1)
+    assert dim3(np.int64(5), "grid") == (5, 1, 1)
+
+
+def test_shared_memory_above_48_kib_is_opted_in_once(launched, monkeypatch):
+    asked = []
+    monkeypatch.setattr(
+        cu, "cuKernelSetAttribute", lambda attr, value, k, dev: asked.append(value) or (0,)
+    )
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    for shared in (1024, 100 * 1024, 100 * 1024, 64 * 1024, 120 * 1024):
+        kernel.launch_packed(1, 256, (), shared_bytes=shared)
+    assert asked == [100 * 1024, 120 * 1024]
+
+
+def test_a_refused_launch_is_explained_by_the_contract(loads, monkeypatch):
+    monkeypatch.setattr(errors, "error_description", lambda code: "invalid argument")
+
+    def refuse(stream, config, kernel, packed):
+        raise CoreCudaError("CUDA_ERROR_INVALID_VALUE: This indicates that ...")
+
+    monkeypatch.setattr(launcher, "_launch", refuse)
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    with pytest.raises(CudaError) as info:
+        kernel.launch_packed(1, 128, ())
+    assert str(info.value) == (
+        "cuLaunchKernelEx failed: CUDA_ERROR_INVALID_VALUE (invalid argument): "
+        "block (128, 1, 1) does not match the kernel's contract block (256, 1, 1)"
+    )
+    with pytest.raises(CudaError) as info:
+        kernel.launch_packed(1, 256, ())
+    assert str(info.value) == "cuLaunchKernelEx failed: CUDA_ERROR_INVALID_VALUE (invalid argument)"
+
+
+def test_an_abi_disagreement_is_an_internal_error(fake, monkeypatch):
+    monkeypatch.setattr(launcher, "_load_object", lambda *a: Code([8, 8, 8, 4, 4, 8, 2, 1]))
+    with pytest.raises(InternalError) as info:
+        LoadedModule.load(artifact()).kernel("k")
+    assert str(info.value) == (
+        "internal error (a ferrox bug, please report it): kernel 'k': the artifact's parameters "
+        "take [8, 8, 8, 8, 4, 4, 8, 2, 1, 8] bytes, but the loaded entry's take "
+        "[8, 8, 8, 4, 4, 8, 2, 1]"
+    )
+
+
+def test_one_load_per_image_and_device_cubin_for_the_devices_chip(loads):
+    a = LoadedModule.load(artifact(ptx="// one"))
+    assert LoadedModule.load(artifact(ptx="// one")) is a
+    assert a.kernel("k") is a["k"]
+    LoadedModule.load(artifact(ptx="// two", cubin=b"\x7fELF-sm90"))
+    other_chip = ModuleArtifact("sm_80", "", 3, "// three", {"k": KERNEL}, b"\x7fELF-sm80")
+    LoadedModule.load(other_chip)
+    assert loads == [(b"// one", False, 0), (b"\x7fELF-sm90", True, 0), (b"// three", False, 0)]
+    with pytest.raises(KeyError, match="no kernel named 'nope' in this module"):
+        a.kernel("nope")
+
+
+def test_a_compiled_kernel_runs_on_the_fake_gpu(fake):
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+    from ferrox.targets.compile import compile_module
+
+    path = EXAMPLES / "vecadd.mlir"
+    art = compile_module(parse_module(make_context(), path.read_text(), str(path)), cubin=False)
+    assert [s for s in art["vecadd"].abi] == [AbiSlot.U64, AbiSlot.I64] * 3
+    rng = np.random.default_rng(7)
+    n = 1000
+    a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    da, db = DeviceArray.from_numpy(a), DeviceArray.from_numpy(b)
+    out = DeviceArray.from_numpy(np.full(n, np.nan, np.float32))
+    kernel = LoadedModule.load(art).kernel("vecadd")
+    kernel.launch(4, 256, [da, db, out])
+    np.testing.assert_array_equal(out.copy_to_host(), a + b)
+    assert fake.launches == [("vecadd", (4, 1, 1), (256, 1, 1), 0)]
