@@ -9,6 +9,7 @@ synced), so a stream is only a name here. The launch checker checks launches aga
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from xdsl.ir import Attribute
 from ferrox.artifact import KernelArtifact, ModuleArtifact
 from ferrox.driver.checker import INTERPRETER_LIMITS, BufferArg, CheckedLaunch, numpy_buffer
 from ferrox.driver.host_runner.arrays import host_elem, on_cuda_device
-from ferrox.driver.host_runner.dtypes import numpy_dtype
+from ferrox.driver.host_runner.dtypes import numpy_dtype, runtime_elem
 from ferrox.driver.host_runner.values import Dim3, Partition, Tensor
 
 
@@ -54,7 +55,11 @@ class CpuBackend:
         return None
 
     def describe(self, tensor: Tensor) -> BufferArg:
-        return numpy_buffer(tensor.data, obj=tensor)
+        """The tensor's array, of the tensor's element type (bf16 is held as float32 where
+        NumPy has no bf16)."""
+        element = runtime_elem(tensor.element_type)
+        element = "i" + element[1:] if element.startswith("u") else element
+        return dataclasses.replace(numpy_buffer(tensor.data, obj=tensor), element=element)
 
     def upload(self, array: np.ndarray, element_type: Attribute) -> Tensor:
         data = np.array(array, dtype=numpy_dtype(element_type), order="C", copy=True)
