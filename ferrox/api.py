@@ -443,6 +443,7 @@ class _GpuDevice:
         arrays as they are, NumPy arrays copied in (outputs copied back once the stream is
         done, then freed, when the launch's `with` block ends)."""
         from ferrox.driver.runtime.buffers import DeviceArray
+        from ferrox.driver.runtime.device import synchronize
 
         on_device: dict[int, Any] = {}
         staged: list[tuple[Any, np.ndarray | None]] = []
@@ -460,7 +461,7 @@ class _GpuDevice:
             def finish() -> None:
                 try:
                     if any(host is not None for _, host in staged):
-                        _synchronize(stream)
+                        synchronize(self.ordinal)  # the launch is done, on whichever stream
                         for device, host in staged:
                             if host is not None:
                                 device.copy_to_host(host)
@@ -490,15 +491,6 @@ class _GpuDevice:
             self.loaded.kernel(artifact.name).launch(
                 grid, block, entry, shared_bytes=shared_bytes, stream=on
             )
-
-
-def _synchronize(stream: Any) -> None:
-    from ferrox.driver.runtime.streams import Stream, core_stream
-
-    if isinstance(stream, Stream):
-        stream.synchronize()
-    else:
-        core_stream(stream).sync()
 
 
 __all__ = ["DEVICES", "Kernel", "Launch", "LaunchError", "Module", "compile", "load"]
