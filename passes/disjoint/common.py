@@ -7,19 +7,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, UnsafeOp
+from ferrox.passes.analysis.cfg import RegionGraph
+from ferrox.passes.analysis.uniformity import Level
 
 Function = KernelOp | FuncOp
 
 
 @dataclass
 class Context:
-    """Module-wide facts: the device functions by name, and which of them are convergent."""
+    """Module-wide facts: the device functions by name, and which of them are convergent (with
+    the uniformity, a `passes.analysis.uniformity.Level`, their call sites need)."""
 
     funcs: dict[str, FuncOp] = field(default_factory=dict[str, FuncOp])
-    convergent_funcs: set[str] = field(default_factory=set[str])
+    convergent_funcs: dict[str, Level] = field(default_factory=dict[str, Level])
 
     def callee(self, call: CallOp) -> FuncOp | None:
         return self.funcs.get(call.callee.root_reference.data)
@@ -70,8 +73,11 @@ EXCLUSIVE_REGIONS = (scf.IfOp, scf.IndexSwitchOp)
 
 
 def order(a: Operation, b: Operation) -> str:
-    """How `a` relates to `b` in one run of the enclosing function: "before" (a runs first),
-    "after", "exclusive" (alternative branches), or "same"."""
+    """How `a` relates to `b` in one run of the enclosing function: "before" (a runs first, and
+    b never runs before it), "after", "exclusive" (never both: alternative branches), "same",
+    or "unknown": both may run, in either order or more than once (blocks on a cycle of an
+    unstructured region, the regions of an `scf.while` or of an op the verifier does not know,
+    ops of different functions). Callers must read "unknown" as "may both run"."""
     if a is b:
         return "same"
     chain_a = _chain(a)
@@ -83,7 +89,7 @@ def order(a: Operation, b: Operation) -> str:
             x = blocks_a[id(blk)]
             return _order_in_block(a, b, x, y, blk)
         y = y.parent_op()
-    return "exclusive"  # different functions
+    return "unknown"  # different functions
 
 
 def _order_in_block(a: Operation, b: Operation, x: Operation, y: Operation, blk: Block) -> str:
@@ -94,16 +100,44 @@ def _order_in_block(a: Operation, b: Operation, x: Operation, y: Operation, blk:
             return "after"
         ra, rb = _region_index(a, x), _region_index(b, x)
         if ra == rb:
-            return "exclusive"  # different blocks of one region (unstructured): not ordered here
+            return _order_in_region(_block_in(a, x), _block_in(b, x), x.regions[ra])
         if isinstance(x, EXCLUSIVE_REGIONS):
             return "exclusive"
-        return "before" if ra < rb else "after"
+        if isinstance(x, scf.ForOp | scf.IfOp | scf.ExecuteRegionOp):
+            return "before" if ra < rb else "after"
+        return "unknown"
     for op in blk.ops:
         if op is x:
             return "before"
         if op is y:
             return "after"
     raise AssertionError("ops not in their block")
+
+
+def _order_in_region(block_a: Block, block_b: Block, region: Region) -> str:
+    """Two different blocks of one region: what its control-flow graph allows."""
+    graph = RegionGraph.of(region)
+    na, nb = graph.node(block_a), graph.node(block_b)
+    a_then_b = nb in graph.reachable(na)
+    b_then_a = na in graph.reachable(nb)
+    if a_then_b and b_then_a:
+        return "unknown"
+    if a_then_b:
+        return "before"
+    if b_then_a:
+        return "after"
+    return "exclusive"
+
+
+def _block_in(op: Operation, ancestor: Operation) -> Block:
+    """The block of one of `ancestor`'s regions that holds `op`."""
+    node = op
+    while (parent := node.parent_op()) is not ancestor:
+        assert parent is not None, "`ancestor` does not contain `op`"
+        node = parent
+    block = node.parent_block()
+    assert block is not None
+    return block
 
 
 def _region_index(op: Operation, ancestor: Operation) -> int:
@@ -118,12 +152,35 @@ LOOPS = (scf.ForOp, scf.WhileOp, scf.ParallelOp)
 
 
 def loop_between(use: Operation, value: SSAValue) -> Operation | None:
-    """The innermost loop enclosing `use` but not the definition of `value`, if any."""
+    """The innermost loop that repeats `use` without repeating the definition of `value`, if
+    any: a structured loop enclosing `use` but not the definition, or a cycle of an unstructured
+    region through `use`'s block that does not pass the definition's block. The op holding that
+    loop or region is returned."""
     defining = owner(value)
     def_chain = set(map(id, _chain(defining))) if defining is not None else set()
-    for anc in _chain(use)[1:]:
-        if id(anc) in def_chain:
+    node = use
+    while (block := node.parent_block()) is not None:
+        region = block.parent
+        parent = node.parent_op()
+        if region is None or parent is None:
             return None
-        if isinstance(anc, LOOPS):
-            return anc
+        if id(parent) in def_chain:
+            # The definition is in this region too: only a cycle that avoids its block repeats
+            # the use without making a new value.
+            if len(region.blocks) > 1 and defining is not None:
+                def_block = _block_in(defining, parent) if defining is not parent else None
+                graph = RegionGraph.of(region)
+                avoid = None
+                if def_block is not None and def_block.parent is region:
+                    avoid = graph.node(def_block)
+                if avoid != graph.node(block) and graph.on_cycle_avoiding(graph.node(block), avoid):
+                    return parent
+            return None
+        if len(region.blocks) > 1:
+            graph = RegionGraph.of(region)
+            if graph.on_cycle_avoiding(graph.node(block), None):
+                return parent
+        if isinstance(parent, LOOPS):
+            return parent
+        node = parent
     return None

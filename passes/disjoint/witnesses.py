@@ -28,7 +28,7 @@ from ferrox.dialects.simt import (
     WitnessValueOp,
     YieldOp,
 )
-from ferrox.passes.disjoint.common import Context, Function, loop_between, order
+from ferrox.passes.disjoint.common import Context, Function, describe, loop_between, order
 
 _STORES = (PtrStoreOp, SharedStoreOp, memref.StoreOp, *ATOMIC_OPS)
 _RETURNS = (ReturnOp, func.ReturnOp)
@@ -85,6 +85,7 @@ def _escape(use: Operation) -> str:
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
+    position = {id(op): i for i, op in enumerate(fn.walk())}
     for value in _witness_values(fn):
         why = _origin(value, fn)
         if why is not None:
@@ -93,15 +94,15 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
                 f"witness not produced by a trusted index op: {value.type} comes from {why}",
             )
             continue
-        _check_uses(value, engine)
+        _check_uses(value, engine, position)
     _check_spaces(fn, engine)
     _check_runtime_widths(fn, engine)
 
 
-def _check_uses(value: SSAValue, engine: DiagnosticEngine) -> None:
+def _check_uses(value: SSAValue, engine: DiagnosticEngine, position: dict[int, int]) -> None:
     moves: list[Operation] = []
     reads: list[Operation] = []
-    for use in value.uses:
+    for use in sorted(value.uses, key=lambda u: position.get(id(u.operation), -1)):
         op = use.operation
         if isinstance(op, WITNESS_MOVES) and use.index == 1:
             moves.append(op)
@@ -118,8 +119,11 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine) -> None:
                 [(later, "value moved here, in previous iteration of loop")],
             )
             continue
-        for earlier in moves[:i] + moves[i + 1 :]:
-            if order(earlier, later) == "before":
+        for j, earlier in enumerate(moves):
+            # "unknown" means both may run, in either order: report it once, at the later one in
+            # the text.
+            relation = order(earlier, later) if j != i else "same"
+            if relation == "before" or (relation == "unknown" and j < i):
                 engine.error(
                     later,
                     "use of moved value: witness",
@@ -128,7 +132,7 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine) -> None:
                 break
     for read in reads:
         for move in moves:
-            if order(move, read) == "before":
+            if order(move, read) in ("before", "unknown"):
                 engine.error(
                     read,
                     "borrow of moved value: witness",
@@ -150,30 +154,45 @@ def _check_spaces(fn: Function, engine: DiagnosticEngine) -> None:
             )
 
 
+def _width_param(fn: Function, op: Index2DRuntimeOp) -> SSAValue | None:
+    width = op.width
+    if (
+        isinstance(fn, KernelOp)
+        and isinstance(width, BlockArgument)
+        and width.block is fn.body.blocks[0]
+    ):
+        return width
+    return None
+
+
 def _check_runtime_widths(fn: Function, engine: DiagnosticEngine) -> None:
-    first: Index2DRuntimeOp | None = None
+    """A `2d_runtime` width is a kernel parameter, and every witness that writes one slice has
+    the same width: two widths over one slice would give two threads one element. Different
+    slices may have different widths."""
     for op in fn.walk():
-        if not isinstance(op, Index2DRuntimeOp):
-            continue
-        width = op.width
-        is_param = (
-            isinstance(fn, KernelOp)
-            and isinstance(width, BlockArgument)
-            and width.block is fn.body.blocks[0]
-        )
-        if not is_param:
+        if isinstance(op, Index2DRuntimeOp) and _width_param(fn, op) is None:
             engine.error(
                 op,
                 "runtime row width must be a kernel parameter, "
                 "so that every thread uses the same width",
             )
+    first: dict[SSAValue, tuple[Operation, SSAValue]] = {}
+    for op in fn.walk():
+        if not isinstance(op, WITNESS_MOVES):
             continue
-        if first is None:
-            first = op
-        elif first.width is not width:
+        producer = op.witness.owner
+        if not isinstance(producer, Index2DRuntimeOp):
+            continue
+        width = _width_param(fn, producer)
+        if width is None:
+            continue
+        seen = first.setdefault(op.slice, (op, width))
+        if seen[1] is not width:
+            name = describe(op.slice)
             engine.error(
                 op,
-                "conflicting runtime row widths: every simt.index_2d_runtime in a kernel "
-                "must use the same width parameter",
-                [(first, "first width used here")],
+                f"conflicting runtime row widths for {name}: this witness has row width "
+                f"{describe(width)}, but {name} is written with row width {describe(seen[1])}; "
+                "every witness that writes one slice must use the same width parameter",
+                [(seen[0], f"{name} first written here, with row width {describe(seen[1])}")],
             )

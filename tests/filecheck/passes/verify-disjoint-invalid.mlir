@@ -157,11 +157,51 @@ simt.kernel @width_not_param(%n: index) {
 
 // -----
 
-simt.kernel @two_widths(%a: index, %b: index) {
-  // expected-note@+1 {{first width used here}}
-  %w1 = simt.index_2d_runtime %a
-  // expected-error@+1 {{conflicting runtime row widths: every simt.index_2d_runtime in a kernel must use the same width parameter}}
-  %w2 = simt.index_2d_runtime %b
+// Each 2d_runtime slice has one row width: a witness made with the width of another slice may
+// not write it.
+simt.kernel @width_of_the_other(%a: !simt.disjoint_slice<f32, 2d_runtime>, %wa: index, %b: !simt.disjoint_slice<f32, 2d_runtime>, %wb: index, %v: f32) contract<domain = 2, block = [16, 16]> {
+  %xa = simt.index_2d_runtime %wa
+  // expected-note@+1 {{`%a` first written here, with row width `%wa`}}
+  simt.get_mut %a[%xa] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+  ^bb0(%old: f32):
+    simt.yield %v : f32
+  }
+  %xb = simt.index_2d_runtime %wb
+  simt.get_mut %b[%xb] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+  ^bb0(%old: f32):
+    simt.yield %v : f32
+  }
+  %xb2 = simt.index_2d_runtime %wb
+  // expected-error@+1 {{conflicting runtime row widths for `%a`: this witness has row width `%wb`, but `%a` is written with row width `%wa`; every witness that writes one slice must use the same width parameter}}
+  simt.get_mut %a[%xb2] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+  ^bb0(%old: f32):
+    simt.yield %v : f32
+  }
+  simt.return
+}
+
+// -----
+
+// The same in alternative branches: threads that take different branches would index `%a`
+// with different widths, so two of them could write one element.
+simt.kernel @widths_in_branches(%a: !simt.disjoint_slice<f32, 2d_runtime>, %wa: index, %wb: index, %k: index, %v: f32) contract<domain = 2, block = [16, 16]> {
+  %t = simt.thread_id x
+  %c = arith.cmpi ult, %t, %k : index
+  scf.if %c {
+    %x = simt.index_2d_runtime %wa
+    // expected-note@+1 {{`%a` first written here, with row width `%wa`}}
+    simt.get_mut %a[%x] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+    ^bb0(%old: f32):
+      simt.yield %v : f32
+    }
+  } else {
+    %y = simt.index_2d_runtime %wb
+    // expected-error@+1 {{conflicting runtime row widths for `%a`: this witness has row width `%wb`, but `%a` is written with row width `%wa`}}
+    simt.get_mut %a[%y] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+    ^bb0(%old: f32):
+      simt.yield %v : f32
+    }
+  }
   simt.return
 }
 
@@ -304,8 +344,10 @@ simt.kernel @shared_atomic(%i: index, %v: i32) {
 // -----
 
 // Rule 7: barriers and warp collectives are convergent.
-simt.kernel @sync_in_if(%c: i1) {
-  // expected-note@+1 {{control flow diverges here: not every thread may take this branch}}
+simt.kernel @sync_in_if(%n: index) {
+  %t = simt.thread_id x
+  %c = arith.cmpi ult, %t, %n : index
+  // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
   scf.if %c {
     // expected-error@+1 {{barrier under divergent control flow: 'simt.sync_threads' must be reached by every thread of the block}}
     simt.sync_threads
@@ -334,7 +376,7 @@ simt.kernel @shuffle_in_thread_loop(%v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %one = arith.constant 1 : i32
-  // expected-note@+1 {{control flow diverges here: the bounds of this loop depend on the thread}}
+  // expected-note@+1 {{control flow diverges here: the bounds of this loop depend on the thread (`%t` is not uniform across the warp)}}
   scf.for %i = %c0 to %t step %c1 {
     // expected-error@+1 {{warp collective under divergent control flow: 'simt.shuffle' must be reached by every lane of the warp}}
     %s = simt.shuffle xor %v, %one : f32
@@ -344,11 +386,16 @@ simt.kernel @shuffle_in_thread_loop(%v: f32) {
 
 // -----
 
-simt.kernel @vote_in_while(%p: i1) {
-  // expected-note@+1 {{control flow diverges here: the trip count of this loop may differ between threads}}
+simt.kernel @vote_in_while(%x: !simt.slice<i32>) {
+  %i = simt.thread_id x
+  %zero = arith.constant 0 : i32
+  // expected-note@+1 {{control flow diverges here: the trip count of this loop may differ between threads (`%b` is not uniform across the warp)}}
   scf.while () : () -> () {
+    %v = simt.load %x[%i] : !simt.slice<i32>
+    %p = arith.cmpi ne, %v, %zero : i32
     // expected-error@+1 {{warp collective under divergent control flow: 'simt.vote_any' must be reached by every lane of the warp}}
-    %b = simt.vote_any %p
+    %q = simt.vote_any %p
+    %b = arith.cmpi ne, %v, %zero : i32
     scf.condition(%b)
   } do {
     scf.yield
@@ -362,8 +409,12 @@ simt.func @barrier() {
   simt.sync_threads
   simt.return
 }
-simt.kernel @call_in_if(%c: i1) {
-  // expected-note@+1 {{control flow diverges here: not every thread may take this branch}}
+simt.kernel @call_in_if(%n: index) {
+  %b = simt.block_id x
+  %t = simt.thread_id x
+  %s = arith.addi %b, %t : index
+  %c = arith.cmpi ult, %s, %n : index
+  // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
   scf.if %c {
     // expected-error@+1 {{call to a convergent function under divergent control flow: 'simt.call' must be reached by every thread of the block}}
     simt.call @barrier() : () -> ()
@@ -373,8 +424,10 @@ simt.kernel @call_in_if(%c: i1) {
 
 // -----
 
-// expected-note@+1 {{the body branches between blocks here}}
-simt.kernel @unstructured(%c: i1) {
+simt.kernel @unstructured(%x: !simt.slice<i1>) {
+  %i = simt.thread_id x
+  %c = simt.load %x[%i] : !simt.slice<i1>
+  // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
   cf.cond_br %c, ^a, ^b
 ^a:
   // expected-error@+1 {{barrier under divergent control flow: 'simt.sync_threads' must be reached by every thread of the block}}

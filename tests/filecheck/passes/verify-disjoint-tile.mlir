@@ -69,8 +69,11 @@ simt.kernel @read_output(%out: !simt.disjoint_slice<f32, tile<[64], 4, arg1>>, %
 
 // -----
 
-simt.kernel @mma_in_if(%a: i32, %c: f32, %p: i1) contract<domain = 1, block = [32]> {
-  // expected-note@+1 {{control flow diverges here: not every thread may take this branch}}
+simt.kernel @mma_in_if(%a: i32, %c: f32) contract<domain = 1, block = [32]> {
+  %l = simt.lane_id
+  %c16 = arith.constant 16 : index
+  %p = arith.cmpi ult, %l, %c16 : index
+  // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%p` is not uniform across the warp)}}
   scf.if %p {
     // expected-error@+1 {{warp collective under divergent control flow: 'simt.mma_sync' must be reached by every lane of the warp}}
     %d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a, %a, %a, %a] B[%a, %a] C[%c, %c, %c, %c]

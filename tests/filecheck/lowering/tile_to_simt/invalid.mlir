@@ -35,24 +35,3 @@ tile.kernel @big(%out: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [
   tile.return
 }
 
-// -----
-
-tile.kernel @reduce_in_if(%out: !tile.partition<f32, [4]>, %x: !tile.tensor<f32, [?, ?]>, %flag: i32) {
-  %z = arith.constant 0 : index
-  %zero = arith.constant 0 : i32
-  %t = tile.load %x[%z, %z] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [4, 64]>
-  %c = arith.cmpi ne, %flag, %zero : i32
-  // expected-note@+2 {{control flow diverges here: not every thread may take this branch}}
-  // expected-note@+1 {{control flow diverges here: not every thread may take this branch}}
-  %r = scf.if %c -> (!tile.tile<f32, [4]>) {
-    // expected-error@+1 {{warp collective under divergent control flow: 'simt.shuffle' must be reached by every lane of the warp}}
-    %s = tile.reduce_sum %t axis = 1 : !tile.tile<f32, [4, 64]> -> !tile.tile<f32, [4]>
-    scf.yield %s : !tile.tile<f32, [4]>
-  } else {
-    // expected-error@+1 {{warp collective under divergent control flow: 'simt.shuffle' must be reached by every lane of the warp}}
-    %s = tile.reduce_max %t axis = 1 : !tile.tile<f32, [4, 64]> -> !tile.tile<f32, [4]>
-    scf.yield %s : !tile.tile<f32, [4]>
-  }
-  tile.store %r, %out : !tile.tile<f32, [4]>, !tile.partition<f32, [4]>
-  tile.return
-}
