@@ -279,7 +279,8 @@ def test_unstructured_control_and_phis():
 
 def test_region_uniformity_of_structured_ops():
     fn = kernel(
-        """simt.kernel @k(%n: index, %out: !simt.disjoint_slice<f32, 1d>, %v: f32) contract<domain = 1, block = [64]> {
+        """simt.kernel @k(%n: index, %out: !simt.disjoint_slice<f32, 1d>, %v: f32)
+    contract<domain = 1, block = [64]> {
   %b = simt.block_id x
   %t = simt.thread_id x
   %c32 = arith.constant 32 : index
@@ -402,7 +403,8 @@ def test_order_on_unstructured_control_flow():
     assert order(at("in_a"), value(other, "c").owner) == "unknown"  # type: ignore[arg-type]
 
 
-REDUCE_IN_IF = """tile.kernel @reduce_in_if(%out: !tile.partition<f32, [4]>, %x: !tile.tensor<f32, [?, ?]>, %flag: i32) {
+REDUCE_IN_IF = """tile.kernel @reduce_in_if(%out: !tile.partition<f32, [4]>,
+    %x: !tile.tensor<f32, [?, ?]>, %flag: i32) {
   %z = arith.constant 0 : index
   %zero = arith.constant 0 : i32
   %t = tile.load %x[%z, %z] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [4, 64]>
