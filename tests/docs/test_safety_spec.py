@@ -46,14 +46,19 @@ def cited_anchors() -> list[tuple[str, str]]:
     return found
 
 
+RULE = re.compile(r"(simt|host|tile|launch)-[a-z0-9-]+")
+
+
 def rule_sections() -> list[tuple[str, str]]:
-    """(anchor, text) of each `### <a id=...>` rule section."""
+    """(anchor, text) of each `### <a id=...>` section of a rule (simt-*, host-*, tile-*,
+    launch-*); every `###` heading must have an anchor."""
     parts = re.split(r"^### ", spec_text(), flags=re.M)[1:]
     sections = []
     for part in parts:
         match = ANCHOR.match(part)
-        assert match, f"rule heading without an anchor: {part.splitlines()[0]!r}"
-        sections.append((match.group(1), part.split("\n## ")[0]))
+        assert match, f"heading without an anchor: {part.splitlines()[0]!r}"
+        if RULE.fullmatch(match.group(1)):
+            sections.append((match.group(1), part.split("\n## ")[0]))
     return sections
 
 
