@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "docs" / "safety.md"
 THIS = Path(__file__).resolve()
 SOURCE_DIRS = ("ferrox", "dialects", "passes", "lowering", "targets", "driver", "docs", "tests")
-CITATION = re.compile(r"docs/safety\.md#([A-Za-z0-9_-]+)")
+CITATION = re.compile(r"(?:docs/)?\bsafety\.md#([A-Za-z0-9_-]+)")  # also relative doc links
 ANCHOR = re.compile(r'<a id="([A-Za-z0-9_-]+)"></a>')
 LINK = re.compile(r"\]\(#([A-Za-z0-9_-]+)\)")
 PATH = re.compile(
