@@ -28,6 +28,7 @@ def collect(root: Operation) -> list[Diagnostic]:
     """Every violation in `root`, in check order per function (empty when the IR is safe)."""
     ctx = Context(funcs={f.sym_name.data: f for f in functions(root) if isinstance(f, FuncOp)})
     ctx.convergent_funcs = convergence.convergent_funcs(root, ctx)
+    convergence.analyse(list(functions(root)), ctx)
     engine = DiagnosticEngine()
     for fn in functions(root):
         for check in CHECKS:

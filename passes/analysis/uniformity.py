@@ -14,7 +14,7 @@ control level of `op` in its enclosing function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -107,7 +107,8 @@ class Uniformity(Mapping[SSAValue, Level]):
 
     `fn` is a `simt.kernel` or `simt.func`, or any op whose first region is a function body (a
     `tile.kernel`, for the tile lowering). The parameters of a kernel are uniform across the grid;
-    those of a device function are `params` (divergent unless the caller knows better). The
+    those of a device function are `params` (divergent unless the caller knows better: one level
+    for all, or one per parameter). The
     contract's block shape (`block`, default the kernel's contract) decides what thread ids along
     y and z and thread id x / 32 are.
     """
@@ -115,7 +116,7 @@ class Uniformity(Mapping[SSAValue, Level]):
     def __init__(
         self,
         fn: Operation,
-        params: Level | None = None,
+        params: Level | Sequence[Level] | None = None,
         block: tuple[int, int, int] | None = None,
         rule: ResultRule | None = None,
     ):
@@ -125,7 +126,7 @@ class Uniformity(Mapping[SSAValue, Level]):
         self.block = block
         if params is None:
             params = Level.THREAD if isinstance(fn, simt.FuncOp) else Level.GRID
-        self.params = params
+        self.params: Level | Sequence[Level] = params
         self.rule = rule
         self.facts: dict[SSAValue, Fact] = {}
         self.controls: dict[Block, Level] = {}
@@ -227,7 +228,8 @@ class Uniformity(Mapping[SSAValue, Level]):
     def _run(self) -> None:
         body = self.fn.regions[0]
         for arg in body.blocks[0].args if body.blocks else ():
-            self.facts[arg] = Fact(self.params)
+            level = self.params if isinstance(self.params, Level) else self.params[arg.index]
+            self.facts[arg] = Fact(level)
         size = sum(1 for _ in self.fn.walk()) + 1
         # Each value's fact only falls, through at most 3 levels, 33 alignments and the lane
         # flag; a sweep that changes nothing ends the iteration.

@@ -11,7 +11,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, UnsafeOp
 from ferrox.passes.analysis.cfg import RegionGraph
-from ferrox.passes.analysis.uniformity import Level
+from ferrox.passes.analysis.uniformity import Level, Uniformity
 
 Function = KernelOp | FuncOp
 
@@ -23,6 +23,12 @@ class Context:
 
     funcs: dict[str, FuncOp] = field(default_factory=dict[str, FuncOp])
     convergent_funcs: dict[str, Level] = field(default_factory=dict[str, Level])
+    # What the call sites pass a device function: per parameter, the least uniform argument
+    # (with the call that passes it); unset for a function nothing calls.
+    param_levels: dict[str, list[tuple[Level, CallOp | None]]] = field(
+        default_factory=dict[str, list[tuple[Level, CallOp | None]]]
+    )
+    analyses: dict[str, Uniformity] = field(default_factory=dict[str, Uniformity])
 
     def callee(self, call: CallOp) -> FuncOp | None:
         return self.funcs.get(call.callee.root_reference.data)

@@ -15,10 +15,10 @@ docs/uniformity-analysis.md); anything it cannot prove uniform is divergent.
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from ferrox.diagnostics import DiagnosticEngine
-from ferrox.dialects.simt import CONVERGENT_WARP_OPS, CallOp, SyncThreadsOp
+from ferrox.dialects.simt import CONVERGENT_WARP_OPS, CallOp, FuncOp, SyncThreadsOp
 from ferrox.passes.analysis.uniformity import Level, Uniformity
 from ferrox.passes.disjoint.common import Context, Function, functions
 
@@ -53,6 +53,53 @@ def convergent_funcs(root: Operation, ctx: Context) -> dict[str, Level]:
     return need
 
 
+def analyse(fns: list[Function], ctx: Context) -> None:
+    """The uniformity of every function into `ctx.analyses`, with each device function's
+    parameters as uniform as the least uniform argument any call site passes
+    (`ctx.param_levels`). Optimistic: called functions' parameters start at GRID and fall until
+    the call sites agree; a function nothing calls keeps divergent parameters."""
+    names = {fn.sym_name.data for fn in fns}
+    calls = [
+        (fn.sym_name.data, op)
+        for fn in fns
+        for op in fn.walk()
+        if isinstance(op, CallOp) and op.callee.root_reference.data in ctx.funcs
+    ]
+    levels: dict[str, list[tuple[Level, CallOp | None]]] = {}
+    for _, call in calls:
+        callee = ctx.funcs[call.callee.root_reference.data]
+        levels[callee.sym_name.data] = [(Level.GRID, None)] * len(callee.function_type.inputs)
+    rounds = 3 * sum(len(v) for v in levels.values()) + 2
+    for _ in range(rounds):
+        ctx.param_levels = levels
+        ctx.analyses = {fn.sym_name.data: Uniformity(fn, params=_params(fn, ctx)) for fn in fns}
+        new = {name: [(Level.GRID, None)] * len(v) for name, v in levels.items()}
+        for caller, call in calls:
+            if caller not in names:
+                continue
+            slots = new[call.callee.root_reference.data]
+            for i, arg in enumerate(call.arguments[: len(slots)]):
+                level = ctx.analyses[caller].fact(arg).level
+                if level < slots[i][0]:
+                    slots[i] = (level, call)
+        if [[lv for lv, _ in v] for v in new.values()] == [
+            [lv for lv, _ in levels[k]] for k in new
+        ]:
+            ctx.param_levels = new
+            return
+        levels = new
+    raise RuntimeError(
+        "internal error: the parameter uniformity of device functions did not converge"
+    )
+
+
+def _params(fn: Function, ctx: Context) -> list[Level] | None:
+    slots = ctx.param_levels.get(fn.sym_name.data)
+    if not isinstance(fn, FuncOp) or slots is None:
+        return None
+    return [level for level, _ in slots]
+
+
 def _what(op: Operation, ctx: Context) -> tuple[Level, str] | None:
     need = _own_need(op)
     if need == Level.BLOCK:
@@ -67,13 +114,13 @@ def _what(op: Operation, ctx: Context) -> tuple[Level, str] | None:
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
-    analysis: Uniformity | None = None
+    analysis = ctx.analyses.get(fn.sym_name.data)
     for op in fn.walk():
         what = _what(op, ctx)
         if what is None:
             continue
         if analysis is None:
-            analysis = Uniformity(fn)
+            analysis = Uniformity(fn, params=_params(fn, ctx))
         need, kind = what
         if analysis.control(op) >= need:
             continue
@@ -81,4 +128,20 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
         message = f"{kind} under divergent control flow: '{op.name}' must be reached by {who}"
         decision = analysis.divergence(op, need)
         notes = [] if decision is None else [(decision.op, decision.note(need))]
+        if decision is not None and decision.value is not None:
+            notes.extend(_passed_by(fn, decision.value, need, ctx))
         engine.error(op, message, notes)
+
+
+def _passed_by(fn: Function, value: SSAValue, need: Level, ctx: Context):
+    """Where a divergent parameter of a device function comes from: the call that passes it."""
+    params = fn.body.blocks[0].args if isinstance(fn, FuncOp) and fn.body.blocks else ()
+    if value not in params:
+        return []
+    slots = ctx.param_levels.get(fn.sym_name.data)
+    if slots is None:
+        return [(value, f"a parameter of @{fn.sym_name.data}, which nothing in this module calls")]
+    level, call = slots[params.index(value)]
+    if call is None or level >= need:
+        return []
+    return [(call, f"called here with an argument that is not uniform across the {need.scope}")]

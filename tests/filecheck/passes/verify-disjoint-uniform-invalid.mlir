@@ -271,14 +271,37 @@ simt.kernel @vote_result_from_divergence(%v: f32, %n: index) contract<domain = 1
 
 // -----
 
-// A barrier in a device function under a condition on its parameter: the callers' arguments
-// are not known here, so the parameter is divergent.
+// A barrier in a device function under a condition on its parameter: nothing calls it, so the
+// parameter is divergent.
+// expected-note@+1 {{a parameter of @sync_if, which nothing in this module calls}}
 simt.func @sync_if(%c: i1) {
   // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
   scf.if %c {
     // expected-error@+1 {{barrier under divergent control flow: 'simt.sync_threads' must be reached by every thread of the block}}
     simt.sync_threads
   }
+  simt.return
+}
+
+// -----
+
+// A device function's parameter is as uniform as the least uniform argument a call passes: one
+// call with a thread-dependent condition makes the barrier inside divergent.
+simt.func @sync_when(%c: i1) {
+  // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
+  scf.if %c {
+    // expected-error@+1 {{barrier under divergent control flow: 'simt.sync_threads' must be reached by every thread of the block}}
+    simt.sync_threads
+  }
+  simt.return
+}
+simt.kernel @callers(%k: index, %n: index) contract<domain = 1, block = [64]> {
+  %u = arith.cmpi ult, %k, %n : index
+  simt.call @sync_when(%u) : (i1) -> ()
+  %t = simt.thread_id x
+  %d = arith.cmpi ult, %t, %n : index
+  // expected-note@+1 {{called here with an argument that is not uniform across the block}}
+  simt.call @sync_when(%d) : (i1) -> ()
   simt.return
 }
 

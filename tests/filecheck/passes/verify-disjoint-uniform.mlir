@@ -214,6 +214,29 @@ simt.kernel @calls_under_uniform(%n: index, %v: f32) contract<domain = 1, block 
   simt.return
 }
 
+// A device function's parameters are as uniform as what every call passes: here a function of
+// the block id and a kernel scalar, through two levels of calls.
+simt.func @sync_when(%c: i1) {
+  scf.if %c {
+    // CHECK: simt.sync_threads
+    simt.sync_threads
+  }
+  simt.return
+}
+simt.func @sync_below(%i: index, %n: index) {
+  %c = arith.cmpi ult, %i, %n : index
+  simt.call @sync_when(%c) : (i1) -> ()
+  simt.return
+}
+// CHECK-LABEL: simt.kernel @uniform_arguments
+simt.kernel @uniform_arguments(%n: index) contract<domain = 1, block = [64]> {
+  %b = simt.block_id x
+  simt.call @sync_below(%b, %n) : (index, index) -> ()
+  %true = arith.constant true
+  simt.call @sync_when(%true) : (i1) -> ()
+  simt.return
+}
+
 // Two 2d_runtime outputs with different row widths: each witness resolves against the width
 // of the slice it writes.
 // CHECK-LABEL: simt.kernel @two_widths
