@@ -12,8 +12,9 @@ the kernel on a value nobody passed; a refusal names the parameter.
 
 from __future__ import annotations
 
+import ctypes
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,10 +71,13 @@ def _slice_packer(param: Param) -> Packer:
     element, where = param.element, describe(param)
 
     def pack(value: Any, stream: Any, out: list) -> None:
-        try:
-            view = buffer_view(value, stream)
-        except ArrayError as exc:
-            raise ArgumentError(f"{where}: {exc}") from None
+        if type(value) is DeviceArray or type(value) is DeviceView:
+            view = value  # both have ptr, size and element: no view to build
+        else:
+            try:
+                view = buffer_view(value, stream)
+            except ArrayError as exc:
+                raise ArgumentError(f"{where}: {exc}") from None
         if view.element != element and _storage(view.element) != _storage(element):
             raise ArgumentError(f"{where}: expected {element} elements, got {view.element}")
         out.append(view.ptr)
@@ -164,3 +168,48 @@ def bf16_bits(value: float) -> np.uint16:
         return np.uint16((bits >> 16) | 0x40)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
     return np.uint16(rounded & 0xFFFF)
+
+
+_C_TYPES: dict[AbiSlot, type] = {
+    AbiSlot.U64: ctypes.c_uint64,
+    AbiSlot.I64: ctypes.c_int64,
+    AbiSlot.I32: ctypes.c_int32,
+    AbiSlot.I16: ctypes.c_int16,
+    AbiSlot.I8: ctypes.c_int8,
+    AbiSlot.F16: ctypes.c_uint16,  # its bits
+    AbiSlot.BF16: ctypes.c_uint16,  # its bits
+    AbiSlot.F32: ctypes.c_float,
+    AbiSlot.F64: ctypes.c_double,
+}
+
+
+class Packed:
+    """Packed arguments, reusable across launches: `values` (what `cuda.core.launch` takes)
+    and the `void**` array cuLaunchKernel reads (`address`), built once here."""
+
+    __slots__ = ("values", "address", "_cells", "_array")
+
+    def __init__(self, slots: Sequence[AbiSlot], values: tuple):
+        self.values = values
+        self._cells = [_cell(slot, value) for slot, value in zip(slots, values, strict=True)]
+        self._array = (ctypes.c_void_p * max(len(self._cells), 1))(
+            *[ctypes.addressof(c) for c in self._cells]
+        )
+        self.address = ctypes.addressof(self._array) if self._cells else 0
+
+    def as_bytes(self) -> list[bytes]:
+        """Each parameter's bytes as the driver copies them."""
+        return [ctypes.string_at(ctypes.addressof(c), ctypes.sizeof(c)) for c in self._cells]
+
+    def __repr__(self) -> str:
+        return f"Packed{self.values!r}"
+
+
+def _cell(slot: AbiSlot, value: Any) -> Any:
+    if slot is AbiSlot.F16:
+        return ctypes.c_uint16(int(np.float16(value).view(np.uint16)))
+    if slot is AbiSlot.BF16:
+        return ctypes.c_uint16(int(value))
+    if slot is AbiSlot.U64:
+        return ctypes.c_uint64(int(value) % 2**64)
+    return _C_TYPES[slot](value.item() if isinstance(value, np.generic) else value)

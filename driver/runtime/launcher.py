@@ -3,9 +3,11 @@
 `LoadedModule.load(artifact, ordinal)` loads the artifact's cubin (when it has one made for this
 device's chip) or its PTX, once per (image, device) per process. `LoadedKernel` launches one
 entry with arguments in `artifact.entry_params` order, packed by each parameter's ABI
-(`abi.py`). What a kernel takes is the compiler's artifact; at load it is compared once with
-what the driver says the entry takes (`Kernel.arguments_info`), and a disagreement is an
-internal error, never a launch reading garbage.
+(`abi.py`): `launch` hands the values to cuda.core's `launch`; `pack` lays them out once in
+the driver's format for `launch_packed`, the fast path. What a kernel takes is the compiler's
+artifact; at load it is compared once with what the driver says the entry takes
+(`Kernel.arguments_info`), and a disagreement is an internal error, never a launch reading
+garbage.
 
 These are raw launches: no contract, coverage or aliasing checks (the launch checker's job).
 The driver still refuses a block that differs from the PTX's `.reqntid`; such a refusal is
@@ -30,11 +32,12 @@ from ferrox.driver.runtime.device import core_device, device_limits
 from ferrox.driver.runtime.errors import (
     ArgumentError,
     CoreCudaError,
+    CudaError,
     InternalError,
     check,
     from_core,
 )
-from ferrox.driver.runtime.streams import core_stream
+from ferrox.driver.runtime.streams import LEGACY, core_stream, stream_handle
 
 __all__ = ["LoadedKernel", "LoadedModule", "dim3"]
 
@@ -115,8 +118,11 @@ class LoadedKernel:
         self.core = core
         self.params = info.entry_params
         self._packers = [abi.packer(p) for p in self.params]
+        self._slots = info.abi
         self._shared_opt_in = STATIC_SHARED_LIMIT
+        self._shapes: dict[tuple, tuple[Dim3, Dim3, int]] = {}
         self._configs: dict[tuple, Any] = {}
+        self._function: Any = None
         self._check_abi()
 
     def _check_abi(self) -> None:
@@ -133,12 +139,12 @@ class LoadedKernel:
             )
 
     # -- packing
-    def pack(self, args: Sequence[Any], *, stream: Any = None) -> tuple:
+    def values(self, args: Sequence[Any], *, stream: Any = None) -> tuple:
         """`args` (in `entry_params` order) as the values of the entry's PTX parameters.
 
         Buffers are `DeviceView`s, `DeviceArray`s, device arrays (viewed in place, ordered on
         `stream`), or raw addresses (ints) for pointer parameters; scalars are Python or NumPy
-        numbers. The result is reusable: `launch_packed` takes it as is.
+        numbers.
         """
         if len(args) != len(self._packers):
             names = ", ".join(p.name for p in self.params) or "none"
@@ -151,6 +157,11 @@ class LoadedKernel:
             pack(value, stream, out)
         return tuple(out)
 
+    def pack(self, args: Sequence[Any], *, stream: Any = None) -> abi.Packed:
+        """`values(args)` packed once for `launch_packed`, which may reuse them any number of
+        times (the buffers must stay alive meanwhile)."""
+        return abi.Packed(self._slots, self.values(args, stream=stream))
+
     # -- launching
     def launch(
         self,
@@ -161,44 +172,70 @@ class LoadedKernel:
         shared_bytes: int = 0,
         stream: Any = None,
     ) -> None:
-        """Pack `args` and launch (asynchronously, on `stream`; None: the legacy default)."""
-        packed = self.pack(args, stream=stream)
-        self.launch_packed(grid, block, packed, shared_bytes=shared_bytes, stream=stream)
+        """Pack `args` and launch with cuda.core (asynchronously, on `stream`; None: the legacy
+        default stream)."""
+        values = self.values(args, stream=stream)
+        dims = self._dims(grid, block, shared_bytes)
+        config = self._configs.get(dims)
+        if config is None:
+            config = self._configs[dims] = LaunchConfig(
+                grid=dims[0], block=dims[1], shmem_size=dims[2]
+            )
+        core_device(self.ordinal)
+        try:
+            _launch(core_stream(stream), config, self.core, values)
+        except CoreCudaError as exc:
+            raise from_core(exc, "cuLaunchKernelEx", self._explain(dims[1])) from exc
 
     def launch_packed(
         self,
         grid: int | Sequence[int],
         block: int | Sequence[int],
-        packed: tuple,
+        packed: abi.Packed,
         *,
         shared_bytes: int = 0,
         stream: Any = None,
     ) -> None:
-        """Launch with values `pack` returned: the fast path, nothing converted or checked but
-        the launch shape."""
+        """Launch with what `pack` returned: the fast path. The parameters are already in the
+        driver's layout, so this is one cuLaunchKernel (cuda.core has no launch of pre-packed
+        parameters)."""
+        if type(packed) is not abi.Packed:
+            raise TypeError(f"launch_packed takes what pack() returns, not {type(packed).__name__}")
+        dims = self._dims(grid, block, shared_bytes)
+        core_device(self.ordinal)
+        try:
+            _launch_packed(self, dims, stream_handle(stream) or LEGACY, packed)
+        except CudaError as err:
+            raise err.with_detail(self._explain(dims[1])) from None
+
+    @property
+    def function(self) -> Any:
+        """The entry as a CUfunction, which cuLaunchKernel takes (a CUkernel converts)."""
+        if self._function is None:
+            self._function = _cu.CUfunction(int(self.core.handle))
+        return self._function
+
+    def _dims(self, grid: Any, block: Any, shared_bytes: int) -> tuple[Dim3, Dim3, int]:
+        """(grid, block, shared bytes), checked once per launch shape (and opted in)."""
         if type(grid) is list:
             grid = tuple(grid)
         if type(block) is list:
             block = tuple(block)
         key = (grid, block, shared_bytes)
-        config = self._configs.get(key)
-        if config is None:
-            config = self._config(grid, block, shared_bytes)
-            if len(self._configs) < 64:
-                self._configs[key] = config
-        core_device(self.ordinal)
-        try:
-            _launch(core_stream(stream), config, self.core, packed)
-        except CoreCudaError as exc:
-            raise from_core(exc, "cuLaunchKernelEx", self._explain(config)) from exc
+        dims = self._shapes.get(key)
+        if dims is None:
+            dims = self._check_shape(grid, block, shared_bytes)
+            if len(self._shapes) < 64:
+                self._shapes[key] = dims
+        return dims
 
-    def _config(self, grid: Any, block: Any, shared_bytes: int) -> Any:
+    def _check_shape(self, grid: Any, block: Any, shared_bytes: int) -> tuple[Dim3, Dim3, int]:
         grid3, block3 = dim3(grid, "grid"), dim3(block, "block")
         if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int) or shared_bytes < 0:
             raise ValueError(f"shared_bytes must be an int >= 0, got {shared_bytes!r}")
         if shared_bytes > self._shared_opt_in:
             self._opt_in(shared_bytes)
-        return LaunchConfig(grid=grid3, block=block3, shmem_size=shared_bytes)
+        return grid3, block3, shared_bytes
 
     def _opt_in(self, shared_bytes: int) -> None:
         """Allow `shared_bytes` of dynamic shared memory (cuda.core's kernel attributes are
@@ -213,10 +250,9 @@ class LoadedKernel:
         )
         self._shared_opt_in = shared_bytes
 
-    def _explain(self, config: Any) -> str | None:
+    def _explain(self, block: Dim3) -> str | None:
         """Why the driver may have refused the launch, from the contract (the PTX's .reqntid)."""
         contract = self.info.contract
-        block = tuple(config.block)
         if contract is not None and block != tuple(contract.block):
             return f"block {block} does not match the kernel's contract block {contract.block}"
         return None
@@ -246,5 +282,23 @@ def _load_object(artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal
         raise from_core(exc, "cuLibraryLoadData") from exc
 
 
-def _launch(stream: Any, config: Any, kernel: Any, packed: tuple) -> None:
-    _core_launch(stream, config, kernel, *packed)
+def _launch(stream: Any, config: Any, kernel: Any, values: tuple) -> None:
+    """cuda.core's launch of `kernel` (a cuda.core Kernel) with parameter values."""
+    _core_launch(stream, config, kernel, *values)
+
+
+_cu_streams: dict[int, Any] = {}
+
+
+def _launch_packed(kernel: LoadedKernel, dims: tuple, stream: int, packed: abi.Packed) -> None:
+    """cuLaunchKernel of pre-packed parameters on the raw stream handle `stream`."""
+    handle = _cu_streams.get(stream)
+    if handle is None:
+        handle = _cu_streams[stream] = _cu.CUstream(stream)
+    (gx, gy, gz), (bx, by, bz), shared = dims
+    check(
+        _cu.cuLaunchKernel(
+            kernel.function, gx, gy, gz, bx, by, bz, shared, handle, packed.address, 0
+        ),
+        "cuLaunchKernel",
+    )

@@ -3,8 +3,9 @@
 It replaces the runtime's seams, and nothing above them: the device (`device._count_devices`,
 `device._open_device`, the limits), memory (`buffers._alloc`, `_release`, `_copy_in`,
 `_copy_out`: NumPy byte buffers behind fake addresses), streams (the fake device's
-`create_stream`) and modules (`launcher._load_object`, `launcher._launch`). Packing is real: a
-launch receives exactly the values `LoadedKernel.pack` made from the artifact's ABI, decodes
+`create_stream`) and modules (`launcher._load_object`, `launcher._launch`,
+`launcher._launch_packed`). Packing is real: a launch receives exactly the values
+`LoadedKernel.values` (or `.pack`) made from the artifact's ABI, decodes
 them back (a slice as its address and length, a pointer as an address, scalars by value) into
 views of the fake memory, and runs the kernel on the SIMT interpreter, from the module text the
 artifact carries (`ModuleArtifact.source`). Compilation is real too (llvmlite PTX).
@@ -170,15 +171,21 @@ def install(monkeypatch, tmp_path) -> FakeDevice:
     monkeypatch.setattr(buffers, "_copy_out", copy_out)
     monkeypatch.setattr(streams, "_wrapped", {})
 
-    def launch(stream: Any, config: Any, kernel: FakeKernel, packed: tuple) -> None:
-        grid, block = tuple(config.grid), tuple(config.block)
-        arrays = _decode(fake, kernel, packed)
-        fake.launches.append((kernel.name, grid, block, config.shmem_size))
-        run_simt_kernel(kernel.module, kernel.name, grid, block, arrays, config.shmem_size)
+    def run(kernel: FakeKernel, grid: tuple, block: tuple, shared: int, values: tuple) -> None:
+        arrays = _decode(fake, kernel, values)
+        fake.launches.append((kernel.name, grid, block, shared))
+        run_simt_kernel(kernel.module, kernel.name, grid, block, arrays, shared)
+
+    def launch(stream: Any, config: Any, kernel: FakeKernel, values: tuple) -> None:
+        run(kernel, tuple(config.grid), tuple(config.block), config.shmem_size, values)
+
+    def launch_packed(loaded: Any, dims: tuple, stream: int, packed: Any) -> None:
+        run(loaded.core, dims[0], dims[1], dims[2], packed.values)
 
     monkeypatch.setattr(launcher.LoadedModule, "_loaded", {})
     monkeypatch.setattr(
         launcher, "_load_object", lambda artifact, image, cubin, ordinal: FakeCode(artifact)
     )
     monkeypatch.setattr(launcher, "_launch", launch)
+    monkeypatch.setattr(launcher, "_launch_packed", launch_packed)
     return fake

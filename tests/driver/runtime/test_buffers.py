@@ -3,6 +3,8 @@ staging through `DeviceArray` (on the fake GPU's memory)."""
 
 from __future__ import annotations
 
+import sys
+import types
 from types import SimpleNamespace
 
 import numpy as np
@@ -132,7 +134,7 @@ def fake_views(monkeypatch):
             readonly=False,
         )
 
-    monkeypatch.setattr(buffers, "StridedMemoryView", view)
+    monkeypatch.setattr(buffers, "StridedMemoryView", SimpleNamespace(from_any_interface=view))
     return asked
 
 
@@ -227,3 +229,60 @@ def test_cuda_array_interface_of_a_device_array(fake):
         "version": 3,
         "stream": None,
     }
+
+
+class FakeTorchTensor:
+    """What `view_of` reads of a torch CUDA tensor on its fast path."""
+
+    __module__ = "torch"
+    is_cuda = True
+
+    def __init__(self, shape, strides, dtype="torch.float32"):
+        self.shape, self._strides, self.dtype = shape, strides, dtype
+
+    def stride(self):
+        return self._strides
+
+    def data_ptr(self):
+        return 0x4000
+
+    def get_device(self):
+        return 0
+
+    def __dlpack__(self, **kw):
+        return None
+
+
+@pytest.fixture
+def torch_on(monkeypatch, fake_views):
+    """A stand-in torch whose current stream on device 0 is 0x700."""
+    module = types.ModuleType("torch")
+    module.cuda = SimpleNamespace(current_stream=lambda i: SimpleNamespace(cuda_stream=0x700))
+    monkeypatch.setitem(sys.modules, "torch", module)
+    return fake_views
+
+
+def test_torch_tensors_on_torchs_current_stream_are_read_from_the_tensor(torch_on):
+    tensor = FakeTorchTensor((4, 8), (8, 1), "torch.bfloat16")
+    view = view_of(tensor, stream=0x700)
+    assert (view.ptr, view.nbytes, view.shape, view.element, view.ordinal) == (
+        0x4000,
+        64,
+        (4, 8),
+        "bf16",
+        0,
+    )
+    assert view.owner is tensor and torch_on == []  # no DLPack export was needed
+    with pytest.raises(ArrayError) as info:
+        view_of(FakeTorchTensor((4, 8), (1, 4)), stream=0x700)
+    assert str(info.value) == (
+        "Tensor of shape (4, 8) with strides (1, 4) (in elements) is not C-contiguous: "
+        "make it contiguous first (.contiguous() in PyTorch, cupy.ascontiguousarray in CuPy)"
+    )
+
+
+def test_torch_tensors_for_another_stream_go_through_dlpack(torch_on):
+    tensor = FakeTorchTensor((4,), (1,))
+    tensor.ptr, tensor.strides, tensor.view_dtype = 0x4000, None, F32
+    view_of(tensor, stream=0x800)
+    assert torch_on == [0x800]  # cuda.core was asked, with the consumer stream

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cuda.bindings import driver as cu
+from cuda.core import LEGACY_DEFAULT_STREAM
 
 from ferrox.artifact import (
     AbiSlot,
@@ -76,10 +77,19 @@ def loads(fake, monkeypatch):
 
 @pytest.fixture
 def launched(loads, monkeypatch):
+    """Every launch, through cuda.core (`launch`) or pre-packed (`launch_packed`): the path,
+    (grid, block, shared bytes), the stream handle or object, and the parameter values."""
     calls = []
-    monkeypatch.setattr(
-        launcher, "_launch", lambda stream, config, kernel, packed: calls.append((config, packed))
-    )
+
+    def core(stream, config, kernel, values):
+        dims = (config.grid, config.block, config.shmem_size)
+        calls.append(("core", dims, stream, values))
+
+    def packed(kernel, dims, stream, packed):
+        calls.append(("packed", dims, stream, packed.values))
+
+    monkeypatch.setattr(launcher, "_launch", core)
+    monkeypatch.setattr(launcher, "_launch_packed", packed)
     return calls
 
 
@@ -90,13 +100,36 @@ def views():
 def test_arguments_are_packed_by_the_abi(launched):
     kernel = LoadedModule.load(artifact()).kernel("k")
     x, out = views()
-    packed = kernel.pack([x, out, 7, 0.5, 0xDEAD, 1.0, True, 2**40])
-    assert packed == (0x1000, 100, 0x2000, 10, 7, 0.5, 0xDEAD, 0x3F80, 1, 2**40)
-    types = [type(v) for v in packed]
+    values = kernel.values([x, out, 7, 0.5, 0xDEAD, 1.0, True, 2**40])
+    assert values == (0x1000, 100, 0x2000, 10, 7, 0.5, 0xDEAD, 0x3F80, 1, 2**40)
+    types = [type(v) for v in values]
     assert types == [int, int, int, int, np.int32, np.float32, int, np.uint16, np.int8, int]
-    assert [np.asarray(v).nbytes if not isinstance(v, int) else 8 for v in packed] == [
-        slot.nbytes for slot in KERNEL.abi
+
+
+def test_packed_parameters_are_the_bytes_the_driver_copies(launched):
+    kernel = LoadedModule.load(artifact()).kernel("k")
+    packed = kernel.pack([*views(), -7, 0.5, 2**64 - 1, -2.0, False, -(2**40)])
+    assert packed.values[6] == -1  # cuda.core's int64 for an address past 2**63
+    assert packed.as_bytes() == [
+        (0x1000).to_bytes(8, "little"),
+        (100).to_bytes(8, "little"),
+        (0x2000).to_bytes(8, "little"),
+        (10).to_bytes(8, "little"),
+        (-7).to_bytes(4, "little", signed=True),
+        np.float32(0.5).tobytes(),
+        b"\xff" * 8,
+        (0xC000).to_bytes(2, "little"),
+        b"\x00",
+        (-(2**40)).to_bytes(8, "little", signed=True),
     ]
+    assert [len(b) for b in packed.as_bytes()] == [slot.nbytes for slot in KERNEL.abi]
+
+
+def test_f16_scalars_are_packed_as_their_bits(launched):
+    kernel = LoadedModule.load(
+        artifact(KernelArtifact("k", (Param("h", ParamKind.SCALAR, "f16"),), None))
+    ).kernel("k")
+    assert kernel.pack([1.5]).as_bytes() == [np.float16(1.5).tobytes()]
 
 
 def test_slices_take_device_arrays_and_signless_integers(launched):
@@ -104,7 +137,7 @@ def test_slices_take_device_arrays_and_signless_integers(launched):
         artifact(KernelArtifact("k", (Param("v", ParamKind.SHARED_SLICE, "i32"),), None))
     ).kernel("k")
     array = DeviceArray.from_numpy(np.arange(6, dtype=np.uint32))
-    assert kernel.pack([array]) == (array.ptr, 6)
+    assert kernel.values([array]) == (array.ptr, 6)
 
 
 @pytest.mark.parametrize(
@@ -140,14 +173,14 @@ def test_bad_values_are_refused_naming_the_parameter(launched, index, value, mes
 
 def test_numpy_integers_and_floats_are_accepted(launched):
     kernel = LoadedModule.load(artifact()).kernel("k")
-    packed = kernel.pack([*views(), np.int64(-5), np.float64(2.0), np.uint64(2**64 - 1), 0, 0, 1])
-    assert packed[4:7] == (-5, 2.0, -1)  # an address past 2**63 wraps as cuda.core's int64
+    values = kernel.values([*views(), np.int64(-5), np.float64(2.0), np.uint64(2**64 - 1), 0, 0, 1])
+    assert values[4:7] == (-5, 2.0, -1)  # an address past 2**63 wraps as cuda.core's int64
 
 
 def test_the_argument_count_is_checked(launched):
     kernel = LoadedModule.load(artifact()).kernel("k")
     with pytest.raises(ArgumentError) as info:
-        kernel.pack(views())
+        kernel.values(views())
     assert str(info.value) == (
         "kernel 'k' takes 8 arguments (x, out, n, alpha, raw, h, flag, big), got 2"
     )
@@ -163,16 +196,21 @@ def test_bf16_scalars_round_to_nearest_even():
     ]
 
 
-def test_launch_goes_to_cuda_core_with_a_config(launched):
+def test_launch_goes_through_cuda_core_and_launch_packed_prepacked(launched):
     kernel = LoadedModule.load(artifact()).kernel("k")
     args = [*views(), 1, 1.0, 0, 0.0, False, 3]
     kernel.launch((4, 2), [256], args, shared_bytes=128)
+    kernel.launch((4, 2), [256], args, shared_bytes=128, stream=0x99)
     packed = kernel.pack(args)
     kernel.launch_packed((4, 2), [256], packed, shared_bytes=128)
-    (c1, p1), (c2, p2) = launched
-    assert c1 is c2  # one LaunchConfig per launch shape
-    assert (c1.grid, c1.block, c1.shmem_size) == ((4, 2, 1), (256, 1, 1), 128)
-    assert p1 == p2 == packed
+    kernel.launch_packed(4, 256, packed, stream=0x99)
+    (p1, d1, s1, v1), (p2, _, s2, v2), (p3, d3, s3, v3), (p4, d4, s4, _) = launched
+    assert (p1, p2, p3, p4) == ("core", "core", "packed", "packed")
+    assert d1 == d3 == ((4, 2, 1), (256, 1, 1), 128) and d4 == ((4, 1, 1), (256, 1, 1), 0)
+    assert s1 is LEGACY_DEFAULT_STREAM and s3 == 1 and s4 == 0x99
+    assert v1 == v2 == v3 == kernel.values(args)
+    with pytest.raises(TypeError, match=r"^launch_packed takes what pack\(\) returns, not tuple$"):
+        kernel.launch_packed(1, 256, v1)
 
 
 @pytest.mark.parametrize(
@@ -185,11 +223,12 @@ def test_launch_goes_to_cuda_core_with_a_config(launched):
 )
 def test_bad_launch_shapes(launched, grid, message):
     kernel = LoadedModule.load(artifact()).kernel("k")
+    packed = kernel.pack([*views(), 1, 1.0, 0, 0.0, False, 3])
     with pytest.raises(ValueError) as info:
-        kernel.launch_packed(grid, 256, ())
+        kernel.launch_packed(grid, 256, packed)
     assert str(info.value) == message
     with pytest.raises(ValueError, match=r"^shared_bytes must be an int >= 0, got -1$"):
-        kernel.launch_packed(1, 256, (), shared_bytes=-1)
+        kernel.launch(1, 256, [*views(), 1, 1.0, 0, 0.0, False, 3], shared_bytes=-1)
     assert dim3(np.int64(5), "grid") == (5, 1, 1)
 
 
@@ -199,27 +238,39 @@ def test_shared_memory_above_48_kib_is_opted_in_once(launched, monkeypatch):
         cu, "cuKernelSetAttribute", lambda attr, value, k, dev: asked.append(value) or (0,)
     )
     kernel = LoadedModule.load(artifact()).kernel("k")
+    packed = kernel.pack([*views(), 1, 1.0, 0, 0.0, False, 3])
     for shared in (1024, 100 * 1024, 100 * 1024, 64 * 1024, 120 * 1024):
-        kernel.launch_packed(1, 256, (), shared_bytes=shared)
+        kernel.launch_packed(1, 256, packed, shared_bytes=shared)
     assert asked == [100 * 1024, 120 * 1024]
 
 
 def test_a_refused_launch_is_explained_by_the_contract(loads, monkeypatch):
     monkeypatch.setattr(errors, "error_description", lambda code: "invalid argument")
 
-    def refuse(stream, config, kernel, packed):
+    def refuse(stream, config, kernel, values):
         raise CoreCudaError("CUDA_ERROR_INVALID_VALUE: This indicates that ...")
 
+    def refuse_packed(kernel, dims, stream, packed):
+        errors.check((cu.CUresult.CUDA_ERROR_INVALID_VALUE,), "cuLaunchKernel")
+
     monkeypatch.setattr(launcher, "_launch", refuse)
+    monkeypatch.setattr(launcher, "_launch_packed", refuse_packed)
     kernel = LoadedModule.load(artifact()).kernel("k")
+    args = [*views(), 1, 1.0, 0, 0.0, False, 3]
     with pytest.raises(CudaError) as info:
-        kernel.launch_packed(1, 128, ())
+        kernel.launch(1, 128, args)
     assert str(info.value) == (
         "cuLaunchKernelEx failed: CUDA_ERROR_INVALID_VALUE (invalid argument): "
         "block (128, 1, 1) does not match the kernel's contract block (256, 1, 1)"
     )
     with pytest.raises(CudaError) as info:
-        kernel.launch_packed(1, 256, ())
+        kernel.launch_packed(1, 128, kernel.pack(args))
+    assert str(info.value) == (
+        "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument): "
+        "block (128, 1, 1) does not match the kernel's contract block (256, 1, 1)"
+    )
+    with pytest.raises(CudaError) as info:
+        kernel.launch(1, 256, args)
     assert str(info.value) == "cuLaunchKernelEx failed: CUDA_ERROR_INVALID_VALUE (invalid argument)"
 
 
@@ -262,4 +313,7 @@ def test_a_compiled_kernel_runs_on_the_fake_gpu(fake):
     kernel = LoadedModule.load(art).kernel("vecadd")
     kernel.launch(4, 256, [da, db, out])
     np.testing.assert_array_equal(out.copy_to_host(), a + b)
-    assert fake.launches == [("vecadd", (4, 1, 1), (256, 1, 1), 0)]
+    out2 = DeviceArray.from_numpy(np.full(n, np.nan, np.float32))
+    kernel.launch_packed(4, 256, kernel.pack([db, db, out2]))
+    np.testing.assert_array_equal(out2.copy_to_host(), b + b)
+    assert fake.launches == [("vecadd", (4, 1, 1), (256, 1, 1), 0)] * 2

@@ -1,0 +1,183 @@
+"""Launch overhead: host time per call of an empty kernel with 4 PTX parameters, every way.
+
+    python benchmarks/launch.py [--calls 100] [--batches 300]
+
+Each row launches the same kind of kernel (two slices: pointer, length, pointer, length; an
+empty body) on the legacy default stream: ferrox's packed fast path (`launch_packed`),
+ferrox's `launch` with values (DeviceArrays; torch tensors on torch's current stream, read
+from the tensor; torch tensors launched on another stream, viewed through cuda.core's
+StridedMemoryView so the streams are ordered), cuda.core's `launch` directly (Python ints),
+cuda.bindings' cuLaunchKernel with pre-packed parameters, CuPy's RawKernel, a small
+`torch.add`, and Triton when it is installed.
+Only the launch calls are timed (they return before the kernel runs); the device is
+synchronised between batches. The figure is the median over batches of the mean per call, in
+microseconds, with its ratio to cuda.core's `launch`. A benchmark, never a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ferrox.driver.runtime.buffers import DeviceArray
+from ferrox.driver.runtime.device import device_limits, synchronize
+from ferrox.driver.runtime.launcher import LoadedModule
+from ferrox.driver.runtime.streams import Stream
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.compile import compile_module
+from ferrox.verify import verify_module
+
+EMPTY = """
+builtin.module {
+  simt.kernel @empty(%a: !simt.slice<f32>, %b: !simt.slice<f32>)
+      contract<domain = 1, block = [32]> {
+    simt.return
+  }
+}
+"""
+
+CUDA_EMPTY = 'extern "C" __global__ void empty(float* a, long long n, float* b, long long m) {}'
+
+
+def per_call_us(launch: Callable[[], None], calls: int, batches: int) -> float:
+    """Median over `batches` of the mean host time of `calls` launches, in microseconds."""
+    for _ in range(3):
+        launch()
+    synchronize()
+    means = []
+    for _ in range(batches):
+        start = time.perf_counter_ns()
+        for _ in range(calls):
+            launch()
+        means.append((time.perf_counter_ns() - start) / calls / 1000)
+        synchronize()
+    return statistics.median(means)
+
+
+def ferrox_rows(n: int) -> tuple[dict[str, Callable[[], None]], object]:
+    module = parse_module(make_context(), EMPTY, "empty.mlir")
+    verify_module(module)
+    artifact = compile_module(module, chip=device_limits(0).chip)
+    kernel = LoadedModule.load(artifact).kernel("empty")
+    a = DeviceArray.from_numpy(np.zeros(n, np.float32))
+    b = DeviceArray.from_numpy(np.zeros(n, np.float32))
+    packed = kernel.pack([a, b])
+    grid, block = (1, 1, 1), (32, 1, 1)
+    rows = {
+        "ferrox launch_packed (fast path)": lambda: kernel.launch_packed(grid, block, packed),
+        "ferrox launch, DeviceArrays": lambda: kernel.launch(grid, block, [a, b]),
+    }
+    return rows, (artifact, kernel, a, b)
+
+
+def cuda_core_row(artifact, a, b) -> dict[str, Callable[[], None]]:
+    from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, ObjectCode, launch
+
+    kernel = ObjectCode.from_ptx(artifact.ptx.encode()).get_kernel("empty")
+    config = LaunchConfig(grid=1, block=32)
+    pa, pb, n = a.ptr, b.ptr, a.size
+    return {
+        "cuda.core launch (ints packed per call)": lambda: launch(
+            LEGACY_DEFAULT_STREAM, config, kernel, pa, n, pb, n
+        )
+    }
+
+
+def cuda_bindings_row(kernel, a, b) -> dict[str, Callable[[], None]]:
+    from cuda.bindings import driver as cu
+
+    values = [ctypes.c_uint64(a.ptr), ctypes.c_int64(a.size)]
+    values += [ctypes.c_uint64(b.ptr), ctypes.c_int64(b.size)]
+    array = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in values])
+    address = ctypes.addressof(array)
+    function = cu.CUfunction(int(kernel.core.handle))  # a CUkernel launches as a CUfunction
+    stream = cu.CUstream(1)
+
+    def run() -> None:
+        cu.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, address, 0)
+
+    return {"cuda.bindings cuLaunchKernel (pre-packed)": run}
+
+
+def torch_rows(kernel, n: int) -> dict[str, Callable[[], None]]:
+    import torch
+
+    x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    small = torch.zeros(4, device="cuda")
+    out = torch.empty(4, device="cuda")
+    grid, block = (1, 1, 1), (32, 1, 1)
+    side = Stream()
+    return {
+        "ferrox launch, torch tensors (current stream)": lambda: kernel.launch(grid, block, [x, y]),
+        "ferrox launch, torch tensors (other stream: DLPack)": lambda: kernel.launch(
+            grid, block, [x, y], stream=side
+        ),
+        "torch.add (4 elements, out=)": lambda: torch.add(small, small, out=out),
+    }
+
+
+def cupy_row(n: int) -> dict[str, Callable[[], None]]:
+    import cupy
+
+    kernel = cupy.RawKernel(CUDA_EMPTY, "empty")
+    a, b = cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.float32)
+    m = np.int64(n)
+    kernel((1,), (32,), (a, m, b, m))
+    return {"CuPy RawKernel": lambda: kernel((1,), (32,), (a, m, b, m))}
+
+
+def triton_row(n: int) -> dict[str, Callable[[], None]]:
+    import torch
+    import triton
+
+    @triton.jit
+    def empty(a, n, b, m):
+        pass
+
+    x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    empty[(1,)](x, n, y, n)
+    return {"Triton (empty @triton.jit)": lambda: empty[(1,)](x, n, y, n)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--batches", type=int, default=300)
+    args = parser.parse_args()
+    n = 1024
+    rows, (artifact, kernel, a, b) = ferrox_rows(n)
+    rows |= cuda_core_row(artifact, a, b)
+    rows |= cuda_bindings_row(kernel, a, b)
+    missing = []
+    for name, make in (
+        ("torch", lambda: torch_rows(kernel, n)),
+        ("cupy", lambda: cupy_row(n)),
+        ("triton", lambda: triton_row(n)),
+    ):
+        try:
+            rows |= make()
+        except Exception as exc:  # an optional library that is absent or cannot run here
+            missing.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
+    results = {name: per_call_us(fn, args.calls, args.batches) for name, fn in rows.items()}
+    base = results["cuda.core launch (ints packed per call)"]
+    print(f"launch overhead on {device_limits(0).name}, empty kernel, 4 PTX parameters")
+    print(f"{'':46} {'us/call':>8} {'vs cuda.core':>12}")
+    for name, us in results.items():
+        print(f"{name:46} {us:8.2f} {us / base:11.2f}x")
+    for line in missing:
+        print(f"not measured: {line}")
+    if out := os.environ.get("OUT"):
+        Path(out, "launch.json").write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
