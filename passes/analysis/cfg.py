@@ -82,6 +82,13 @@ class RegionGraph:
             self._reach = [self._search(self.succs[n], avoid=None) for n in range(len(self.blocks))]
         return self._reach[node]
 
+    def reaches(self, src: int, dst: int, avoid: int | None = None) -> bool:
+        """Whether a path of one or more edges leads from `src` to `dst` without entering
+        `avoid`."""
+        if avoid is None:
+            return dst in self.reachable(src)
+        return dst in self._search(self.succs[src], avoid)
+
     def on_cycle_avoiding(self, node: int, avoid: int | None) -> bool:
         """Whether `node` reaches itself again along a path that does not enter `avoid`."""
         return node in self._search(self.succs[node], avoid)

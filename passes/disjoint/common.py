@@ -78,12 +78,15 @@ def _chain(op: Operation) -> list[Operation]:
 EXCLUSIVE_REGIONS = (scf.IfOp, scf.IndexSwitchOp)
 
 
-def order(a: Operation, b: Operation) -> str:
+def order(a: Operation, b: Operation, fresh: Operation | None = None) -> str:
     """How `a` relates to `b` in one run of the enclosing function: "before" (a runs first, and
     b never runs before it), "after", "exclusive" (never both: alternative branches), "same",
     or "unknown": both may run, in either order or more than once (blocks on a cycle of an
     unstructured region, the regions of an `scf.while` or of an op the verifier does not know,
-    ops of different functions). Callers must read "unknown" as "may both run"."""
+    ops of different functions). Callers must read "unknown" as "may both run".
+
+    `fresh`: the op that defines the value both use; in an unstructured region a path through
+    its block makes a new value, so such paths do not order `a` and `b`."""
     if a is b:
         return "same"
     chain_a = _chain(a)
@@ -93,12 +96,14 @@ def order(a: Operation, b: Operation) -> str:
         blk = y.parent_block()
         if blk is not None and id(blk) in blocks_a:
             x = blocks_a[id(blk)]
-            return _order_in_block(a, b, x, y, blk)
+            return _order_in_block(a, b, x, y, blk, fresh)
         y = y.parent_op()
     return "unknown"  # different functions
 
 
-def _order_in_block(a: Operation, b: Operation, x: Operation, y: Operation, blk: Block) -> str:
+def _order_in_block(
+    a: Operation, b: Operation, x: Operation, y: Operation, blk: Block, fresh: Operation | None
+) -> str:
     if x is y:
         if x is a:
             return "before"  # b is inside a's regions: a starts first
@@ -106,12 +111,15 @@ def _order_in_block(a: Operation, b: Operation, x: Operation, y: Operation, blk:
             return "after"
         ra, rb = _region_index(a, x), _region_index(b, x)
         if ra == rb:
-            return _order_in_region(_block_in(a, x), _block_in(b, x), x.regions[ra])
+            region = x.regions[ra]
+            cut = None
+            if fresh is not None and fresh is not x and x.is_ancestor(fresh):
+                cut = _block_in(fresh, x)
+                cut = cut if cut.parent is region else None
+            return _order_in_region(_block_in(a, x), _block_in(b, x), region, cut)
         if isinstance(x, EXCLUSIVE_REGIONS):
             return "exclusive"
-        if isinstance(x, scf.ForOp | scf.IfOp | scf.ExecuteRegionOp):
-            return "before" if ra < rb else "after"
-        return "unknown"
+        return "unknown"  # the regions of a loop, or of an op not known here
     for op in blk.ops:
         if op is x:
             return "before"
@@ -120,12 +128,14 @@ def _order_in_block(a: Operation, b: Operation, x: Operation, y: Operation, blk:
     raise AssertionError("ops not in their block")
 
 
-def _order_in_region(block_a: Block, block_b: Block, region: Region) -> str:
-    """Two different blocks of one region: what its control-flow graph allows."""
+def _order_in_region(block_a: Block, block_b: Block, region: Region, cut: Block | None) -> str:
+    """Two different blocks of one region: what its control-flow graph allows, along paths that
+    do not enter `cut` (the block that makes the value anew)."""
     graph = RegionGraph.of(region)
     na, nb = graph.node(block_a), graph.node(block_b)
-    a_then_b = nb in graph.reachable(na)
-    b_then_a = na in graph.reachable(nb)
+    avoid = graph.node(cut) if cut is not None else None
+    a_then_b = graph.reaches(na, nb, avoid)
+    b_then_a = graph.reaches(nb, na, avoid)
     if a_then_b and b_then_a:
         return "unknown"
     if a_then_b:

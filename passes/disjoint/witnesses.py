@@ -110,6 +110,7 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine, position: dict[int, i
             reads.append(op)
         else:
             engine.error(op, _escape(op))
+    fresh = value.owner if isinstance(value.owner, Operation) else None
     for i, later in enumerate(moves):
         loop = loop_between(later, value)
         if loop is not None:
@@ -122,7 +123,7 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine, position: dict[int, i
         for j, earlier in enumerate(moves):
             # "unknown" means both may run, in either order: report it once, at the later one in
             # the text.
-            relation = order(earlier, later) if j != i else "same"
+            relation = order(earlier, later, fresh) if j != i else "same"
             if relation == "before" or (relation == "unknown" and j < i):
                 engine.error(
                     later,
@@ -132,7 +133,7 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine, position: dict[int, i
                 break
     for read in reads:
         for move in moves:
-            if order(move, read) in ("before", "unknown"):
+            if order(move, read, fresh) in ("before", "unknown"):
                 engine.error(
                     read,
                     "borrow of moved value: witness",

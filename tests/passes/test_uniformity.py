@@ -403,6 +403,37 @@ def test_order_on_unstructured_control_flow():
     assert order(at("in_a"), value(other, "c").owner) == "unknown"  # type: ignore[arg-type]
 
 
+def test_order_cuts_paths_through_the_block_that_makes_the_value_anew():
+    fn = kernel(
+        """simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>, %p: i1, %q: i1, %v: f32) {
+  cf.br ^head
+^head:
+  %w = simt.thread_index_1d
+  cf.cond_br %p, ^a, ^b
+^a:
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    simt.yield %v : f32
+  }
+  cf.cond_br %q, ^head, ^exit
+^b:
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    simt.yield %v : f32
+  }
+  cf.br ^a
+^exit:
+  simt.return
+}"""
+    )
+    move_a, move_b = op_named(fn, "simt.get_mut", 0), op_named(fn, "simt.get_mut", 1)
+    make = op_named(fn, "simt.thread_index_1d")
+    assert order(move_a, move_b) == "unknown"
+    assert order(move_b, move_a, make) == "before"  # ^b falls into ^a: a real second move
+    assert order(move_a, move_b, make) == "after"
+    assert order(make, move_a, make) == "before"
+
+
 REDUCE_IN_IF = """tile.kernel @reduce_in_if(%out: !tile.partition<f32, [4]>,
     %x: !tile.tensor<f32, [?, ?]>, %flag: i32) {
   %z = arith.constant 0 : index

@@ -280,3 +280,29 @@ simt.kernel @witness_per_trip(%out: !simt.disjoint_slice<f32, 1d>, %n: index, %v
 ^exit:
   simt.return
 }
+
+// Alternatives in a cf loop whose head makes the witness: each trip moves a fresh witness once,
+// in one branch or the other.
+// CHECK-LABEL: simt.kernel @alternatives_per_trip
+simt.kernel @alternatives_per_trip(%out: !simt.disjoint_slice<f32, 1d>, %p: i1, %q: i1, %v: f32) contract<domain = 1, block = [64]> {
+  cf.br ^head
+^head:
+  %w = simt.thread_index_1d
+  %i = simt.witness_value %w : !simt.thread_index<1d>
+  cf.cond_br %p, ^a, ^b
+^a:
+  // CHECK: simt.get_mut %out[%w]
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    simt.yield %v : f32
+  }
+  cf.cond_br %q, ^head, ^exit
+^b:
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    simt.yield %old : f32
+  }
+  cf.cond_br %q, ^head, ^exit
+^exit:
+  simt.return
+}
