@@ -96,9 +96,26 @@ def _successor_operands(term: Operation, index: int) -> list[SSAValue] | None:
         return list(term.arguments)
     if isinstance(term, cf.ConditionalBranchOp):
         return list(term.then_arguments if index == 0 else term.else_arguments)
-    if isinstance(term, cf.SwitchOp) and index == 0:
-        return list(term.default_operands)
+    if isinstance(term, cf.SwitchOp):
+        if index == 0:
+            return list(term.default_operands)
+        sizes = list(term.case_operand_segments.get_values())
+        start = sum(sizes[: index - 1])
+        return list(term.case_operands[start : start + sizes[index - 1]])
     return None
+
+
+def _moved_by_branch(term: Operation) -> list[SSAValue] | None:
+    """The owned values a branch moves: a value passed to two successors moves once (only one
+    is taken), a value passed twice to one successor moves twice."""
+    most: dict[SSAValue, int] = {}
+    for index in range(len(term.successors)):
+        operands = _successor_operands(term, index)
+        if operands is None:
+            return None
+        for v in set(operands):
+            most[v] = max(most.get(v, 0), operands.count(v))
+    return [v for v, n in most.items() if owned(v) for _ in range(n)]
 
 
 def _strip_carried(state: State) -> None:
@@ -390,6 +407,8 @@ class OwnershipChecker:
         values = [v for v in op.operands if owned(v)]
         if isinstance(op, PrepareOp | CheckOp | PrintOp):
             return values, []
+        if len(op.successors) > 1:  # only one successor is taken: a move per successor
+            values = _moved_by_branch(op) or values
         return [], values
 
     def define(self, op: Operation, state: State, results: Carries, known: bool) -> None:

@@ -305,3 +305,24 @@ func.func @f(%cond: i1, %x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>
   host.print %c2 : !host.tensor<f32, [64]>
   func.return
 }
+
+// -----
+
+// A branch moves a value once per successor it may take: %t passed to two successors is one
+// move, but %u passed twice to one successor is moved twice.
+func.func @f(%k: i32, %t: !host.tensor<f32, [64]>, %u: !host.tensor<f32, [64]>) {
+  // expected-error@+3 {{use of moved value: %u}}
+  // expected-note@+2 {{value moved here}}
+  // expected-note@+1 {{value used here after move}}
+  cf.switch %k : i32, [
+    default: ^a(%t : !host.tensor<f32, [64]>),
+    0: ^b(%t, %u : !host.tensor<f32, [64]>, !host.tensor<f32, [64]>),
+    1: ^b(%u, %u : !host.tensor<f32, [64]>, !host.tensor<f32, [64]>)
+  ]
+^a(%x: !host.tensor<f32, [64]>):
+  host.print %x : !host.tensor<f32, [64]>
+  func.return
+^b(%y: !host.tensor<f32, [64]>, %z: !host.tensor<f32, [64]>):
+  host.print %y : !host.tensor<f32, [64]>
+  func.return
+}

@@ -266,3 +266,55 @@ func.func @helper_syncs(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>
   host.print %c2 : !host.tensor<f32, [64]>
   func.return
 }
+
+// A stream carried through an scf.while is synced through the loop's result.
+// CHECK-LABEL: func.func @sync_while_result
+func.func @sync_while_result(%go: i1, %x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
+  %s0 = host.stream
+  %one = arith.constant 1 : index
+  %s, %r = scf.while (%si = %s0, %ci = %c) : (!host.stream, !host.tensor<f32, [64]>) -> (!host.stream, !host.tensor<f32, [64]>) {
+    scf.condition(%go) %si, %ci : !host.stream, !host.tensor<f32, [64]>
+  } do {
+  ^bb0(%sj: !host.stream, %cj: !host.tensor<f32, [64]>):
+    %c2 = host.unsafe_launch @scale grid(%one) block(%one) on %sj ins(%x : !host.tensor<f32, [64]>) outs(%cj : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+    scf.yield %sj, %c2 : !host.stream, !host.tensor<f32, [64]>
+  }
+  host.sync_on %s
+  host.print %r : !host.tensor<f32, [64]>
+  func.return
+}
+
+// A loop of blocks that makes a stream on each trip and syncs it before branching back.
+// CHECK-LABEL: func.func @stream_per_block_trip
+func.func @stream_per_block_trip(%b: i1, %x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
+  %one = arith.constant 1 : index
+  cf.br ^loop(%c : !host.tensor<f32, [64]>)
+^loop(%ci: !host.tensor<f32, [64]>):
+  %t = host.stream
+  %c2 = host.unsafe_launch @scale grid(%one) block(%one) on %t ins(%x : !host.tensor<f32, [64]>) outs(%ci : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+  host.sync_on %t
+  cf.cond_br %b, ^loop(%c2 : !host.tensor<f32, [64]>), ^exit(%c2 : !host.tensor<f32, [64]>)
+^exit(%done: !host.tensor<f32, [64]>):
+  host.print %done : !host.tensor<f32, [64]>
+  func.return
+}
+
+// A helper that makes a stream and gives it back: the caller syncs it through the call's result.
+func.func @start(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) -> (!host.stream, !host.tensor<f32, [64]>, !host.tensor<f32, [64]>) {
+  %one = arith.constant 1 : index
+  %t = host.stream
+  %c2 = host.unsafe_launch @scale grid(%one) block(%one) on %t ins(%x : !host.tensor<f32, [64]>) outs(%c : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+  %c3 = host.unsafe_launch @scale grid(%one) block(%one) on %t ins(%x : !host.tensor<f32, [64]>) outs(%c2 : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+  host.sync_on %t
+  func.return %t, %x, %c3 : !host.stream, !host.tensor<f32, [64]>, !host.tensor<f32, [64]>
+}
+
+// CHECK-LABEL: func.func @helper_stream_result
+func.func @helper_stream_result(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>, %d: !host.tensor<f32, [64]>) {
+  %one = arith.constant 1 : index
+  %t, %x2, %c2 = func.call @start(%x, %c) : (!host.tensor<f32, [64]>, !host.tensor<f32, [64]>) -> (!host.stream, !host.tensor<f32, [64]>, !host.tensor<f32, [64]>)
+  %d2 = host.unsafe_launch @scale grid(%one) block(%one) on %t ins(%c2 : !host.tensor<f32, [64]>) outs(%d : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+  host.sync_on %t
+  host.print %d2 : !host.tensor<f32, [64]>
+  func.return
+}
