@@ -38,6 +38,7 @@ from ferrox.passes.ownership.lattice import (
     Move,
     State,
     StreamId,
+    is_stream,
     join_carries,
     join_flights,
     merged,
@@ -438,7 +439,9 @@ class OwnershipChecker:
             return
         given = merged(state.carries(op.operands))
         for result in op.results:
-            streams = given.streams | {state.new_stream(result)}
+            streams: frozenset[StreamId] = frozenset()
+            if is_stream(result):
+                streams = given.streams | {state.new_stream(result)}
             state.bind(result, Carry(dict(given.flights), streams))
 
     # -- the rules beside moves ------------------------------------------------------------
