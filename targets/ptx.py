@@ -58,7 +58,7 @@ PTX_VERSIONS = frozenset(
 
 NVPTX_SYNCSCOPES = ("", "singlethread", "block", "cluster", "device")
 
-_UNLOWERABLE = {
+_UNLOWERABLE: dict[type[Operation], str] = {
     llvm.FExpOp: "math.exp: use exp2(x * log2(e))",
     llvm.FLogOp: "math.log: use log2(x) * ln(2) through the nvvm approximation",
     llvm.FLog2Op: "math.log2: use the nvvm lg2.approx intrinsic",
@@ -66,7 +66,7 @@ _UNLOWERABLE = {
 }
 """xDSL llvm ops whose intrinsic NVPTX cannot lower at all (LLVM aborts); how to get the value."""
 
-_NEEDS_AFN = {llvm.FSinOp: "sin", llvm.FCosOp: "cos"}
+_NEEDS_AFN: dict[type[Operation], str] = {llvm.FSinOp: "sin", llvm.FCosOp: "cos"}
 """Ops NVPTX lowers only as approximations (`sin.approx.f32`), so only with the `afn` flag."""
 
 

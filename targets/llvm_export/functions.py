@@ -126,7 +126,7 @@ def _add_passthrough(op: llvm.FuncOp, fn: ir.Function, entry: Attribute, diag: D
         and len(entry) == 2
         and all(isinstance(e, StringAttr) for e in entry)
     ):
-        key, value = (e.data for e in entry)  # type: ignore[union-attr]
+        key, value = (e.data for e in entry)
         fn.attributes.strings[key] = value
         return
     diag.error(op, f'passthrough entry {entry} is neither "name" nor ["key", "value"]')

@@ -14,6 +14,7 @@ are declared `convergent` so that no LLVM pass moves them under divergent contro
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from llvmlite import ir
 from llvmlite.ir.values import Block as LLVMBlock
@@ -195,9 +196,10 @@ def _fastmath(op: Operation) -> list[str]:
 
 def _intrinsic(op: fx.IntrinsicOp, b: ir.IRBuilder, vals: ValueMap) -> None:
     args = [vals[v] for v in op.operands]
-    args += [
-        ir.Constant(ir.IntType(1), op.properties[name].value.data != 0) for name in op.IMMEDIATES
-    ]
+    for name in op.IMMEDIATES:
+        flag = op.properties[name]
+        assert isinstance(flag, IntegerAttr)
+        args.append(ir.Constant(ir.IntType(1), flag.value.data != 0))
     result = convert_type(op.results[0].type)
     name = f"{op.INTRINSIC}.{intrinsic_suffix(result)}"
     fn = _declare(b.module, op, name, ir.FunctionType(result, [a.type for a in args]))
@@ -312,7 +314,8 @@ def _call(op: llvm.CallOp, b: ir.IRBuilder, vals: ValueMap) -> None:
         vals[op.returned] = call
 
 
-_CONVERTERS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap], None]] = {
+# Each converter takes its own op class (the dict's key), hence `Any` for the op.
+_CONVERTERS: dict[type[Operation], Callable[[Any, ir.IRBuilder, ValueMap], None]] = {
     llvm.GEPOp: _gep,
     llvm.LoadOp: _load,
     llvm.StoreOp: _store,
