@@ -139,12 +139,13 @@ def _scalar_packer(param: Param) -> Packer:
 
         return pack_int
     limit = _FLOAT_LIMITS[slot]
-    make_float: Callable[[float], Any] = {
+    makers: dict[AbiSlot, Callable[[float], Any]] = {
         AbiSlot.F16: np.float16,
         AbiSlot.BF16: bf16_bits,
         AbiSlot.F32: np.float32,
         AbiSlot.F64: np.float64,
-    }[slot]
+    }
+    make_float = makers[slot]
 
     def pack_float(value: Any, stream: Any, out: list) -> None:
         if isinstance(value, (bool, np.bool_)) or not isinstance(

@@ -49,7 +49,7 @@ STATIC_SHARED_LIMIT = 48 * 1024
 def dim3(value: int | Sequence[int], what: str) -> Dim3:
     """(x, y, z) from an int or 1 to 3 positive ints; anything else is a ValueError."""
     if type(value) is tuple and len(value) == 3 and all(type(d) is int and d > 0 for d in value):
-        return value  # type: ignore[return-value]  # the common case, checked cheaply
+        return value  # the common case, checked cheaply
     try:
         dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
     except TypeError:
@@ -178,9 +178,9 @@ class LoadedKernel:
         dims = self._dims(grid, block, shared_bytes)
         config = self._configs.get(dims)
         if config is None:
-            config = self._configs[dims] = LaunchConfig(
-                grid=dims[0], block=dims[1], shmem_size=dims[2]
-            )
+            config = LaunchConfig(grid=dims[0], block=dims[1], shmem_size=dims[2])
+            if len(self._configs) < 64:
+                self._configs[dims] = config
         core_device(self.ordinal)
         try:
             _launch(core_stream(stream), config, self.core, values)

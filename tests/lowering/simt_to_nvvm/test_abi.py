@@ -74,23 +74,6 @@ def test_index_elements_are_64_bit_integers():
     assert abi.param(SliceType(IndexType())).attrs[0]["llvm.align"].value.data == 8
 
 
-def test_every_kind_is_one_the_launcher_packs():
-    launcher = pytest.importorskip("ferrox.driver.runtime.abi")
-    elements = [i1, i8, i16, i32, i64, Float16Type(), BFloat16Type(), f32, f64]
-    kinds = (
-        [abi.kind(SliceType(e)) for e in elements]
-        + ["ptr"]
-        + [abi.kind(t) for t in (IndexType(), f32, f64, i32, i64)]
-    )
-    assert [launcher.check_kind(k) for k in kinds] == kinds
-    params = [abi.param(t) for t in (SliceType(f32), PtrType(f32), IndexType())]
-    assert (
-        launcher.param_count(["slice:f32", "ptr", "index"])
-        == sum(len(p.types) for p in params)
-        == 4
-    )
-
-
 def test_slice_parameters():
     shared = abi.param(SliceType(f32))
     assert shared.types == (GLOBAL_PTR, i64)
