@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ferrox.artifact import KernelArtifact, ModuleArtifact, ParamKind
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
-from ferrox.targets.compile import CompiledKernels, compile_module_to_ptx
+from ferrox.targets.compile import compile_module
 from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,9 +61,22 @@ def examples() -> list[Path]:
     return sorted(EXAMPLES.glob("*.mlir"))
 
 
-def compiled(path: Path) -> CompiledKernels:
+def compiled(path: Path) -> ModuleArtifact:
     module = parse_module(make_context(), path.read_text(), str(path))
-    return compile_module_to_ptx(module, chip="sm_90", opt=3)
+    return compile_module(module, chip="sm_90", opt=3, cubin=False)
+
+
+def signature(kernel: KernelArtifact) -> tuple[str, ...]:
+    """The parameters as the table spells them: `slice:<element>`, `ptr`, or the scalar type."""
+    spelled = []
+    for p in kernel.params:
+        if p.kind is ParamKind.POINTER:
+            spelled.append("ptr")
+        elif p.kind is ParamKind.SCALAR:
+            spelled.append(p.element)
+        else:
+            spelled.append(f"slice:{p.element}")
+    return tuple(spelled)
 
 
 def test_every_example_has_expectations():
@@ -96,9 +110,9 @@ def test_example_ptx(path: Path):
     result = compiled(path)
     assert result.chip == "sm_90"
     assert list(result.kernels) == [name]
-    info = result[name]
-    assert info.signature == expect.signature
-    assert info.block == expect.block
+    kernel = result[name]
+    assert signature(kernel) == expect.signature
+    assert (kernel.contract.block if kernel.contract else None) == expect.block
 
     body = entry(result.ptx, name)
     params = re.findall(

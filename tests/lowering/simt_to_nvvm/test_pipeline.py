@@ -1,4 +1,4 @@
-"""`lower-to-llvm` and `compile_module_to_ptx`: the stages, host code, errors, and the ABI the
+"""`lower-to-llvm` and `compile_module`: the stages, host code, errors, and the ABI the
 launcher gets back."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import re
 import pytest
 from xdsl.dialects import llvm
 
+from ferrox.artifact import Contract, ModuleArtifact, ParamKind
 from ferrox.diagnostics import DiagnosticError
 from ferrox.lowering.pipeline import (
     STAGES,
@@ -19,7 +20,7 @@ from ferrox.lowering.pipeline import (
 from ferrox.parser import parse_module
 from ferrox.passes.verify_disjoint import VerifyDisjointPass
 from ferrox.registry import make_context
-from ferrox.targets.compile import CompiledKernels, KernelInfo, compile_module_to_ptx
+from ferrox.targets.compile import compile_module
 
 TWO_KERNELS = """
 simt.func @twice(%x: f32) -> f32 {
@@ -96,21 +97,27 @@ def test_lower_to_llvm_leaves_only_llvm_and_drops_host_code():
     assert twice.linkage.linkage.data == "internal"
 
 
-def test_compile_module_to_ptx():
+def test_compile_module():
     module = parse(TWO_KERNELS)
     before = str(module)
-    result = compile_module_to_ptx(module, chip="sm_90", opt=3)
+    result = compile_module(module, chip="sm_90", opt=3, cubin=False)
     assert str(module) == before, "the caller's module is not changed"
-    assert isinstance(result, CompiledKernels) and result.chip == "sm_90"
-    assert result.kernels == {
-        "scale": KernelInfo("scale", ("slice:f32", "slice:f32", "f32"), (128, 1, 1), 64, 80),
-        "fill": KernelInfo("fill", ("ptr", "index", "i32")),
-    }
-    assert result.signatures == {
-        "scale": ["slice:f32", "slice:f32", "f32"],
-        "fill": ["ptr", "index", "i32"],
-    }
-    assert result["fill"].block is None
+    assert isinstance(result, ModuleArtifact) and result.chip == "sm_90"
+    assert result.source == before, "the host program stays in the source"
+    assert list(result.kernels) == ["scale", "fill"]
+    scale, fill = result["scale"], result["fill"]
+    assert [(p.name, p.kind, p.element) for p in scale.params] == [
+        ("a", ParamKind.SHARED_SLICE, "f32"),
+        ("out", ParamKind.DISJOINT_SLICE, "f32"),
+        ("k", ParamKind.SCALAR, "f32"),
+    ]
+    assert scale.contract == Contract(1, (128, 1, 1), shared_bytes=64, min_cc=80)
+    assert [(p.name, p.kind, p.element) for p in fill.params] == [
+        ("p", ParamKind.POINTER, "i32"),
+        ("n", ParamKind.SCALAR, "index"),
+        ("v", ParamKind.SCALAR, "i32"),
+    ]
+    assert fill.contract is None
     assert re.search(r"\.entry scale\(", result.ptx) and re.search(r"\.entry fill\(", result.ptx)
     assert ".func" not in result.ptx, "the internal device function is inlined and dropped"
     assert ".reqntid 128, 1, 1" in result.ptx
@@ -119,14 +126,14 @@ def test_compile_module_to_ptx():
 
 def test_chip_from_the_module_and_min_cc():
     module = parse('builtin.module attributes {ferrox.chip = "sm_80"} {' + TWO_KERNELS + "}")
-    result = compile_module_to_ptx(module)
+    result = compile_module(module, cubin=False)
     assert result.chip == "sm_80" and ".target sm_80" in result.ptx
     with pytest.raises(
         DiagnosticError,
         match=r"test.mlir:6:1: error: kernel @scale needs compute capability 8.0 "
         r"\(its contract's min_cc = 80\), but the target is sm_75",
     ):
-        compile_module_to_ptx(module, chip="sm_75")
+        compile_module(module, chip="sm_75")
 
 
 def test_unsafe_ir_is_not_lowered():
@@ -150,7 +157,7 @@ simt.kernel @twice(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, blo
     with pytest.raises(DiagnosticError, match="use of moved value: witness"):
         lower_to_llvm(module)
     with pytest.raises(DiagnosticError, match="use of moved value: witness"):
-        compile_module_to_ptx(module)
+        compile_module(module)
 
 
 def test_extract_device_code_keeps_kernels_and_drops_host_functions():
