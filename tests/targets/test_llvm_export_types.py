@@ -1,4 +1,4 @@
-"""bf16 and vector types in the LLVM export: the `bfloat` type, its constants, and intrinsic mangling.
+"""bf16 and vector types in the LLVM export: the `bfloat` type, its constants, intrinsic mangling.
 
 LLVM's IR reader quietly renames an intrinsic whose name is mangled wrongly (or not at all), so
 a verified module proves nothing about the name: these tests compare the exported name with the
@@ -193,9 +193,12 @@ def test_every_intrinsic_op_is_mangled_with_its_type(cls: type, intrinsic: str, 
     """Every intrinsic op the exporter handles, on vectors and on bf16, named as LLVM names it."""
     arity = len(cls.get_irdl_definition().operands)
     props = ", ".join(f"{name} = false" for name in getattr(cls, "IMMEDIATES", ()))
+    operands = ", ".join(["%x"] * arity)
+    properties = "<{" + props + "}>" if props else ""
+    types = ", ".join([str(typ)] * arity)
     source = f"""
 llvm.func @f(%x: {typ}) -> {typ} {{
-  %r = "{cls.name}"({", ".join(["%x"] * arity)}) {"<{" + props + "}>" if props else ""} : ({", ".join([str(typ)] * arity)}) -> {typ}
+  %r = "{cls.name}"({operands}) {properties} : ({types}) -> {typ}
   llvm.return %r : {typ}
 }}
 """
@@ -213,7 +216,8 @@ def test_vector_reductions_are_mangled_with_the_vector_type(op: str, elem):
     text = _export(
         f"""
 llvm.func @f(%s: {elem}, %v: {vec}) -> {elem} {{
-  %r = "llvm.intr.vector.reduce.{op}"(%s, %v) <{{fastmathFlags = #llvm.fastmath<reassoc>}}> : ({elem}, {vec}) -> {elem}
+  %r = "llvm.intr.vector.reduce.{op}"(%s, %v) <{{fastmathFlags = #llvm.fastmath<reassoc>}}>
+      : ({elem}, {vec}) -> {elem}
   llvm.return %r : {elem}
 }}
 """
@@ -228,7 +232,8 @@ def test_masked_store_is_mangled_with_value_and_pointer(space: int):
     text = _export(
         f"""
 llvm.func @f(%v: vector<4xf32>, %p: !llvm.ptr<{space}>, %m: vector<4xi1>) {{
-  "llvm.intr.masked.store"(%v, %p, %m) <{{alignment = 16 : i32}}> : (vector<4xf32>, !llvm.ptr<{space}>, vector<4xi1>) -> ()
+  "llvm.intr.masked.store"(%v, %p, %m) <{{alignment = 16 : i32}}>
+      : (vector<4xf32>, !llvm.ptr<{space}>, vector<4xi1>) -> ()
   llvm.return
 }}
 """
@@ -243,7 +248,8 @@ def test_fma_keeps_its_fast_math_flags():
     text = _export(
         """
 llvm.func @f(%x: vector<4xf32>) -> vector<4xf32> {
-  %r = llvm.intr.fma(%x, %x, %x) {fastmathFlags = #llvm.fastmath<contract>} : (vector<4xf32>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+  %r = llvm.intr.fma(%x, %x, %x) {fastmathFlags = #llvm.fastmath<contract>}
+      : (vector<4xf32>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
   llvm.return %r : vector<4xf32>
 }
 """
@@ -273,7 +279,9 @@ llvm.func @f(%x: vector<4xf32>, %y: f32) {
 _MMA = """
 llvm.func @mma(%a: {reg}, %d: !llvm.ptr<1>) attributes {{nvvm.kernel}} {{
   %c = llvm.mlir.constant(0.0 : f32) : f32
-  %r = llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"(%a, %a, %a, %a, %a, %a, %c, %c, %c, %c) : ({regs}, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  %r = llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"(
+      %a, %a, %a, %a, %a, %a, %c, %c, %c, %c)
+      : ({regs}, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
   %d0 = llvm.extractvalue %r[0] : !llvm.struct<(f32, f32, f32, f32)>
   llvm.store %d0, %d : f32, !llvm.ptr<1>
   llvm.return

@@ -32,7 +32,8 @@ needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (not 
 
 VECADD_IR = """
 target triple = "nvptx64-nvidia-cuda"
-define ptx_kernel void @vecadd(ptr addrspace(1) noalias readonly %a, ptr addrspace(1) noalias %c, i32 %n) "nvvm.reqntid"="64,1,1" {
+define ptx_kernel void @vecadd(ptr addrspace(1) noalias readonly %a,
+                               ptr addrspace(1) noalias %c, i32 %n) "nvvm.reqntid"="64,1,1" {
 entry:
   %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %in = icmp slt i32 %tid, %n
@@ -162,7 +163,8 @@ ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function 'k2' for 'sm_90'
 ptxas info    : Function properties for k2
     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem, 360 bytes cmem[0], 8 bytes cmem[2]
+ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem, 360 bytes cmem[0], \
+8 bytes cmem[2]
 ptxas info    : Compile time = 2.652 ms
 ptxas info    : Function properties for dev
     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
