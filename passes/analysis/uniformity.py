@@ -507,7 +507,7 @@ class Uniformity(Mapping[SSAValue, Level]):
                 c = consts[1]
                 if name == "divui" and c > 0 and c % WARP_SIZE == 0:
                     return Fact(Level.WARP)
-                if name in ("shrui", "shrsi") and c >= 5:
+                if name in ("shrui", "shrsi") and 5 <= c < _int_width(op.results[0].type):
                     return Fact(Level.WARP)
                 if name == "andi" and c % WARP_SIZE == 0:
                     return Fact(Level.WARP)
