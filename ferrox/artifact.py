@@ -149,19 +149,21 @@ class SizeExpr:
         return {"+": a + b, "-": a - b, "*": a * b}[self.op]
 
     def __str__(self) -> str:
+        """The IR's spelling (`#simt.contract` requires), so messages quote what was written."""
         if self.op == "const":
             return str(self.value)
         if self.op == "arg":
             return f"arg{self.value}"
         if self.op == "len":
             return f"len(arg{self.value})"
-        a, b = self.operands
-        return f"({a} {self.op} {b})" if self.op in "+-" else f"{_factor(a)} * {_factor(b)}"
-
-
-def _factor(e: SizeExpr) -> str:
-    text = str(e)
-    return text if not text.startswith("(") or e.op not in "+-" else text
+        lhs, rhs = self.operands
+        left, right = str(lhs), str(rhs)
+        if self.op == "*":
+            left = f"({left})" if lhs.op in ("+", "-") else left
+            right = f"({right})" if rhs.op in ("+", "-") else right
+        elif self.op == "-" and rhs.op in ("+", "-"):
+            right = f"({right})"
+        return f"{left} {self.op} {right}"
 
 
 @dataclass(frozen=True)

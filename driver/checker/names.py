@@ -31,24 +31,6 @@ def describe(param: Param) -> str:
     return f"{article} {word} of {param.element}"
 
 
-def show_expr(e: SizeExpr) -> str:
-    """A size expression as the source spells it (the contract attribute's own printing)."""
-    if e.op == "const":
-        return str(e.value)
-    if e.op == "arg":
-        return f"arg{e.value}"
-    if e.op == "len":
-        return f"len(arg{e.value})"
-    a, b = e.operands
-    left, right = show_expr(a), show_expr(b)
-    if e.op == "*":
-        left = f"({left})" if a.op in ("+", "-") else left
-        right = f"({right})" if b.op in ("+", "-") else right
-    elif e.op == "-" and b.op in ("+", "-"):
-        right = f"({right})"
-    return f"{left} {e.op} {right}"
-
-
 def leaves(e: SizeExpr) -> list[SizeExpr]:
     """The `arg` and `len` references of an expression, left to right."""
     if e.op in ("arg", "len"):
@@ -56,4 +38,4 @@ def leaves(e: SizeExpr) -> list[SizeExpr]:
     return [leaf for o in e.operands for leaf in leaves(o)]
 
 
-__all__ = ["KIND_WORDS", "describe", "leaves", "param_name", "show_expr"]
+__all__ = ["KIND_WORDS", "describe", "leaves", "param_name"]

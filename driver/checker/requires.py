@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ferrox.artifact import Relation
-from ferrox.driver.checker.names import leaves, show_expr
+from ferrox.driver.checker.names import leaves
 
 
 def problem(
@@ -22,18 +22,15 @@ def problem(
     """Why `relation` fails on these arguments, or None when it holds."""
     if relation.holds(scalar, length):
         return None
-    written = f"{show_expr(relation.lhs)} {relation.op} {show_expr(relation.rhs)}"
-    sides = [
-        f"{show_expr(side)} = {side.evaluate(scalar, length)}"
-        for side in (relation.lhs, relation.rhs)
-    ]
+    written = str(relation)
+    sides = [f"{side} = {side.evaluate(scalar, length)}" for side in (relation.lhs, relation.rhs)]
     detail: list[str] = []
     for side in (relation.lhs, relation.rhs):
         if side.op in ("arg", "len", "const"):
             continue
         for leaf in leaves(side):
             value = length(leaf.value) if leaf.op == "len" else scalar(leaf.value)
-            text = f"{show_expr(leaf)} = {value}"
+            text = f"{leaf} = {value}"
             if text not in detail:
                 detail.append(text)
     refs = sorted({leaf.value for side in (relation.lhs, relation.rhs) for leaf in leaves(side)})
