@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Self
 
-from xdsl.dialects.builtin import UnknownLoc
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import LocationAttr, UnknownLoc
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -117,7 +117,7 @@ class Emitter:
     """
 
     point: InsertPoint
-    location: Attribute | None = None
+    location: LocationAttr | None = None
     rewriter: PatternRewriter | None = None
     origin: Operation | None = None
 

@@ -5,9 +5,10 @@ addf/subf/mulf, which stay in the operands' NumPy width). This subclass override
 exact there (float constants are Python floats, minimumf/maximumf return a Python NaN, shifts
 assert on a negative amount, divisions assert on zero), the integer ops whose type checks on
 every call dominate a kernel's run time (add/sub/mul/and/or/xor, cmpi, index_cast: same
-results, with the bit width looked up once per op), and adds the ops xDSL does not interpret. Where LLVM leaves a result poison, the value is the one NVPTX's
-instruction gives (saturating float-to-int, shift amounts past the width); integer division by
-zero, garbage on the GPU, traps here.
+results, with the bit width looked up once per op), and adds the ops xDSL does not interpret.
+Where LLVM leaves a result poison, the value is the one NVPTX's instruction gives (saturating
+float-to-int, shift amounts past the width); integer division by zero, garbage on the GPU, traps
+here.
 """
 
 from __future__ import annotations

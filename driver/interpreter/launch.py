@@ -28,8 +28,6 @@ from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.driver.interpreter.arguments import bind_args
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
-from ferrox.driver.interpreter.atomic_ops import AtomicFunctions
-from ferrox.driver.interpreter.collective_ops import CollectiveFunctions
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
 from ferrox.driver.interpreter.machine import (
     BlockState,
@@ -39,10 +37,8 @@ from ferrox.driver.interpreter.machine import (
     ThreadCtx,
 )
 from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
-from ferrox.driver.interpreter.mma_ops import MmaSyncFunctions
-from ferrox.driver.interpreter.simt_ops import SimtFunctions
+from ferrox.driver.interpreter.simt_ops import SIMT_FUNCTIONS
 from ferrox.driver.interpreter.threads import Cooperative, run_sequential
-from ferrox.driver.interpreter.tile_support_ops import TileSupportFunctions
 from ferrox.driver.interpreter.values import storage_dtype
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -55,11 +51,7 @@ FUNCTIONS = (
     ScfFunctions,
     CfFunctions,
     FuncFunctions,
-    SimtFunctions,
-    CollectiveFunctions,
-    AtomicFunctions,
-    TileSupportFunctions,
-    MmaSyncFunctions,
+    *SIMT_FUNCTIONS,
 )
 
 
@@ -147,7 +139,8 @@ def check_launch(
     contract = kernel.contract
     if contract is not None and tuple(contract.block_xyz) != block:
         raise LaunchError(
-            f"{name} requires block {tuple(contract.block_xyz)} (its launch contract, emitted as .reqntid), "
+            f"{name} requires block {tuple(contract.block_xyz)} (its launch contract, emitted "
+            "as .reqntid), "
             f"but the launch has block {block}"
         )
     if (
@@ -158,7 +151,8 @@ def check_launch(
         raise LaunchError(f"shared_bytes must be a non-negative integer, got {shared_bytes!r}")
     if static > STATIC_SHARED_LIMIT:
         raise LaunchError(
-            f"{name} allocates {static} bytes of static shared memory; the limit is {STATIC_SHARED_LIMIT}"
+            f"{name} allocates {static} bytes of static shared memory; the limit is "
+            f"{STATIC_SHARED_LIMIT}"
         )
 
 

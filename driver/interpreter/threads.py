@@ -82,7 +82,8 @@ def describe(workers: Sequence[_Worker]) -> str:
             start = prev = i
     shown = ", ".join(ranges[:6]) + (", ..." if len(ranges) > 6 else "")
     noun = "thread" if len(ids) == 1 else "threads"
-    return f"{len(ids)} {noun} (linear id{'s' if len(ids) > 1 else ''} {shown}; first {workers[0].ctx.tid})"
+    plural = "s" if len(ids) > 1 else ""
+    return f"{len(ids)} {noun} (linear id{plural} {shown}; first {workers[0].ctx.tid})"
 
 
 class Cooperative:

@@ -146,7 +146,8 @@ def bind_tile_args(
             for d, (want, have) in enumerate(zip(t.get_shape(), array.shape)):
                 if want != DYNAMIC_INDEX and want != have:
                     raise LaunchError(
-                        f"{what} has type {t}, but the array has shape {array.shape} (dimension {d})"
+                        f"{what} has type {t}, but the array has shape {array.shape} "
+                        f"(dimension {d})"
                     )
             view = array.view()
             view.flags.writeable = False
@@ -167,8 +168,8 @@ def _check_no_aliasing(kernel, params, values, outputs) -> None:
             )
             if writes and np.shares_memory(a, b):
                 raise LaunchError(
-                    f"{_label(kernel, p)} and {_label(kernel, q)} share memory; an output partition "
-                    "must not alias any other argument"
+                    f"{_label(kernel, p)} and {_label(kernel, q)} share memory; an output "
+                    "partition must not alias any other argument"
                 )
 
 

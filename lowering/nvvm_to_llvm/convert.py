@@ -54,7 +54,7 @@ class ConvertNvvmToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         state = ConversionState("llvm")
-        patterns = [Guarded(p, state) for p in NVVM_TO_LLVM_PATTERNS]
+        patterns: list[RewritePattern] = [Guarded(p, state) for p in NVVM_TO_LLVM_PATTERNS]
         PatternRewriteWalker(
             GreedyRewritePatternApplier(patterns, dce_enabled=False),
             apply_recursively=False,

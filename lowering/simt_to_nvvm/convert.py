@@ -47,7 +47,7 @@ def convert_simt_to_nvvm(module: ModuleOp) -> None:
     """Lower every SIMT op in `module` in place; raises one `DiagnosticError` listing each op that
     cannot be lowered."""
     state = ConversionState("nvvm")
-    patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
+    patterns: list[RewritePattern] = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
     PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False)).rewrite_module(
         module
     )

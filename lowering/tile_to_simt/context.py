@@ -132,7 +132,7 @@ class Lowering:
         if isinstance(t, IntegerType | IndexType):
             value = int(v)
             return self(arith.ConstantOp(IntegerAttr(value, t)))
-        return self(arith.ConstantOp(FloatAttr(float(v), t)))  # type: ignore[arg-type]
+        return self(arith.ConstantOp(FloatAttr(float(v), t)))  # type: ignore[call-overload]
 
     def add(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
         if isinstance(b, int):

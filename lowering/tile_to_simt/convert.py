@@ -12,6 +12,7 @@ produced an unsafe kernel fails here rather than running.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -48,7 +49,7 @@ def lower_kernel(
     ctx = Lowering(config, analyse(kernel, config), simt_kernel.body.blocks[0])
     bind_params(ctx, kernel, simt_kernel)
     for op in kernel.body.block.ops:
-        if not state.attempt(op, lambda op=op: lower_op(ctx, op)):
+        if not state.attempt(op, partial(lower_op, ctx, op)):
             return None
     return simt_kernel
 

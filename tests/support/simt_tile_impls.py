@@ -1,17 +1,16 @@
 """The tile-support ops' interpreter implementations live in the interpreter itself
-(`ferrox.driver.interpreter.tile_support_ops` and `.mma_ops`); this module re-exports them for
-the tests, and `register()` is kept for the callers that still ask for it."""
+(`ferrox.driver.interpreter.simt_ops.tile_support`, `simt.mma_sync` included); this module
+re-exports them for the tests, and `register()` is kept for the callers that still ask for it."""
 
-from ferrox.driver.interpreter.mma_ops import MmaSyncFunctions, mma_fragments
-from ferrox.driver.interpreter.tile_support_ops import (
+from ferrox.driver.interpreter.simt_ops.tile_support import (
     ChunkWitness,
     TileSupportFunctions,
     chunk_witness,
+    mma_fragments,
 )
 
 __all__ = [
     "ChunkWitness",
-    "MmaSyncFunctions",
     "TileSupportFunctions",
     "chunk_witness",
     "mma_fragments",

@@ -1,4 +1,4 @@
-"""Grid queries and global memory: `block_id`, `num_blocks`, `dim`, `load`, `load_like`, `store`.
+"""Global memory (dialects/tile/memory.py): `dim`, `load`, `load_like`, `store`.
 
 A tensor argument is a read-only ndarray, a partition argument the whole writable output array.
 Tile element `e` of the tile at index `b` is tensor element `b * T + e`, computed in Python
@@ -11,14 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.interpreter import (
-    InterpreterFunctions,
-    PythonValues,
-    ReturnedValues,
-    impl,
-    impl_terminator,
-    register_impls,
-)
+from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
 
 from ferrox.dialects import tile
 from ferrox.dialects.tile.attributes import Padding
@@ -58,14 +51,6 @@ def _padding(op: tile.LoadOp | tile.LoadLikeOp) -> Padding:
 
 @register_impls
 class TileMemoryFunctions(InterpreterFunctions):
-    @impl(tile.BlockIdOp)
-    def run_block_id(self, interp: TileInterpreter, op: tile.BlockIdOp, args: PythonValues):
-        return (interp.tile_block[op.axis.value.data],)
-
-    @impl(tile.NumBlocksOp)
-    def run_num_blocks(self, interp: TileInterpreter, op: tile.NumBlocksOp, args: PythonValues):
-        return (interp.tile_grid[op.axis.value.data],)
-
     @impl(tile.DimOp)
     def run_dim(self, interp: TileInterpreter, op: tile.DimOp, args: PythonValues):
         return (int(args[0].shape[op.axis.value.data]),)
@@ -91,7 +76,3 @@ class TileMemoryFunctions(InterpreterFunctions):
             outer, inner = parts
             dest[outer] = value[inner]
         return ()
-
-    @impl_terminator(tile.ReturnOp)
-    def run_return(self, interp: TileInterpreter, op: tile.ReturnOp, args: PythonValues):
-        return ReturnedValues(()), ()

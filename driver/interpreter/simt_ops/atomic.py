@@ -1,5 +1,5 @@
-"""Atomics: each read-modify-write is indivisible (one lock per launch) and returns the old
-element, as the GPU's `atom` does.
+"""Atomics (dialects/simt/atomic.py): each read-modify-write is indivisible (one lock per
+launch) and returns the old element, as the GPU's `atom` does.
 
 The arithmetic is `convert-simt-to-nvvm`'s: integer ops wrap, `min`/`max` are signed, `sub` adds
 the negation, `exch` of a float swaps its bits, and a float `add` is `atom.add.f32`, which
@@ -24,7 +24,7 @@ from ferrox.dialects.simt import Scope
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.driver.interpreter.errors import KernelFault, KernelRace
 from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.simt_ops import element_index
+from ferrox.driver.interpreter.simt_ops.memory import element_index
 from ferrox.driver.interpreter.values import flush_subnormal, signed
 
 LOCK = threading.Lock()
@@ -75,7 +75,8 @@ def _plan(op: Operation):
     )
     if update is None:
         return (
-            f"'{op.name}' needs an i32 or i64 element, not {t} (there is no PTX float min/max atomic)",
+            f"'{op.name}' needs an i32 or i64 element, not {t} "
+            "(there is no PTX float min/max atomic)",
             False,
             False,
         )

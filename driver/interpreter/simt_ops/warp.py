@@ -1,6 +1,5 @@
-"""Barriers and warp collectives. The thread blocks in its scheduler (`threads.Cooperative`)
-until the rest of its block or warp arrives, then computes its own result from what every lane
-contributed.
+"""Warp collectives (dialects/simt/warp.py). The thread blocks in its scheduler until the rest
+of its warp arrives, then computes its own result from what every lane contributed.
 
 Shuffles follow PTX's `shfl.sync` exactly (mask 0xffffffff, one 32-lane segment, clamp 31 or 0
 for `up`, as `convert-simt-to-nvvm` emits): only the offset's low five bits count, and a lane
@@ -18,14 +17,8 @@ from xdsl.ir import Operation
 from ferrox.dialects import simt
 from ferrox.dialects.simt import ShuffleMode
 from ferrox.driver.interpreter.machine import SimtInterpreter
+from ferrox.driver.interpreter.simt_ops.sync import scheduler
 from ferrox.driver.interpreter.values import poison, signed, storage_dtype, unsigned
-
-
-def _scheduler(interp: SimtInterpreter, op: Operation):
-    sync = interp.thread.sync
-    if sync is None:  # the launcher runs a kernel without collectives one thread at a time
-        raise interp.trap(op, f"'{op.name}' reached in a launch run without a scheduler")
-    return sync
 
 
 def source_lane(mode: ShuffleMode, lane: int, offset: int) -> int:
@@ -51,31 +44,26 @@ def _poison(op: Operation):
 
 
 @register_impls
-class CollectiveFunctions(InterpreterFunctions):
-    @impl(simt.SyncThreadsOp)
-    def run_sync_threads(self, interp: SimtInterpreter, op: simt.SyncThreadsOp, args: PythonValues):
-        _scheduler(interp, op).barrier(interp.thread, op)
-        return ()
-
+class WarpFunctions(InterpreterFunctions):
     @impl(simt.ShuffleOp)
     def run_shuffle(self, interp: SimtInterpreter, op: simt.ShuffleOp, args: PythonValues):
         value, offset = args
-        lanes = _scheduler(interp, op).exchange(interp.thread, op, value)
+        lanes = scheduler(interp, op).exchange(interp.thread, op, value)
         lane = interp.thread.linear & 31
         got = lanes[source_lane(interp.static(op, _mode), lane, offset)]
         return (interp.static(op, _poison) if got is None else got,)
 
     @impl(simt.VoteAllOp)
     def run_vote_all(self, interp: SimtInterpreter, op: simt.VoteAllOp, args: PythonValues):
-        lanes = _scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
+        lanes = scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
         return (all(p for p in lanes if p is not None),)
 
     @impl(simt.VoteAnyOp)
     def run_vote_any(self, interp: SimtInterpreter, op: simt.VoteAnyOp, args: PythonValues):
-        lanes = _scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
+        lanes = scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
         return (any(p for p in lanes if p is not None),)
 
     @impl(simt.BallotOp)
     def run_ballot(self, interp: SimtInterpreter, op: simt.BallotOp, args: PythonValues):
-        lanes = _scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
+        lanes = scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
         return (signed(sum(1 << k for k, p in enumerate(lanes) if p), 32),)
