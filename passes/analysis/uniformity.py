@@ -29,6 +29,11 @@ WARP_SIZE = 32
 ALIGN_CAP = 1 << 32
 
 
+class UniformityInternalError(RuntimeError):
+    """A bug in the uniformity analysis itself (a fixpoint that does not end), never a verdict
+    on the program."""
+
+
 class Level(IntEnum):
     """How widely a value (or a decision) is shared; higher is more uniform."""
 
@@ -238,7 +243,7 @@ class Uniformity(Mapping[SSAValue, Level]):
             self._region(body, Level.GRID)
             if not self._changed:
                 return
-        raise RuntimeError(
+        raise UniformityInternalError(
             f"internal error: the uniformity analysis of '{self.fn.name}' did not converge"
         )
 

@@ -19,7 +19,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import CONVERGENT_WARP_OPS, CallOp, FuncOp, SyncThreadsOp
-from ferrox.passes.analysis.uniformity import Level, Uniformity
+from ferrox.passes.analysis.uniformity import Level, Uniformity, UniformityInternalError
 from ferrox.passes.disjoint.common import Context, Function, functions
 
 
@@ -88,7 +88,7 @@ def analyse(fns: list[Function], ctx: Context) -> None:
             ctx.param_levels = new
             return
         levels = new
-    raise RuntimeError(
+    raise UniformityInternalError(
         "internal error: the parameter uniformity of device functions did not converge"
     )
 

@@ -21,6 +21,7 @@ from ferrox.passes.analysis.uniformity import (
     Fact,
     Level,
     Uniformity,
+    UniformityInternalError,
     region_uniformity,
     uniformity,
 )
@@ -342,7 +343,9 @@ def test_a_fixpoint_that_does_not_end_is_an_internal_error(monkeypatch: pytest.M
         self._changed = True
 
     monkeypatch.setattr(Uniformity, "_set_control", always_changed)
-    with pytest.raises(RuntimeError, match="internal error: the uniformity analysis of "):
+    with pytest.raises(
+        UniformityInternalError, match="internal error: the uniformity analysis of "
+    ):
         uniformity(fn)
 
 
