@@ -62,7 +62,8 @@ class ConversionState:
 
     def attempt(self, op: Operation, lower: Callable[[], None]) -> bool:
         """Run `lower` (which lowers `op`); on `Unsupported`, report it at `op`. Whether it
-        succeeded."""
+        succeeded. A lowering that builds new IR it drops on failure (convert-tile-to-simt's
+        kernel) may raise after emitting; one that rewrites in place must raise first."""
         try:
             lower()
         except Unsupported as e:
