@@ -23,6 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # ferrox; an editable install still resolves to the checkout through its own finder.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 assert "ferrox" not in sys.modules, "ferrox was imported before tests/conftest.py"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The whole run (and the tools it starts) uses a kernel cache of its own, never the user's:
+    a test must not be answered by PTX a different compiler left behind."""
+    if "FERROX_CACHE_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-test-cache-")
+
+
 _RUN = re.compile(r"//\s*RUN:\s*(.*)$")
 _REQUIRES = re.compile(r"//\s*REQUIRES:\s*(.*)$")
 
