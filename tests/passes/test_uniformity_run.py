@@ -1,6 +1,7 @@
-"""Kernels that the uniformity analysis lets through run correctly: a barrier under a condition on
-the block id and a shuffle under a condition on the warp id, on the CPU interpreter, compared
-with NumPy on fresh random data with a poisoned output."""
+"""Kernels that verify-disjoint now lets through run correctly: a barrier under a condition on the
+block id and a shuffle under a condition on the warp id (the uniformity analysis), and two
+2d_runtime outputs with different row widths (per-slice widths), on the CPU interpreter, compared
+with NumPy on fresh random data with poisoned outputs."""
 
 from __future__ import annotations
 
@@ -86,3 +87,49 @@ def test_it_compiles_to_ptx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     source.write_text(KERNEL)
     artifact = ferrox.compile(source)
     assert "bar.sync" in artifact.ptx and "shfl.sync.bfly" in artifact.ptx
+
+
+TWO_WIDTHS = """simt.kernel @two_widths(%a: !simt.disjoint_slice<f32, 2d_runtime>, %wa: index,
+    %b: !simt.disjoint_slice<f32, 2d_runtime>, %wb: index, %x: !simt.slice<f32>)
+    contract<domain = 2, block = [16, 16],
+             requires = [len(arg4) >= len(arg0), len(arg4) >= len(arg2)]> {
+  %xa = simt.index_2d_runtime %wa
+  %ia = simt.witness_value %xa : !simt.thread_index<2d_runtime>
+  simt.get_mut %a[%xa] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+  ^bb0(%old: f32):
+    %v = simt.load %x[%ia] : !simt.slice<f32>
+    simt.yield %v : f32
+  }
+  %xb = simt.index_2d_runtime %wb
+  %ib = simt.witness_value %xb : !simt.thread_index<2d_runtime>
+  simt.get_mut %b[%xb] : !simt.disjoint_slice<f32, 2d_runtime>, !simt.thread_index<2d_runtime> {
+  ^bb0(%old: f32):
+    %v = simt.load %x[%ib] : !simt.slice<f32>
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %v, %two : f32
+    simt.yield %m : f32
+  }
+  simt.return
+}
+"""
+
+
+def test_two_runtime_widths_run_and_are_checked_per_output(tmp_path: Path):
+    source = tmp_path / "two_widths.mlir"
+    source.write_text(TWO_WIDTHS)
+    kernel = ferrox.load(source, device="cpu")["two_widths"]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(1000, dtype=np.float32)
+    a = np.full(20 * 30, np.nan, np.float32)  # 20 rows of 30
+    b = np.full(10 * 48, np.nan, np.float32)  # 10 rows of 48
+    kernel[(3, 2), (16, 16)](a, 30, b, 48, x)
+    np.testing.assert_array_equal(a, x[:600])
+    np.testing.assert_array_equal(b, 2 * x[:480])
+    with pytest.raises(ferrox.LaunchError) as info:
+        kernel[(2, 1), (16, 16)](a, 30, b, 48, x)
+    assert info.value.problems == [
+        "the grid does not cover %a: grid.y * block.y = 1 * 16 = 16 rows, but len(%a) = 600 at "
+        "the row width %wa = 30 needs 20 (grid.y must be at least 2)",
+        "the grid does not cover %b: grid.x * block.x = 2 * 16 = 32 columns, but the row width "
+        "%wb = 48 needs 48 (grid.x must be at least 3)",
+    ]
