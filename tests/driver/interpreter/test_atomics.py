@@ -163,8 +163,9 @@ def test_cta_scope_on_global_memory_across_blocks_is_a_race(kernel):
     with pytest.raises(KernelRace) as info:
         run_simt_kernel(kernel(CTA), "narrow", (2, 1, 1), (4, 1, 1), [c])
     assert str(info.value).startswith(
-        "test.mlir:6:5: error: element 0 of %c is updated by block 0 and this block, but 'scope cta' "
-        "makes an atomic indivisible only within one block; use scope gpu (block (1, 0, 0), thread (0, 0, 0))"
+        "test.mlir:6:5: error: element 0 of %c is updated by block 0 and this block, but "
+        "'scope cta' makes an atomic indivisible only within one block; use scope gpu "
+        "(block (1, 0, 0), thread (0, 0, 0))"
     )
 
 

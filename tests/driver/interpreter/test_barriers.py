@@ -114,8 +114,10 @@ def test_barrier_reached_by_part_of_the_block_is_a_deadlock(kernel):
     assert str(info.value) == (
         "test.mlir:8:7: error: deadlock: 2 threads (linear ids 2-3; first (2, 0, 0)) of the block "
         "returned while 2 threads (linear ids 0-1; first (0, 0, 0)) still wait; a barrier or warp "
-        "collective must be reached by every thread it waits for (block (0, 0, 0), thread (0, 0, 0))\n"
-        "test.mlir:8:7: note: 2 threads (linear ids 0-1; first (0, 0, 0)) wait here at 'simt.sync_threads'"
+        "collective must be reached by every thread it waits for "
+        "(block (0, 0, 0), thread (0, 0, 0))\n"
+        "test.mlir:8:7: note: 2 threads (linear ids 0-1; first (0, 0, 0)) wait here at "
+        "'simt.sync_threads'"
     )
     assert threading.active_count() == before
 

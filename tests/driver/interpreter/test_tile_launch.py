@@ -75,7 +75,8 @@ def test_scale_runs_and_ignores_host_code_in_the_module(module):
 def test_an_unknown_kernel_names_the_ones_there(module):
     with pytest.raises(
         LaunchError,
-        match=r"no tile.kernel named @nope in the module \(tile kernels: @scale, @pair, @divide, @widen, @narrow\)",
+        match=r"no tile.kernel named @nope in the module "
+        r"\(tile kernels: @scale, @pair, @divide, @widen, @narrow\)",
     ):
         run_tile_kernel(module, "nope", [])
 
@@ -91,7 +92,8 @@ def test_an_unknown_kernel_names_the_ones_there(module):
         ),
         (
             [np.zeros(8), f32(8), 1.0],
-            r"%out \(argument 0 of @scale\) holds f32 \(float32\), but the array's dtype is float64",
+            r"%out \(argument 0 of @scale\) holds f32 \(float32\), "
+            r"but the array's dtype is float64",
         ),
         (
             [f32(8), np.zeros(8, np.int32), 1.0],
@@ -126,7 +128,8 @@ def test_static_tensor_dimensions_and_scalar_ranges_are_checked(module):
     a, b = f32(8), np.zeros(16, np.float32)
     with pytest.raises(
         LaunchError,
-        match=r"%w \(argument 1 of @pair\) has type !tile.tensor<i32, \[3, \?\]>, but the array has shape \(4, 5\) \(dimension 0\)",
+        match=r"%w \(argument 1 of @pair\) has type !tile.tensor<i32, \[3, \?\]>, "
+        r"but the array has shape \(4, 5\) \(dimension 0\)",
     ):
         run_tile_kernel(module, "pair", [a, np.zeros((4, 5), np.int32), b, 1])
     with pytest.raises(LaunchError, match=r"%n \(argument 3 of @pair\) = 256 does not fit i8"):
@@ -143,7 +146,8 @@ def test_output_partitions_must_agree_on_the_grid(module):
     with pytest.raises(LaunchError) as info:
         run_tile_kernel(module, "pair", [f32(8), np.zeros((3, 1), np.int32), f32(24), 0])
     assert str(info.value) == (
-        "output partitions disagree on the grid: %a (argument 0 of @pair) has [2] tiles ([8] in tiles of [4]), "
+        "output partitions disagree on the grid: "
+        "%a (argument 0 of @pair) has [2] tiles ([8] in tiles of [4]), "
         "%b (argument 2 of @pair) has [3] tiles ([24] in tiles of [8])"
     )
     kernel = find_tile_kernel(module, "pair")

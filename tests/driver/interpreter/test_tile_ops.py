@@ -67,7 +67,8 @@ def run_op(body: str, result: tuple[str, tuple[int, ...]], *operands, scalars=()
         lines.append(f"%r1 = tile.reshape {out} : {tt(store_e, ())} -> {tt(store_e, (1,))}")
         out = "%r1"
     lines.append(
-        f"tile.store {out}, %out : {tt(store_e, store_s)}, !tile.partition<{store_e}, {shape_str(store_s)}>"
+        f"tile.store {out}, %out : {tt(store_e, store_s)}, "
+        f"!tile.partition<{store_e}, {shape_str(store_s)}>"
     )
     lines.append("tile.return")
     text = "tile.kernel @k(" + ", ".join(params) + ") {\n  " + "\n  ".join(lines) + "\n}\n"
@@ -586,7 +587,8 @@ def test_mma_f32_inputs_are_not_rounded_to_tf32():
     x = np.array([[1 + 2**-20, 0.0], [0.0, 0.0]], dtype=np.float32)
     y = np.eye(2, dtype=np.float32)
     acc = np.zeros((2, 2), dtype=np.float32)
-    body = f"%r = tile.mma %x0, %x1, %x2 : {tt('f32', (2, 2))}, {tt('f32', (2, 2))}, {tt('f32', (2, 2))}"
+    t22 = tt("f32", (2, 2))
+    body = f"%r = tile.mma %x0, %x1, %x2 : {t22}, {t22}, {t22}"
     assert run_op(body, ("f32", (2, 2)), ("f32", x), ("f32", y), ("f32", acc))[0, 0] == np.float32(
         1 + 2**-20
     )

@@ -141,5 +141,6 @@ def test_1d_witness_on_a_2d_launch_is_a_race(kernel):
         run_simt_kernel(kernel(text), "flat", (1, 1, 1), (4, 2, 1), [np.zeros(4, np.float32), 1.0])
     assert str(info.value) == (
         "test.mlir:5:5: error: element 0 of %out is written by two threads (global thread 0 before "
-        "this one): the launch does not fit the witness's index space (block (0, 0, 0), thread (0, 1, 0))"
+        "this one): the launch does not fit the witness's index space "
+        "(block (0, 0, 0), thread (0, 1, 0))"
     )
