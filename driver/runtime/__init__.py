@@ -4,8 +4,9 @@ Modules, bottom up: `errors` (CUDA failures in ferrox's wording), `device` (is t
 limits, its context made current once per thread), `streams`, `buffers` (views of PyTorch,
 CuPy and DLPack arrays; NumPy staging), `abi` (a value as its PTX parameters, by the
 artifact's parameter kinds), `launcher` (modules loaded once, raw launches). cuda.bindings is
-used only where cuda.core has nothing (device count without NVML, host copies, the kernel's
-shared-memory opt-in, error strings). Importing this package never touches the driver.
+used only where cuda.core has nothing (device count without NVML, NumPy host copies, the
+kernel's shared-memory opt-in, a launch of pre-packed parameters, error strings). Importing
+this package never touches the driver.
 """
 
 from ferrox.driver.runtime.buffers import DeviceArray, DeviceView, view_of
