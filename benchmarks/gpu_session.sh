@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # All of a session's GPU work in one command, on the lent H200 (see ../shared/gpu/README.md):
 #   source gpu-preamble.sh && bash benchmarks/gpu_session.sh [pytest-args...]
-# Logs and JSON results go to $OUT (or ./gpu-out).
+# First the README's test command (the whole suite, `gpu` tests included), then every benchmark.
+# Logs go to $OUT (or ./gpu-out): device.txt, pytest.txt, bench.txt and each benchmark's JSON.
 set -uo pipefail
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; export OUT
 export FERROX_CACHE_DIR=${FERROX_CACHE_DIR:-$(mktemp -d)}
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; } | tee "$OUT/device.txt"
-ferrox doctor 2>&1 | tee "$OUT/doctor.txt"
-python3 -m pytest -m gpu -q -rs -p no:cacheprovider "$@" 2>&1 | tee "$OUT/pytest-gpu.txt"
-for b in benchmarks/vecadd.py benchmarks/tile.py; do
-  [ -f "$b" ] && python3 "$b" 2>&1 | tee "$OUT/$(basename "$b" .py).txt"
-done
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  python3 --version
+  ferrox doctor 2>&1
+} | tee "$OUT/device.txt"
+start=$(date +%s)
+python3 -m pytest -q -rs -p no:cacheprovider --durations=15 "$@" 2>&1 | tee "$OUT/pytest.txt"
+echo "suite wall time: $(( $(date +%s) - start )) s" | tee -a "$OUT/pytest.txt"
+{
+  python3 benchmarks/launch.py --batches 200 --profile "torch tensors (current" --profile checked
+  for b in benchmarks/vecadd.py benchmarks/tile.py; do
+    echo "== $b"
+    python3 "$b"
+  done
+} 2>&1 | tee "$OUT/bench.txt"

@@ -125,6 +125,38 @@ def torch_rows(kernel, n: int) -> dict[str, Callable[[], None]]:
     }
 
 
+def api_rows(n: int) -> dict[str, Callable[[], None]]:
+    """The checked Python API: the launch checker (contract, coverage, aliasing) on every call,
+    then the launch; and its raw `unsafe_launch`."""
+    import torch
+
+    import ferrox
+
+    kernel = ferrox.load(EMPTY, device="gpu")["empty"]
+    x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    checked = kernel[1, 32]
+    return {
+        "ferrox API k[grid, block](torch), checked": lambda: checked(x, y),
+        "ferrox API k.unsafe_launch(torch)": lambda: kernel.unsafe_launch(1, 32, x, y),
+    }
+
+
+def profile(fn: Callable[[], None], calls: int = 3000) -> None:
+    """Where one row's host time goes: cProfile over `calls` launches, the top functions."""
+    import cProfile
+    import pstats
+
+    fn()
+    synchronize()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(calls):
+        fn()
+    profiler.disable()
+    synchronize()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(18)
+
+
 def cupy_row(n: int) -> dict[str, Callable[[], None]]:
     import cupy
 
@@ -152,6 +184,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--batches", type=int, default=300)
+    parser.add_argument("--profile", action="append", default=[], help="cProfile rows by name")
     args = parser.parse_args()
     n = 1024
     rows, (artifact, kernel, a, b) = ferrox_rows(n)
@@ -160,6 +193,7 @@ def main() -> None:
     missing = []
     for name, make in (
         ("torch", lambda: torch_rows(kernel, n)),
+        ("ferrox API", lambda: api_rows(n)),
         ("cupy", lambda: cupy_row(n)),
         ("triton", lambda: triton_row(n)),
     ):
@@ -175,6 +209,11 @@ def main() -> None:
         print(f"{name:46} {us:8.2f} {us / base:11.2f}x")
     for line in missing:
         print(f"not measured: {line}")
+    for name in args.profile:
+        for row, fn in rows.items():
+            if name in row:
+                print(f"\n== profile: {row}")
+                profile(fn)
     if out := os.environ.get("OUT"):
         Path(out, "launch.json").write_text(json.dumps(results, indent=2))
 
