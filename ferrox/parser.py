@@ -7,14 +7,19 @@ none. An explicit `loc(...)` still wins.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
 
 class LocatedParser(Parser):
@@ -43,6 +48,28 @@ class LocatedParser(Parser):
             op.location = self._loc(start)
         return op
 
+    def _parse_block(self) -> Block:
+        self._check_block_name()
+        return super()._parse_block()
+
+    def parse_optional_successor(self) -> Block | None:
+        self._check_block_name()
+        return super().parse_optional_successor()
+
+    def _check_block_name(self) -> None:
+        """xDSL names a block after its label and raises a bare ValueError for a label it cannot
+        use as a name (`^32`, valid MLIR); say so at the label instead."""
+        token = self._current_token
+        if token.kind != MLIRTokenKind.CARET_IDENT:
+            return
+        name = token.text[1:]
+        if not Block.is_valid_name(name):
+            self.raise_error(
+                f"block label `^{name}` is not supported: a block label must start with a letter, "
+                "`_`, `$` or `.` (for example `^bb0`)",
+                token.span,
+            )
+
     def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         super()._register_ssa_definition(name, values, span)
         for value in values:
@@ -55,3 +82,45 @@ def parse_module(
 ) -> ModuleOp:
     """Parse `text` into a module (implicit if the text has no top-level `builtin.module`)."""
     return LocatedParser(ctx, text, name, line_offset).parse_module()
+
+
+def decode_source(data: bytes, name: str = "<stdin>") -> str:
+    """The text of a source file; bytes that are not UTF-8 are a diagnostic at their line and
+    column that names the byte and its offset (a traceback from the decoder says neither)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        col = e.start - (before.rfind(b"\n") + 1) + 1
+        byte = data[e.start]
+        message = f"input is not valid UTF-8: byte 0x{byte:02x} at offset {e.start} ({e.reason})"
+        raise DiagnosticError([Diagnostic("error", message, SourceLoc(name, line, col))]) from None
+
+
+def read_source(path: str | Path, name: str | None = None) -> str:
+    """Read and decode a source file ('-' is standard input); unreadable files and bytes that are
+    not UTF-8 are diagnostics."""
+    shown = name or ("<stdin>" if str(path) == "-" else str(path))
+    try:
+        if str(path) == "-":
+            stdin = getattr(sys.stdin, "buffer", None)  # a test's StringIO has no bytes
+            if stdin is None:
+                return sys.stdin.read()
+            data = stdin.read()
+        else:
+            data = Path(path).read_bytes()
+    except OSError as e:
+        message = f"cannot read {path}: {e.strerror}"
+        raise DiagnosticError([Diagnostic("error", message, SourceLoc(shown, 0, 0))]) from None
+    return decode_source(data, shown)
+
+
+def parse_source(ctx: Context, text: str, name: str, line_offset: int = 0) -> ModuleOp:
+    """`parse_module`, with a parse error as a located DiagnosticError."""
+    try:
+        return parse_module(ctx, text, name, line_offset)
+    except ParseError as e:
+        where = e.span.get_location()
+        loc = SourceLoc(name, where.line + line_offset, where.col)
+        raise DiagnosticError([Diagnostic("error", e.msg, loc)]) from None

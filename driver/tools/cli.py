@@ -1,4 +1,8 @@
-"""The `ferrox` command: `compile`, `run` and `doctor`, each in its own module under commands/."""
+"""The `ferrox` command: `compile`, `run` and `doctor`, each in its own module under commands/.
+
+A command reports its users' mistakes itself (a located diagnostic, exit 1). Whatever escapes it is
+a bug in ferrox, reported here as an internal error (failure.py): `--debug`, before or after the
+command's name, or FERROX_TRACEBACK=1 adds the traceback."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ import sys
 from collections.abc import Sequence
 
 import ferrox
+from ferrox.diagnostics import DiagnosticError
+from ferrox.driver.tools.failure import report_internal_error
 
 COMMANDS = {
     "compile": "ferrox.driver.tools.commands.compile",
@@ -19,17 +25,30 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ferrox", description=ferrox.__doc__)
     parser.add_argument("--version", action="version", version=f"ferrox {ferrox.__version__}")
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}
     for name, path in COMMANDS.items():
         module = importlib.import_module(path)
         modules[name] = module
-        module.add_arguments(sub.add_parser(name, help=module.__doc__.splitlines()[0]))
+        command = sub.add_parser(name, help=module.__doc__.splitlines()[0])
+        module.add_arguments(command)
+        command.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
+        )
     args = parser.parse_args(argv)
     try:
         return int(modules[args.command].execute(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except DiagnosticError as e:  # a located mistake in the input that the command let through
+        print(e, file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug in ferrox, never dressed as a user error
+        return report_internal_error(f"ferrox {args.command}", e, args.debug)
+
+
+DEBUG_HELP = "on an internal error (a ferrox bug), print the Python traceback"
 
 
 if __name__ == "__main__":

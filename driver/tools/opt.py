@@ -1,10 +1,11 @@
 """`ferrox-opt`: xDSL's opt driver with ferrox's dialects, passes, targets and diagnostics.
 
 Differences from `xdsl-opt`, all for MLIR parity: every op gets a source location, errors print as
-`file:line:col: error: ...` and exit 1 (never a traceback), `--verify-diagnostics` checks
-`expected-*` annotations, and `--print-ir-before-all` / `--print-ir-after-all` are spelled as in
-mlir-opt. A pipeline pass made of stages (`lower-to-llvm`) runs stage by stage, so the dumps and
-`--time-passes` show each stage.
+`file:line:col: error: ...` and exit 1 (never a traceback); a bug in ferrox is an internal error
+(exit 70; `--debug` or FERROX_TRACEBACK=1 shows the traceback; see failure.py);
+`--verify-diagnostics` checks `expected-*` annotations, and `--print-ir-before-all` /
+`--print-ir-after-all` are spelled as in mlir-opt. A pipeline pass made of stages
+(`lower-to-llvm`) runs stage by stage, so the dumps and `--time-passes` show each stage.
 """
 
 from __future__ import annotations
@@ -20,20 +21,24 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import (
-    ArgSpecParseError,
-    DiagnosticException,
-    ParseError,
-    VerifyException,
-)
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import ferrox
 from ferrox import registry
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of
 from ferrox.driver.tools import expected_diagnostics
-from ferrox.parser import parse_module
+from ferrox.driver.tools.failure import USER_ERRORS, report_internal_error
+from ferrox.parser import decode_source, parse_module
 from ferrox.verify import verify_module
+
+
+class InvalidPassOutput(RuntimeError):
+    """A pass turned IR that verified into IR that does not: a ferrox bug, not a user error."""
+
+    def __init__(self, name: str, cause: BaseException):
+        first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        super().__init__(f"pass '{name}' produced IR that does not verify: {first}")
 
 
 class FerroxOptMain(xDSLOptMain):
@@ -61,6 +66,11 @@ class FerroxOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--print-ir-after-all", action="store_true", help="print the IR after each pass"
         )
+        arg_parser.add_argument(
+            "--debug",
+            action="store_true",
+            help="on an internal error (a ferrox bug), print the Python traceback",
+        )
 
     def setup_pipeline(self) -> None:
         """The pipeline, with our verifier (located diagnostics) and IR dumps between passes."""
@@ -73,9 +83,13 @@ class FerroxOptMain(xDSLOptMain):
             if previous is not None:
                 timings.append((previous.name, time.perf_counter() - started))
                 if not self.args.disable_verify:
-                    verify_module(module)
+                    try:
+                        verify_module(module)
+                    except USER_ERRORS as e:  # the input verified before: the pass broke it
+                        raise InvalidPassOutput(previous.name, e) from e
                 if self.args.print_ir_after_all:
                     self._dump(f"// -----// IR Dump After {previous.name} //----- //", module)
+            self.stage = None if following is None else following.name
             if following is not None:
                 if self.args.print_ir_before_all:
                     self._dump(f"// -----// IR Dump Before {following.name} //----- //", module)
@@ -97,10 +111,11 @@ class FerroxOptMain(xDSLOptMain):
     def _split(self) -> tuple[str, list[tuple[str, int]]]:
         name = self.args.input_file or "<stdin>"
         if self.args.input_file is None:
-            text = sys.stdin.read()
+            stdin = getattr(sys.stdin, "buffer", None)  # a test's StringIO has no bytes
+            text = sys.stdin.read() if stdin is None else decode_source(stdin.read(), name)
         else:
-            with open(self.args.input_file, encoding="utf-8") as f:
-                text = f.read()
+            with open(self.args.input_file, "rb") as f:
+                text = decode_source(f.read(), name)
         if not self.args.split_input_file:
             return name, [(text, 0)]
         chunks: list[tuple[str, int]] = []
@@ -111,11 +126,16 @@ class FerroxOptMain(xDSLOptMain):
         return name, chunks
 
     def _process(self, chunk: str, name: str, offset: int) -> tuple[str, list[Diagnostic]]:
-        """Parse, verify, run the pipeline and emit; the output text, or the diagnostics."""
+        """Parse, verify, run the pipeline and emit; the output text, or the diagnostics.
+
+        Only errors about the input become diagnostics; any other exception is a ferrox bug and
+        goes up to `main`, which reports it as an internal error."""
+        self.stage = "parsing the input"
         try:
             module = parse_module(self.ctx, chunk, name, offset)
             verify_module(module)
             self.apply_passes(module)
+            self.stage = f"emitting target '{self.args.target}'"
             return self.output_resulting_program(module), []
         except ParseError as e:
             where = e.span.get_location()
@@ -123,15 +143,13 @@ class FerroxOptMain(xDSLOptMain):
             return "", [Diagnostic("error", e.msg, loc)]
         except DiagnosticError as e:
             return "", e.diagnostics
-        except (VerifyException, DiagnosticException) as e:
+        except USER_ERRORS as e:  # VerifyException, DiagnosticException: no location of their own
             return "", [Diagnostic("error", str(e).strip(), location_of(None))]
-        except (ValueError, TypeError, KeyError, IndexError, AssertionError) as e:
-            # xDSL raises plain exceptions on some malformed input (e.g. a block label `^32`);
-            # report it against the chunk rather than as a traceback.
-            loc = SourceLoc(name, offset + 1, 1)
-            return "", [Diagnostic("error", f"malformed input: {type(e).__name__}: {e}", loc)]
+
+    stage: str | None = None
 
     def run(self) -> int:
+        self.stage = "reading the input"
         name, chunks = self._split()
         out = StringIO()
         failed = False
@@ -174,21 +192,35 @@ def _quote_spec_values(argv: list[str]) -> list[str]:
 
 def main(args: Sequence[str] | None = None) -> int:
     argv = _quote_spec_values(list(sys.argv[1:] if args is None else args))
-    try:
-        code = FerroxOptMain(argv).run()
+    debug = "--debug" in argv
+    try:  # the command line: options, pass pipeline and target names
+        tool = FerroxOptMain(argv)
     except ArgSpecParseError as e:  # a BaseException in xDSL
         print(f"ferrox-opt: error: {e}", file=sys.stderr)
-        code = 1
+        return 1
+    except (ValueError, DiagnosticException) as e:  # an unknown pass or a bad pass option
+        print(f"ferrox-opt: error: {e}", file=sys.stderr)
+        return 1
+    try:
+        return tool.run()
     except DiagnosticError as e:
         print(e, file=sys.stderr)
-        code = 1
-    except (ValueError, OSError, DiagnosticException) as e:
+        return 1
+    except OSError as e:
         print(f"ferrox-opt: error: {e}", file=sys.stderr)
-        code = 1
-    except Exception as e:  # a bug in ferrox, never a traceback for the user
-        print(f"ferrox-opt: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        code = 1
-    return code
+        return 1
+    except USER_ERRORS as e:
+        print(f"ferrox-opt: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug in ferrox: reported as one, never as a user error
+        return report_internal_error("ferrox-opt", e, debug, _during(tool))
+
+
+def _during(tool: FerroxOptMain) -> str | None:
+    stage = tool.stage
+    if stage is None:
+        return None
+    return stage if " " in stage else f"running pass '{stage}'"
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ then compile through the kernel cache (`compile_cached`: the `lower-to-llvm` pip
 ptxas where found), so a file compiled before is not compiled again; `--artifact` writes the
 typed kernel artifact as JSON. Input in the llvm dialect is compiled as it is; `-p PIPELINE`
 runs the given passes instead of `lower-to-llvm` (uncached). Errors are located diagnostics and
-exit 1.
+exit 1; a bug in ferrox is an internal error (exit 70, see failure.py).
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
-    ParseError,
     VerifyException,
 )
 
 from ferrox import registry
-from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
-from ferrox.parser import parse_module
+from ferrox.diagnostics import DiagnosticError, error
+from ferrox.parser import decode_source, parse_source, read_source
 from ferrox.passes.verify_disjoint import verify_disjoint
 from ferrox.passes.verify_ownership import VerifyOwnershipPass
 from ferrox.targets.cache import compile_cached
@@ -121,18 +120,15 @@ def verify_program(module: ModuleOp) -> None:
 
 def _load(path: str) -> ModuleOp:
     name = "<stdin>" if path == "-" else path
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise CompileError(f"cannot read {path}: {e.strerror}") from None
-    ctx = registry.make_context()
-    try:
-        module = parse_module(ctx, text, name)
-    except ParseError as e:
-        where = e.span.get_location()
-        raise DiagnosticError(
-            [Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))]
-        ) from None
+    if path == "-":
+        text = read_source("-")
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            raise CompileError(f"cannot read {path}: {e.strerror}") from None
+        text = decode_source(data, name)  # bytes that are not UTF-8: located, with the offset
+    module = parse_source(registry.make_context(), text, name)
     verify_module(module)
     return module
 

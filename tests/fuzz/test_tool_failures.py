@@ -1,0 +1,149 @@
+"""The three commands tell the user's mistakes (a located diagnostic, exit 1) from ferrox's own bugs
+(an internal error naming what failed and where, exit 70, the traceback behind `--debug` or
+FERROX_TRACEBACK=1), and bytes that are not UTF-8 are a located diagnostic with their offset."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from xdsl.passes import ModulePass
+
+from ferrox import registry
+from ferrox.driver.tools import cli, opt
+from ferrox.driver.tools.failure import INTERNAL_ERROR_EXIT
+
+GOOD = "func.func @f() {\n  func.return\n}\n"
+HINT = "note: run again with --debug (or FERROX_TRACEBACK=1) to see the traceback"
+
+
+def _boom(*args, **kwargs):
+    raise KeyError("boom")
+
+
+BOOM_AT = f"tests/fuzz/test_tool_failures.py:{inspect.getsourcelines(_boom)[1] + 1} in _boom"
+
+
+@dataclass(frozen=True)
+class BoomPass(ModulePass):
+    name = "boom"
+
+    def apply(self, ctx, op) -> None:
+        _boom()
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> Path:
+    path = tmp_path / "good.mlir"
+    path.write_text(GOOD)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def no_traceback_env(monkeypatch):
+    monkeypatch.delenv("FERROX_TRACEBACK", raising=False)
+
+
+def test_non_utf8_bytes_are_located_with_their_offset(tmp_path: Path, capsys):
+    path = tmp_path / "bad.mlir"
+    path.write_bytes(b"func.func @f() {\n  \xc3( func.return\n}\n")
+    expected = f"{path}:2:3: error: input is not valid UTF-8: byte 0xc3 at offset 19 (invalid continuation byte)\n"  # noqa: E501
+    for run in (
+        lambda: opt.main([str(path)]),
+        lambda: cli.main(["compile", str(path)]),
+        lambda: cli.main(["run", "--device", "cpu", str(path)]),
+    ):
+        assert run() == 1
+        out, err = capsys.readouterr()
+        assert err == expected
+
+
+def test_a_numeric_block_label_is_a_diagnostic_not_a_crash(tmp_path: Path, capsys):
+    path = tmp_path / "label.mlir"
+    path.write_text("func.func @f() {\n  cf.br ^7\n^7:\n  func.return\n}\n")
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:2:9: error: block label `^7` is not supported: a block label must start with "
+        "a letter, `_`, `$` or `.` (for example `^bb0`)\n"
+    )
+
+
+def test_a_bug_in_a_pass_is_an_internal_error_not_malformed_input(good, monkeypatch, capsys):
+    passes = registry.all_passes()
+    monkeypatch.setattr(registry, "all_passes", lambda: {**passes, "boom": lambda: BoomPass})
+    assert opt.main(["-p", "boom", str(good)]) == INTERNAL_ERROR_EXIT
+    err = capsys.readouterr().err
+    assert err == (
+        "ferrox-opt: internal error (a ferrox bug, please report it) while running pass 'boom': "
+        "KeyError: 'boom'\n"
+        f"ferrox-opt: note: raised at {BOOM_AT}\n"
+        f"ferrox-opt: {HINT}\n"
+    )
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_debug_shows_the_traceback_in_ferrox_opt(good, monkeypatch, capsys, how):
+    passes = registry.all_passes()
+    monkeypatch.setattr(registry, "all_passes", lambda: {**passes, "boom": lambda: BoomPass})
+    argv = ["-p", "boom", str(good)]
+    if how == "flag":
+        argv.insert(0, "--debug")
+    else:
+        monkeypatch.setenv("FERROX_TRACEBACK", "1")
+    assert opt.main(argv) == INTERNAL_ERROR_EXIT
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert err.endswith(
+        "KeyError: 'boom'\n"
+        "ferrox-opt: internal error (a ferrox bug, please report it) while running pass 'boom': "
+        "KeyError: 'boom'\n"
+        f"ferrox-opt: note: raised at {BOOM_AT}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "command, target",
+    [
+        ("compile", "ferrox.driver.tools.commands.compile.verify_program"),
+        ("run", "ferrox.run_api.load_program"),
+    ],
+)
+@pytest.mark.parametrize("debug", [[], ["--debug"]])
+def test_a_bug_under_ferrox_compile_and_run_is_an_internal_error(
+    good, monkeypatch, capsys, command, target, debug
+):
+    monkeypatch.setattr(target, _boom)
+    extra = ["--device", "cpu"] if command == "run" else []
+    assert cli.main([command, *debug, *extra, str(good)]) == INTERNAL_ERROR_EXIT
+    err = capsys.readouterr().err
+    report = (
+        f"ferrox {command}: internal error (a ferrox bug, please report it): KeyError: 'boom'\n"
+        f"ferrox {command}: note: raised at {BOOM_AT}\n"
+    )
+    if debug:
+        assert err.startswith("Traceback (most recent call last):\n")
+        assert err.endswith("KeyError: 'boom'\n" + report)
+    else:
+        assert err == report + f"ferrox {command}: {HINT}\n"
+
+
+def test_debug_before_the_command_name_works_too(good, monkeypatch, capsys):
+    monkeypatch.setattr("ferrox.driver.tools.commands.compile.verify_program", _boom)
+    assert cli.main(["--debug", "compile", str(good)]) == INTERNAL_ERROR_EXIT
+    assert capsys.readouterr().err.startswith("Traceback (most recent call last):\n")
+
+
+def test_a_user_error_stays_a_located_diagnostic(tmp_path: Path, capsys):
+    path = tmp_path / "typo.mlir"
+    path.write_text(
+        "func.func @f() {\n  %x = arith.constant 1 : i32\n  %y = arith.addi %x, %x : i64\n"
+        "  func.return\n}\n"
+    )
+    for run in (lambda: opt.main([str(path)]), lambda: cli.main(["compile", str(path)])):
+        assert run() == 1
+        assert capsys.readouterr().err == (
+            f"{path}:3:19: error: operand is used with type i64, but has been previously used or "
+            "defined with type i32\n"
+        )
