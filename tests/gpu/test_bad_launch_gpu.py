@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ferrox.diagnostics import DiagnosticError
+from ferrox.driver.runtime import errors
 from ferrox.run_api import run_program
 
 pytestmark = pytest.mark.gpu
@@ -107,8 +108,12 @@ def test_an_unsafe_launch_against_reqntid_fails_at_the_driver_with_the_reason(tm
     message = refused(
         program(tmp_path, from_arrays(blocks=8, threads=128, launch="unsafe")), arrays=arrays()
     )
-    assert "launch of @double failed: cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE" in message
-    assert message.endswith("block (128, 1, 1) does not match the kernel's .reqntid (256, 1, 1)")
+    description = errors.error_description(1)  # CUDA_ERROR_INVALID_VALUE, in the driver's words
+    assert message.endswith(
+        "launch of @double failed: cuLaunchKernelEx failed: "
+        f"CUDA_ERROR_INVALID_VALUE ({description}): "
+        "block (128, 1, 1) does not match the kernel's contract block (256, 1, 1)"
+    )
     good_run(tmp_path)
 
 
