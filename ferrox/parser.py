@@ -48,6 +48,15 @@ class LocatedParser(Parser):
             op.location = self._loc(start)
         return op
 
+    def parse_dense_int_or_fp_elements_attr(self, type):  # type: ignore[override]
+        start = self._current_token.span
+        try:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except (ValueError, OverflowError) as e:
+            # xDSL range-checks each element (`dense<[300]> : tensor<1xi8>`) with a plain
+            # ValueError; say it at the literal.
+            self.raise_error(f"bad dense literal: {e}", start)
+
     def _parse_block(self) -> Block:
         self._check_block_name()
         return super()._parse_block()
@@ -77,11 +86,54 @@ class LocatedParser(Parser):
                 value.location = self._loc(span)
 
 
+# The deepest bracket nesting (`(`, `[`, `{`, `<` together) that the tools accept. xDSL's parser,
+# verifiers and printers recurse once or more per level; far below Python's recursion limit, far
+# above any real program (regions nest one `{` per level).
+MAX_NESTING = 100
+_OPEN, _CLOSE = "([{<", ")]}>"
+
+
+def check_nesting(text: str, name: str = "<stdin>", line_offset: int = 0) -> None:
+    """A located diagnostic where brackets nest deeper than MAX_NESTING (rather than a
+    RecursionError somewhere inside xDSL). Strings and `//` comments are skipped."""
+    depth = line = 0
+    line_start = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            line_start = i + 1
+        elif c == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif c == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in _OPEN:
+            depth += 1
+            if depth > MAX_NESTING:
+                loc = SourceLoc(name, line + 1 + line_offset, i - line_start + 1)
+                message = f"brackets nest deeper than {MAX_NESTING} levels, the most ferrox accepts"
+                raise DiagnosticError([Diagnostic("error", message, loc)])
+        elif c in _CLOSE and not (c == ">" and i > 0 and text[i - 1] == "-"):
+            depth = max(depth - 1, 0)
+        i += 1
+
+
 def parse_module(
     ctx: Context, text: str | bytes, name: str = "<stdin>", line_offset: int = 0
 ) -> ModuleOp:
     """Parse `text` into a module (implicit if the text has no top-level `builtin.module`)."""
-    return LocatedParser(ctx, text, name, line_offset).parse_module()
+    check_nesting(
+        text if isinstance(text, str) else text.decode("utf-8", "replace"), name, line_offset
+    )
+    module = LocatedParser(ctx, text, name, line_offset).parse_module()
+    if isinstance(module.location, UnknownLoc):  # an implicit module: the start of its text
+        module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+    return module
 
 
 def decode_source(data: bytes, name: str = "<stdin>") -> str:

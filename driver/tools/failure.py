@@ -40,11 +40,14 @@ def _ours(filename: str) -> bool:
 def _is_checkout_file(filename: str) -> bool:
     # An editable install runs the root folders (passes/, lowering/, ...) from the checkout.
     root = Path(__file__).resolve().parents[2]
+    path = Path(filename)
+    if not path.is_absolute() or not path.is_file():  # `<string>`: generated code
+        return False
     try:
-        Path(filename).resolve().relative_to(root)
+        path.resolve().relative_to(root)
     except ValueError:
         return False
-    return ".venv" not in Path(filename).parts
+    return ".venv" not in path.parts
 
 
 def innermost_frame(exc: BaseException) -> traceback.FrameSummary | None:
@@ -60,10 +63,10 @@ def where(exc: BaseException) -> str:
     frame = innermost_frame(exc)
     if frame is None:
         return "<unknown>"
-    return f"{_short(frame.filename)}:{frame.lineno} in {frame.name}"
+    return f"{short_path(frame.filename)}:{frame.lineno} in {frame.name}"
 
 
-def _short(filename: str) -> str:
+def short_path(filename: str) -> str:
     parts = Path(filename).parts
     for anchor in ("xdsl", "ferrox"):
         if anchor in parts:

@@ -147,3 +147,46 @@ def test_a_user_error_stays_a_located_diagnostic(tmp_path: Path, capsys):
             f"{path}:3:19: error: operand is used with type i64, but has been previously used or "
             "defined with type i32\n"
         )
+
+
+def _nested(depth: int) -> str:
+    # The signature's parenthesis is one level (the body's brace comes after it closes).
+    inner = depth - 1
+    return f"func.func @f(%a: {'tuple<' * inner}i32{'>' * inner}) {{\n  func.return\n}}\n"
+
+
+def test_nesting_up_to_the_limit_parses_and_deeper_is_a_diagnostic(tmp_path: Path, capsys):
+    from ferrox.parser import MAX_NESTING
+
+    path = tmp_path / "deep.mlir"
+    path.write_text(_nested(MAX_NESTING))
+    assert opt.main([str(path)]) == 0
+    capsys.readouterr()
+    path.write_text(_nested(MAX_NESTING + 1))
+    for run in (lambda: opt.main([str(path)]), lambda: cli.main(["compile", str(path)])):
+        assert run() == 1
+        assert capsys.readouterr().err == (
+            f"{path}:1:{23 + 6 * (MAX_NESTING - 1)}: error: brackets nest deeper than 100 "
+            "levels, the most ferrox accepts\n"
+        )
+
+
+def test_an_out_of_range_dense_element_is_located(tmp_path: Path, capsys):
+    path = tmp_path / "dense.mlir"
+    path.write_text(
+        "func.func @f() {\n  %c = arith.constant dense<[1, 300]> : tensor<2xi8>\n  func.return\n}\n"
+    )
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:2:28: error: bad dense literal: Integer value 300 is out of range for type i8 "
+        "which supports values in the range [-128, 256)\n"
+    )
+
+
+def test_a_module_level_error_points_at_the_start_of_the_file(tmp_path: Path, capsys):
+    path = tmp_path / "twice.mlir"
+    path.write_text(GOOD + GOOD)
+    for run in (lambda: opt.main([str(path)]), lambda: cli.main(["compile", str(path)])):
+        assert run() == 1
+        assert capsys.readouterr().err == f'{path}:1:1: error: Redefinition of symbol "f"\n'
+    assert cli.main(["run", "--device", "cpu", str(tmp_path / "twice.mlir")]) == 1
