@@ -73,7 +73,8 @@ def analyse(fns: list[Function], ctx: Context) -> None:
     for _ in range(rounds):
         ctx.param_levels = levels
         ctx.analyses = {fn.sym_name.data: Uniformity(fn, params=_params(fn, ctx)) for fn in fns}
-        new = {name: [(Level.GRID, None)] * len(v) for name, v in levels.items()}
+        top: tuple[Level, CallOp | None] = (Level.GRID, None)
+        new = {name: [top] * len(v) for name, v in levels.items()}
         for caller, call in calls:
             if caller not in names:
                 continue
