@@ -57,6 +57,13 @@ class LocatedParser(Parser):
             # ValueError; say it at the literal.
             self.raise_error(f"bad dense literal: {e}", start)
 
+    def parse_optional_builtin_int_or_float_attr(self):  # type: ignore[override]
+        start = self._current_token.span
+        try:
+            return super().parse_optional_builtin_int_or_float_attr()
+        except OverflowError as e:  # an integer literal too large for a float type
+            self.raise_error(f"bad number literal: {e}", start)
+
     def _parse_block(self) -> Block:
         self._check_block_name()
         return super()._parse_block()

@@ -97,6 +97,11 @@ def _frame_signature(exc: BaseException) -> str:
     return keys[-1]
 
 
+def _type_name(exc: BaseException) -> str:
+    kind = type(exc)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
 _LOCATED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
 _UNLOCATED = re.compile(r"^(<unknown>|[^\s:][^:]*:0:0): error: (?P<msg>.*)$", re.M)
 
@@ -112,7 +117,7 @@ def classify(code: object, out: str, err: str, exc: BaseException | None) -> Out
     if isinstance(exc, Hang):
         return Outcome("finding", f"hang at {_frame_signature(exc)}")
     if exc is not None:
-        kind = type(exc).__name__
+        kind = _type_name(exc)
         return Outcome("finding", f"escaped {kind} at {_frame_signature(exc)}", str(exc)[:300])
     if code == INTERNAL_ERROR_EXIT:
         return Outcome("finding", "internal error (no exception recorded)", err[-300:])
@@ -170,10 +175,11 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
     if exc is None and recorded:
         internal = recorded[-1]
         if type(internal).__name__ == "InvalidPassOutput":  # the pass and the verifier's words
-            return Outcome("finding", f"invalid pass output: {_shape(str(internal))}")
+            name, problem = internal.pass_name, _shape(internal.problem)
+            return Outcome("finding", f"invalid output of pass {name}: {problem}")
         return Outcome(
             "finding",
-            f"internal error {type(internal).__name__} at {_frame_signature(internal)}",
+            f"internal error {_type_name(internal)} at {_frame_signature(internal)}",
             str(internal)[:300],
         )
     return classify(code, out.getvalue(), err.getvalue(), exc)

@@ -84,7 +84,10 @@ def describe(exc: BaseException) -> str:
     first = text[0] if text else ""
     if len(first) > 300:
         first = first[:300] + "..."
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    kind = type(exc).__name__
+    if type(exc).__module__ not in ("builtins", "__main__"):  # `struct.error`, not `error`
+        kind = f"{type(exc).__module__}.{kind}"
+    return f"{kind}: {first}" if first else kind
 
 
 def report_internal_error(

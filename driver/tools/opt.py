@@ -38,6 +38,7 @@ class InvalidPassOutput(RuntimeError):
 
     def __init__(self, name: str, cause: BaseException):
         first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        self.pass_name, self.problem = name, first
         super().__init__(f"pass '{name}' produced IR that does not verify: {first}")
 
 

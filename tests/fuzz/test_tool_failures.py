@@ -190,3 +190,14 @@ def test_a_module_level_error_points_at_the_start_of_the_file(tmp_path: Path, ca
         assert run() == 1
         assert capsys.readouterr().err == f'{path}:1:1: error: Redefinition of symbol "f"\n'
     assert cli.main(["run", "--device", "cpu", str(tmp_path / "twice.mlir")]) == 1
+
+
+def test_an_integer_too_large_for_a_float_is_located(tmp_path: Path, capsys):
+    path = tmp_path / "huge.mlir"
+    path.write_text(
+        f"func.func @f() {{\n  %c = arith.constant {'9' * 400} : f32\n  func.return\n}}\n"
+    )
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:2:23: error: bad number literal: int too large to convert to float\n"
+    )
