@@ -114,7 +114,7 @@ The example is `{EXAMPLE}`, one element per thread:
 STAGE_1 = """\
 ## 1. `verify-disjoint`
 
-The SIMT safety rules (DESIGN.md, rules 1-7). Nothing is lowered that breaks them: after this
+The [SIMT safety rules](safety.md#simt-rules). Nothing is lowered that breaks them: after this
 stage the lowering may assume that every witness is used once, by a `get_mut` on a slice of its
 own index space, and that no disjoint slice is read as a shared one.
 

@@ -1,7 +1,7 @@
 """`simt.sync_threads` to `nvvm.barrier` (PTX `bar.sync 0`).
 
 The nvvm op is `Convergent`, and its intrinsic is declared `convergent` in LLVM IR, so no pass
-below SIMT may move it into, out of or across divergent control flow (DESIGN.md, SIMT rule 7).
+below SIMT may move it into, out of or across divergent control flow (docs/safety.md#simt-7).
 It stays exactly where the kernel put it.
 """
 

@@ -82,6 +82,17 @@ def test_every_anchor_cited_from_code_and_docs_exists():
     assert missing == []
 
 
+def test_the_spec_outside_the_repository_is_cited_no_more():
+    """The rules used to be cited as DESIGN.md, a file outside the repository."""
+    stale = []
+    for folder in SOURCE_DIRS:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".md") and path != THIS:
+                if "DESIGN" + ".md" in path.read_text(errors="replace"):
+                    stale.append(str(path.relative_to(ROOT)))
+    assert stale == []
+
+
 def test_internal_links_point_at_anchors():
     known = anchors()
     assert [a for a in LINK.findall(spec_text()) if a not in known] == []
