@@ -48,7 +48,7 @@ class LocatedParser(Parser):
             op.location = self._loc(start)
         return op
 
-    def parse_dense_int_or_fp_elements_attr(self, type):  # type: ignore[override]
+    def parse_dense_int_or_fp_elements_attr(self, type):
         start = self._current_token.span
         try:
             return super().parse_dense_int_or_fp_elements_attr(type)
@@ -57,7 +57,7 @@ class LocatedParser(Parser):
             # ValueError; say it at the literal.
             self.raise_error(f"bad dense literal: {e}", start)
 
-    def parse_optional_builtin_int_or_float_attr(self):  # type: ignore[override]
+    def parse_optional_builtin_int_or_float_attr(self):
         start = self._current_token.span
         try:
             return super().parse_optional_builtin_int_or_float_attr()
