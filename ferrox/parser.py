@@ -7,6 +7,7 @@ none. An explicit `loc(...)` still wins.
 
 from __future__ import annotations
 
+import struct
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,9 +53,9 @@ class LocatedParser(Parser):
         start = self._current_token.span
         try:
             return super().parse_dense_int_or_fp_elements_attr(type)
-        except (ValueError, OverflowError) as e:
+        except (ValueError, OverflowError, struct.error) as e:
             # xDSL range-checks each element (`dense<[300]> : tensor<1xi8>`) with a plain
-            # ValueError; say it at the literal.
+            # ValueError, and packs index elements with `struct`; say it at the literal.
             self.raise_error(f"bad dense literal: {e}", start)
 
     def parse_optional_builtin_int_or_float_attr(self):
@@ -66,6 +67,13 @@ class LocatedParser(Parser):
 
     def _parse_block(self) -> Block:
         self._check_block_name()
+        token = self._current_token
+        name = token.text[1:]
+        known = self.blocks.get(name)
+        if known is not None and known[1] is None and name not in self.forward_block_references:
+            # Referenced, then defined, now defined again: xDSL forgets the first definition's
+            # place and fails with a KeyError.
+            self.raise_error(f"re-declaration of block '{name}'", token.span)
         return super()._parse_block()
 
     def parse_optional_successor(self) -> Block | None:

@@ -175,7 +175,8 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
     if exc is None and recorded:
         internal = recorded[-1]
         if type(internal).__name__ == "InvalidPassOutput":  # the pass and the verifier's words
-            name, problem = internal.pass_name, _shape(internal.problem)
+            problem = re.sub(r"^\S+:\d+:\d+: error: ", "", internal.problem)
+            name, problem = internal.pass_name, _shape(problem)
             return Outcome("finding", f"invalid output of pass {name}: {problem}")
         return Outcome(
             "finding",

@@ -18,11 +18,15 @@ _spec.loader.exec_module(fuzz_loader)
 fuzz = fuzz_loader.load_fuzzer()
 
 SEED = 1
-SECONDS = 18.0
-MAX_INPUTS = 60
+SECONDS = 15.0
+MAX_INPUTS = 400
 
-# Open signatures (not fixed in the tools' own files); see docs/fuzzing.md.
-OPEN: set[str] = set()
+# Open signatures (their cause is outside the tools' own files); see docs/fuzzing.md.
+OPEN: set[str] = {
+    # A value used before its definition in another region stays an xDSL ForwardDeclaredValue;
+    # the IsolatedFromAbove verifier then asks for its owner (regressions/...-owner-*.mlir).
+    "internal error ValueError at xdsl/parser/core.py:owner",
+}
 
 
 def test_a_short_seeded_campaign_finds_nothing_new():

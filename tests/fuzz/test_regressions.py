@@ -56,7 +56,7 @@ def test_every_regression_has_a_header():
         assert fields.get("status") in ("open", "fixed"), path
 
 
-@pytest.mark.parametrize("path, fields", cases())
+@pytest.mark.parametrize("path, fields", list(cases()))
 def test_regression_ends_cleanly(path: Path, fields: dict[str, str]):
     outcome = fuzz.run_in_process(fields["config"], str(path), LIMIT)
     if outcome.verdict == "finding" and outcome.signature != fields["signature"]:
