@@ -7,8 +7,11 @@ none. An explicit `loc(...)` still wins.
 
 from __future__ import annotations
 
+import os
+import re
 import struct
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,11 +19,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.parser import Parser
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 
 
 class LocatedParser(Parser):
@@ -45,6 +49,15 @@ class LocatedParser(Parser):
             # at the op instead of losing the location.
             lines = [line.strip() for line in str(e).splitlines() if line.strip()]
             self.raise_error(" ".join(lines) or "invalid operation", start)
+        except AssertionError as e:
+            if not _from_xdsl_custom_parser(e):
+                raise
+            # Some of xDSL's custom op syntaxes check their input with `assert` (the llvm
+            # dialect's `addr_space = 3 : f64`); that is malformed input, at this op.
+            rest = self.lexer.input.content[start.start : start.start + 200]
+            name = re.match(r'(?:[%\w#:, ]+=\s*)?"?([A-Za-z_][\w.$]*)', rest)
+            shown = f"'{name[1]}' " if name else ""
+            self.raise_error(f"malformed {shown}operation (xDSL's parser for it refused it)", start)
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(start)
         return op
@@ -148,7 +161,30 @@ def parse_module(
     module = LocatedParser(ctx, text, name, line_offset).parse_module()
     if isinstance(module.location, UnknownLoc):  # an implicit module: the start of its text
         module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+    _check_resolved(module)
     return module
+
+
+def _check_resolved(module: ModuleOp) -> None:
+    """xDSL can leave a use that precedes its definition in another region (`%p` in a loop bound,
+    defined later as a nested loop's induction variable) as a forward reference, which every
+    later consumer trips over; it is a use of a value where it is not defined."""
+    for op in module.walk():
+        for i, operand in enumerate(op.operands):
+            if isinstance(operand, ForwardDeclaredValue):
+                message = (
+                    f"operand #{i} of '{op.name}' names a value that is not defined here (its "
+                    "definition comes later, in another region)"
+                )
+                raise DiagnosticError([make("error", op, message)])
+
+
+def _from_xdsl_custom_parser(e: AssertionError) -> bool:
+    frames = traceback.extract_tb(e.__traceback__)
+    if not frames:
+        return False
+    last = frames[-1]
+    return last.name == "parse" and f"xdsl{os.sep}dialects{os.sep}" in last.filename
 
 
 def decode_source(data: bytes, name: str = "<stdin>") -> str:

@@ -22,11 +22,7 @@ SECONDS = 15.0
 MAX_INPUTS = 400
 
 # Open signatures (their cause is outside the tools' own files); see docs/fuzzing.md.
-OPEN: set[str] = {
-    # A value used before its definition in another region stays an xDSL ForwardDeclaredValue;
-    # the IsolatedFromAbove verifier then asks for its owner (regressions/...-owner-*.mlir).
-    "internal error ValueError at xdsl/parser/core.py:owner",
-}
+OPEN: set[str] = set()
 
 
 def test_a_short_seeded_campaign_finds_nothing_new():

@@ -201,3 +201,34 @@ def test_an_integer_too_large_for_a_float_is_located(tmp_path: Path, capsys):
     assert capsys.readouterr().err == (
         f"{path}:2:23: error: bad number literal: int too large to convert to float\n"
     )
+
+
+def test_a_use_resolved_only_by_a_later_nested_definition_is_located(tmp_path: Path, capsys):
+    path = tmp_path / "later.mlir"
+    path.write_text(
+        "func.func @f(%n: index) {\n"
+        "  %c0 = arith.constant 0 : index\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  scf.for %i = %c0 to %p step %c1 {\n"
+        "    scf.for %p = %c0 to %n step %c1 {\n"
+        "    }\n"
+        "  }\n"
+        "  func.return\n"
+        "}\n"
+    )
+    for run in (lambda: opt.main([str(path)]), lambda: cli.main(["compile", str(path)])):
+        assert run() == 1
+        assert capsys.readouterr().err == (
+            f"{path}:4:3: error: operand #1 of 'scf.for' names a value that is not defined here "
+            "(its definition comes later, in another region)\n"
+        )
+
+
+def test_an_assertion_in_an_xdsl_op_parser_is_a_diagnostic_at_the_op(tmp_path: Path, capsys):
+    path = tmp_path / "global.mlir"
+    path.write_text("llvm.mlir.global @g() {addr_space = 3 : f64} : f32\n")
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:1:1: error: malformed 'llvm.mlir.global' operation (xDSL's parser for it "
+        "refused it)\n"
+    )

@@ -1,6 +1,6 @@
 // fuzz-signature: internal error ValueError at xdsl/parser/core.py:owner
 // fuzz-config: run
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating examples/simt/sgemm_tiled.mlir (line, name)
 // parameters only), so the barriers inside it are reached by every thread.
 builtin.module {
