@@ -16,7 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
@@ -74,9 +82,17 @@ class LocatedParser(Parser):
     def parse_optional_builtin_int_or_float_attr(self):
         start = self._current_token.span
         try:
-            return super().parse_optional_builtin_int_or_float_attr()
+            attr = super().parse_optional_builtin_int_or_float_attr()
         except OverflowError as e:  # an integer literal too large for a float type
             self.raise_error(f"bad number literal: {e}", start)
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
+            # xDSL's index has no width; ferrox's is 64 bits (it lowers to i64).
+            if not -(2**63) <= attr.value.data < 2**64:
+                self.raise_error(
+                    f"index value {attr.value.data} does not fit in 64 bits (ferrox's index)",
+                    start,
+                )
+        return attr
 
     def _parse_block(self) -> Block:
         self._check_block_name()

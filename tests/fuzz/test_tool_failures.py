@@ -232,3 +232,16 @@ def test_an_assertion_in_an_xdsl_op_parser_is_a_diagnostic_at_the_op(tmp_path: P
         f"{path}:1:1: error: malformed 'llvm.mlir.global' operation (xDSL's parser for it "
         "refused it)\n"
     )
+
+
+def test_an_index_constant_wider_than_64_bits_is_located(tmp_path: Path, capsys):
+    path = tmp_path / "index.mlir"
+    path.write_text(
+        "func.func @f() -> index {\n  %c = arith.constant 0xFFFFFFFFFFFFFFFFFFFF : index\n"
+        "  func.return %c : index\n}\n"
+    )
+    assert opt.main(["-p", "lower-to-llvm", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:2:23: error: index value 1208925819614629174706175 does not fit in 64 bits "
+        "(ferrox's index)\n"
+    )

@@ -1,6 +1,6 @@
 // fuzz-signature: unlocated diagnostic: Integer value _ is out of range for
 // fuzz-config: opt-llvm
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating tests/filecheck/lowering/simt_to_nvvm/kernel.mlir (number)
 builtin.module {
   // CHECK-LABEL: func.func @abi(
