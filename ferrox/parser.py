@@ -149,9 +149,7 @@ def check_nesting(text: str, name: str = "<stdin>", line_offset: int = 0) -> Non
             line += 1
             line_start = i + 1
         elif c == '"':
-            i += 1
-            while i < n and text[i] not in '"\n':
-                i += 2 if text[i] == "\\" else 1
+            i = _check_string(text, i, name, SourceLoc(name, line + 1 + line_offset, 0), line_start)
         elif c == "/" and text.startswith("//", i):
             end = text.find("\n", i)
             i = n if end < 0 else end
@@ -165,6 +163,34 @@ def check_nesting(text: str, name: str = "<stdin>", line_offset: int = 0) -> Non
         elif c in _CLOSE and not (c == ">" and i > 0 and text[i - 1] == "-"):
             depth = max(depth - 1, 0)
         i += 1
+
+
+_ESCAPE = re.compile(r'["nt\\]|[0-9A-Fa-f]{2}')
+
+
+def _check_string(text: str, start: int, name: str, where: SourceLoc, line_start: int) -> int:
+    """The end of the string literal at `start`, or a located diagnostic when it is not closed on
+    its line or holds an escape MLIR does not have. xDSL's lexer matches string literals with a
+    regular expression that backtracks exponentially on both (minutes for a 40-character line)."""
+
+    def fail(at: int, message: str) -> DiagnosticError:
+        loc = SourceLoc(name, where.line, at - line_start + 1)
+        return DiagnosticError([Diagnostic("error", message, loc)])
+
+    i, n = start + 1, len(text)
+    while i < n and text[i] != '"':
+        c = text[i]
+        if c in "\n\v\f":
+            raise fail(start, "string literal is not closed before the end of its line")
+        if c == "\\":
+            if not _ESCAPE.match(text, i + 1):
+                raise fail(i, 'bad escape in string literal (MLIR has \\", \\n, \\t, \\\\, \\XX)')
+            i += 3 if text[i + 1] not in '"nt\\' else 2
+            continue
+        i += 1
+    if i >= n:
+        raise fail(start, "string literal is not closed before the end of the input")
+    return i
 
 
 def parse_module(

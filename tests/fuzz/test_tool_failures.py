@@ -245,3 +245,20 @@ def test_an_index_constant_wider_than_64_bits_is_located(tmp_path: Path, capsys)
         f"{path}:2:23: error: index value 1208925819614629174706175 does not fit in 64 bits "
         "(ferrox's index)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "attr, col, message",
+    [
+        ('"' + "x" * 60, 32, "string literal is not closed before the end of its line"),
+        ('"a\\q"', 34, 'bad escape in string literal (MLIR has \\", \\n, \\t, \\\\, \\XX)'),
+    ],
+)
+def test_string_literals_that_would_hang_the_lexer_are_diagnosed(
+    tmp_path, capsys, attr, col, message
+):
+    # xDSL's string regex backtracks exponentially on these (minutes for the first).
+    path = tmp_path / "string.mlir"
+    path.write_text(f"func.func @f() attributes {{a = {attr}\n}} {{\n  func.return\n}}\n")
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:1:{col}: error: {message}\n"
