@@ -523,6 +523,21 @@ def campaign(
     return findings, verdicts
 
 
+def recheck(limit: float) -> int:
+    """Each saved regression's outcome now, against its header's status."""
+    mismatched = 0
+    for path in sorted(REGRESSIONS.glob("*.mlir")):
+        lines = path.read_bytes().decode("utf-8", "replace").splitlines()[:3]
+        fields = dict(line[len("// fuzz-") :].split(":", 1) for line in lines)
+        fields = {k.strip(): v.strip() for k, v in fields.items()}
+        outcome = run_in_process(fields["config"], str(path), limit)
+        now = "open" if outcome.verdict == "finding" else "fixed"
+        mark = "" if now == fields["status"] else f"  (header says {fields['status']})"
+        mismatched += bool(mark)
+        print(f"{now:5}  {path.name}: {outcome.signature or outcome.verdict}{mark}")
+    return 1 if mismatched else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -538,7 +553,14 @@ def main(argv: list[str] | None = None) -> int:
         help="write each new signature's minimised input to tests/fuzz/regressions/",
     )
     parser.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="run every saved regression and say which are still open (no campaign)",
+    )
     args = parser.parse_args(argv)
+    if args.recheck:
+        return recheck(args.limit)
     started = time.monotonic()
     findings, verdicts = campaign(
         args.seed, args.minutes * 60, args.max_inputs, args.limit, args.every_config
