@@ -13,7 +13,7 @@ import pytest
 
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
 from ferrox.passes.verify_disjoint import collect
-from ferrox.targets.compile import compile_module_to_ptx
+from ferrox.targets.compile import compile_module
 from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
 EXAMPLES = (
@@ -92,7 +92,7 @@ def simt_kernel(find_kernel):
 
 @pytest.fixture(scope="module")
 def ptx(lowered):
-    return compile_module_to_ptx(lowered, chip="sm_90", opt=3)
+    return compile_module(lowered, chip="sm_90", opt=3, cubin=False)
 
 
 def test_every_example_is_listed(lowered):
