@@ -25,14 +25,14 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of, make
 
 
 class LocatedParser(Parser):
@@ -41,6 +41,7 @@ class LocatedParser(Parser):
     ):
         super().__init__(ctx, input, name)
         self._line_offset = line_offset
+        self._open_blocks: list[Block] = []
 
     def _loc(self, span: Span) -> FileLineColLoc:
         where = span.get_location()
@@ -57,15 +58,21 @@ class LocatedParser(Parser):
             # at the op instead of losing the location.
             lines = [line.strip() for line in str(e).splitlines() if line.strip()]
             self.raise_error(" ".join(lines) or "invalid operation", start)
-        except AssertionError as e:
+        except (AssertionError, ValueError, OverflowError) as e:
             if not _from_xdsl_custom_parser(e):
                 raise
-            # Some of xDSL's custom op syntaxes check their input with `assert` (the llvm
-            # dialect's `addr_space = 3 : f64`); that is malformed input, at this op.
+            # Some of xDSL's custom op syntaxes check their input with `assert` or build
+            # attributes that raise ValueError (the llvm dialect's `addr_space = 3 : f64`, a GEP
+            # index past i32); that is malformed input, at this op.
             rest = self.lexer.input.content[start.start : start.start + 200]
             name = re.match(r'(?:[%\w#:, ]+=\s*)?"?([A-Za-z_][\w.$]*)', rest)
             shown = f"'{name[1]}' " if name else ""
-            self.raise_error(f"malformed {shown}operation (xDSL's parser for it refused it)", start)
+            why = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            self.raise_error(
+                f"malformed {shown}operation (xDSL's parser for it refused it{': ' if why else ''}"
+                f"{why})",
+                start,
+            )
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(start)
         return op
@@ -93,6 +100,28 @@ class LocatedParser(Parser):
                     start,
                 )
         return attr
+
+    def _check_defined_before_use(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
+        """xDSL resolves a use that comes before its definition in the same block (or inside an
+        earlier op of that block, or in the defining op itself) without a word; every analysis
+        after it then meets a value that does not dominate its use."""
+        pending = self.forward_ssa_references.get(name)
+        if not pending or not self._open_blocks or not isinstance(values[0], OpResult):
+            return
+        here, definer = self._open_blocks[-1], values[0].op
+        for forward in pending.values():
+            for use in forward.uses:
+                user: Operation | None = use.operation
+                if user is definer:
+                    self.raise_error(f"%{name} is used by the operation that defines it", span)
+                while user is not None:
+                    if user.parent_block() is here:
+                        self.raise_error(
+                            f"%{name} is defined after a use of it in the same block "
+                            f"(used at {location_of(use.operation)})",
+                            span,
+                        )
+                    user = user.parent_op()
 
     def _parse_block(self) -> Block:
         self._check_block_name()
@@ -123,7 +152,15 @@ class LocatedParser(Parser):
                 token.span,
             )
 
+    def _parse_block_body(self, block: Block) -> None:
+        self._open_blocks.append(block)
+        try:
+            super()._parse_block_body(block)
+        finally:
+            self._open_blocks.pop()
+
     def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
+        self._check_defined_before_use(name, values, span)
         super()._register_ssa_definition(name, values, span)
         for value in values:
             if isinstance(value, BlockArgument) and isinstance(value.location, UnknownLoc):
@@ -221,12 +258,17 @@ def _check_resolved(module: ModuleOp) -> None:
                 raise DiagnosticError([make("error", op, message)])
 
 
-def _from_xdsl_custom_parser(e: AssertionError) -> bool:
+def _from_xdsl_custom_parser(e: BaseException) -> bool:
+    """Whether `e` was raised inside one of xDSL's custom op parsers, below the innermost
+    LocatedParser.parse_operation, with nothing but xDSL code in between (so not in a ferrox
+    dialect's parser nested in an xDSL op's region)."""
     frames = traceback.extract_tb(e.__traceback__)
-    if not frames:
+    ours = [i for i, f in enumerate(frames) if f.filename == __file__]
+    below = frames[ours[-1] + 1 :] if ours else frames
+    xdsl = f"{os.sep}xdsl{os.sep}"
+    if not below or not all(xdsl in f.filename for f in below):
         return False
-    last = frames[-1]
-    return last.name == "parse" and f"xdsl{os.sep}dialects{os.sep}" in last.filename
+    return any(f.name == "parse" and f"{xdsl}dialects{os.sep}" in f.filename for f in below)
 
 
 def decode_source(data: bytes, name: str = "<stdin>") -> str:

@@ -456,6 +456,7 @@ class Finding:
     mutations: list[str] = field(default_factory=list)
     detail: str = ""
     minimised: bytes = b""
+    original: bytes = b""
 
 
 def slug(signature: str) -> str:
@@ -481,9 +482,15 @@ def campaign(
     every_config: bool = False,
     minimise_tests: int = 100,
     log: Callable[[str], None] = print,
+    max_seed_bytes: int | None = None,
 ) -> tuple[dict[str, Finding], Counter[str]]:
+    """Mutants of the corpus (only files up to `max_seed_bytes`, when given: a short campaign
+    on a loaded machine must not mistake a big, slow input for a hang) until `seconds` or
+    `max_inputs`; the findings by signature and the count of each verdict."""
     rng = random.Random(seed)
     seeds = [(p, p.read_bytes()) for p in corpus()]
+    if max_seed_bytes is not None:
+        seeds = [(p, data) for p, data in seeds if len(data) <= max_seed_bytes]
     runner = Runner(limit)
     findings: dict[str, Finding] = {}
     verdicts: Counter[str] = Counter()
@@ -509,6 +516,7 @@ def campaign(
                         continue
                     rel = str(source.relative_to(ROOT))
                     finding = Finding(outcome.signature, config, 1, rel, applied, outcome.detail)
+                    finding.original = mutant
                     findings[outcome.signature] = finding
                     log(f"new finding [{config}] {outcome.signature}  ({rel}, {applied})")
 

@@ -262,3 +262,23 @@ def test_string_literals_that_would_hang_the_lexer_are_diagnosed(
     path.write_text(f"func.func @f() attributes {{a = {attr}\n}} {{\n  func.return\n}}\n")
     assert opt.main([str(path)]) == 1
     assert capsys.readouterr().err == f"{path}:1:{col}: error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            "  %y = arith.addi %x, %x : i32\n  %x = arith.constant 1 : i32\n",
+            "3:3: error: %x is defined after a use of it in the same block (used at {path}:2:3)",
+        ),
+        (
+            "  %x = arith.addi %x, %x : i32\n",
+            "2:3: error: %x is used by the operation that defines it",
+        ),
+    ],
+)
+def test_a_use_before_its_definition_in_a_block_is_located(tmp_path, capsys, body, message):
+    path = tmp_path / "order.mlir"
+    path.write_text(f"func.func @f() {{\n{body}  func.return\n}}\n")
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:" + message.format(path=path) + "\n"

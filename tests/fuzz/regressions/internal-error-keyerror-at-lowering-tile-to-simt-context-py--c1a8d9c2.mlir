@@ -1,6 +1,6 @@
 // fuzz-signature: internal error KeyError at lowering/tile_to_simt/context.py:tile
 // fuzz-config: opt-ptx
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating tests/filecheck/dialects/tile/kernels.mlir (name)
 tile.kernel @saxpy(%out: !tile.partition<f32, [1024]>, %alpha: f32, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
   %a = tile.full %alpha : f32 -> !tile.tile<f32, [1024]>
