@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # folders into the package) would shadow a non-editable install. Drop it before anything imports
 # ferrox; an editable install still resolves to the checkout through its own finder.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+# The same for every Python the tests start (`python -m ferrox.driver.tools.opt`, the console
+# scripts): no working directory first on their sys.path either.
+os.environ["PYTHONSAFEPATH"] = "1"
 assert "ferrox" not in sys.modules, "ferrox was imported before tests/conftest.py"
 
 
