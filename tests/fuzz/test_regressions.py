@@ -6,18 +6,10 @@ an error, not an expected failure."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+import ferrox_fuzz as fuzz  # fuzz/ is on pytest's pythonpath
 import pytest
-
-_spec = importlib.util.spec_from_file_location(
-    "fuzz_loader", Path(__file__).with_name("fuzz_loader.py")
-)
-assert _spec is not None and _spec.loader is not None
-fuzz_loader = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fuzz_loader)
-fuzz = fuzz_loader.load_fuzzer()
 
 REGRESSIONS = Path(__file__).with_name("regressions")
 LIMIT = 30.0
