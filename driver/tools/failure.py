@@ -47,7 +47,7 @@ def _is_checkout_file(filename: str) -> bool:
         path.resolve().relative_to(root)
     except ValueError:
         return False
-    return ".venv" not in path.parts
+    return "site-packages" not in path.parts and ".venv" not in path.parts
 
 
 def innermost_frame(exc: BaseException) -> traceback.FrameSummary | None:
