@@ -186,11 +186,26 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
     return classify(code, out.getvalue(), err.getvalue(), exc)
 
 
+def _address_space_bytes() -> int:
+    """This process's virtual address space now (Linux); 0 where /proc does not say."""
+    import os
+
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _worker(conn, memory_bytes: int) -> None:
     import resource
 
     if memory_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        # On top of what the worker already maps: a parent that loaded CUDA (the test suite on
+        # a GPU host) has reserved many GiB of address space, and a fixed cap below that would
+        # turn every allocation into a MemoryError.
+        limit = _address_space_bytes() + memory_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     while True:
         job = conn.recv()
         if job is None:
