@@ -13,6 +13,7 @@ artifact carries (`ModuleArtifact.source`). Compilation is real too (llvmlite PT
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,22 +21,11 @@ from typing import Any
 import numpy as np
 
 from ferrox.artifact import ModuleArtifact, ParamKind
+from ferrox.driver.checker import INTERPRETER_LIMITS
 from ferrox.driver.runtime import buffers, device, launcher, streams
-from ferrox.driver.runtime.device import DeviceLimits
 
-H200 = DeviceLimits(
-    ordinal=0,
-    name="Fake H200",
-    compute_capability=(9, 0),
-    sm_count=132,
-    warp_size=32,
-    max_threads_per_block=1024,
-    max_block_dims=(1024, 1024, 64),
-    max_grid_dims=(2**31 - 1, 65535, 65535),
-    max_shared_per_block=48 * 1024,
-    max_shared_per_block_optin=227 * 1024,
-    max_registers_per_block=65536,
-    total_memory=141 * 2**30,
+H200 = dataclasses.replace(  # an H200's limits are the interpreter's, on a real device
+    INTERPRETER_LIMITS, ordinal=0, name="Fake H200", sm_count=132, total_memory=141 * 2**30
 )
 
 
