@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import ParseError
 
-from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 from ferrox.driver.host_runner import RunResult, run_host_program, select_backend
 
 
 def load_program(source: str | Path | ModuleOp) -> ModuleOp:
     """Parse and verify a host program: op verifiers, `verify-disjoint`, `verify-ownership`."""
-    from ferrox.parser import parse_module
+    from ferrox.parser import parse_source, read_source
     from ferrox.passes.verify_disjoint import verify_disjoint
     from ferrox.passes.verify_ownership import VerifyOwnershipPass
     from ferrox.registry import make_context
@@ -35,24 +33,10 @@ def load_program(source: str | Path | ModuleOp) -> ModuleOp:
     if isinstance(source, ModuleOp):
         module = source
     else:
-        path = Path(source)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        "error", f"cannot read {path}: {e.strerror}", SourceLoc(str(path), 0, 0)
-                    )
-                ]
-            ) from None
-        try:
-            module = parse_module(make_context(), text, str(path))
-        except ParseError as e:
-            where = e.span.get_location()
-            raise DiagnosticError(
-                [Diagnostic("error", e.msg, SourceLoc(str(path), where.line, where.col))]
-            ) from None
+        # read_source: an unreadable file, and bytes that are not UTF-8 (with their offset),
+        # are located diagnostics; parse_source: so is a parse error.
+        text = read_source(Path(source), str(source))
+        module = parse_source(make_context(), text, str(source))
     verify_module(module)
     verify_disjoint(module)
     VerifyOwnershipPass().apply(make_context(), module)

@@ -11,21 +11,31 @@ from ferrox.driver.interpreter.errors import (
     KernelDeadlock,
     KernelFault,
     KernelRace,
+    KernelStepLimit,
     KernelTrap,
     LaunchError,
 )
 from ferrox.driver.interpreter.launch import find_kernel, interpreter_functions, run_simt_kernel
-from ferrox.driver.interpreter.machine import SimtInterpreter
+from ferrox.driver.interpreter.machine import (
+    DEFAULT_MAX_STEPS,
+    SimtInterpreter,
+    max_steps,
+    step_budget,
+)
 
 __all__ = [
+    "DEFAULT_MAX_STEPS",
     "InterpreterError",
     "KernelDeadlock",
     "KernelFault",
     "KernelRace",
+    "KernelStepLimit",
     "KernelTrap",
     "LaunchError",
     "SimtInterpreter",
     "find_kernel",
     "interpreter_functions",
+    "max_steps",
     "run_simt_kernel",
+    "step_budget",
 ]

@@ -59,3 +59,8 @@ class KernelDeadlock(KernelFault):
 class KernelRace(KernelFault):
     """Two threads touch memory in a way the GPU does not make atomic or disjoint: one element of a
     disjoint slice written twice, or a `scope cta` atomic on global memory used by two blocks."""
+
+
+class KernelStepLimit(KernelFault):
+    """The launch ran more operations than its step budget (machine.max_steps): a loop that does
+    not end, most likely. Located at the op that entered the block past the budget."""

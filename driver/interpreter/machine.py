@@ -8,12 +8,20 @@ one flat dict per function activation: SSA dominance makes scopes unnecessary, a
 Implementations are still xDSL `InterpreterFunctions`, registered the usual way.
 
 Errors other than the interpreter's own are turned into a `KernelTrap` at the op that raised.
+
+A launch has a step budget (`max_steps` operations over all its threads, counted a block at a
+time so that the count costs nothing per op): a kernel that loops forever, or a grid too large
+for the interpreter, ends in a located `KernelStepLimit` instead of a hang. The default is
+DEFAULT_MAX_STEPS; FERROX_MAX_STEPS in the environment, `ferrox run --max-steps` or the
+`step_budget` context manager change it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +30,13 @@ from xdsl.interpreter import Interpreter, ReturnedValues, _InterpreterFunctionIm
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from ferrox.driver.interpreter.errors import Dim3, InterpreterError, KernelFault, KernelTrap
+from ferrox.driver.interpreter.errors import (
+    Dim3,
+    InterpreterError,
+    KernelFault,
+    KernelStepLimit,
+    KernelTrap,
+)
 from ferrox.driver.interpreter.memory import AtomicScopes, Buffer
 
 
@@ -67,15 +81,55 @@ class LaunchState:
     atomic_scopes: AtomicScopes = field(default_factory=AtomicScopes)
 
 
+# A few seconds of interpretation on one core (an empty `scf.for` makes 2 million trips in it);
+# every example and test runs with half of it.
+DEFAULT_MAX_STEPS = 4_000_000
+_budget_override: list[int] = []
+
+
+def max_steps() -> int:
+    """The step budget of a launch that starts now: `step_budget`'s, else FERROX_MAX_STEPS,
+    else DEFAULT_MAX_STEPS. A FERROX_MAX_STEPS that is not a positive integer is a ValueError
+    (`ferrox run` checks it up front, as it checks its options)."""
+    if _budget_override:
+        return _budget_override[-1]
+    text = os.environ.get("FERROX_MAX_STEPS", "").strip()
+    return parse_max_steps(text) if text else DEFAULT_MAX_STEPS
+
+
+def parse_max_steps(text: str) -> int:
+    """A positive step count (`_` separators allowed), or ValueError saying what is wrong."""
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise ValueError(f"the step budget must be a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise ValueError(f"the step budget must be a positive integer, got {text!r}")
+    return value
+
+
+@contextlib.contextmanager
+def step_budget(steps: int) -> Iterator[None]:
+    """Launches started inside get `steps` as their budget."""
+    _budget_override.append(steps)
+    try:
+        yield
+    finally:
+        _budget_override.pop()
+
+
 @dataclass
 class Program:
-    """What every thread of a launch shares: implementations and per-block plans."""
+    """What every thread of a launch shares: implementations, per-block plans and the step
+    budget (`steps` so far, against `max_steps`)."""
 
     module: ModuleOp
     impls: _InterpreterFunctionImpls
     plans: dict[int, tuple] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict)
     """Per-op static facts (callee, bit width, ...), computed once: `SimtInterpreter.static`."""
+    max_steps: int = field(default_factory=max_steps)
+    steps: int = 0
 
 
 class SimtInterpreter(Interpreter):
@@ -156,10 +210,15 @@ class SimtInterpreter(Interpreter):
     ) -> tuple[Any, ...]:
         block = region.blocks.first
         env = self.env
-        plans = self.program.plans
+        program = self.program
+        plans = program.plans
+        entered_by: Operation | None = region.parent_op()
         while block is not None:
             plan = plans.get(id(block)) or self._plan(block)
             block_args, steps = plan
+            program.steps += len(steps) + 1  # the block entry costs about one op
+            if program.steps > program.max_steps:
+                raise self._out_of_steps(entered_by)
             for arg, value in zip(block_args, args):
                 env[arg] = value
             op = None
@@ -193,8 +252,18 @@ class SimtInterpreter(Interpreter):
             target = out.terminator_value
             if isinstance(target, ReturnedValues):
                 return target.values
-            block, args = target.block, target.args
+            block, args, entered_by = target.block, target.args, op
         return ()
+
+    def _out_of_steps(self, op: Operation | None) -> KernelStepLimit:
+        limit = self.program.max_steps
+        return self.trap(
+            op,
+            f"the launch ran past its step budget of {limit:,} operations (a loop that does not "
+            "end, or more work than the CPU interpreter is for); raise it with --max-steps or "
+            "FERROX_MAX_STEPS",
+            KernelStepLimit,
+        )
 
     def global_thread(self) -> int:
         """This thread's id across the grid (block-major), for naming it in race reports."""

@@ -160,7 +160,7 @@ class FerroxOptMain(xDSLOptMain):
             text, diagnostics = self._process(chunk, name, offset)
             out.write(text)
             if self.args.verify_diagnostics:
-                expected = expected_diagnostics.parse_expectations(chunk, offset)
+                expected = expected_diagnostics.parse_expectations(chunk, offset, name)
                 problems = expected_diagnostics.check(diagnostics, expected, name)
                 for problem in problems:
                     print(problem, file=sys.stderr)

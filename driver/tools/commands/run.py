@@ -40,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override a host.param, e.g. --param n=4096 (repeatable)",
     )
     parser.add_argument("--entry", default="main", help="the host function to run (default: main)")
+    parser.add_argument(
+        "--max-steps",
+        metavar="N",
+        help="the CPU interpreter's step budget per launch, in operations over all threads "
+        "(default: FERROX_MAX_STEPS, else 4,000,000); a launch past it is an error, not a hang",
+    )
 
 
 def parse_params(items: list[str]) -> dict[str, str]:
@@ -60,10 +66,17 @@ def _first_clause(reason: str) -> str:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from ferrox.driver.interpreter import max_steps, step_budget
+    from ferrox.driver.interpreter.machine import parse_max_steps
     from ferrox.run_api import load_program
 
     try:
         params = parse_params(args.param)
+        try:
+            steps = max_steps() if args.max_steps is None else parse_max_steps(args.max_steps)
+        except ValueError as e:
+            where = "--max-steps" if args.max_steps is not None else "FERROX_MAX_STEPS"
+            raise RunError(f"{where}: {e}") from None
         # Read and parse here (bytes that are not UTF-8 are a located diagnostic), then let
         # load_program verify the module.
         text = read_source(args.input)
@@ -81,7 +94,8 @@ def execute(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-        result = run_host_program(module, backend, entry=args.entry, params=params)
+        with step_budget(steps):
+            result = run_host_program(module, backend, entry=args.entry, params=params)
     except DiagnosticError as e:
         sys.stdout.flush()
         print(e, file=sys.stderr)
