@@ -7,7 +7,7 @@ needs no edit here.
 
 from setuptools import find_packages, setup
 
-SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver")
+SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver", "frontend")
 
 packages = ["ferrox"]
 package_dir = {"ferrox": "ferrox"}

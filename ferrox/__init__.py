@@ -25,9 +25,13 @@ _LAZY = {
     "KernelArtifact": "ferrox.artifact",
     "run_program": "ferrox.run_api",
 }
+_SUBMODULES = ("simt", "tile")
+"""The Python frontend's decorators (`ferrox.simt.kernel`, ...), imported on first use."""
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"ferrox.{name}")
     home = _LAZY.get(name)
     if home is None:
         raise AttributeError(f"module 'ferrox' has no attribute '{name}'")
@@ -37,7 +41,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *_LAZY, *_SUBMODULES])
 
 
 __all__ = ["__version__", *_LAZY]

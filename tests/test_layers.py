@@ -22,6 +22,7 @@ FOLDERS = {
     "lowering": "ferrox.lowering",
     "targets": "ferrox.targets",
     "driver": "ferrox.driver",
+    "frontend": "ferrox.frontend",
 }
 
 # (module prefix, layer name, rank); the longest matching prefix decides.
@@ -33,6 +34,7 @@ LAYERS = [
     ("ferrox.artifact", "core", 0),
     ("ferrox.dialects", "dialects", 1),
     ("ferrox.passes", "passes", 2),
+    ("ferrox.frontend", "frontend", 2),
     ("ferrox.lowering", "lowering", 3),
     ("ferrox.targets", "targets", 4),
     ("ferrox.driver.runtime", "runtime", 5),
@@ -43,6 +45,7 @@ LAYERS = [
     ("ferrox.driver", "tools", 8),
     ("ferrox.api", "tools", 8),
     ("ferrox.run_api", "tools", 8),
+    ("ferrox.simt", "tools", 8),
     ("ferrox", "core", 0),  # the package itself: its API names load lazily, by string
 ]
 EXACT = {"ferrox"}  # prefixes that name one module, not a package of them

@@ -1,0 +1,539 @@
+"""SIMT kernels written in Python: `@ferrox.simt.kernel`, `@ferrox.simt.device`, and the names
+a kernel uses (annotations, witnesses, shared memory, barriers, warp collectives, atomics, math).
+
+    from ferrox import simt
+    from ferrox.simt import DisjointSlice, Slice, f32
+
+    @simt.kernel(block=256, requires=["len(a) >= len(out)", "len(b) >= len(out)"])
+    def vecadd(a: Slice[f32], b: Slice[f32], out: DisjointSlice[f32]):
+        w = simt.thread_index_1d()
+        i = w.value
+        out[w] = a[i] + b[i]          # runs only where w is in bounds of out
+
+    vecadd[blocks, 256](a, b, out)    # compiled at first call, checked, launched
+
+The kernel is compiled at its first call for each set of `Constexpr` values, argument types and
+chip, through the on-disk kernel cache (a later process skips even the frontend). A launch goes
+through the one launch checker (contract, `requires`, coverage, aliasing) like every ferrox
+launch. `k.ir()` is the frontend's IR (with Python locations), `k.ptx()` the PTX; `FERROX_DUMP`
+(`ir`, `lowering`, `llvm`, `ptx`, or `all`; comma-separated) prints each stage to stderr at
+compile time, or writes it under `FERROX_DUMP_DIR`. Errors are `FrontendError`s at Python lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ferrox.diagnostics import DiagnosticError
+from ferrox.frontend.common.errors import FrontendError, located
+from ferrox.frontend.common.intrinsics import (
+    ceil,
+    cos,
+    erf,
+    exp,
+    exp2,
+    floor,
+    fma,
+    log,
+    pow,
+    rsqrt,
+    sin,
+    sqrt,
+    static_range,
+    tanh,
+    trunc,
+    where,
+)
+from ferrox.frontend.common.source import FunctionSource
+from ferrox.frontend.common.types import (
+    Constexpr,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+    index,
+)
+from ferrox.frontend.simt.builder import DeviceFunction
+from ferrox.frontend.simt.kernel import (
+    KernelOptions,
+    Parameters,
+    build_kernel,
+    parameters,
+    specialisation,
+)
+from ferrox.frontend.simt.surface import (
+    AtomicSlice,
+    DisjointSlice,
+    Ptr,
+    Slice,
+    Witness,
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_exch,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_sub,
+    atomic_xor,
+    ballot,
+    block_dim,
+    block_id,
+    grid_dim,
+    index_2d,
+    index_2d_runtime,
+    lane_id,
+    shared,
+    shuffle_down,
+    shuffle_idx,
+    shuffle_up,
+    shuffle_xor,
+    sync_threads,
+    thread_id,
+    thread_index_1d,
+    unsafe,
+    vote_all,
+    vote_any,
+    warp_index,
+    witness_value,
+)
+
+DUMP_ENV = "FERROX_DUMP"
+DUMP_DIR_ENV = "FERROX_DUMP_DIR"
+DUMP_STAGES = ("ir", "lowering", "llvm", "ptx")
+
+
+def kernel(
+    fn: Callable[..., Any] | None = None,
+    *,
+    block: int | Sequence[int] | None = None,
+    domain: int | None = None,
+    requires: str | Sequence[str] = (),
+    shared_bytes: int = 0,
+    min_cc: int = 0,
+    unsafe: bool = False,
+    contract: bool = True,
+) -> Any:
+    """Make a Python function a SIMT kernel. `block` (the exact block shape), `domain` (grid
+    dimensions, default the block's rank), `requires` (comparisons over `len(param)`, scalar
+    parameters and integers, as strings: `"len(a) >= n * k"`), `shared_bytes` (dynamic shared
+    memory), `min_cc` (e.g. 80) make the launch contract; `unsafe=True` makes the whole body an
+    unsafe region; `contract=False` gives a kernel with no contract (launched only unsafely)."""
+    if isinstance(block, int):
+        block = (block,)
+    options = KernelOptions(
+        tuple(block) if block is not None else None,
+        domain,
+        (requires,) if isinstance(requires, str) else tuple(requires),
+        shared_bytes,
+        min_cc,
+        unsafe,
+        contract,
+    )
+
+    def wrap(f: Callable[..., Any]) -> SimtKernel:
+        return SimtKernel(f, options)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def device(fn: Callable[..., Any] | None = None, *, unsafe: bool = False) -> Any:
+    """Make a Python function a device function (`simt.func`), callable from kernels; every
+    parameter and the result annotated with element types or slices."""
+
+    def wrap(f: Callable[..., Any]) -> DeviceFunction:
+        return DeviceFunction(f, unsafe)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+@functools.cache
+def frontend_fingerprint() -> str:
+    """A sha256 over the frontend's own files: a change to them changes every kernel's key."""
+    import ferrox.frontend
+
+    digest = hashlib.sha256()
+    roots = [Path(p) for p in ferrox.frontend.__path__]
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+class _State:
+    """What every device view of one kernel shares: its source, compiled artifacts, loads."""
+
+    def __init__(self, fn: Callable[..., Any], options: KernelOptions):
+        self.fn = fn
+        self.options = options
+        self.source: FunctionSource | None = None
+        self.params: Parameters | None = None
+        self.artifacts: dict[str, Any] = {}
+        self.modules: dict[tuple[str, str], Any] = {}
+        self.dumped: set[str] = set()
+
+
+class SimtKernel:
+    """A `@ferrox.simt.kernel` function: `k[grid, block](*args)` compiles (once per
+    specialisation), checks and launches it; `k.on("cpu")` is the same kernel on another
+    device; `k.ir(**constants)`, `k.ptx(**constants)` show what it compiles to."""
+
+    def __init__(self, fn: Callable[..., Any], options: KernelOptions, device: str = "auto"):
+        self._state = fn if isinstance(fn, _State) else _State(fn, options)
+        self.device = device
+        functools.update_wrapper(self, self._state.fn)
+
+    # -- reading the function --------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._state.fn.__name__
+
+    def _source(self) -> FunctionSource:
+        state = self._state
+        if state.source is None:
+            state.source = FunctionSource.of(state.fn)
+        return state.source
+
+    def _params(self) -> Parameters:
+        state = self._state
+        if state.params is None:
+            state.params = _frontend(lambda: parameters(self._source()))
+        return state.params
+
+    def on(self, device: str) -> SimtKernel:
+        """This kernel on `device` ("auto", "gpu" or "cpu"), sharing its compiled forms."""
+        from ferrox.api import DEVICES
+
+        if device not in DEVICES:
+            raise ValueError(f"unknown device '{device}' (expected {', '.join(DEVICES)})")
+        return SimtKernel(self._state, self._state.options, device)  # type: ignore[arg-type]
+
+    def module(self, **constants: Any) -> Any:
+        """The frontend's module (xDSL `ModuleOp`) for these `Constexpr` values."""
+        _, consts = self._split((), constants, runtime=False)
+        return _frontend(lambda: build_kernel(self._source(), self._state.options, consts))
+
+    def ir(self, **constants: Any) -> str:
+        """The kernel's IR as the frontend builds it, every op with its Python `loc(...)`."""
+        return _print(self.module(**constants))
+
+    def artifact(self, chip: str = "sm_90", _arg_types: Sequence[str] = (), **constants: Any):
+        """The compiled `ModuleArtifact` for `chip` (through the disk cache)."""
+        _, consts = self._split((), constants, runtime=False)
+        return self._compile(chip, consts, tuple(_arg_types))
+
+    def ptx(self, chip: str = "sm_90", **constants: Any) -> str:
+        return self.artifact(chip, **constants).ptx
+
+    # -- compiling -------------------------------------------------------------------------
+
+    def _split(self, args: Sequence[Any], kwargs: Mapping[str, Any], runtime: bool = True):
+        params = self._params()
+        if not runtime:
+            unknown = set(kwargs) - set(params.constexpr)
+            if unknown:
+                raise TypeError(
+                    f"{', '.join(sorted(unknown))}: not Constexpr parameters of {self.name}"
+                )
+            consts = {
+                **{n: params.defaults[n] for n in params.constexpr if n in params.defaults},
+                **kwargs,
+            }
+            missing = [n for n in params.constexpr if n not in consts]
+            if missing:
+                raise TypeError(f"Constexpr {', '.join(missing)} of {self.name} needs a value")
+            return [], consts
+        return specialisation(params, args, kwargs)
+
+    def _key_text(self, consts: Mapping[str, Any], arg_types: tuple[str, ...]) -> str:
+        source = self._source()
+        sources, values = _closure(source)
+        return json.dumps(
+            {
+                "frontend": frontend_fingerprint(),
+                "kernel": source.name,
+                "sources": sources,
+                "globals": values,
+                "constants": {k: repr(v) for k, v in sorted(consts.items())},
+                "options": repr(self._state.options),
+                "arg_types": list(arg_types),
+            },
+            sort_keys=True,
+        )
+
+    def _compile(self, chip: str, consts: Mapping[str, Any], arg_types: tuple[str, ...]):
+        from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
+        from ferrox.targets.cache import KernelKey, default_cache
+
+        text = self._key_text(consts, arg_types)
+        memo = hashlib.sha256(f"{chip}\0{text}".encode()).hexdigest()
+        state = self._state
+        if memo in state.artifacts:
+            return state.artifacts[memo]
+        stages = _dump_stages()
+        built: list[Any] = []
+
+        def module() -> Any:
+            if not built:
+                built.append(_frontend(lambda: build_kernel(self._source(), state.options, consts)))
+            return built[0]
+
+        def compile_it() -> bytes:
+            import ferrox.api
+
+            artifact = _frontend(lambda: ferrox.api.compile(module(), chip, cache=False))
+            return artifact.to_json().encode()
+
+        key = KernelKey(text, chip, {"opt": 3, "schema": SCHEMA_VERSION}, artifact="simt-py.json")
+        artifact = default_cache().get_or_compile(key, compile_it, ModuleArtifact.from_json)
+        if stages and memo not in state.dumped:
+            state.dumped.add(memo)
+            _dump(self.name, stages, module(), artifact)
+        state.artifacts[memo] = artifact
+        return artifact
+
+    # -- launching -------------------------------------------------------------------------
+
+    def __getitem__(self, config: Any) -> _Launch:
+        if isinstance(config, tuple) and len(config) == 2:
+            return _Launch(self, config[0], config[1])
+        return _Launch(self, config, None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{self.name} is a SIMT kernel: launch it with its grid, {self.name}[grid, block](...)"
+        )
+
+    def _loaded(self, runtime: Sequence[Any], consts: Mapping[str, Any]) -> Any:
+        import ferrox.api
+
+        device, chip = _target(self.device)
+        arg_types = tuple(_arg_type(a) for a in runtime)
+        artifact = self._compile(chip, consts, arg_types)
+        key = (device, f"{chip}:{id(artifact)}")
+        module = self._state.modules.get(key)
+        if module is None:
+            module = ferrox.api.load(artifact, device=device)
+            self._state.modules[key] = module
+        return module[self.name]
+
+    def __repr__(self) -> str:
+        return f"<ferrox SIMT kernel {self.name} on {self.device}>"
+
+
+class _Launch:
+    """`k[grid, block]`: call it with the kernel's arguments (`Constexpr` ones by position or
+    keyword) to compile if needed, check and launch."""
+
+    def __init__(self, kernel: SimtKernel, grid: Any, block: Any):
+        self.kernel, self.grid, self.block = kernel, grid, block
+
+    def __call__(
+        self, *args: Any, shared_bytes: int | None = None, stream: Any = None, **constants: Any
+    ) -> None:
+        runtime, consts = self.kernel._split(args, constants)
+        loaded = self.kernel._loaded(runtime, consts)
+        loaded[self.grid, self.block](*runtime, shared_bytes=shared_bytes, stream=stream)
+
+    def unsafe(
+        self, *args: Any, shared_bytes: int = 0, stream: Any = None, **constants: Any
+    ) -> None:
+        """Launch with no checks at all (for a kernel without a contract)."""
+        runtime, consts = self.kernel._split(args, constants)
+        loaded = self.kernel._loaded(runtime, consts)
+        loaded.unsafe_launch(
+            self.grid, self.block, *runtime, shared_bytes=shared_bytes, stream=stream
+        )
+
+
+def _frontend(build: Callable[[], Any]) -> Any:
+    """Run a frontend or compiler step; a diagnostic comes out at the Python lines, with the
+    traceback cut to the caller (the diagnostic is the message, not ferrox's frames)."""
+    try:
+        return build()
+    except DiagnosticError as e:
+        error = located(e)
+    raise error.with_traceback(None)
+
+
+def _print(module: Any) -> str:
+    from xdsl.printer import Printer
+
+    out = io.StringIO()
+    Printer(stream=out, print_debuginfo=True).print_op(module)
+    return out.getvalue() + "\n"
+
+
+def _target(device: str) -> tuple[str, str]:
+    """(device, chip) a launch compiles for: the GPU's own chip, else the interpreter's sm_90."""
+    if device in ("auto", "gpu"):
+        from ferrox.driver.runtime.device import device_limits, unavailable_reason
+
+        reason = unavailable_reason(0)
+        if reason is None:
+            return "gpu", device_limits(0).chip
+        if device == "gpu":
+            from ferrox.driver.host_runner.errors import BackendUnavailable
+
+            raise BackendUnavailable(reason)
+    return "cpu", "sm_90"
+
+
+def _arg_type(value: Any) -> str:
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        return f"{type(value).__module__.split('.')[0]}:{dtype}"
+    return type(value).__name__
+
+
+def _closure(source: FunctionSource) -> tuple[dict[str, str], dict[str, str]]:
+    """The sources of the kernel and every device function it reaches, and the values of the
+    plain constants they read from their globals: what the IR depends on besides the call."""
+    sources: dict[str, str] = {}
+    values: dict[str, str] = {}
+    todo = [source]
+    while todo:
+        src = todo.pop()
+        label = f"{src.file}:{src.first_line}:{src.name}"
+        if label in sources:
+            continue
+        sources[label] = src.text
+        for node in ast.walk(src.tree):
+            if not isinstance(node, ast.Name):
+                continue
+            try:
+                value = src.lookup(node.id)
+            except KeyError:
+                continue
+            if isinstance(value, DeviceFunction):
+                todo.append(value.source)
+            elif isinstance(value, (int, float, str, bool, tuple)):
+                values[f"{label}:{node.id}"] = repr(value)
+    return sources, values
+
+
+def _dump_stages() -> tuple[str, ...]:
+    raw = os.environ.get(DUMP_ENV, "").strip()
+    if not raw:
+        return ()
+    asked = {s.strip() for s in raw.split(",") if s.strip()}
+    if "all" in asked:
+        return DUMP_STAGES
+    return tuple(s for s in DUMP_STAGES if s in asked)
+
+
+def _dump(name: str, stages: Sequence[str], module: Any, artifact: Any) -> None:
+    folder = os.environ.get(DUMP_DIR_ENV)
+
+    def write(stage: str, text: str) -> None:
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            (Path(folder) / f"{name}.{stage}.txt").write_text(text, encoding="utf-8")
+        else:
+            print(f"// ----- {name}: {stage} -----\n{text}", file=sys.stderr)
+
+    if "ir" in stages:
+        write("ir", _print(module))
+    if "lowering" in stages or "llvm" in stages:
+        from ferrox.lowering.pipeline import lower_to_llvm
+        from ferrox.targets.llvm_export import to_llvm_ir
+
+        lowered = module.clone()
+        steps: list[str] = []
+
+        def snapshot(previous: Any, current: Any, _next: Any) -> None:
+            if previous is not None:
+                steps.append(f"// after {previous.name}\n{_print(current)}")
+
+        lower_to_llvm(lowered, None, snapshot)
+        if "lowering" in stages:
+            write("lowering", "\n".join(steps))
+        if "llvm" in stages:
+            write("llvm", to_llvm_ir(lowered))
+    if "ptx" in stages:
+        write("ptx", artifact.ptx)
+
+
+__all__ = [
+    "AtomicSlice",
+    "Constexpr",
+    "DisjointSlice",
+    "FrontendError",
+    "Ptr",
+    "SimtKernel",
+    "Slice",
+    "Witness",
+    "atomic_add",
+    "atomic_and",
+    "atomic_cas",
+    "atomic_exch",
+    "atomic_max",
+    "atomic_min",
+    "atomic_or",
+    "atomic_sub",
+    "atomic_xor",
+    "ballot",
+    "bf16",
+    "block_dim",
+    "block_id",
+    "ceil",
+    "cos",
+    "device",
+    "erf",
+    "exp",
+    "exp2",
+    "f16",
+    "f32",
+    "f64",
+    "floor",
+    "fma",
+    "grid_dim",
+    "i1",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "index",
+    "index_2d",
+    "index_2d_runtime",
+    "kernel",
+    "lane_id",
+    "log",
+    "pow",
+    "rsqrt",
+    "shared",
+    "shuffle_down",
+    "shuffle_idx",
+    "shuffle_up",
+    "shuffle_xor",
+    "sin",
+    "sqrt",
+    "static_range",
+    "sync_threads",
+    "tanh",
+    "thread_id",
+    "thread_index_1d",
+    "trunc",
+    "unsafe",
+    "vote_all",
+    "vote_any",
+    "warp_index",
+    "where",
+    "witness_value",
+]

@@ -1,0 +1,35 @@
+"""The Python SIMT examples run as a user runs them, on the CPU interpreter: each checks its own
+results against NumPy on fresh random data with NaN-poisoned outputs, and exits non-zero if not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = {
+    "simt_vecadd": (["--n", "3001"], "simt vecadd of 3001 elements on cpu: matches NumPy"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_matches_numpy_on_the_interpreter(name):
+    args, success = EXAMPLES[name]
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "python" / f"{name}.py"),
+            "--device",
+            "cpu",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "examples",
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == success
