@@ -7,6 +7,7 @@ none. An explicit `loc(...)` still wins.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import struct
@@ -17,15 +18,19 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    ComplexType,
+    ContainerType,
     FileLineColLoc,
     IndexType,
     IntAttr,
     IntegerAttr,
     ModuleOp,
+    ShapedType,
     StringAttr,
+    StructPackableType,
     UnknownLoc,
 )
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -58,10 +63,11 @@ class LocatedParser(Parser):
             # at the op instead of losing the location.
             lines = [line.strip() for line in str(e).splitlines() if line.strip()]
             self.raise_error(" ".join(lines) or "invalid operation", start)
-        except (AssertionError, ValueError, OverflowError) as e:
+        except (AssertionError, ValueError, OverflowError, IndexError) as e:
             if not _from_xdsl_custom_parser(e):
                 raise
-            # Some of xDSL's custom op syntaxes check their input with `assert` or build
+            # Some of xDSL's custom op syntaxes check their input with `assert`, index lists
+            # without checking their length, or build
             # attributes that raise ValueError (the llvm dialect's `addr_space = 3 : f64`, a GEP
             # index past i32); that is malformed input, at this op.
             rest = self.lexer.input.content[start.start : start.start + 200]
@@ -77,8 +83,52 @@ class LocatedParser(Parser):
             op.location = self._loc(start)
         return op
 
+    def _parse_dense_literal_type(self):
+        start = self._current_token.span
+        type = super()._parse_dense_literal_type()
+        self._check_dense_type(type, start)
+        return type
+
+    def _check_dense_type(self, type: Attribute, span: Span) -> None:
+        """xDSL expands a dense literal into one Python value per element, then packs them with
+        `struct`: a huge shape is a MemoryError (or minutes), an element type wider than 64
+        bits a NotImplementedError. Both are the literal's fault, said at its type."""
+        shape = type.get_shape() if isinstance(type, ShapedType) else ()
+        count = math.prod(max(d, 0) for d in shape)
+        if count > MAX_DENSE_ELEMENTS:
+            self.raise_error(
+                f"dense literal of {count} elements; ferrox accepts at most {MAX_DENSE_ELEMENTS}",
+                span,
+            )
+        element = type.get_element_type() if isinstance(type, ContainerType) else type
+        self._check_packable(element, span)
+
+    def _check_packable(self, element: Attribute, span: Span) -> None:
+        if isinstance(element, ComplexType):
+            element = element.element_type
+        if not isinstance(element, StructPackableType):
+            return
+        try:
+            _ = element.format  # a property that raises for f80, f128, i65 and wider
+        except NotImplementedError:
+            self.raise_error(
+                f"dense elements of type {element} are not supported (at most 64 bits an element)",
+                span,
+            )
+
+    def _parse_builtin_densearray_attr(self):
+        start = self.pos
+        self.parse_characters("<", " in dense array")
+        at = self._current_token.span
+        element = self.parse_attribute()
+        self._check_packable(element, at)
+        self._resume_from(start)
+        return super()._parse_builtin_densearray_attr()
+
     def parse_dense_int_or_fp_elements_attr(self, type):
         start = self._current_token.span
+        if type is not None:  # given by an op's custom syntax, not parsed after the literal
+            self._check_dense_type(type, start)
         try:
             return super().parse_dense_int_or_fp_elements_attr(type)
         except (ValueError, OverflowError, struct.error) as e:
@@ -171,6 +221,9 @@ class LocatedParser(Parser):
 # verifiers and printers recurse once or more per level; far below Python's recursion limit, far
 # above any real program (regions nest one `{` per level).
 MAX_NESTING = 100
+# The most elements a dense literal may have (a splat included): xDSL keeps one Python value per
+# element while it parses, so `dense<1.0> : tensor<99999999999xf32>` would exhaust memory.
+MAX_DENSE_ELEMENTS = 1 << 20
 _OPEN, _CLOSE = "([{<", ")]}>"
 
 

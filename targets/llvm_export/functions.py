@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from llvmlite import ir
 from xdsl.backend.llvm.convert import _declare_func  # pyright: ignore[reportPrivateUsage]
+from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute
+from xdsl.utils.exceptions import LLVMTranslationException
 
-from ferrox.diagnostics import DiagnosticEngine
+from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, make
 from ferrox.targets.llvm_export.instructions import ArgumentAttributes, FunctionAttributes
 
 KERNEL_ATTR = "nvvm.kernel"
@@ -59,6 +61,7 @@ def is_kernel(op: llvm.FuncOp) -> bool:
 
 def declare_function(op: llvm.FuncOp, module: ir.Module, diag: DiagnosticEngine) -> ir.Function:
     """Declare `op` in `module` with everything it says about itself; problems go to `diag`."""
+    _check_xdsl_argument_attributes(op)
     _declare_func(op, module)
     fn = module.get_global(op.sym_name.data)
     assert isinstance(fn, ir.Function)
@@ -176,6 +179,36 @@ def _product(values: list[int]) -> int:
     for v in values:
         result *= v
     return result
+
+
+_ARG_INTS = ("llvm.align", "llvm.dereferenceable", "llvm.dereferenceable_or_null")
+_ARG_TYPES = ("llvm.byval", "llvm.byref", "llvm.sret", "llvm.inalloca", "llvm.preallocated")
+
+
+def _check_xdsl_argument_attributes(op: llvm.FuncOp) -> None:
+    """The argument attributes xDSL's `_declare_func` reads, checked first: it asserts that an
+    integer one is an integer (llvmlite, that it is not negative) and converts a type-valued
+    one without a location; both are mistakes in the input, said at the function."""
+    if op.arg_attrs is None:
+        return
+    problems = []
+    for index, attrs in enumerate(op.arg_attrs):
+        for name, value in attrs.data.items():
+            what = f"argument #{index} of @{op.sym_name.data}: '{name}'"
+            if name in _ARG_INTS:
+                ok = isinstance(value, IntegerAttr) and value.value.data >= 0
+                if ok and name == "llvm.align":
+                    ok = value.value.data > 0 and value.value.data & (value.value.data - 1) == 0
+                if not ok:
+                    shape = "a power of two" if name == "llvm.align" else "a non-negative integer"
+                    problems.append(make("error", op, f"{what} must be {shape}, got {value}"))
+            elif name in _ARG_TYPES:
+                try:
+                    convert_type(value)
+                except LLVMTranslationException:
+                    problems.append(make("error", op, f"{what} must be an LLVM type, got {value}"))
+    if problems:
+        raise DiagnosticError(problems)
 
 
 def _set_argument_attributes(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine) -> None:

@@ -1,24 +1,15 @@
 """Inputs that used to crash or hang a tool and are now located diagnostics: malformed regexes in
-`expected-*` annotations, bytes that are not UTF-8 through the Python API, and a kernel that
-never ends (the interpreter's step budget)."""
+`expected-*` annotations, bytes that are not UTF-8 through the Python API, dense literals too big
+or too wide for xDSL, bad argument attributes for xDSL's LLVM export."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ferrox.diagnostics import DiagnosticError
-from ferrox.driver.interpreter import (
-    DEFAULT_MAX_STEPS,
-    KernelStepLimit,
-    run_simt_kernel,
-    step_budget,
-)
-from ferrox.driver.tools import cli, opt
-from ferrox.parser import parse_module
-from ferrox.registry import make_context
+from ferrox.driver.tools import opt
 from ferrox.run_api import load_program
 
 BODY = "func.func @f() {\n  func.return\n}\n"
@@ -74,79 +65,90 @@ def test_load_program_locates_a_parse_error(tmp_path: Path):
     assert str(caught.value) == f"{path}:4:1: error: values used but not defined: [%x]"
 
 
-SPIN = """builtin.module {
-  simt.kernel @spin(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [32]> {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %n = arith.constant TRIPS : index
-    scf.for %k = %c0 to %n step %c1 {
-      scf.yield
-    }
-    simt.return
-  }
-  func.func @main() {
-    %n = host.param "n" = 32 : index
-    %out = host.poison(%n) : !host.tensor<f32, [?]>
-    %s = host.stream
-    %threads = arith.constant 32 : index
-    %blocks = arith.constant 1 : index
-    %p = host.prepare @spin grid(%blocks) block(%threads) args(%out : !host.tensor<f32, [?]>)
-    %out2 = host.launch @spin with %p on %s outs(%out : !host.tensor<f32, [?]>)
-      -> !host.tensor<f32, [?]>
-    host.sync_on %s
-    func.return
-  }
-}
-"""
-BUDGET = (
-    "the launch ran past its step budget of {} operations (a loop that does not end, or more "
-    "work than the CPU interpreter is for); raise it with --max-steps or FERROX_MAX_STEPS "
-    "(block (0, 0, 0), thread (0, 0, 0))"
+@pytest.mark.parametrize(
+    "attr, col, message",
+    [
+        (
+            "dense<1.0> : tensor<99999999999xf32>",
+            45,
+            "dense literal of 99999999999 elements; ferrox accepts at most 1048576",
+        ),
+        (
+            'dense<"0x01"> : tensor<2000000xi8>',
+            48,
+            "dense literal of 2000000 elements; ferrox accepts at most 1048576",
+        ),
+        (
+            "dense<[1, 2]> : tensor<2xi128>",
+            48,
+            "dense elements of type i128 are not supported (at most 64 bits an element)",
+        ),
+        (
+            "dense<(1.0, 2.0)> : tensor<1xcomplex<f80>>",
+            52,
+            "dense elements of type f80 are not supported (at most 64 bits an element)",
+        ),
+        (
+            "array<f128: 1.0>",
+            38,
+            "dense elements of type f128 are not supported (at most 64 bits an element)",
+        ),
+    ],
 )
+def test_dense_literals_too_big_or_too_wide_are_located(tmp_path: Path, capsys, attr, col, message):
+    path = tmp_path / "dense.mlir"
+    path.write_text(f"func.func @f() attributes {{a = {attr}}} {{\n  func.return\n}}\n")
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:1:{col}: error: {message}\n"
 
 
-@pytest.fixture
-def spin(tmp_path: Path) -> Path:
-    path = tmp_path / "spin.mlir"
-    path.write_text(SPIN.replace("TRIPS", "9223372036854775807"))
-    return path
-
-
-def test_a_kernel_that_never_ends_is_stopped_by_the_step_budget(spin: Path, capsys):
-    assert cli.main(["run", "--device", "cpu", "--max-steps", "1_000", str(spin)]) == 1
-    out, err = capsys.readouterr()
-    assert err == (
-        f"{spin}:6:5: error: {BUDGET.format('1,000')}\n"
-        f"{spin}:18:5: note: in the launch of @spin here\n"
+def test_dense_literals_at_the_limits_parse(tmp_path: Path, capsys):
+    path = tmp_path / "dense.mlir"
+    attrs = (
+        "a = dense<1> : tensor<1024x1024xi8>, b = array<i64: 1, 2>, c = dense<0> : tensor<2xi64>"
     )
+    path.write_text(f"func.func @f() attributes {{{attrs}}} {{\n  func.return\n}}\n")
+    assert opt.main([str(path)]) == 0
+    assert "b = array<i64: 1, 2>" in capsys.readouterr().out
 
 
-def test_the_step_budget_comes_from_the_environment(spin: Path, capsys, monkeypatch):
-    monkeypatch.setenv("FERROX_MAX_STEPS", "500")
-    assert cli.main(["run", "--device", "cpu", str(spin)]) == 1
-    assert BUDGET.format("500") in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("value", ["0", "-3", "lots"])
-def test_a_bad_step_budget_is_a_usage_error(spin: Path, capsys, monkeypatch, value):
-    assert cli.main(["run", "--device", "cpu", "--max-steps", value, str(spin)]) == 1
+def test_an_index_error_in_an_xdsl_op_parser_is_a_diagnostic_at_the_op(tmp_path: Path, capsys):
+    path = tmp_path / "alloca.mlir"
+    path.write_text(
+        "llvm.func @f(%c: i32) {\n  %0 = llvm.alloca %c x i32 : () -> !llvm.ptr\n  llvm.return\n}\n"
+    )
+    assert opt.main([str(path)]) == 1
     assert capsys.readouterr().err == (
-        "ferrox run: error: --max-steps: the step budget must be a positive integer, "
-        f"got '{value}'\n"
+        f"{path}:2:3: error: malformed 'llvm.alloca' operation (xDSL's parser for it refused "
+        "it: tuple index out of range)\n"
     )
-    monkeypatch.setenv("FERROX_MAX_STEPS", value)
-    assert cli.main(["run", "--device", "cpu", str(spin)]) == 1
-    assert capsys.readouterr().err.startswith("ferrox run: error: FERROX_MAX_STEPS: ")
 
 
-def test_a_loop_that_ends_within_the_budget_runs(tmp_path: Path):
-    module = parse_module(make_context(), SPIN.replace("TRIPS", "100"), "spin.mlir")
-    out = np.full(32, np.nan, dtype=np.float32)
-    # 32 threads, each a 5-op body and 100 trips of a 1-op loop body, and a step per block
-    # entered: 32 * (6 + 100 * 2) = 6,592.
-    with step_budget(6_592):
-        run_simt_kernel(module, "spin", (1, 1, 1), (32, 1, 1), [out])
-    with step_budget(6_591), pytest.raises(KernelStepLimit) as caught:
-        run_simt_kernel(module, "spin", (1, 1, 1), (32, 1, 1), [out])
-    assert caught.value.reason.startswith("the launch ran past its step budget of 6,591 ")
-    assert DEFAULT_MAX_STEPS == 4_000_000
+@pytest.mark.parametrize(
+    "attr, message",
+    [
+        ("llvm.align = -4 : i64", "'llvm.align' must be a power of two, got -4 : i64"),
+        ("llvm.align = 3 : i64", "'llvm.align' must be a power of two, got 3 : i64"),
+        (
+            "llvm.dereferenceable = 1.0 : f32",
+            "'llvm.dereferenceable' must be a non-negative integer, got 1.000000e+00 : f32",
+        ),
+        ("llvm.byval = 3", "'llvm.byval' must be an LLVM type, got 3 : i64"),
+    ],
+)
+def test_bad_argument_attributes_for_the_llvm_export_are_located(
+    tmp_path: Path, capsys, attr, message
+):
+    path = tmp_path / "args.mlir"
+    path.write_text(f"llvm.func @f(%p: !llvm.ptr {{{attr}}}) {{\n  llvm.return\n}}\n")
+    assert opt.main(["-t", "llvm", str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:1:1: error: argument #0 of @f: {message}\n"
+
+
+def test_good_argument_attributes_export(tmp_path: Path, capsys):
+    path = tmp_path / "args.mlir"
+    path.write_text(
+        "llvm.func @f(%p: !llvm.ptr {llvm.align = 8 : i64, llvm.byval = i32}) {\n  llvm.return\n}\n"
+    )
+    assert opt.main(["-t", "llvm", str(path)]) == 0
+    assert 'define void @"f"(i32* byval(i32) align 8 %"p")' in capsys.readouterr().out
