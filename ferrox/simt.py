@@ -76,6 +76,9 @@ from ferrox.frontend.simt.kernel import (
     specialisation,
 )
 from ferrox.frontend.simt.surface import (
+    SPACE_1D,
+    SPACE_2D_RUNTIME,
+    SPACE_WARP,
     AtomicSlice,
     DisjointSlice,
     Ptr,
@@ -102,6 +105,7 @@ from ferrox.frontend.simt.surface import (
     shuffle_idx,
     shuffle_up,
     shuffle_xor,
+    space_2d,
     sync_threads,
     thread_id,
     thread_index_1d,
@@ -471,6 +475,9 @@ def _dump(name: str, stages: Sequence[str], module: Any, artifact: Any) -> None:
 
 
 __all__ = [
+    "SPACE_1D",
+    "SPACE_2D_RUNTIME",
+    "SPACE_WARP",
     "AtomicSlice",
     "Constexpr",
     "DisjointSlice",
@@ -523,6 +530,7 @@ __all__ = [
     "shuffle_up",
     "shuffle_xor",
     "sin",
+    "space_2d",
     "sqrt",
     "static_range",
     "sync_threads",

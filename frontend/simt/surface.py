@@ -4,7 +4,8 @@
 
     Slice[f32]                 !simt.slice<f32>              read-only, shared by all threads
     DisjointSlice[f32]         !simt.disjoint_slice<f32, 1d> written at this thread's element
-    DisjointSlice[f32, "2d<64>"], [f32, "2d_runtime"], [f32, "warp"]   other index spaces
+    DisjointSlice[f32, space_2d(64)], [f32, SPACE_2D_RUNTIME], [f32, SPACE_WARP]   other spaces
+                               (the strings "2d<64>", "2d_runtime", "warp" work too)
     AtomicSlice[i32]           !simt.atomic_slice<i32>       updated only with atomics
     Ptr[f32]                   !simt.ptr<f32>                raw, unsafe kernels only
     Witness["1d"]              !simt.thread_index<1d>        (device function parameters)
@@ -32,6 +33,16 @@ from ferrox.frontend.common.intrinsics import Intrinsic
 from ferrox.frontend.common.types import DType, as_dtype
 
 SPACES = ("1d", "2d<S>", "2d_runtime", "warp")
+SPACE_1D = "1d"
+SPACE_WARP = "warp"
+SPACE_2D_RUNTIME = "2d_runtime"
+
+
+def space_2d(stride: int) -> str:
+    """The `2d<S>` index space, S a positive constant: `DisjointSlice[f32, space_2d(64)]`."""
+    if not isinstance(stride, int) or isinstance(stride, bool) or stride <= 0:
+        raise TypeError(f"space_2d takes a positive row stride, not {stride!r}")
+    return f"2d<{stride}>"
 
 
 def parse_space(text: Any) -> IndexSpaceAttr:

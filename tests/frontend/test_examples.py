@@ -12,6 +12,24 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {
     "simt_vecadd": (["--n", "3001"], "simt vecadd of 3001 elements on cpu: matches NumPy"),
+    "simt_saxpy": (["--n", "3001"], "simt saxpy of 3001 elements on cpu: matches NumPy"),
+    "simt_stencil": (["--n", "3001"], "simt stencil of 3001 elements on cpu: matches NumPy"),
+    "simt_block_reduce": (
+        ["--n", "3001"],
+        "simt block reduce of 3001 elements on cpu: matches NumPy",
+    ),
+    "simt_warp_reduce": (
+        ["--n", "3001"],
+        "simt warp reduce of 3001 elements on cpu: matches NumPy",
+    ),
+    "simt_histogram": (
+        ["--n", "3001", "--bins", "37"],
+        "simt histogram of 3001 values into 37 bins on cpu: matches NumPy",
+    ),
+    "simt_sgemm": (
+        ["--m", "20", "--n", "24", "--k", "18"],
+        "simt sgemm 20x18 @ 18x24 on cpu: matches NumPy",
+    ),
 }
 
 
