@@ -2,9 +2,9 @@
 
     python examples/python/simt_saxpy.py [--device auto|gpu|cpu] [--n 100000]
 
-The twin of examples/simt/saxpy.mlir. `with y[w] as yi:` is the guarded write with the element's
-current value: the block runs only where the witness is in bounds, and what `yi` holds at its
-end is stored back.
+The twin of examples/simt/saxpy.mlir. `with y[w] as slot:` is the guarded write with the
+element's current value in `slot.value`: the block runs only where the witness is in bounds,
+and what `slot.value` holds at its end is stored back.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ferrox.simt import DisjointSlice, Slice, f32
 def saxpy(alpha: f32, x: Slice[f32], y: DisjointSlice[f32]):
     w = simt.thread_index_1d()
     i = w.value
-    with y[w] as yi:  # yi: y's current element; runs only in bounds
-        yi = alpha * x[i] + yi  # the value yi ends with is stored
+    with y[w] as slot:  # runs only where w is in bounds of y
+        slot.value = alpha * x[i] + slot.value  # read y's element, store the new one
 
 
 # doc:end

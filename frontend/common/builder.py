@@ -53,6 +53,8 @@ def assigned_names(stmts: Iterable[ast.stmt]) -> set[str]:
     def targets(node: ast.AST) -> None:
         if isinstance(node, ast.Name):
             names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            names.add(f"{node.value.id}.{node.attr}")  # a Cell's field
         elif isinstance(node, (ast.Tuple, ast.List)):
             for e in node.elts:
                 targets(e)
@@ -84,6 +86,18 @@ def carryable(value: Any) -> bool:
         or (isinstance(value, (int, float)) and not isinstance(value, bool))
         or (isinstance(value, bool))
     )
+
+
+class Cell:
+    """A name whose fields are values the builder tracks like names: `slot.value` reads and
+    rebinds the scope entry `slot.value`, so `if`, loops and regions carry it as they carry
+    names. A surface binds one where Python code mutates an object (`with out[w] as slot:`)."""
+
+    def __init__(self, fields: Sequence[str]):
+        self.fields = tuple(fields)
+
+    def __repr__(self) -> str:
+        return f"<ferrox cell {', '.join(self.fields)}>"
 
 
 class FunctionBuilder:
@@ -208,15 +222,35 @@ class FunctionBuilder:
         if isinstance(node.target, ast.Subscript):
             self.assign_item(node.target, node.value, op)
             return
-        if not isinstance(node.target, ast.Name):
+        name = self.cell_field(node.target) or (
+            node.target.id if isinstance(node.target, ast.Name) else None
+        )
+        if name is None:
             raise self.fail(node.target, "only names and items can be updated")
-        old = self.lookup(node.target.id, node.target)
+        old = self.lookup(name, node.target)
         value = self.expr(node.value)
         self.here(node)
-        self.bind(node.target.id, self.emit.binop(op, old, value))
+        self.bind(name, self.emit.binop(op, old, value))
+
+    def cell_field(self, node: ast.expr) -> str | None:
+        """`slot.value` where `slot` holds a `Cell` with that field: its scope name."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            cell = self.local(node.value.id)
+            if isinstance(cell, Cell):
+                if node.attr not in cell.fields:
+                    raise self.fail(
+                        node,
+                        f"`{node.value.id}` has the field{'s' if len(cell.fields) > 1 else ''} "
+                        f"{', '.join(cell.fields)}, not '{node.attr}'",
+                    )
+                return f"{node.value.id}.{node.attr}"
+        return None
 
     def assign(self, target: ast.expr, value: Any) -> None:
-        if isinstance(target, ast.Name):
+        field = self.cell_field(target)
+        if field is not None:
+            self.bind(field, value)
+        elif isinstance(target, ast.Name):
             self.bind(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
@@ -541,6 +575,9 @@ class FunctionBuilder:
         return self.emit.result(scf.IfOp(cond, [a.type], Region(then_block), Region(else_block)))
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
+        field = self.cell_field(node)
+        if field is not None:
+            return self.lookup(field, node)
         base = self.expr(node.value)
         self.here(node)
         if is_ir(base):
@@ -651,4 +688,4 @@ class FunctionBuilder:
         raise self.fail(node, "`return` is not supported here")
 
 
-__all__ = ["MISSING", "FrontendError", "FunctionBuilder", "assigned_names", "carryable"]
+__all__ = ["Cell", "MISSING", "FrontendError", "FunctionBuilder", "assigned_names", "carryable"]

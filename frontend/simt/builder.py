@@ -66,7 +66,7 @@ from ferrox.dialects.simt import (
     WitnessValueOp,
     YieldOp,
 )
-from ferrox.frontend.common.builder import MISSING, FunctionBuilder, assigned_names
+from ferrox.frontend.common.builder import MISSING, Cell, FunctionBuilder, assigned_names
 from ferrox.frontend.common.errors import UserError
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import Constexpr, DType, as_dtype, dtype_of, index
@@ -279,23 +279,29 @@ class SimtBuilder(FunctionBuilder):
             if is_ir(out) and isinstance(out.type, DisjointSliceType):
                 var = item.optional_vars
                 if not isinstance(var, ast.Name):
-                    raise self.fail(ctx, "a guarded write names the element: `with out[w] as y:`")
+                    raise self.fail(ctx, "a guarded write names its slot: `with out[w] as slot:`")
                 witness = self.expr(ctx.slice)
+                field = f"{var.id}.value"
                 leaked = sorted(
-                    n for n in assigned_names(node.body) - {var.id} if self.local(n) is not MISSING
+                    n
+                    for n in assigned_names(node.body) - {var.id, field}
+                    if self.local(n) is not MISSING
                 )
                 if leaked:
                     raise self.fail(
                         node,
                         f"`{leaked[0]}` is rebound inside a guarded write, which runs only in "
-                        f"bounds: its new value cannot leave the `with` block (compute it before)",
+                        "bounds: its new value cannot leave the `with` block (compute it before)",
                     )
                 self.here(ctx)
 
                 def body(old: SSAValue) -> Any:
-                    self.bind_arg(var.id, old)
+                    self.scopes[-1][var.id] = Cell(["value"])
+                    self.bind_arg(field, old)
+                    if var.id.isidentifier():
+                        old.name_hint = var.id
                     self.body(node.body)
-                    return self.local(var.id)
+                    return self.local(field)
 
                 self.guarded_write(out, witness, ctx, body)
                 return

@@ -1,0 +1,48 @@
+"""Python twins of the SIMT MLIR examples that have no example of their own under
+examples/python/ (transpose, sgemm_naive, vecadd_unchecked); test_twins.py loads this file."""
+
+from __future__ import annotations
+
+from ferrox import simt
+from ferrox.simt import SPACE_2D_RUNTIME, DisjointSlice, Ptr, Slice, f32, index
+
+
+@simt.kernel(block=(32, 32), requires=["len(x) >= rows * cols", "len(out) == rows * cols"])
+def transpose(x: Slice[f32], out: DisjointSlice[f32, SPACE_2D_RUNTIME], rows: index, cols: index):
+    tile = simt.shared(f32, (32, 33))
+    tx, ty = simt.thread_id.x, simt.thread_id.y
+    in_row = simt.block_id.x * 32 + ty
+    in_col = simt.block_id.y * 32 + tx
+    v = x[in_row * cols + in_col] if in_row < rows and in_col < cols else 0.0
+    with simt.unsafe():
+        tile[ty, tx] = v
+    simt.sync_threads()
+    with simt.unsafe():
+        t = tile[tx, ty]
+    out[simt.index_2d_runtime(rows)] = t
+
+
+@simt.kernel(block=(16, 16), requires=["len(a) >= m * k", "len(b) >= k * n", "len(c) == m * n"])
+def sgemm_naive(
+    a: Slice[f32],
+    b: Slice[f32],
+    c: DisjointSlice[f32, SPACE_2D_RUNTIME],
+    m: index,
+    n: index,
+    k: index,
+):
+    w = simt.index_2d_runtime(n)
+    raw = w.value
+    with c[w] as slot:
+        row = raw // n
+        col = raw % n
+        slot.value = 0.0
+        for p in range(k):
+            slot.value += a[row * k + p] * b[p * n + col]
+
+
+@simt.kernel(unsafe=True, contract=False)
+def vecadd_unchecked(a: Ptr[f32], b: Ptr[f32], out: Ptr[f32], n: index):
+    i = simt.block_id.x * simt.block_dim.x + simt.thread_id.x
+    if i < n:
+        out[i] = a[i] + b[i]
