@@ -32,13 +32,14 @@ def _where(err: str) -> str:
 
     With an editable install this test file is in the checkout, so it is the innermost frame of
     ours: the location is `_boom`'s line. Installed elsewhere (the GPU host), the innermost
-    frame of ours is the ferrox code that called the patched function."""
+    frame of ours is the ferrox or xDSL code that called the patched function (xDSL's pass
+    manager, for a pass)."""
     found = re.search(r"note: raised at (\S+:\d+ in \w+)\n", err)
     assert found is not None, err
     if failure._ours(__file__):
         assert found.group(1) == BOOM_AT
     else:
-        assert re.fullmatch(r"ferrox/[\w/]+\.py:\d+ in \w+", found.group(1)), found.group(1)
+        assert re.fullmatch(r"(ferrox|xdsl)/[\w/]+\.py:\d+ in \w+", found.group(1)), found.group(1)
     return err.replace(found.group(1), "{BOOM_AT}")
 
 
