@@ -196,11 +196,13 @@ class SimtBuilder(FunctionBuilder):
         if isinstance(t, SharedArrayType):
             at = self.indices(target)
             new = self.updated(lambda: self.emit.result(SharedLoadOp(base, at)), value, op, target)
+            self.here(target)
             self.emit.emit(SharedStoreOp(self.emit.materialize(new, self.element(t)), base, at))
             return
         if isinstance(t, PtrType):
             (i,) = self.one_index(target)
             new = self.updated(lambda: self.emit.result(PtrLoadOp(base, i)), value, op, target)
+            self.here(target)
             self.emit.emit(PtrStoreOp(self.emit.materialize(new, self.element(t)), base, i))
             return
         if isinstance(t, SliceType):
