@@ -28,6 +28,7 @@ from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.driver.interpreter.arguments import bind_args
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
+from ferrox.driver.interpreter.cf_ops import FerroxCfFunctions
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
 from ferrox.driver.interpreter.machine import (
     BlockState,
@@ -50,6 +51,7 @@ FUNCTIONS = (
     FerroxMathFunctions,
     ScfFunctions,
     CfFunctions,
+    FerroxCfFunctions,
     FuncFunctions,
     *SIMT_FUNCTIONS,
 )

@@ -2,8 +2,9 @@
 
 One walk applies every source dialect's patterns together, so values cross between rewritten and
 not-yet-rewritten ops only through casts that fold away at the end (see `support`). scf goes
-first through the patterns of xDSL's `convert-scf-to-cf` (applied here without that pass's
-dead-code elimination: a lowering keeps every op it is given). Every op that cannot be lowered
+first to cf: `scf.if` and `scf.for` through the patterns of xDSL's `convert-scf-to-cf`,
+`scf.while` and `scf.index_switch` through ferrox's (`scf.py`), applied without that pass's
+dead-code elimination (a lowering keeps every op it is given). Every op that cannot be lowered
 is reported, with its location and the reason, and the pass fails once with all of them.
 """
 
@@ -14,14 +15,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriteWalker,
-    RewritePattern,
-)
-from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
-from ferrox.lowering.conversion import ConversionState, Guarded, Located
+from ferrox.lowering.conversion import ConversionState, Guarded, Located, dispatch
 from ferrox.lowering.nvvm_to_llvm import NVVM_TO_LLVM_PATTERNS
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
 from ferrox.lowering.to_llvm.casts import reconcile
@@ -29,6 +26,7 @@ from ferrox.lowering.to_llvm.cf import CF_PATTERNS
 from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
+from ferrox.lowering.to_llvm.scf import SCF_PATTERNS
 
 SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
 """Dialects this pass must leave no op of."""
@@ -55,13 +53,12 @@ def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
 
 
 def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
-    applier = GreedyRewritePatternApplier(patterns, dce_enabled=False)
-    PatternRewriteWalker(applier).rewrite_module(module)
+    PatternRewriteWalker(dispatch(patterns)).rewrite_module(module)
 
 
 def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
-    _walk([Located(p) for p in (SwitchLowering(), IfLowering(), ForLowering())], module)
+    _walk([Located(p) for p in (*SCF_PATTERNS, IfLowering(), ForLowering())], module)
     state = ConversionState("llvm")
     _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
     reconcile(module, state)

@@ -30,6 +30,9 @@ NAMES = [
     "warp_reduce",
     "block_reduce",
     "histogram",
+    "gcd",
+    "alu",
+    "piecewise",
 ]
 FERROX_OPT = (
     shutil.which("ferrox-opt", path=str(Path(sys.executable).parent))

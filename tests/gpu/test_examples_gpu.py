@@ -42,6 +42,9 @@ FULL = {
     "warp_reduce": {"n": N + 2},
     "block_reduce": {"n": N + 4},
     "histogram": {"n": 1 << 24, "nbins": 256},
+    "gcd": {"n": N},
+    "alu": {"n": N},
+    "piecewise": {"n": N},
 }
 # GPU against interpreter at the CI size: the same inputs; where the GPU may round differently
 # (fused multiply-adds, another order of additions) the tolerance says by how much.

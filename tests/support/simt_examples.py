@@ -16,6 +16,9 @@ CHECKED = {
     "warp_reduce": "out2",
     "block_reduce": "sum2",
     "histogram": "bins2",
+    "gcd": "out2",
+    "alu": "out2",
+    "piecewise": "out2",
 }
 
 
@@ -49,6 +52,18 @@ def reference(name: str, p: dict) -> tuple[np.ndarray, dict]:
     if name == "histogram":
         x = np.floor(np.random.default_rng(1).uniform(0.0, 1e6, size=p["n"])).astype(np.int32)
         return np.bincount(x % p["nbins"], minlength=p["nbins"]), exact
+    if name == "gcd":  # scf.while
+        a, b = (uniform(s, p["n"], 1.0, 1e6, np.float64) for s in (1, 2))
+        return np.gcd(np.floor(a).astype(np.int32), np.floor(b).astype(np.int32)), exact
+    if name == "alu":  # scf.index_switch
+        a, b = uniform(1, p["n"]), uniform(2, p["n"])
+        op = np.floor(uniform(3, p["n"], 0.0, 5.0, np.float64))
+        return np.select(
+            [op == 0, op == 1, op == 2], [a + b, a - b, a * b], np.maximum(a, b)
+        ), exact
+    if name == "piecewise":  # cf.switch
+        x, sel = uniform(1, p["n"]), np.floor(uniform(2, p["n"], 0.0, 8.0, np.float64))
+        return np.select([sel == 0, sel == 1, sel == 5], [x * x, x + 1, x], np.float32(0)), exact
     raise AssertionError(name)
 
 
@@ -64,6 +79,9 @@ DEFAULTS = {
     "warp_reduce": {"n": 1000},
     "block_reduce": {"n": 3000},
     "histogram": {"n": 3000, "nbins": 64},
+    "gcd": {"n": 1000},
+    "alu": {"n": 1000},
+    "piecewise": {"n": 1000},
 }
 OTHER = {
     "vecadd": {"n": 257},
@@ -73,4 +91,7 @@ OTHER = {
     "sgemm_tiled": {"m": 16, "n": 17, "k": 40},
     "warp_reduce": {"n": 33},
     "histogram": {"n": 500, "nbins": 7},
+    "gcd": {"n": 300},
+    "alu": {"n": 4099},
+    "piecewise": {"n": 257},
 }

@@ -54,6 +54,9 @@ EXPECT = {
     "warp_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), shuffle=True, traps=False),
     "block_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, atomic=True),
     "histogram": Expect((256, 1, 1), ("slice:i32", "slice:i32"), atomic=True, traps=False),
+    "gcd": Expect((256, 1, 1), ("slice:i32", "slice:i32", "slice:i32")),
+    "alu": Expect((256, 1, 1), ("slice:f32", "slice:f32", "slice:i32", "slice:f32")),
+    "piecewise": Expect((256, 1, 1), ("slice:f32", "slice:i32", "slice:f32")),
 }
 
 

@@ -24,6 +24,9 @@ EXAMPLE_NAMES = [
     "warp_reduce",
     "block_reduce",
     "histogram",
+    "gcd",
+    "alu",
+    "piecewise",
 ]
 
 
@@ -187,3 +190,38 @@ def test_histogram_counts_exactly(example, rng):
     expected = np.bincount(values.astype(np.uint32) % 10, minlength=10)
     assert bins.tolist() == expected.tolist()
     assert bins.sum() == n
+
+
+def test_gcd_while_loop(example, rng):
+    """scf.while with a data-dependent trip count; zeros end the loop at once (gcd(a, 0) = a)."""
+    n = 1000
+    a = rng.integers(0, 2**31, n, dtype=np.int64).astype(np.int32)
+    b = rng.integers(0, 2**31, n, dtype=np.int64).astype(np.int32)
+    a[:3], b[:3] = [12, 0, 0], [0, 18, 0]
+    out = np.full(n, -7, dtype=np.int32)
+    run_simt_kernel(example("gcd"), "gcd", (4, 1, 1), (256, 1, 1), [a, b, out])
+    assert out.tolist() == np.gcd(a, b).tolist()
+    assert out[:3].tolist() == [12, 18, 0]
+
+
+def test_alu_index_switch(example, rng):
+    """Every case and the default, negative codes (sign-extended to index) included."""
+    n = 1000
+    a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    op = rng.integers(-3, 6, n).astype(np.int32)
+    out = nan(n)
+    run_simt_kernel(example("alu"), "alu", (4, 1, 1), (256, 1, 1), [a, b, op, out])
+    want = np.select([op == 0, op == 1, op == 2], [a + b, a - b, a * b], np.maximum(a, b))
+    assert np.array_equal(out, want)
+
+
+def test_piecewise_cf_switch(example, rng):
+    n = 1000
+    x = rng.standard_normal(n, dtype=np.float32)
+    sel = rng.integers(-2, 8, n).astype(np.int32)
+    backing = nan(n + 5)
+    out = backing[:n]
+    run_simt_kernel(example("piecewise"), "piecewise", (4, 1, 1), (256, 1, 1), [x, sel, out])
+    want = np.select([sel == 0, sel == 1, sel == 5], [x * x, x + 1, x], np.float32(0))
+    assert np.array_equal(out, want)
+    assert np.isnan(backing[n:]).all()

@@ -51,35 +51,6 @@ func.func @bad_linkage() attributes {llvm.linkage = "internal"} {
 
 // -----
 
-func.func @switch(%i: index) {
-  // expected-error@+1 {{cannot lower 'cf.switch' to llvm: xDSL's llvm dialect has no llvm.switch; use scf.if or cf.cond_br}}
-  scf.index_switch %i
-  case 0 {
-    scf.yield
-  }
-  default {
-    scf.yield
-  }
-  func.return
-}
-
-// -----
-
-func.func @while(%n: i32) {
-  %c0 = arith.constant 0 : i32
-  // expected-error@+1 {{cannot lower 'scf.while' to llvm: no conversion pattern for it}}
-  %r = scf.while (%i = %c0) : (i32) -> i32 {
-    %more = arith.cmpi slt, %i, %n : i32
-    scf.condition(%more) %i : i32
-  } do {
-  ^bb0(%j: i32):
-    scf.yield %j : i32
-  }
-  func.return
-}
-
-// -----
-
 // A cast no pattern accounts for stays, and is reported at its user.
 func.func @stray(%x: f32) -> i32 {
   // expected-note@+1 {{the value comes from here}}
