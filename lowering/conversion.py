@@ -12,13 +12,22 @@ not ferrox's (xDSL's) the location of the op they replace.
 `Emitter` inserts the ops a lowering produces at one point, each located at the op it replaces,
 so a later diagnostic (or a PTX line) points back at the source. The conversions subclass it
 with their own vocabulary (SIMT values as parts, f32 arithmetic, ...).
+
+`dispatch(patterns)` applies a list of patterns as xDSL's greedy applier does (in order, the
+first that changes the op wins, no folding, no dead-code elimination), but tries on an op only
+the patterns that can match its type: a pattern's `match_and_rewrite` typed with
+`@op_type_rewrite_pattern` names its op types, and the candidates for each op class are worked
+out once. A conversion of a tile kernel visits thousands of ops with about sixty patterns, and
+trying each on each was a quarter of the compile. `Guarded` and `Located` reject an op of the
+wrong type before their own machinery for the same reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Self
+from types import UnionType
+from typing import Self, Union, get_args, get_origin
 
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 from xdsl.ir import Operation, SSAValue
@@ -72,6 +81,26 @@ class ConversionState:
         return True
 
 
+def op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
+    """The op classes `pattern` can match, or None for any op.
+
+    Read from what `@op_type_rewrite_pattern` closed over (the annotation of its `op`
+    parameter, a class or a union); a wrapper (`Guarded`, `Located`) answers for the pattern it
+    wraps. Anything else, a pattern that tests the op itself, may match any op."""
+    if isinstance(pattern, Guarded | Located):
+        return pattern.types
+    method = getattr(type(pattern), "match_and_rewrite", None)
+    code = getattr(method, "__code__", None)
+    cells = getattr(method, "__closure__", None)
+    if code is None or cells is None or "expected_type" not in code.co_freevars:
+        return None
+    expected = cells[code.co_freevars.index("expected_type")].cell_contents
+    found = get_args(expected) if get_origin(expected) in (Union, UnionType) else (expected,)
+    if not all(isinstance(t, type) and issubclass(t, Operation) for t in found):
+        return None
+    return tuple(found)
+
+
 @dataclass
 class Guarded(RewritePattern):
     """Runs `pattern`, turning `Unsupported` into one diagnostic at the matched op.
@@ -81,8 +110,14 @@ class Guarded(RewritePattern):
 
     pattern: RewritePattern
     state: ConversionState
+    types: tuple[type[Operation], ...] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.types = op_types(self.pattern)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if self.types is not None and not isinstance(op, self.types):
+            return
         self.state.attempt(op, lambda: self.pattern.match_and_rewrite(op, rewriter))
 
 
@@ -92,8 +127,14 @@ class Located(RewritePattern):
     for patterns that do not place their ops with an `Emitter` (xDSL's scf-to-cf)."""
 
     pattern: RewritePattern
+    types: tuple[type[Operation], ...] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.types = op_types(self.pattern)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if self.types is not None and not isinstance(op, self.types):
+            return
         location = op.location
 
         def stamp(new: Operation) -> None:
@@ -105,6 +146,39 @@ class Located(RewritePattern):
             self.pattern.match_and_rewrite(op, rewriter)
         finally:
             rewriter.operation_insertion_handler.remove(stamp)
+
+
+class Dispatch(RewritePattern):
+    """`patterns` applied as a greedy applier without folding or dead-code elimination would
+    (in order; the first that changes the op ends the try), each op offered only to the
+    patterns that can match its class. The candidates of a class are computed on its first op.
+    """
+
+    def __init__(self, patterns: Sequence[RewritePattern]):
+        self.patterns = tuple(patterns)
+        self._typed = [(p, op_types(p)) for p in self.patterns]
+        self._candidates: dict[type[Operation], tuple[RewritePattern, ...]] = {}
+
+    def candidates(self, cls: type[Operation]) -> tuple[RewritePattern, ...]:
+        found = self._candidates.get(cls)
+        if found is None:
+            found = self._candidates[cls] = tuple(
+                p for p, types in self._typed if types is None or issubclass(cls, types)
+            )
+        return found
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        for pattern in self.candidates(type(op)):
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
+def dispatch(patterns: Sequence[RewritePattern]) -> Dispatch:
+    """The pattern a `PatternRewriteWalker` takes in place of
+    `GreedyRewritePatternApplier(patterns, dce_enabled=False)`: the same rewrites, dispatched
+    by op type."""
+    return Dispatch(patterns)
 
 
 @dataclass
@@ -149,4 +223,13 @@ class Emitter:
         return result
 
 
-__all__ = ["ConversionState", "Emitter", "Guarded", "Located", "Unsupported"]
+__all__ = [
+    "ConversionState",
+    "Dispatch",
+    "Emitter",
+    "Guarded",
+    "Located",
+    "Unsupported",
+    "dispatch",
+    "op_types",
+]

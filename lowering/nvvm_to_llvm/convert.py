@@ -8,13 +8,9 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
 
-from ferrox.lowering.conversion import ConversionState, Guarded
+from ferrox.lowering.conversion import ConversionState, Guarded, dispatch
 from ferrox.lowering.nvvm_to_llvm.atomics import AtomicCASToPtx, AtomicRMWToPtx
 from ferrox.lowering.nvvm_to_llvm.barriers import (
     Barrier0ToIntrinsic,
@@ -55,8 +51,5 @@ class ConvertNvvmToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         state = ConversionState("llvm")
         patterns: list[RewritePattern] = [Guarded(p, state) for p in NVVM_TO_LLVM_PATTERNS]
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns, dce_enabled=False),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        PatternRewriteWalker(dispatch(patterns), apply_recursively=False).rewrite_module(op)
         state.diagnostics.raise_if_errors()
