@@ -8,6 +8,7 @@ when ptxas ran, and per kernel everything a launcher needs, read from the verifi
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 
 from xdsl.context import Context
@@ -18,9 +19,10 @@ from ferrox.artifact import AbiSlot, KernelArtifact, ModuleArtifact
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.pipeline import ExtractDeviceCodePass, lower_to_llvm
+from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
 from ferrox.targets import kernel_facts
 from ferrox.targets.ptx import module_to_ptx, resolve_target
+from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, find_ptxas, run_ptxas
 
 
@@ -53,6 +55,7 @@ def compile_module(
     opt: int = 3,
     cubin: bool | None = None,
     ctx: Context | None = None,
+    timings: Timings | None = None,
 ) -> ModuleArtifact:
     """The artifact of `module` (left unchanged; it must have passed the op verifiers).
 
@@ -60,26 +63,37 @@ def compile_module(
     else `sm_90` and that chip's PTX version. `cubin`: True assembles one with ptxas (a
     `ToolchainError` without it), None does where ptxas is found, False never. Host code is not
     compiled, but stays in `source`. Raises a located `DiagnosticError` for anything unsafe or
-    that cannot be compiled.
+    that cannot be compiled. `timings` gets each stage's time (each pass by its name, then
+    `llvm-export`, `llvm` for NVPTX, `ptxas`, `artifact`).
     """
     chip, features = resolve_target(module, chip, features)
     _check_min_cc(module, chip)
-    lowered = module.clone()
+    with stage(timings, "clone"):
+        lowered = module.clone()
     device: list[ModuleOp] = []
+    last = [time.perf_counter()]
 
-    def snapshot(stage, current: ModuleOp, _following) -> None:
-        if isinstance(stage, ExtractDeviceCodePass):
-            device.append(current.clone())  # verified SIMT kernels, tile ones lowered
+    def snapshot(ran, current: ModuleOp, _following) -> None:
+        now = time.perf_counter()
+        if timings is not None and ran is not None:
+            timings.add(ran.name, now - last[0])
+        if isinstance(ran, ExtractDeviceCodePass):
+            with stage(timings, "clone"):
+                device.append(current.clone())  # verified SIMT kernels, tile ones lowered
+        last[0] = time.perf_counter()
 
-    lower_to_llvm(lowered, ctx, snapshot)
-    ptx = module_to_ptx(lowered, chip, features, opt)
+    lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
+    ptx = module_to_ptx(lowered, chip, features, opt, timings)
     image, resources = None, {}
     if cubin or (cubin is None and find_ptxas() is not None):
-        assembled = run_ptxas(ptx, chip)
+        with stage(timings, "ptxas"):
+            assembled = run_ptxas(ptx, chip)
         image, resources = assembled.cubin, assembled.resources
-    kernels = kernel_artifacts(module, device[0], resources)
-    _check_abi(kernels, lowered)
-    return ModuleArtifact(chip, features, opt, ptx, kernels, image, str(module))
+    with stage(timings, "artifact"):
+        kernels = kernel_artifacts(module, device[0], resources)
+        _check_abi(kernels, lowered)
+        source = str(module)
+    return ModuleArtifact(chip, features, opt, ptx, kernels, image, source)
 
 
 def kernel_artifacts(

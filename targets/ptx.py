@@ -3,8 +3,9 @@
 `compile_ptx(llvm_ir, chip, features, opt)` parses and verifies the IR, runs LLVM's new-pass-manager
 pipeline at `opt`, and emits PTX. It runs LLVM in a child process: NVPTX ends the process on some
 inputs (`llvm.exp.f32` has "no libcall available", an unknown `syncscope`, a PTX version too old
-for the chip), and a compiler library must not take its caller down with it. The child imports
-only llvmlite, so this costs well under a tenth of a second.
+for the chip), and a compiler library must not take its caller down with it. One child serves
+every compile of the process and is replaced when it dies (`llvm_worker.py`), so only the first
+compile pays for starting Python and llvmlite.
 
 After emission the PTX must not declare or call any `llvm.*` symbol: LLVM turns an intrinsic it
 does not know (`llvm.nvvm.bogus`) into a call to an external function instead of an error, and
@@ -19,8 +20,6 @@ where that is newer.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from typing import IO
 
@@ -32,6 +31,8 @@ from xdsl.utils.target import Target
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
 from ferrox.targets.llvm_export import to_llvm_ir
+from ferrox.targets.llvm_worker import LLVMFailure, compile_in_worker
+from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, run_ptxas
 
 DEFAULT_CHIP = "sm_90"
@@ -134,48 +135,19 @@ def validate_target(chip: str, features: str) -> None:
         )
 
 
-_WORKER = r"""
-import sys
-import llvmlite.binding as llvm
-
-llvm.initialize_all_targets()
-llvm.initialize_all_asmprinters()
-chip, features, opt = sys.argv[1], sys.argv[2], int(sys.argv[3])
-try:
-    module = llvm.parse_assembly(sys.stdin.read())
-    module.verify()
-except RuntimeError as e:
-    sys.stderr.write(f"invalid LLVM IR: {e}")
-    sys.exit(2)
-machine = llvm.Target.from_triple(module.triple).create_target_machine(
-    cpu=chip, features=features, opt=opt
-)
-if opt > 0:
-    tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
-    passes = llvm.create_pass_builder(machine, tuning)
-    passes.getModulePassManager().run(module, passes)
-sys.stdout.write(machine.emit_assembly(module))
-"""
-
-
 def compile_ptx(
     llvm_ir: str, chip: str = DEFAULT_CHIP, features: str = DEFAULT_FEATURES, opt: int = 3
 ) -> str:
-    """PTX for `llvm_ir` (text); raises `PTXError` with LLVM's own message when it cannot."""
+    """PTX for `llvm_ir` (text); raises `PTXError` with LLVM's own message when it cannot.
+    LLVM runs in this process's persistent worker (`llvm_worker`), restarted if it dies."""
     features = normalize_features(features)
     validate_target(chip, features)
     if opt not in (0, 1, 2, 3):
         raise PTXError(f"optimisation level must be 0, 1, 2 or 3, got {opt}")
-    proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, chip, features, str(opt)],
-        input=llvm_ir,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        message = proc.stderr.strip() or f"LLVM exited with status {proc.returncode}"
-        raise PTXError(f"LLVM could not compile the module for {chip}: {message}")
-    ptx = proc.stdout
+    try:
+        ptx = compile_in_worker(llvm_ir, chip, features, opt)
+    except LLVMFailure as e:
+        raise PTXError(f"LLVM could not compile the module for {chip}: {e}") from None
     check_ptx_symbols(ptx)
     return ptx
 
@@ -226,18 +198,25 @@ def check_lowerable(module: ModuleOp) -> None:
 
 
 def module_to_ptx(
-    module: ModuleOp, chip: str | None = None, features: str | None = None, opt: int = 3
+    module: ModuleOp,
+    chip: str | None = None,
+    features: str | None = None,
+    opt: int = 3,
+    timings: Timings | None = None,
 ) -> str:
-    """PTX for an llvm-dialect module, with errors located at the ops that cause them."""
+    """PTX for an llvm-dialect module, with errors located at the ops that cause them
+    (`timings`: the export and LLVM's time, as `llvm-export` and `llvm`)."""
     chip, features = resolve_target(module, chip, features)
     try:
         validate_target(chip, features)
     except PTXError as e:
         raise PTXError(e.diagnostics[0].message, module) from None
-    check_lowerable(module)
-    llvm_ir = to_llvm_ir(module)
+    with stage(timings, "llvm-export"):
+        check_lowerable(module)
+        llvm_ir = to_llvm_ir(module)
     try:
-        return compile_ptx(llvm_ir, chip, features, opt)
+        with stage(timings, "llvm"):
+            return compile_ptx(llvm_ir, chip, features, opt)
     except PTXError as e:
         if not e.symbols:
             raise PTXError(e.diagnostics[0].message, module) from None

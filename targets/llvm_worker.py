@@ -1,0 +1,176 @@
+"""LLVM's NVPTX backend in one long-lived child process, shared by every compile of a process.
+
+NVPTX ends its process on some inputs (`llvm.exp.f32` has "no libcall available", an unknown
+`syncscope`, a PTX version too old for the chip), and a compiler library must not take its
+caller down with it: so LLVM runs in a child. A new child per compile spent 70-100 ms starting
+Python and loading llvmlite, several times LLVM's own work on a SIMT kernel. So one child
+serves every compile of this process, and a new one is started only after one dies (its last
+words on standard error become the error).
+
+The child imports llvmlite alone. The protocol on its pipes is a JSON header line then that many
+bytes, both ways: `{"chip", "features", "opt", "size"}` + LLVM IR in, `{"ok", "size"}` + PTX (or
+the error) out. Requests are serialised by a lock; a process that forked gets its own child.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from typing import IO
+
+_CHILD = r"""
+import json
+import sys
+
+import llvmlite.binding as llvm
+
+llvm.initialize_all_targets()
+llvm.initialize_all_asmprinters()
+requests, replies = sys.stdin.buffer, sys.stdout.buffer
+machines = {}
+
+
+def reply(ok, text):
+    data = text.encode()
+    replies.write(json.dumps({"ok": ok, "size": len(data)}).encode() + b"\n" + data)
+    replies.flush()
+
+
+while True:
+    line = requests.readline()
+    if not line:
+        break
+    request = json.loads(line)
+    ir = requests.read(request["size"]).decode()
+    chip, features, opt = request["chip"], request["features"], request["opt"]
+    try:
+        module = llvm.parse_assembly(ir)
+        module.verify()
+    except RuntimeError as e:
+        reply(False, f"invalid LLVM IR: {e}")
+        continue
+    key = (module.triple, chip, features, opt)
+    machine = machines.get(key)
+    if machine is None:
+        machine = machines[key] = llvm.Target.from_triple(module.triple).create_target_machine(
+            cpu=chip, features=features, opt=opt
+        )
+    if opt > 0:
+        tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
+        passes = llvm.create_pass_builder(machine, tuning)
+        passes.getModulePassManager().run(module, passes)
+    reply(True, machine.emit_assembly(module))
+"""
+
+
+class LLVMFailure(Exception):
+    """LLVM refused the IR, or its process died (the message is what it said)."""
+
+
+class LLVMWorker:
+    """The child process, started on first use and again after it dies."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+        self._owner = 0  # the pid that started the child
+        self.started = 0  # children started so far (a test reads it)
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's pid, None before the first compile or after one died."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def compile(self, llvm_ir: str, chip: str, features: str, opt: int) -> str:
+        """PTX for `llvm_ir`; `LLVMFailure` with LLVM's message when it cannot make it."""
+        data = llvm_ir.encode()
+        header = {"chip": chip, "features": features, "opt": opt, "size": len(data)}
+        with self._lock:
+            proc, log = self._ready()
+            start = os.lseek(log.fileno(), 0, os.SEEK_END)
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(json.dumps(header).encode() + b"\n" + data)
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+                answer = json.loads(line) if line else None
+                text = proc.stdout.read(answer["size"]).decode() if answer else ""
+            except (OSError, ValueError):
+                answer = None
+            if answer is None or len(text.encode()) != answer["size"]:
+                raise LLVMFailure(self._died(proc, log, start))
+        if not answer["ok"]:
+            raise LLVMFailure(text)
+        return text
+
+    def _ready(self) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+        if self._proc is not None and self._owner != os.getpid():
+            self._proc = self._log = None  # forked: the parent's child is not ours to use
+        if self._proc is None or self._proc.poll() is not None:
+            self._log = tempfile.TemporaryFile()
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _CHILD],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+            )
+            self._owner = os.getpid()
+            self.started += 1
+        assert self._log is not None
+        return self._proc, self._log
+
+    def _died(self, proc: subprocess.Popen[bytes], log: IO[bytes], start: int) -> str:
+        """What the dead child said since the request began; it is replaced on the next call."""
+        try:
+            status = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # alive but speaking nonsense: a bug, end it
+            proc.kill()
+            status = proc.wait()
+        self._proc = None
+        log.seek(start)
+        said = log.read().decode(errors="replace").strip()
+        log.close()
+        return said or f"LLVM exited with status {status}"
+
+    def close(self) -> None:
+        """End the child (it exits when its input closes)."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is None or self._owner != os.getpid():
+                return
+            try:
+                if proc.stdin is not None:
+                    proc.stdin.close()
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+
+
+_worker: LLVMWorker | None = None
+_worker_lock = threading.Lock()
+
+
+def worker() -> LLVMWorker:
+    """This process's worker (one for all compiles)."""
+    global _worker
+    if _worker is None:
+        with _worker_lock:
+            if _worker is None:
+                _worker = LLVMWorker()
+                atexit.register(_worker.close)
+    return _worker
+
+
+def compile_in_worker(llvm_ir: str, chip: str, features: str, opt: int) -> str:
+    return worker().compile(llvm_ir, chip, features, opt)
+
+
+__all__ = ["LLVMFailure", "LLVMWorker", "compile_in_worker", "worker"]
