@@ -22,6 +22,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation
 
+from ferrox.artifact import ModuleArtifact
 from ferrox.diagnostics import DiagnosticError, make
 from ferrox.dialects import host
 from ferrox.driver.checker import CheckedLaunch, LaunchError
@@ -278,10 +279,15 @@ def run_host_program(
     params: Mapping[str, Any] | None = None,
     arrays: Sequence[Any] = (),
     out: IO[str] | None = sys.stdout,
+    artifact: ModuleArtifact | None = None,
+    keep_outputs: bool = False,
 ) -> RunResult:
     """Run `@entry` of a verified module; raises a located `DiagnosticError` on any failure.
 
-    Check lines (and `host.print` output) go to `out` (None: silent).
+    Check lines (and `host.print` output) go to `out` (None: silent). `artifact` is the
+    module's kernels already compiled for `backend.chip` (else they are compiled here);
+    `keep_outputs=True` leaves `@entry`'s returned tensors as the backend holds them (`Tensor`,
+    on the GPU in device memory) instead of downloading them to NumPy.
     """
     fn = entry_function(module, entry)
     params = dict(params or {})
@@ -289,7 +295,7 @@ def run_host_program(
     try:
         check_inputs(fn, backend, params, arrays)
         if has_kernels(module):
-            artifact = module_artifact(module, backend.chip)
+            artifact = artifact or module_artifact(module, backend.chip)
             interp.kernels = dict(artifact.kernels)
             backend.load(module, artifact)
         try:
@@ -299,7 +305,7 @@ def run_host_program(
         except Exception as e:
             where = interp.tracker.op or fn
             raise HostRunError(where, f"'{where.name}' failed: {_describe(e)}") from None
-        outputs = tuple(_output(interp, fn, v) for v in results)
+        outputs = tuple(v if keep_outputs else _output(interp, fn, v) for v in results)
     finally:
         backend.close()
     return RunResult(backend.name, backend.device_name, interp.checks, outputs)
