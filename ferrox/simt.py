@@ -22,19 +22,13 @@ compile time, or writes it under `FERROX_DUMP_DIR`. Errors are `FrontendError`s 
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
-import io
 import json
-import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from ferrox.diagnostics import DiagnosticError
-from ferrox.frontend.common.errors import FrontendError, located
+from ferrox.frontend.common.errors import FrontendError
 from ferrox.frontend.common.intrinsics import (
     ceil,
     cos,
@@ -115,10 +109,14 @@ from ferrox.frontend.simt.surface import (
     warp_index,
     witness_value,
 )
-
-DUMP_ENV = "FERROX_DUMP"
-DUMP_DIR_ENV = "FERROX_DUMP_DIR"
-DUMP_STAGES = ("ir", "lowering", "llvm", "ptx")
+from ferrox.jit import arg_type as _arg_type
+from ferrox.jit import closure as _closure
+from ferrox.jit import dump as _dump
+from ferrox.jit import dump_stages as _dump_stages
+from ferrox.jit import frontend_fingerprint
+from ferrox.jit import print_ir as _print
+from ferrox.jit import run_frontend as _frontend
+from ferrox.jit import target as _target
 
 
 def kernel(
@@ -163,20 +161,6 @@ def device(fn: Callable[..., Any] | None = None, *, unsafe: bool = False) -> Any
         return DeviceFunction(f, unsafe)
 
     return wrap(fn) if fn is not None else wrap
-
-
-@functools.cache
-def frontend_fingerprint() -> str:
-    """A sha256 over the frontend's own files: a change to them changes every kernel's key."""
-    import ferrox.frontend
-
-    digest = hashlib.sha256()
-    roots = [Path(p) for p in ferrox.frontend.__path__]
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    digest.update(Path(__file__).read_bytes())
-    return digest.hexdigest()
 
 
 class _State:
@@ -364,114 +348,6 @@ class _Launch:
         loaded.unsafe_launch(
             self.grid, self.block, *runtime, shared_bytes=shared_bytes, stream=stream
         )
-
-
-def _frontend(build: Callable[[], Any]) -> Any:
-    """Run a frontend or compiler step; a diagnostic comes out at the Python lines, with the
-    traceback cut to the caller (the diagnostic is the message, not ferrox's frames)."""
-    try:
-        return build()
-    except DiagnosticError as e:
-        error = located(e)
-    raise error.with_traceback(None)
-
-
-def _print(module: Any) -> str:
-    from xdsl.printer import Printer
-
-    out = io.StringIO()
-    Printer(stream=out, print_debuginfo=True).print_op(module)
-    return out.getvalue() + "\n"
-
-
-def _target(device: str) -> tuple[str, str]:
-    """(device, chip) a launch compiles for: the GPU's own chip, else the interpreter's sm_90."""
-    if device in ("auto", "gpu"):
-        from ferrox.driver.runtime.device import device_limits, unavailable_reason
-
-        reason = unavailable_reason(0)
-        if reason is None:
-            return "gpu", device_limits(0).chip
-        if device == "gpu":
-            from ferrox.driver.host_runner.errors import BackendUnavailable
-
-            raise BackendUnavailable(reason)
-    return "cpu", "sm_90"
-
-
-def _arg_type(value: Any) -> str:
-    dtype = getattr(value, "dtype", None)
-    if dtype is not None:
-        return f"{type(value).__module__.split('.')[0]}:{dtype}"
-    return type(value).__name__
-
-
-def _closure(source: FunctionSource) -> tuple[dict[str, str], dict[str, str]]:
-    """The sources of the kernel and every device function it reaches, and the values of the
-    plain constants they read from their globals: what the IR depends on besides the call."""
-    sources: dict[str, str] = {}
-    values: dict[str, str] = {}
-    todo = [source]
-    while todo:
-        src = todo.pop()
-        label = f"{src.file}:{src.first_line}:{src.name}"
-        if label in sources:
-            continue
-        sources[label] = src.text
-        for node in ast.walk(src.tree):
-            if not isinstance(node, ast.Name):
-                continue
-            try:
-                value = src.lookup(node.id)
-            except KeyError:
-                continue
-            if isinstance(value, DeviceFunction):
-                todo.append(value.source)
-            elif isinstance(value, (int, float, str, bool, tuple)):
-                values[f"{label}:{node.id}"] = repr(value)
-    return sources, values
-
-
-def _dump_stages() -> tuple[str, ...]:
-    raw = os.environ.get(DUMP_ENV, "").strip()
-    if not raw:
-        return ()
-    asked = {s.strip() for s in raw.split(",") if s.strip()}
-    if "all" in asked:
-        return DUMP_STAGES
-    return tuple(s for s in DUMP_STAGES if s in asked)
-
-
-def _dump(name: str, stages: Sequence[str], module: Any, artifact: Any) -> None:
-    folder = os.environ.get(DUMP_DIR_ENV)
-
-    def write(stage: str, text: str) -> None:
-        if folder:
-            Path(folder).mkdir(parents=True, exist_ok=True)
-            (Path(folder) / f"{name}.{stage}.txt").write_text(text, encoding="utf-8")
-        else:
-            print(f"// ----- {name}: {stage} -----\n{text}", file=sys.stderr)
-
-    if "ir" in stages:
-        write("ir", _print(module))
-    if "lowering" in stages or "llvm" in stages:
-        from ferrox.lowering.pipeline import lower_to_llvm
-        from ferrox.targets.llvm_export import to_llvm_ir
-
-        lowered = module.clone()
-        steps: list[str] = []
-
-        def snapshot(previous: Any, current: Any, _next: Any) -> None:
-            if previous is not None:
-                steps.append(f"// after {previous.name}\n{_print(current)}")
-
-        lower_to_llvm(lowered, None, snapshot)
-        if "lowering" in stages:
-            write("lowering", "\n".join(steps))
-        if "llvm" in stages:
-            write("llvm", to_llvm_ir(lowered))
-    if "ptx" in stages:
-        write("ptx", artifact.ptx)
 
 
 __all__ = [

@@ -46,6 +46,7 @@ LAYERS = [
     ("ferrox.api", "tools", 8),
     ("ferrox.run_api", "tools", 8),
     ("ferrox.simt", "tools", 8),
+    ("ferrox.jit", "tools", 8),
     ("ferrox.host", "tools", 8),
     ("ferrox", "core", 0),  # the package itself: its API names load lazily, by string
 ]

@@ -589,9 +589,8 @@ def device_function(fn: DeviceFunction, module: ModuleState) -> FuncOp:
     func.location = source.loc(tree)
     module.funcs[id(fn)] = func
     builder = SimtBuilder(source, func.body.block, module, results)
-    for n, a, node in zip(names, func.body.block.args, tree.args.args):
-        builder.bind_arg(n, a)
-        a.location = source.loc(node)
+    for n, a in zip(names, func.body.block.args):
+        builder.bind_arg(n, a)  # located by the function (its syntax has no `loc` per parameter)
     builder.body(tree.body)
     if not builder.returned:
         if results:

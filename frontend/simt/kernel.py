@@ -98,10 +98,8 @@ def build_kernel(
     kernel = KernelOp(source.name, [t for _, t in params.runtime], contract, options.unsafe)
     kernel.location = source.loc(tree)
     builder = SimtBuilder(source, kernel.body.block, module_state)
-    nodes = {a.arg: a for a in tree.args.args}
     for (name, _), arg in zip(params.runtime, kernel.body.block.args):
-        builder.bind_arg(name, arg)
-        arg.location = source.loc(nodes[name])
+        builder.bind_arg(name, arg)  # located by the kernel (its syntax has no `loc` per parameter)
     for name in params.constexpr:
         builder.scopes[-1][name] = constants[name]
     body = list(tree.body)

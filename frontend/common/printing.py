@@ -1,0 +1,36 @@
+"""Frontend IR as text with every op's Python location.
+
+`simt.kernel` and `simt.func` spell their parameters `%a: T` with no `loc(...)` (their parser
+takes none), so their parameters' locations are left out; every op and every other block
+argument keeps its `loc("file.py":line:col)`, and `ferrox-opt` parses the text back.
+"""
+
+from __future__ import annotations
+
+import io
+
+from xdsl.ir import BlockArgument, Operation
+from xdsl.printer import Printer
+
+_NO_PARAMETER_LOCS = ("simt.kernel", "simt.func")
+
+
+class _LocatedPrinter(Printer):
+    def print_block_argument(self, arg: BlockArgument, print_type: bool = True) -> None:
+        owner = arg.block.parent_op()
+        entry = owner is not None and arg.block is owner.regions[0].blocks.first
+        if self.print_debuginfo and entry and owner.name in _NO_PARAMETER_LOCS:
+            self.print_debuginfo = False
+            try:
+                super().print_block_argument(arg, print_type)
+            finally:
+                self.print_debuginfo = True
+            return
+        super().print_block_argument(arg, print_type)
+
+
+def print_located(op: Operation) -> str:
+    """The op's text with locations (`ferrox-opt` reads it back)."""
+    out = io.StringIO()
+    _LocatedPrinter(stream=out, print_debuginfo=True).print_op(op)
+    return out.getvalue() + "\n"
