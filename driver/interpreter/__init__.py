@@ -15,7 +15,7 @@ from ferrox.driver.interpreter.errors import (
     KernelTrap,
     LaunchError,
 )
-from ferrox.driver.interpreter.launch import find_kernel, interpreter_functions, run_simt_kernel
+from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.machine import (
     DEFAULT_MAX_STEPS,
     SimtInterpreter,
@@ -34,7 +34,6 @@ __all__ = [
     "LaunchError",
     "SimtInterpreter",
     "find_kernel",
-    "interpreter_functions",
     "max_steps",
     "run_simt_kernel",
     "step_budget",

@@ -1,337 +1,530 @@
-"""`arith` as the GPU computes it.
+"""`arith` as the GPU computes it, defined once, on NumPy arrays of lanes.
 
-xDSL's `ArithFunctions` are kept where they are exact and cheap (select, cmpf, and
-addf/subf/mulf, which stay in the operands' NumPy width). This subclass overrides what is not
-exact there (float constants are Python floats, minimumf/maximumf return a Python NaN, shifts
-assert on a negative amount, divisions assert on zero), the integer ops whose type checks on
-every call dominate a kernel's run time (add/sub/mul/and/or/xor, cmpi, index_cast: same
-results, with the bit width looked up once per op), and adds the ops xDSL does not interpret.
-Where LLVM leaves a result poison, the value is the one NVPTX's instruction gives (saturating
-float-to-int, shift amounts past the width); integer division by zero, garbage on the GPU, traps
-here.
+Each op is a factory (`@lowers(arith.AddiOp)`): given the op, it reads its static facts (widths,
+predicates) once and returns `run(ctx, args, mask) -> results`, where every value is a NumPy
+array with one entry per lane or a NumPy scalar that all lanes share. Integers are held in the
+signed NumPy type of their width (`index` as int64, `i1` as bool), so NumPy's wrap-around is the
+GPU's; unsigned ops reinterpret the bits. Floats stay in their own width (f16 ops are computed in
+f32 and rounded once, which is the correctly rounded result). Where LLVM leaves a result poison,
+the value is the one NVPTX's instruction gives (saturating float-to-int, shift amounts past the
+width); integer division by zero, garbage on the GPU, traps here (`ctx.fault`, for the active
+lanes only).
+
+The SIMT engine runs these for many threads at once; `FerroxArithFunctions` runs the very same
+definitions on one-element arrays for xDSL's scalar interpreters (the host runner, the tile
+interpreter's loop bounds), so there is one meaning of each op.
 """
 
 from __future__ import annotations
 
-import math
-import operator
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.interpreter import PythonValues, impl, register_impls
-from xdsl.interpreters.arith import ArithFunctions
 from xdsl.ir import Operation
 
-from ferrox.driver.interpreter.errors import KernelFault
-from ferrox.driver.interpreter.machine import SimtInterpreter
+from ferrox.driver.interpreter.ops import lowers, scalar_functions, unsupported
 from ferrox.driver.interpreter.values import (
-    float_bits,
     float_dtype,
-    float_from_bits,
-    float_from_int,
-    int_from_float,
     int_width,
+    lane_dtype,
     signed,
-    unsigned,
+    unsigned_dtype,
 )
 
 
-def _width(op: Operation) -> int:
-    width = int_width(op.results[0].type)
-    assert width is not None
+def _width(op: Operation, i: int = 0) -> int:
+    width = int_width(op.results[i].type)
+    if width is None:
+        raise unsupported(op, f"{op.results[i].type} is not an integer type")
+    if width not in (1, 8, 16, 32, 64):
+        raise unsupported(
+            op, f"the interpreter holds integers of 1, 8, 16, 32 or 64 bits, not {width}"
+        )
     return width
 
 
 def _in_width(op: Operation) -> int:
     width = int_width(op.operands[0].type)
-    assert width is not None
-    return width
+    if width not in (1, 8, 16, 32, 64):
+        raise unsupported(
+            op, f"the interpreter holds integers of 1, 8, 16, 32 or 64 bits, not {width}"
+        )
+    return width  # type: ignore[return-value]
 
 
-def _dtype(op: Operation) -> np.dtype:
-    dtype = float_dtype(op.results[0].type)
-    assert dtype is not None, f"{op.results[0].type} is not a float type the interpreter knows"
+def _fdtype(t) -> np.dtype:
+    dtype = float_dtype(t)
+    if dtype is None:
+        raise unsupported(None, f"{t} is not a float type the interpreter holds (f16, f32, f64)")
     return dtype
 
 
-_COMPARISONS = (
-    operator.eq,
-    operator.ne,
-    operator.lt,
-    operator.le,
-    operator.gt,
-    operator.ge,
-    operator.lt,
-    operator.le,
-    operator.gt,
-    operator.ge,
-)  # arith.cmpi predicates 0-9: eq ne slt sle sgt sge ult ule ugt uge
+def scalar(value: Any) -> Any:
+    """A 0-d result as a NumPy scalar, so that uniform values stay cheap."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
-def _predicate(op: arith.CmpiOp):
-    p = op.predicate.value.data
-    return _in_width(op), _COMPARISONS[p], p >= 6
+def as_unsigned(x: Any, w: int) -> Any:
+    """The bits of a signed (or bool) lane value as the unsigned type of width `w`."""
+    if w == 1:
+        return np.asarray(x, dtype=np.uint8) if not isinstance(x, np.generic) else np.uint8(x)
+    return x.view(unsigned_dtype(w)) if isinstance(x, np.ndarray | np.generic) else x
 
 
-def _nonzero(interp: SimtInterpreter, op: Operation, divisor: int) -> None:
-    if divisor == 0:
-        raise interp.trap(op, f"integer division by zero in '{op.name}'")
+def as_signed(x: Any, w: int) -> Any:
+    """Unsigned bits back in the signed lane type (`i1`: the low bit as bool)."""
+    if w == 1:
+        return scalar(np.asarray(x & 1, dtype=np.bool_))
+    return x.view(lane_dtype(w)) if isinstance(x, np.ndarray | np.generic) else x
 
 
-@register_impls
-class FerroxArithFunctions(ArithFunctions):
-    @impl(arith.ConstantOp)
-    def run_constant(self, interp: SimtInterpreter, op: arith.ConstantOp, args: PythonValues):
-        value = op.value
-        if isinstance(value, FloatAttr):
-            return (interp.static(op, _dtype).type(value.value.data),)
-        if isinstance(value, IntegerAttr):
-            return (signed(value.value.data, interp.static(op, _width)),)
-        raise interp.trap(
-            op, f"the interpreter handles scalar constants only, not {value}", KernelFault
+def as_int(x: Any, w: int) -> Any:
+    """A lane value as a signed integer type that arithmetic works on (`i1` true is -1)."""
+    if w == 1:
+        return scalar(-np.asarray(x, dtype=np.int8))
+    return x
+
+
+def _binary_int(op: Operation, fn):
+    w = _width(op)
+    if w == 1:
+
+        def run(ctx, args, mask):
+            a, b = (as_unsigned(v, 1) for v in args)
+            return (as_signed(fn(a, b), 1),)
+
+        return run
+    return lambda ctx, args, mask: (fn(args[0], args[1]),)
+
+
+@lowers(arith.ConstantOp)
+def _constant(op: arith.ConstantOp):
+    value = op.value
+    if isinstance(value, FloatAttr):
+        result = _fdtype(op.result.type).type(value.value.data)
+    elif isinstance(value, IntegerAttr):
+        w = _width(op)
+        result = (
+            np.bool_(value.value.data & 1)
+            if w == 1
+            else lane_dtype(w).type(signed(value.value.data, w))
         )
+    else:
+        raise unsupported(op, f"the interpreter handles scalar constants only, not {value}")
+    return lambda ctx, args, mask: (result,)
 
-    # --- integer arithmetic: xDSL's results, the width looked up once per op -------------
-    @impl(arith.AddiOp)
-    def run_addi(self, interp: SimtInterpreter, op: arith.AddiOp, args: PythonValues):
-        return (signed(args[0] + args[1], interp.static(op, _width)),)
 
-    @impl(arith.SubiOp)
-    def run_subi(self, interp: SimtInterpreter, op: arith.SubiOp, args: PythonValues):
-        return (signed(args[0] - args[1], interp.static(op, _width)),)
+# --- integer arithmetic (wraps) -----------------------------------------------------------
+for _op, _fn in (
+    (arith.AddiOp, np.add),
+    (arith.SubiOp, np.subtract),
+    (arith.MuliOp, np.multiply),
+    (arith.AndIOp, np.bitwise_and),
+    (arith.OrIOp, np.bitwise_or),
+    (arith.XOrIOp, np.bitwise_xor),
+):
+    lowers(_op)(lambda op, fn=_fn: _binary_int(op, fn))
 
-    @impl(arith.MuliOp)
-    def run_muli(self, interp: SimtInterpreter, op: arith.MuliOp, args: PythonValues):
-        return (signed(args[0] * args[1], interp.static(op, _width)),)
+_CMPI = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 
-    @impl(arith.AndIOp)
-    def run_andi(self, interp: SimtInterpreter, op: arith.AndIOp, args: PythonValues):
-        return (signed(args[0] & args[1], interp.static(op, _width)),)
 
-    @impl(arith.OrIOp)
-    def run_ori(self, interp: SimtInterpreter, op: arith.OrIOp, args: PythonValues):
-        return (signed(args[0] | args[1], interp.static(op, _width)),)
+@lowers(arith.CmpiOp)
+def _cmpi(op: arith.CmpiOp):
+    w = _in_width(op)
+    p = op.predicate.value.data
+    compare = _CMPI[p if p < 6 else p - 4]
+    if p >= 6:
+        return lambda ctx, args, mask: (compare(as_unsigned(args[0], w), as_unsigned(args[1], w)),)
+    if w == 1:
+        return lambda ctx, args, mask: (compare(as_int(args[0], 1), as_int(args[1], 1)),)
+    return lambda ctx, args, mask: (compare(args[0], args[1]),)
 
-    @impl(arith.XOrIOp)
-    def run_xori(self, interp: SimtInterpreter, op: arith.XOrIOp, args: PythonValues):
-        return (signed(args[0] ^ args[1], interp.static(op, _width)),)
 
-    @impl(arith.CmpiOp)
-    def run_cmpi(self, interp: SimtInterpreter, op: arith.CmpiOp, args: PythonValues):
-        w, compare, is_unsigned = interp.static(op, _predicate)
-        if is_unsigned:
-            return (compare(unsigned(args[0], w), unsigned(args[1], w)),)
-        return (compare(signed(args[0], w), signed(args[1], w)),)
+def _convert_int(x: Any, w_in: int, w_out: int, sign_extend: bool) -> Any:
+    if w_out == 1:
+        return scalar(np.asarray(as_unsigned(x, w_in) & 1, dtype=np.bool_))
+    if w_in == 1:
+        x = as_int(x, 1) if sign_extend else np.asarray(x, dtype=np.int8)
+    elif not sign_extend and w_out > w_in:
+        x = as_unsigned(x, w_in)
+    return scalar(np.asarray(x).astype(lane_dtype(w_out)))
 
-    @impl(arith.IndexCastOp)
-    def run_indexcast(self, interp: SimtInterpreter, op: arith.IndexCastOp, args: PythonValues):
-        # Narrowing truncates, widening sign-extends: signed() of the narrower width does both.
-        return (signed(args[0], min(interp.static(op, _in_width), interp.static(op, _width))),)
 
-    # --- integer division and remainders ------------------------------------------------
-    @impl(arith.DivUIOp)
-    def run_divui(self, interp: SimtInterpreter, op: arith.DivUIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        rhs = unsigned(args[1], w)
-        _nonzero(interp, op, rhs)
-        return (signed(unsigned(args[0], w) // rhs, w),)
+@lowers(arith.IndexCastOp)
+def _index_cast(op: arith.IndexCastOp):
+    # Narrowing truncates, widening sign-extends.
+    w_in, w_out = _in_width(op), _width(op)
+    return lambda ctx, args, mask: (_convert_int(args[0], w_in, w_out, True),)
 
-    @impl(arith.RemUIOp)
-    def run_remui(self, interp: SimtInterpreter, op: arith.RemUIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        rhs = unsigned(args[1], w)
-        _nonzero(interp, op, rhs)
-        return (signed(unsigned(args[0], w) % rhs, w),)
 
-    @impl(arith.DivSIOp)
-    def run_divsi(self, interp: SimtInterpreter, op: arith.DivSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        lhs, rhs = signed(args[0], w), signed(args[1], w)
-        _nonzero(interp, op, rhs)
-        q = abs(lhs) // abs(rhs)
-        return (signed(-q if (lhs < 0) != (rhs < 0) else q, w),)
+@lowers(arith.ExtSIOp)
+def _extsi(op):
+    w_in, w_out = _in_width(op), _width(op)
+    return lambda ctx, args, mask: (_convert_int(args[0], w_in, w_out, True),)
 
-    @impl(arith.RemSIOp)
-    def run_remsi(self, interp: SimtInterpreter, op: arith.RemSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        lhs, rhs = signed(args[0], w), signed(args[1], w)
-        _nonzero(interp, op, rhs)
-        r = abs(lhs) % abs(rhs)
-        return (signed(-r if lhs < 0 else r, w),)
 
-    @impl(arith.FloorDivSIOp)
-    def run_floordivsi(self, interp: SimtInterpreter, op: arith.FloorDivSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        lhs, rhs = signed(args[0], w), signed(args[1], w)
-        _nonzero(interp, op, rhs)
-        return (signed(lhs // rhs, w),)
+@lowers(arith.ExtUIOp)
+def _extui(op):
+    w_in, w_out = _in_width(op), _width(op)
+    return lambda ctx, args, mask: (_convert_int(args[0], w_in, w_out, False),)
 
-    @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(self, interp: SimtInterpreter, op: arith.CeilDivSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        lhs, rhs = signed(args[0], w), signed(args[1], w)
-        _nonzero(interp, op, rhs)
-        return (signed(-(-lhs // rhs), w),)
 
-    @impl(arith.CeilDivUIOp)
-    def run_ceildivui(self, interp: SimtInterpreter, op: arith.CeilDivUIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        lhs, rhs = unsigned(args[0], w), unsigned(args[1], w)
-        _nonzero(interp, op, rhs)
-        return (signed(-(-lhs // rhs), w),)
+@lowers(arith.TruncIOp)
+def _trunci(op):
+    w_in, w_out = _in_width(op), _width(op)
+    return lambda ctx, args, mask: (_convert_int(args[0], w_in, w_out, True),)
 
-    # --- min / max ----------------------------------------------------------------------
-    @impl(arith.MinSIOp)
-    def run_minsi(self, interp: SimtInterpreter, op: arith.MinSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        return (min(signed(args[0], w), signed(args[1], w)),)
 
-    @impl(arith.MaxSIOp)
-    def run_maxsi(self, interp: SimtInterpreter, op: arith.MaxSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        return (max(signed(args[0], w), signed(args[1], w)),)
+# --- division: traps on a zero divisor of an active lane -----------------------------------
+def _divisor(ctx, op: Operation, b: Any, mask: Any) -> Any:
+    zero = b == 0
+    if np.any(zero & mask):
+        raise ctx.fault(op, zero & mask, f"integer division by zero in '{op.name}'")
+    return np.where(zero, 1, b).astype(b.dtype) if np.any(zero) else b
 
-    @impl(arith.MinUIOp)
-    def run_minui(self, interp: SimtInterpreter, op: arith.MinUIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        return (signed(min(unsigned(args[0], w), unsigned(args[1], w)), w),)
 
-    @impl(arith.MaxUIOp)
-    def run_maxui(self, interp: SimtInterpreter, op: arith.MaxUIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        return (signed(max(unsigned(args[0], w), unsigned(args[1], w)), w),)
+def _trunc_div(a: Any, b: Any, w: int) -> tuple[Any, Any]:
+    """Signed quotient and remainder rounded toward zero, on the magnitudes' unsigned bits
+    (INT_MIN / -1 wraps to INT_MIN, as the GPU's `div.s` does)."""
+    ua = as_unsigned(np.where(a < 0, -a, a).astype(a.dtype), w)
+    ub = as_unsigned(np.where(b < 0, -b, b).astype(b.dtype), w)
+    q, r = ua // ub, ua % ub
+    q = np.where((a < 0) != (b < 0), -as_signed(q, w), as_signed(q, w))
+    r = np.where(a < 0, -as_signed(r, w), as_signed(r, w))
+    return q, r
 
-    # --- shifts: PTX clamps the amount, so a shift by >= width gives 0 (or the sign) ----
-    @impl(arith.ShLIOp)
-    def run_shlsi(self, interp: SimtInterpreter, op: arith.ShLIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        amount = unsigned(args[1], w)
-        return (0 if amount >= w else signed(args[0] << amount, w),)
 
-    @impl(arith.ShRUIOp)
-    def run_shrui(self, interp: SimtInterpreter, op: arith.ShRUIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        amount = unsigned(args[1], w)
-        return (0 if amount >= w else signed(unsigned(args[0], w) >> amount, w),)
+def _division(op: Operation, kind: str):
+    w = _width(op)
 
-    @impl(arith.ShRSIOp)
-    def run_shrsi(self, interp: SimtInterpreter, op: arith.ShRSIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        amount = min(unsigned(args[1], w), w - 1)
-        return (signed(args[0], w) >> amount,)
+    def run(ctx, args, mask):
+        a, b = (as_int(v, w) for v in args)
+        b = _divisor(ctx, op, b, mask)
+        if kind in ("divui", "remui", "ceildivui"):
+            ua, ub = as_unsigned(a, max(w, 8)), as_unsigned(b, max(w, 8))
+            if kind == "divui":
+                r = ua // ub
+            elif kind == "remui":
+                r = ua % ub
+            else:
+                r = ua // ub + (ua % ub != 0)
+            out = as_signed(np.asarray(r, dtype=ua.dtype), max(w, 8))
+        else:
+            a64, b64 = np.asarray(a), np.asarray(b)
+            q, r = _trunc_div(a64, b64, max(w, 8))
+            if kind == "divsi":
+                out = q
+            elif kind == "remsi":
+                out = r
+            elif kind == "floordivsi":
+                out = q - ((r != 0) & ((r < 0) != (b64 < 0)))
+            else:  # ceildivsi
+                out = q + ((r != 0) & ((r < 0) == (b64 < 0)))
+        if w == 1:
+            return (scalar(np.asarray(np.asarray(out) & 1, dtype=np.bool_)),)
+        return (scalar(np.asarray(out).astype(lane_dtype(w))),)
 
-    # --- wide results -------------------------------------------------------------------
-    @impl(arith.AddUIExtendedOp)
-    def run_addui_extended(
-        self, interp: SimtInterpreter, op: arith.AddUIExtendedOp, args: PythonValues
-    ):
-        w = interp.static(op, _width)
-        total = unsigned(args[0], w) + unsigned(args[1], w)
-        return (signed(total, w), total >> w != 0)
+    return run
 
-    @impl(arith.MulUIExtendedOp)
-    def run_mului_extended(
-        self, interp: SimtInterpreter, op: arith.MulUIExtendedOp, args: PythonValues
-    ):
-        w = interp.static(op, _width)
-        product = unsigned(args[0], w) * unsigned(args[1], w)
-        return (signed(product, w), signed(product >> w, w))
 
-    @impl(arith.MulSIExtendedOp)
-    def run_mulsi_extended(
-        self, interp: SimtInterpreter, op: arith.MulSIExtendedOp, args: PythonValues
-    ):
-        w = interp.static(op, _width)
-        product = signed(args[0], w) * signed(args[1], w)
-        return (signed(product, w), signed(product >> w, w))
+for _op in (
+    arith.DivUIOp,
+    arith.RemUIOp,
+    arith.DivSIOp,
+    arith.RemSIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+):
+    lowers(_op)(lambda op, kind=_op.name[6:]: _division(op, kind))
 
-    # --- floats -------------------------------------------------------------------------
-    @impl(arith.DivfOp)
-    def run_divf(self, interp: SimtInterpreter, op: arith.DivfOp, args: PythonValues):
-        return (args[0] / args[1],)
 
-    @impl(arith.NegfOp)
-    def run_negf(self, interp: SimtInterpreter, op: arith.NegfOp, args: PythonValues):
-        return (-args[0],)
+# --- min / max ---------------------------------------------------------------------------
+@lowers(arith.MinSIOp)
+def _minsi(op):
+    w = _width(op)
+    return lambda ctx, args, mask: (
+        _convert_int(np.minimum(as_int(args[0], w), as_int(args[1], w)), max(w, 8), w, True),
+    )
 
-    @impl(arith.MinimumfOp)
-    def run_minimumf(self, interp: SimtInterpreter, op: arith.MinimumfOp, args: PythonValues):
+
+@lowers(arith.MaxSIOp)
+def _maxsi(op):
+    w = _width(op)
+    return lambda ctx, args, mask: (
+        _convert_int(np.maximum(as_int(args[0], w), as_int(args[1], w)), max(w, 8), w, True),
+    )
+
+
+@lowers(arith.MinUIOp)
+def _minui(op):
+    w = _width(op)
+    return lambda ctx, args, mask: (
+        as_signed(np.minimum(as_unsigned(args[0], w), as_unsigned(args[1], w)), w),
+    )
+
+
+@lowers(arith.MaxUIOp)
+def _maxui(op):
+    w = _width(op)
+    return lambda ctx, args, mask: (
+        as_signed(np.maximum(as_unsigned(args[0], w), as_unsigned(args[1], w)), w),
+    )
+
+
+# --- shifts: PTX clamps the amount, so a shift by >= width gives 0 (or the sign) -------------
+def _amount(b: Any, w: int) -> Any:
+    return as_unsigned(b, w)
+
+
+@lowers(arith.ShLIOp)
+def _shl(op):
+    w = _width(op)
+    bits = max(w, 8)
+
+    def run(ctx, args, mask):
+        a, n = as_unsigned(args[0], w), _amount(args[1], w)
+        big = n >= w
+        shifted = np.left_shift(a, np.where(big, 0, n).astype(a.dtype))
+        return (as_signed(scalar(np.where(big, 0, shifted).astype(unsigned_dtype(bits))), w),)
+
+    return run
+
+
+@lowers(arith.ShRUIOp)
+def _shrui(op):
+    w = _width(op)
+    bits = max(w, 8)
+
+    def run(ctx, args, mask):
+        a, n = as_unsigned(args[0], w), _amount(args[1], w)
+        big = n >= w
+        shifted = np.right_shift(a, np.where(big, 0, n).astype(a.dtype))
+        return (as_signed(scalar(np.where(big, 0, shifted).astype(unsigned_dtype(bits))), w),)
+
+    return run
+
+
+@lowers(arith.ShRSIOp)
+def _shrsi(op):
+    w = _width(op)
+
+    def run(ctx, args, mask):
+        a, n = as_int(args[0], w), _amount(args[1], w)
+        n = np.minimum(n, w - 1).astype(np.asarray(a).dtype)
+        return (_convert_int(np.right_shift(a, n), max(w, 8), w, True),)
+
+    return run
+
+
+# --- wide results ------------------------------------------------------------------------
+@lowers(arith.AddUIExtendedOp)
+def _addui_extended(op):
+    w = _width(op)
+
+    def run(ctx, args, mask):
+        a, b = as_unsigned(args[0], w), as_unsigned(args[1], w)
+        total = a + b
+        if w == 1:
+            return (as_signed(total, 1), scalar(np.asarray(total > 1)))
+        return (as_signed(total, w), scalar(np.asarray(total < a)))
+
+    return run
+
+
+def _mul_high(a: Any, b: Any, w: int, is_signed: bool) -> Any:
+    """High half of the 2w-bit product, exactly (in Python integers for 64-bit lanes)."""
+    if w <= 32:
+        wide = np.int64 if is_signed else np.uint64
+        p = np.asarray(a).astype(wide) * np.asarray(b).astype(wide)
+        return np.asarray(p >> w).astype(lane_dtype(w) if is_signed else unsigned_dtype(w))
+    fa = np.asarray(a).astype(object)
+    fb = np.asarray(b).astype(object)
+    hi = (fa * fb) >> w
+    mod = hi % (1 << 64)
+    return np.asarray(mod, dtype=np.uint64).astype(np.uint64)
+
+
+@lowers(arith.MulUIExtendedOp)
+def _mului_extended(op):
+    w = _width(op)
+
+    def run(ctx, args, mask):
+        a, b = as_unsigned(args[0], max(w, 8)), as_unsigned(args[1], max(w, 8))
+        if w == 1:
+            return (
+                as_signed(a & b, 1),
+                np.bool_(False) if np.ndim(a) == 0 else np.zeros_like(a, bool),
+            )
+        low = as_signed(a * b, w)
+        return (low, as_signed(scalar(np.asarray(_mul_high(a, b, w, False), unsigned_dtype(w))), w))
+
+    return run
+
+
+@lowers(arith.MulSIExtendedOp)
+def _mulsi_extended(op):
+    w = _width(op)
+
+    def run(ctx, args, mask):
+        if w == 1:
+            both = scalar(np.asarray(args[0] & args[1]))
+            return (both, scalar(np.zeros_like(both)))  # (-1) * (-1) = 1: low bit 1, high 0
         a, b = args
-        if a != a or b != b:
-            return (interp.static(op, _dtype).type("nan"),)
-        if a == b:  # -0 < +0
-            return (a if math.copysign(1.0, float(a)) < 0 else b,)
-        return (a if a < b else b,)
+        low = as_signed(as_unsigned(a, w) * as_unsigned(b, w), w)
+        high = _mul_high(a, b, w, True)
+        return (low, scalar(np.asarray(high).view(lane_dtype(w)) if w == 64 else high))
 
-    @impl(arith.MaximumfOp)
-    def run_maximumf(self, interp: SimtInterpreter, op: arith.MaximumfOp, args: PythonValues):
+    return run
+
+
+# --- floats ------------------------------------------------------------------------------
+for _op, _fn in (
+    (arith.AddfOp, np.add),
+    (arith.SubfOp, np.subtract),
+    (arith.MulfOp, np.multiply),
+    (arith.DivfOp, np.divide),
+):
+    lowers(_op)(lambda op, fn=_fn: lambda ctx, args, mask: (fn(args[0], args[1]),))
+
+
+@lowers(arith.NegfOp)
+def _negf(op):
+    return lambda ctx, args, mask: (np.negative(args[0]),)
+
+
+def _min_max(op: Operation, smaller: bool):
+    dtype = _fdtype(op.results[0].type)
+    nan = dtype.type("nan")
+
+    def run(ctx, args, mask):
         a, b = args
-        if a != a or b != b:
-            return (interp.static(op, _dtype).type("nan"),)
-        if a == b:
-            return (a if math.copysign(1.0, float(a)) > 0 else b,)
-        return (a if a > b else b,)
+        pick_a = (a < b) if smaller else (a > b)
+        tie = a == b
+        sign_a = np.signbit(a)
+        pick_a = pick_a | (tie & (sign_a if smaller else ~sign_a))
+        r = np.where(pick_a, a, b)
+        r = np.where(np.isnan(a) | np.isnan(b), nan, r)
+        return (scalar(np.asarray(r, dtype=dtype)),)
 
-    @impl(arith.MinnumfOp)
-    def run_minnumf(self, interp: SimtInterpreter, op: arith.MinnumfOp, args: PythonValues):
-        return (np.fmin(args[0], args[1]),)
+    return run
 
-    @impl(arith.MaxnumfOp)
-    def run_maxnumf(self, interp: SimtInterpreter, op: arith.MaxnumfOp, args: PythonValues):
-        return (np.fmax(args[0], args[1]),)
 
-    # --- casts --------------------------------------------------------------------------
-    @impl(arith.ExtUIOp)
-    def run_extui(self, interp: SimtInterpreter, op: arith.ExtUIOp, args: PythonValues):
-        return (signed(unsigned(args[0], interp.static(op, _in_width)), interp.static(op, _width)),)
+lowers(arith.MinimumfOp)(lambda op: _min_max(op, True))
+lowers(arith.MaximumfOp)(lambda op: _min_max(op, False))
+lowers(arith.MinnumfOp)(lambda op: lambda ctx, args, mask: (np.fmin(args[0], args[1]),))
+lowers(arith.MaxnumfOp)(lambda op: lambda ctx, args, mask: (np.fmax(args[0], args[1]),))
 
-    @impl(arith.ExtSIOp)
-    def run_extsi(self, interp: SimtInterpreter, op: arith.ExtSIOp, args: PythonValues):
-        return (signed(args[0], interp.static(op, _in_width)),)
 
-    @impl(arith.TruncIOp)
-    def run_trunci(self, interp: SimtInterpreter, op: arith.TruncIOp, args: PythonValues):
-        return (signed(args[0], interp.static(op, _width)),)
+@lowers(arith.CmpfOp)
+def _cmpf(op: arith.CmpfOp):
+    p = op.predicate.value.data
 
-    @impl(arith.SIToFPOp)
-    def run_sitofp(self, interp: SimtInterpreter, op: arith.SIToFPOp, args: PythonValues):
-        value = signed(args[0], interp.static(op, _in_width))
-        return (float_from_int(value, interp.static(op, _dtype)),)
+    def run(ctx, args, mask):
+        x, y = args
+        unordered = np.isnan(x) | np.isnan(y)
+        if p in (0, 15):
+            r = np.zeros(np.broadcast(x, y).shape, bool) | (p == 15)
+        elif p in (7, 14):
+            r = ~unordered if p == 7 else unordered
+        else:
+            base = p if p < 7 else p - 7
+            compare = (
+                None,
+                np.equal,
+                np.greater,
+                np.greater_equal,
+                np.less,
+                np.less_equal,
+                np.not_equal,
+            )[base]
+            r = compare(x, y)
+            r = (r & ~unordered) if p < 7 else (r | unordered)
+        return (scalar(np.asarray(r)),)
 
-    @impl(arith.UIToFPOp)
-    def run_uitofp(self, interp: SimtInterpreter, op: arith.UIToFPOp, args: PythonValues):
-        value = unsigned(args[0], interp.static(op, _in_width))
-        return (float_from_int(value, interp.static(op, _dtype)),)
+    return run
 
-    @impl(arith.FPToSIOp)
-    def run_fptosi(self, interp: SimtInterpreter, op: arith.FPToSIOp, args: PythonValues):
-        return (int_from_float(args[0], interp.static(op, _width), True),)
 
-    @impl(arith.FPToUIOp)
-    def run_fptoui(self, interp: SimtInterpreter, op: arith.FPToUIOp, args: PythonValues):
-        return (int_from_float(args[0], interp.static(op, _width), False),)
+@lowers(arith.SelectOp)
+def _select(op):
+    return lambda ctx, args, mask: (scalar(np.where(args[0], args[1], args[2])),)
 
-    @impl(arith.ExtFOp)
-    def run_extf(self, interp: SimtInterpreter, op: arith.ExtFOp, args: PythonValues):
-        return (interp.static(op, _dtype).type(args[0]),)
 
-    @impl(arith.TruncFOp)
-    def run_truncf(self, interp: SimtInterpreter, op: arith.TruncFOp, args: PythonValues):
-        return (interp.static(op, _dtype).type(args[0]),)
+# --- casts -------------------------------------------------------------------------------
+@lowers(arith.SIToFPOp)
+def _sitofp(op):
+    w, dtype = _in_width(op), _fdtype(op.results[0].type)
+    # NumPy's integer-to-float cast is the C conversion: one rounding, to nearest even.
+    return lambda ctx, args, mask: (scalar(np.asarray(as_int(args[0], w)).astype(dtype)),)
 
-    @impl(arith.BitcastOp)
-    def run_bitcast(self, interp: SimtInterpreter, op: arith.BitcastOp, args: PythonValues):
-        source, target = op.operands[0].type, op.results[0].type
-        value = args[0]
-        src_float, dst_float = float_dtype(source), float_dtype(target)
-        if src_float is not None:
-            value = float_bits(value, src_float)
-        if dst_float is not None:
-            return (float_from_bits(value, dst_float),)
-        return (signed(value, interp.static(op, _width)),)
 
-    @impl(arith.CmpfOp)
-    def run_cmpf(self, interp: SimtInterpreter, op: arith.CmpfOp, args: PythonValues):
-        # xDSL's answer is a NumPy bool for NumPy operands; i1 values are Python bools here.
-        return (bool(ArithFunctions.run_cmpf(self, interp, op, args).values[0]),)
+@lowers(arith.UIToFPOp)
+def _uitofp(op):
+    w, dtype = _in_width(op), _fdtype(op.results[0].type)
+    return lambda ctx, args, mask: (scalar(np.asarray(as_unsigned(args[0], w)).astype(dtype)),)
+
+
+def float_to_int(x: Any, w: int, is_signed: bool) -> Any:
+    """PTX `cvt.rzi` semantics: toward zero, saturating at the type's range, NaN to 0."""
+    x = np.asarray(x, dtype=np.float64)
+    if is_signed:
+        lo, hi = -(2.0 ** (w - 1)), 2.0 ** (w - 1)
+        target = lane_dtype(max(w, 8))
+        top = (1 << (w - 1)) - 1
+    else:
+        lo, hi = 0.0, 2.0**w
+        target = unsigned_dtype(max(w, 8))
+        top = (1 << w) - 1
+    t = np.trunc(np.where(np.isnan(x), 0.0, x))
+    big = t >= hi
+    clipped = np.where(big, 0.0, np.maximum(t, lo))
+    out = clipped.astype(np.int64 if is_signed else np.uint64).astype(target)
+    out = np.where(big, np.asarray(top).astype(target), out).astype(target)
+    if w == 1:
+        return scalar(np.asarray(out & 1, dtype=np.bool_))
+    return scalar(out if is_signed else out.view(lane_dtype(w)))
+
+
+@lowers(arith.FPToSIOp)
+def _fptosi(op):
+    w = _width(op)
+    return lambda ctx, args, mask: (float_to_int(args[0], w, True),)
+
+
+@lowers(arith.FPToUIOp)
+def _fptoui(op):
+    w = _width(op)
+    return lambda ctx, args, mask: (float_to_int(args[0], w, False),)
+
+
+@lowers(arith.ExtFOp)
+def _extf(op):
+    dtype = _fdtype(op.results[0].type)
+    return lambda ctx, args, mask: (scalar(np.asarray(args[0]).astype(dtype)),)
+
+
+@lowers(arith.TruncFOp)
+def _truncf(op):
+    dtype = _fdtype(op.results[0].type)
+    return lambda ctx, args, mask: (scalar(np.asarray(args[0]).astype(dtype)),)
+
+
+@lowers(arith.BitcastOp)
+def _bitcast(op):
+    target = op.results[0].type
+    dtype = float_dtype(target)
+    if dtype is None:
+        dtype = lane_dtype(_width(op))
+    return lambda ctx, args, mask: (scalar(np.asarray(args[0]).view(dtype)),)
+
+
+FerroxArithFunctions = scalar_functions(
+    "FerroxArithFunctions",
+    [o for o in vars(arith).values() if isinstance(o, type) and issubclass(o, Operation)],
+)
+"""The definitions above as xDSL implementations on scalars (Python ints, bools, NumPy
+floats), for the host runner and the tile interpreter."""
+
+__all__ = ["FerroxArithFunctions", "as_int", "as_signed", "as_unsigned", "float_to_int"]

@@ -1,15 +1,22 @@
 """`run_simt_kernel`: launch one SIMT kernel on the reference interpreter.
 
 The launch is checked as the driver would check it (dimensions, the contract's block as
-`.reqntid`, static shared memory) and the arguments against the kernel's parameter types; then
-every block runs in turn (blocks share nothing but global memory, so any order is one the GPU
-may pick). The contract's `requires` relations are the host's `prepare` to check: a launch that
-skips it runs here as it would on the GPU, and may trap.
+`.reqntid`, static shared memory) and the arguments against the kernel's parameter types. Then
+the grid runs in groups of whole blocks on the SIMT engine (`engine.py`), each op once per group
+as NumPy arrays: about `GROUP_LANES` threads at a time, so a kernel without barriers runs the
+whole grid in a few large steps, and one with shared memory runs many blocks side by side (each
+with its own shared arrays and barrier intervals). Blocks share nothing but global memory, so
+this order is one the GPU may pick. The contract's `requires` relations are the host's `prepare`
+to check: a launch that skips it runs here as it would on the GPU, and may trap.
+
+A collective that part of the lanes it waits for reaches (a barrier inside a thread-dependent
+branch, a shuffle in a loop some lanes left) makes the engine give up: the writable arguments are
+restored and the launch is replayed one thread per executor on the cooperative scheduler
+(`threads.py`), which runs the interleaving the GPU would, or reports the deadlock.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from itertools import product
@@ -17,54 +24,26 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import _InterpreterFunctionImpls
-from xdsl.interpreters.cf import CfFunctions
-from xdsl.interpreters.func import FuncFunctions
-from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation
 
 from ferrox.diagnostics import location_of
 from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.driver.interpreter import arith_ops, math_ops, simt_ops  # noqa: F401 (op table)
 from ferrox.driver.interpreter.arguments import bind_args
-from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
-from ferrox.driver.interpreter.cf_ops import FerroxCfFunctions
+from ferrox.driver.interpreter.engine import Diverged, Executor, Launch
 from ferrox.driver.interpreter.errors import Dim3, LaunchError
-from ferrox.driver.interpreter.machine import (
-    BlockState,
-    LaunchState,
-    Program,
-    SimtInterpreter,
-    ThreadCtx,
-)
-from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
-from ferrox.driver.interpreter.simt_ops import SIMT_FUNCTIONS
-from ferrox.driver.interpreter.threads import Cooperative, run_sequential
-from ferrox.driver.interpreter.values import storage_dtype
+from ferrox.driver.interpreter.machine import BlockState, ThreadCtx, max_steps
+from ferrox.driver.interpreter.memory import AtomicScopes, Buffer
+from ferrox.driver.interpreter.threads import Cooperative
+from ferrox.driver.interpreter.values import storage_dtype, value_dtype
 
+GROUP_LANES = 1 << 17
+"""About how many threads run together (whole blocks: at least one)."""
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK = (1024, 1024, 64)
 MAX_GRID = (2**31 - 1, 65535, 65535)
 STATIC_SHARED_LIMIT = 48 * 1024
-FUNCTIONS = (
-    FerroxArithFunctions,
-    FerroxMathFunctions,
-    ScfFunctions,
-    CfFunctions,
-    FerroxCfFunctions,
-    FuncFunctions,
-    *SIMT_FUNCTIONS,
-)
-
-
-@functools.cache
-def interpreter_functions() -> _InterpreterFunctionImpls:
-    """The implementation table every SIMT thread runs on (built once; not to be mutated).
-    To add or override implementations, build your own from `FUNCTIONS` and yours."""
-    impls = _InterpreterFunctionImpls()
-    for functions in FUNCTIONS:
-        impls.register_from(functions(), override=False)
-    return impls
 
 
 def find_kernel(module: ModuleOp, name: str) -> simt.KernelOp:
@@ -158,6 +137,21 @@ def check_launch(
         )
 
 
+def _lane_value(value: Any, param: Any) -> Any:
+    """A bound argument as the engine holds it: buffers as they are, scalars as NumPy scalars
+    of their lane type."""
+    if isinstance(value, Buffer):
+        return value
+    dtype = value_dtype(param.type)
+    if dtype is None:
+        return value
+    return dtype.type(value)
+
+
+def _writable(values: Sequence[Any]) -> list[Buffer]:
+    return [v for v in values if isinstance(v, Buffer) and v.array.flags.writeable]
+
+
 def run_simt_kernel(
     module: ModuleOp,
     kernel: str,
@@ -172,42 +166,62 @@ def run_simt_kernel(
     C-contiguous array taken flat; the dtype of the element type, integers signed or unsigned),
     a number for each scalar. `shared_bytes` is the launch's dynamic shared memory: no simt op
     addresses it, so it is only checked. Raises `LaunchError` before anything runs, or a
-    `KernelFault` (`KernelTrap`, `KernelDeadlock`, `KernelRace`) at the op where a thread
-    went wrong; what the threads before it wrote stays written, as on the GPU.
+    `KernelFault` (`KernelTrap`, `KernelDeadlock`, `KernelRace`, `KernelStepLimit`) at the op
+    where a thread went wrong, naming the first such thread in launch order; what the ops
+    before it wrote stays written, as on the GPU.
     """
     op = find_kernel(module, kernel)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
     bodies = _callees(op)
     check_launch(op, grid3, block3, shared_bytes, static_shared_bytes(bodies))
-    values = tuple(bind_args(op, args))
+    bound = bind_args(op, args)
+    values = tuple(_lane_value(v, p) for v, p in zip(bound, op.params))
+    budget = max_steps()
     cooperative = needs_cooperation(bodies)
-    launch = LaunchState(grid3, block3)
-    base = SimtInterpreter(Program(module, interpreter_functions()), launch)
-    body = op.body
-    bx, by, bz = block3
+    saved = [(b, b.array.copy()) for b in _writable(values)] if cooperative else []
+    with np.errstate(all="ignore"):
+        try:
+            _run_groups(Launch(module, grid3, block3, budget), op, values)
+        except Diverged:
+            for buffer, copy in saved:
+                buffer.array[...] = copy
+                if buffer.owner is not None:
+                    buffer.owner[...] = -1
+                buffer.race = None
+                buffer.atomics = None
+            _replay(Launch(module, grid3, block3, budget), op, values)
+
+
+def _run_groups(launch: Launch, op: simt.KernelOp, values: tuple) -> None:
+    blocks = launch.grid[0] * launch.grid[1] * launch.grid[2]
+    per_group = max(1, GROUP_LANES // launch.tpb)
+    for first in range(0, blocks, per_group):
+        count = min(per_group, blocks - first)
+        gids = np.arange(first * launch.tpb, (first + count) * launch.tpb, dtype=np.int64)
+        ex = Executor(launch, gids, first, count, {})
+        ex.run_region(op.body, values, np.ones(len(gids), bool), kernel_body=True)
+
+
+def _replay(launch: Launch, op: simt.KernelOp, values: tuple) -> None:
+    """One executor of one lane per GPU thread, taking turns at barriers and collectives."""
+    bx, by, bz = launch.block
     tids = [(x, y, z) for z, y, x in product(range(bz), range(by), range(bx))]
+    one = np.ones(1, bool)
 
     def run_thread(ctx: ThreadCtx) -> None:  # on its own OS thread, cooperatively
-        interp = base.fork()
-        interp.thread = ctx
-        interp.run_ssacfg_region(body, values)
+        state = pool.block
+        assert state is not None
+        gid = np.array([state.linear * launch.tpb + ctx.linear], np.int64)
+        ex = Executor(launch, gid, state.linear, 1, state.shared, ctx.sync, ctx)
+        ex.run_region(op.body, values, one, kernel_body=True)
 
-    def run_one(ctx: ThreadCtx) -> None:  # in turn, on this thread
-        base.thread = ctx
-        base.env = {}
-        base.run_ssacfg_region(body, values)
-
-    pool = Cooperative(run_thread, len(tids)) if cooperative else None
+    pool = Cooperative(run_thread, len(tids))
     try:
-        with np.errstate(all="ignore"):
-            for linear_block, (z, y, x) in enumerate(product(*(range(g) for g in reversed(grid3)))):
-                state = BlockState((x, y, z), linear_block)
-                base.block = state
-                threads = [ThreadCtx(tid, state.bid, i) for i, tid in enumerate(tids)]
-                if pool is not None:
-                    pool.run(state, threads)
-                else:
-                    run_sequential(threads, run_one)
+        for linear, (z, y, x) in enumerate(product(*(range(g) for g in reversed(launch.grid)))):
+            state = BlockState((x, y, z), linear)
+            pool.run(state, [ThreadCtx(tid, state.bid, i) for i, tid in enumerate(tids)])
     finally:
-        if pool is not None:
-            pool.close()
+        pool.close()
+
+
+__all__ = ["AtomicScopes", "GROUP_LANES", "find_kernel", "run_simt_kernel", "storage_dtype"]

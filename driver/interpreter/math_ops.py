@@ -1,9 +1,9 @@
-"""`math` in the result's own width.
+"""`math` in the result's own width, on lane arrays (one definition: see `ops.py`).
 
-xDSL's `MathFunctions` compute exp, log and sqrt in Python floats and return f64 values, so
-nothing of them is kept. Exact ops (abs, floor, copysign, the bit counts, ...) are exact here;
-sqrt is correctly rounded, as the GPU's `sqrt.rn` is; fma rounds once (round-to-odd in f64,
-then to the narrow type). Transcendentals are evaluated in f64 and rounded, i.e. the correctly
+Exact ops (abs, floor, copysign, the bit counts, ...) are exact here; sqrt is correctly rounded,
+as the GPU's `sqrt.rn` is; fma rounds once (the f64 product of two f32 or f16 values is exact,
+and the sum is rounded to odd in f64 before the one rounding to the narrow type; f64 fma is
+exact in rationals). Transcendentals are evaluated in f64 and rounded, i.e. the correctly
 rounded value in all but rare double-rounding cases: the GPU's approximations
 (docs/lowering-math.md) are within their documented bounds of it, so compare those with a
 tolerance, never bit for bit.
@@ -14,68 +14,99 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import math as mathd
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 
-from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.values import (
-    float_dtype,
-    int_width,
-    round_to_odd_sum,
-    signed,
-    unsigned,
-)
+from ferrox.driver.interpreter.arith_ops import as_int, as_signed, as_unsigned, scalar
+from ferrox.driver.interpreter.ops import lowers, scalar_functions, unsupported
+from ferrox.driver.interpreter.values import float_dtype, int_width, lane_dtype
 
 
 def _dtype(op: Operation) -> np.dtype:
     dtype = float_dtype(op.results[0].type)
-    assert dtype is not None, f"{op.results[0].type} is not a float type the interpreter knows"
+    if dtype is None:
+        raise unsupported(op, f"{op.results[0].type} is not a float type the interpreter holds")
     return dtype
 
 
 def _width(op: Operation) -> int:
     width = int_width(op.results[0].type)
-    assert width is not None
-    return width
+    if width not in (1, 8, 16, 32, 64):
+        raise unsupported(op, f"the interpreter holds integers of 1 to 64 bits, not {width}")
+    return width  # type: ignore[return-value]
 
 
-def _via_f64(fn: Callable[..., float]):
-    """An implementation computing `fn` on f64 operands, rounded to the result type."""
+def _via_f64(fn: Callable[..., Any]):
+    """A factory computing `fn` on f64 operands, rounded to the result type."""
 
-    def run(self, interp: SimtInterpreter, op: Operation, args: PythonValues):
-        return (interp.static(op, _dtype).type(fn(*(np.float64(a) for a in args))),)
+    def factory(op: Operation):
+        dtype = _dtype(op)
+
+        def run(ctx, args, mask):
+            wide = [np.asarray(a, dtype=np.float64) for a in args]
+            return (scalar(np.asarray(fn(*wide)).astype(dtype)),)
+
+        return run
+
+    return factory
+
+
+def round_to_odd_sum(p: Any, c: Any) -> Any:
+    """p + c in f64 with round-to-odd (element-wise): rounding that again to f32 or f16 is the
+    correctly rounded sum (f64 has more than 2 + 24 bits), the way a fused multiply-add rounds
+    once."""
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    even = (np.asarray(s).view(np.int64) & 1) == 0
+    fix = np.isfinite(s) & (err != 0) & even
+    if np.any(fix):
+        s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s
+
+
+def _fma64(x: float, y: float, z: float) -> float:
+    if not all(map(math.isfinite, (x, y, z))):
+        return x * y + z
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    if exact == 0:
+        return x * y + z  # the sign of an exact zero follows IEEE
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+
+
+@lowers(mathd.FmaOp)
+def _fma(op):
+    dtype = _dtype(op)
+
+    def run(ctx, args, mask):
+        a, b, c = (np.asarray(v, dtype=np.float64) for v in args)
+        if dtype == np.float64:
+            out = np.vectorize(_fma64, otypes=[np.float64])(a, b, c)
+        else:
+            out = round_to_odd_sum(a * b, c)
+        return (scalar(np.asarray(out).astype(dtype)),)
 
     return run
 
 
-def _fma(a, b, c, dtype: np.dtype):
-    if dtype == np.float64:
-        x, y, z = float(a), float(b), float(c)
-        if not all(map(math.isfinite, (x, y, z))):
-            return np.float64(x * y + z)
-        exact = Fraction(x) * Fraction(y) + Fraction(z)
-        if exact == 0:
-            return np.float64(x * y + z)  # the sign of an exact zero follows IEEE
-        try:
-            return np.float64(float(exact))
-        except OverflowError:
-            return np.float64(math.copysign(math.inf, exact))
-    return dtype.type(round_to_odd_sum(float(a) * float(b), float(c)))
-
-
-def _erf(x):
-    return math.erf(float(x))
+@lowers(mathd.SqrtOp)
+def _sqrt(op):
+    # sqrt of an f32 computed in f64 and rounded is correctly rounded (53 >= 2 * 24 + 2).
+    dtype = _dtype(op)
+    return lambda ctx, args, mask: (
+        scalar(np.sqrt(np.asarray(args[0], dtype=np.float64)).astype(dtype)),
+    )
 
 
 def _round_half_away(x):
-    # floor(|x| + 0.5) is wrong for 0.49999999999999994; round exactly instead.
-    if not np.isfinite(x):
-        return x
     t = np.trunc(x)
-    return t + np.copysign(1.0, x) if abs(x - t) >= 0.5 else t
+    return np.where(np.isfinite(x) & (np.abs(x - t) >= 0.5), t + np.copysign(1.0, x), t)
 
 
 _UNARY = {
@@ -106,66 +137,108 @@ _UNARY = {
     mathd.AcoshOp: np.arccosh,
     mathd.AtanhOp: np.arctanh,
     mathd.CbrtOp: np.cbrt,
-    mathd.ErfOp: _erf,
+    mathd.ErfOp: np.vectorize(math.erf, otypes=[np.float64]),
 }
 _BINARY = {
     mathd.PowFOp: np.power,
     mathd.Atan2Op: np.arctan2,
     mathd.CopySignOp: np.copysign,
 }
-
-
-class FerroxMathFunctions(InterpreterFunctions):
-    # sqrt of an f32 computed in f64 and rounded is correctly rounded (53 >= 2 * 24 + 2);
-    # sqrt of an f64 is NumPy's, which is correctly rounded too.
-    @impl(mathd.SqrtOp)
-    def run_sqrt(self, interp: SimtInterpreter, op: mathd.SqrtOp, args: PythonValues):
-        dtype = interp.static(op, _dtype)
-        if dtype == np.float64:
-            return (np.sqrt(args[0]),)
-        return (dtype.type(np.sqrt(np.float64(args[0]))),)
-
-    @impl(mathd.FmaOp)
-    def run_fma(self, interp: SimtInterpreter, op: mathd.FmaOp, args: PythonValues):
-        return (_fma(*args, interp.static(op, _dtype)),)
-
-    @impl(mathd.FPowIOp)
-    def run_fpowi(self, interp: SimtInterpreter, op: mathd.FPowIOp, args: PythonValues):
-        return (interp.static(op, _dtype).type(np.power(np.float64(args[0]), float(args[1]))),)
-
-    @impl(mathd.AbsIOp)
-    def run_absi(self, interp: SimtInterpreter, op: mathd.AbsIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        return (signed(abs(signed(args[0], w)), w),)
-
-    @impl(mathd.CountLeadingZerosOp)
-    def run_ctlz(self, interp: SimtInterpreter, op: mathd.CountLeadingZerosOp, args: PythonValues):
-        w = interp.static(op, _width)
-        return (w - unsigned(args[0], w).bit_length(),)
-
-    @impl(mathd.CountTrailingZerosOp)
-    def run_cttz(self, interp: SimtInterpreter, op: mathd.CountTrailingZerosOp, args: PythonValues):
-        w = interp.static(op, _width)
-        v = unsigned(args[0], w)
-        return (w if v == 0 else (v & -v).bit_length() - 1,)
-
-    @impl(mathd.CtPopOp)
-    def run_ctpop(self, interp: SimtInterpreter, op: mathd.CtPopOp, args: PythonValues):
-        return (bin(unsigned(args[0], interp.static(op, _width))).count("1"),)
-
-    @impl(mathd.IPowIOp)
-    def run_ipowi(self, interp: SimtInterpreter, op: mathd.IPowIOp, args: PythonValues):
-        w = interp.static(op, _width)
-        base, exponent = signed(args[0], w), signed(args[1], w)
-        if (
-            exponent < 0
-        ):  # MLIR's expansion: 1 for base 1, +-1 for -1, 0 otherwise (division by 0 traps)
-            if base == 0:
-                raise interp.trap(op, "math.ipowi: zero to a negative power divides by zero")
-            return (1 if base == 1 else (-1 if exponent & 1 else 1) if base == -1 else 0,)
-        return (signed(pow(base, exponent, 1 << w), w),)
-
-
 for _op, _fn in {**_UNARY, **_BINARY}.items():
-    setattr(FerroxMathFunctions, f"run_{_op.name[5:]}", impl(_op)(_via_f64(_fn)))
-FerroxMathFunctions = register_impls(FerroxMathFunctions)
+    lowers(_op)(_via_f64(_fn))
+
+
+@lowers(mathd.FPowIOp)
+def _fpowi(op):
+    dtype = _dtype(op)
+    return lambda ctx, args, mask: (
+        scalar(
+            np.power(np.asarray(args[0], np.float64), np.asarray(args[1], np.float64)).astype(dtype)
+        ),
+    )
+
+
+@lowers(mathd.AbsIOp)
+def _absi(op):
+    w = _width(op)
+    if w == 1:
+        return lambda ctx, args, mask: (args[0],)
+    return lambda ctx, args, mask: (np.abs(args[0]),)  # INT_MIN stays INT_MIN
+
+
+def popcount(u: Any) -> Any:
+    return np.bitwise_count(u)
+
+
+@lowers(mathd.CtPopOp)
+def _ctpop(op):
+    w, dtype = _width(op), lane_dtype(_width(op))
+    return lambda ctx, args, mask: (
+        scalar(np.asarray(popcount(as_unsigned(args[0], w))).astype(dtype)),
+    )
+
+
+@lowers(mathd.CountLeadingZerosOp)
+def _ctlz(op):
+    w = _width(op)
+    dtype = lane_dtype(w)
+
+    def run(ctx, args, mask):
+        v = np.asarray(as_unsigned(args[0], w))
+        shift = 1
+        while shift < max(w, 8):
+            v = v | (v >> v.dtype.type(shift))
+            shift *= 2
+        return (scalar((w - popcount(v).astype(np.int64)).astype(dtype)),)
+
+    return run
+
+
+@lowers(mathd.CountTrailingZerosOp)
+def _cttz(op):
+    w = _width(op)
+    dtype = lane_dtype(w)
+
+    def run(ctx, args, mask):
+        v = np.asarray(as_unsigned(args[0], w))
+        low = v & (~v + v.dtype.type(1))  # the lowest set bit
+        count = popcount(low - v.dtype.type(1)).astype(np.int64)
+        return (scalar(np.where(v == 0, w, count).astype(dtype)),)
+
+    return run
+
+
+@lowers(mathd.IPowIOp)
+def _ipowi(op):
+    w = _width(op)
+
+    def run(ctx, args, mask):
+        base, exponent = np.asarray(as_int(args[0], w)), np.asarray(as_int(args[1], w))
+        negative = exponent < 0
+        bad = negative & (base == 0)
+        if np.any(bad & mask):
+            raise ctx.fault(op, bad & mask, "math.ipowi: zero to a negative power divides by zero")
+        # MLIR's expansion for a negative power: 1 for base 1, +-1 for -1, 0 otherwise.
+        special = np.where(base == 1, 1, np.where(base == -1, np.where(exponent & 1, -1, 1), 0))
+        u_base = as_unsigned(base, w)
+        e = np.where(negative, 0, exponent).astype(np.int64)
+        result = np.ones_like(u_base)
+        b = u_base.copy() if isinstance(u_base, np.ndarray) else u_base
+        while np.any(e > 0):
+            odd = (e & 1) == 1
+            result = np.where(odd, result * b, result).astype(u_base.dtype)
+            b = (b * b).astype(u_base.dtype)
+            e = e >> 1
+        out = np.where(negative, np.asarray(special).astype(result.dtype), result)
+        return (scalar(as_signed(np.asarray(out, dtype=result.dtype), w)),)
+
+    return run
+
+
+FerroxMathFunctions = scalar_functions(
+    "FerroxMathFunctions",
+    [o for o in vars(mathd).values() if isinstance(o, type) and issubclass(o, Operation)],
+)
+"""The definitions above as xDSL implementations on scalars (see `ops.scalar_functions`)."""
+
+__all__ = ["FerroxMathFunctions", "popcount", "round_to_odd_sum"]

@@ -3,22 +3,32 @@ witnesses, and the bookkeeping that turns silent GPU races into errors.
 
 Every access is range-checked by the op that makes it (a shared-slice load traps on the GPU
 too; raw pointers and shared arrays are unchecked there, but the interpreter never reads wild).
+Accesses are made for many lanes at once (`lanes`: positions in the executor's group, in launch
+order); `checked` finds the first lane out of range, so that the lanes before it can still make
+a store or an atomic before the trap, as they would have in order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from xdsl.ir import Attribute
 
-from ferrox.driver.interpreter.values import as_storage, poison, storage_dtype
+from ferrox.driver.interpreter.errors import KernelRace
+from ferrox.driver.interpreter.values import (
+    INDEX_WIDTH,
+    as_storage,
+    poison,
+    storage_dtype,
+    unsigned,
+)
 
 
 class Buffer:
-    """A flat run of elements: a global slice, a raw pointer's allocation, or a shared array."""
+    """A flat run of global elements: a slice's or a raw pointer's array."""
 
-    __slots__ = ("array", "length", "read", "write", "name", "element", "owner", "shape")
+    __slots__ = ("array", "length", "name", "element", "owner", "shape", "race", "atomics")
 
     def __init__(
         self, array: np.ndarray, element: Attribute, name: str, shape: tuple[int, ...] | None = None
@@ -29,58 +39,293 @@ class Buffer:
         self.element = element
         self.name = name
         self.shape = shape if shape is not None else (self.length,)
-        self.owner: np.ndarray | None = None
-        if flat.dtype.kind == "f":
-            self.read = flat.__getitem__  # a NumPy scalar of the element's own width
-        else:
-            self.read = flat.item  # a Python int (signed view) or bool
-        self.write = flat.__setitem__
+        self.owner: np.ndarray | None = None  # disjoint slices: the global thread that wrote it
+        self.race: Accesses | None = None  # raw pointers: readers and writers per element
+        self.atomics: Any = None  # global atomics: which blocks used each element, and how
 
     def __repr__(self) -> str:
         return f"<buffer {self.name}: {self.length} x {self.element}>"
 
+    def base(self, ex: Any, lanes: np.ndarray) -> Any:
+        return 0
 
-def shared_buffer(element: Attribute, shape: tuple[int, ...], name: str) -> Buffer:
-    """A block's static shared array, filled with poison: GPU shared memory starts undefined, and
-    a kernel that reads before writing should show it."""
-    dtype = storage_dtype(element)
-    size = 1
-    for d in shape:
-        size *= d
-    array = np.full(size, poison(dtype), dtype=dtype)
-    return Buffer(array, element, name, shape)
+    def tracker(self) -> Accesses:
+        if self.race is None:
+            self.race = Accesses(self.length)
+        return self.race
+
+
+class SharedBuffer(Buffer):
+    """One `simt.shared_alloc` for every block of a group: block b's array is `size` elements
+    from `b * size`. GPU shared memory starts undefined, so it is filled with poison."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, element: Attribute, shape: tuple[int, ...], name: str, nblocks: int):
+        dtype = storage_dtype(element)
+        size = 1
+        for d in shape:
+            size *= d
+        super().__init__(np.full(size * nblocks, poison(dtype), dtype=dtype), element, name, shape)
+        self.size = size
+        self.length = size
+        self.race = Accesses(size * nblocks)
+
+    def base(self, ex: Any, lanes: np.ndarray) -> Any:
+        return ex.block_local[lanes] * self.size
+
+
+def shared_buffer(element: Attribute, shape: tuple[int, ...], name: str, nblocks: int = 1):
+    return SharedBuffer(element, shape, name, nblocks)
 
 
 class Witness:
-    """A thread-index witness: its raw index and whether the thread's coordinates lie inside the
-    index space (`col < stride`, first lane of a warp). It is in bounds of a slice of length
-    `n` when `valid and raw < n`."""
+    """Thread-index witnesses of the lanes: raw index and whether each thread's coordinates lie
+    inside the index space (`col < stride`, first lane of a warp). A lane's witness is in bounds
+    of a slice of length `n` when `valid and raw < n`."""
 
     __slots__ = ("raw", "valid")
 
-    def __init__(self, raw: int, valid: bool):
+    def __init__(self, raw: Any, valid: Any):
         self.raw = raw
         self.valid = valid
 
     def __repr__(self) -> str:
-        return f"<witness {self.raw}{'' if self.valid else ' (outside its space)'}>"
+        return f"<witness {self.raw} valid {self.valid}>"
 
 
-@dataclass
+def _shown(index: Any) -> int:
+    return unsigned(int(index), INDEX_WIDTH)
+
+
+def checked(
+    ex: Any, op: Any, buffer: Buffer, indices: list, mask: np.ndarray, what: str
+) -> tuple[np.ndarray, np.ndarray, Exception | None]:
+    """(lanes, flat element per lane, trap or None): the active lanes, each index checked
+    against its dimension; where some lane is out of range, only the lanes before the first
+    such lane are returned, with the trap to raise once they have made their access."""
+    lanes = np.flatnonzero(mask)
+    n = ex.n
+    idx = [np.broadcast_to(i, (n,))[lanes].astype(np.int64, copy=False) for i in indices]
+    if len(idx) == 1:
+        flat = idx[0]
+        bad = (flat < 0) | (flat >= buffer.length)
+    else:
+        bad = np.zeros(len(lanes), bool)
+        flat = np.zeros(len(lanes), np.int64)
+        for i, d in zip(idx, buffer.shape):
+            bad |= (i < 0) | (i >= d)
+            flat = flat * d + i
+    error = None
+    if bad.any():
+        k = int(np.argmax(bad))
+        if len(idx) == 1:
+            message = (
+                f"{what} out of range: index {_shown(idx[0][k])} of {buffer.name} "
+                f"(length {buffer.length})"
+            )
+        else:
+            shown = [_shown(i[k]) for i in idx]
+            message = (
+                f"{what} out of range: index {shown} of {buffer.name} (shape {list(buffer.shape)})"
+            )
+        one = np.zeros(n, bool)
+        one[lanes[k]] = True
+        error = ex.fault(op, one, message)
+        lanes, flat = lanes[:k], flat[:k]
+    return lanes, flat + buffer.base(ex, lanes), error
+
+
+def claim(ex: Any, op: Any, buffer: Buffer, elems: np.ndarray, lanes: np.ndarray, why: str) -> None:
+    """Disjoint-slice ownership: each element written by one thread only over the launch."""
+    owner = buffer.owner
+    assert owner is not None
+    g = ex.gids[lanes]
+    previous = owner[elems]
+    clash = (previous >= 0) & (previous != g)
+    before = previous.copy()
+    if len(elems) > 1:
+        order = np.argsort(elems, kind="stable")
+        same = elems[order[1:]] == elems[order[:-1]]
+        if same.any():
+            later, earlier = order[1:][same], order[:-1][same]
+            clash[later] = True
+            before[later] = g[earlier]
+    if clash.any():
+        k = int(np.argmax(clash))
+        one = np.zeros(ex.n, bool)
+        one[lanes[k]] = True
+        raise ex.fault(
+            op,
+            one,
+            f"element {int(elems[k])} of {buffer.name} is written by two threads (global thread "
+            f"{int(before[k])} before this one){why}",
+            KernelRace,
+        )
+    owner[elems] = g
+
+
+class Accesses:
+    """Per element, the last writer and up to two readers, each with the barrier interval of
+    its block and the warp-collective interval of its warp at the time. Two accesses of one
+    element by different threads conflict (write-write, read-write) when nothing orders them: the
+    same block's same barrier interval, not separated by a collective of their common warp, or
+    two blocks of one launch. Atomics take no part."""
+
+    __slots__ = ("thread", "op", "epoch", "warp_epoch")
+
+    def __init__(self, n: int):
+        # rows: 0 the writer, 1 and 2 two distinct readers
+        self.thread = np.full((3, n), -1, np.int64)
+        self.op = np.zeros((3, n), np.int32)
+        self.epoch = np.zeros((3, n), np.int32)
+        self.warp_epoch = np.zeros((3, n), np.int32)
+
+
+def _live(acc: Accesses, row: int, elems, g, blk, warp, be, we, tpb: int, wpb: int):
+    """Whether the recorded access of `row` is unordered with the lanes' accesses now."""
+    t = acc.thread[row, elems]
+    rblk = t // tpb
+    rwarp = rblk * wpb + ((t % tpb) >> 5)
+    same_block = rblk == blk
+    ordered = same_block & (
+        (acc.epoch[row, elems] != be) | ((rwarp == warp) & (acc.warp_epoch[row, elems] != we))
+    )
+    return (t >= 0) & (t != g) & ~ordered, t
+
+
+def track(
+    ex: Any,
+    op: Any,
+    buffer: Buffer,
+    acc: Accesses,
+    elems: np.ndarray,
+    lanes: np.ndarray,
+    write: bool,
+    show,
+) -> None:
+    """Record the lanes' accesses of `elems`; raise the first data race among them."""
+    if len(lanes) == 0:
+        return
+    launch = ex.launch
+    tpb, wpb = launch.tpb, launch.wpb
+    g = ex.gids[lanes]
+    blk = g // tpb
+    warp = blk * wpb + ((g % tpb) >> 5)
+    be = ex.epochs[ex.block_local[lanes]]
+    we = ex.warp_epochs[ex.warp_local[lanes]]
+    me = launch.op_number(op)
+    rows = (0, 1, 2) if write else (0,)
+    found = None
+    for row in rows:
+        live, t = _live(acc, row, elems, g, blk, warp, be, we, tpb, wpb)
+        if live.any():
+            k = int(np.argmax(live))
+            if found is None or k < found[0]:
+                found = (k, int(t[k]), launch.ops[int(acc.op[row, elems[k]])], row == 0)
+    if write and len(elems) > 1:
+        order = np.argsort(elems, kind="stable")
+        same = elems[order[1:]] == elems[order[:-1]]
+        if same.any():
+            later, earlier = order[1:][same], order[:-1][same]
+            k = int(later.min())
+            j = int(earlier[np.argmin(later)])
+            if found is None or k < found[0]:
+                found = (k, int(g[j]), op, True)
+    if found is not None:
+        k, other, other_op, other_wrote = found
+        _race(ex, op, buffer, elems[k], lanes[k], write, other, other_op, other_wrote, show)
+    if write:
+        acc.thread[0, elems] = g
+        acc.op[0, elems] = me
+        acc.epoch[0, elems] = be
+        acc.warp_epoch[0, elems] = we
+        return
+    for row in (1, 2):
+        live, t = _live(acc, row, elems, g, blk, warp, be, we, tpb, wpb)
+        take = ~live | (t == g)
+        if row == 2:
+            r1 = acc.thread[1, elems]
+            take &= r1 != g
+        if take.any():
+            e = elems[take]
+            acc.thread[row, e] = g[take]
+            acc.op[row, e] = me
+            acc.epoch[row, e] = be[take]
+            acc.warp_epoch[row, e] = we[take]
+        if row == 1:
+            elems, g, blk, warp, be, we = (x[~take] for x in (elems, g, blk, warp, be, we))
+            if len(elems) == 0:
+                return
+
+
+def _race(ex, op, buffer, elem, lane, write, other, other_op, other_wrote, show) -> None:
+    launch = ex.launch
+    me_gid = int(ex.gids[lane])
+    my_block, my_thread = launch.coords(me_gid)
+    other_block, other_thread = launch.coords(other)
+    element = f"element {show(int(elem))} of {buffer.name}"
+    verb = "writes" if write else "reads"
+    other_verb = "wrote" if other_wrote else "read"
+    from ferrox.diagnostics import location_of
+
+    if other_block == my_block:
+        who = f"thread {other_thread}"
+        between = "in the same barrier interval (no simt.sync_threads between them)"
+    else:
+        who = f"thread {other_thread} of block {other_block}"
+        between = "in another block (nothing orders two blocks' accesses within a launch)"
+    where = "in this op" if other_op is op else f"at {location_of(other_op)}"
+    message = (
+        f"data race on {element}: thread {my_thread} {verb} it here, and {who} {other_verb} it "
+        f"{where} {between}"
+    )
+    note = f"thread {other_thread} of block {other_block} {other_verb} {element} here"
+    one = np.zeros(ex.n, bool)
+    one[lane] = True
+    raise ex.fault(op, one, message, KernelRace, [(other_op, note)])
+
+
 class AtomicScopes:
     """Which blocks used each global element atomically, and which of them only at `scope cta`
-    (atomic only within the block): a second block on the same element is a race."""
+    (atomic only within the block): a second block on the same element is a race. Blocks run
+    in order, so the first user is the smallest."""
 
-    blocks: dict[tuple[int, int], set[int]] = field(default_factory=dict)
-    cta: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    __slots__ = ("first", "first_cta")
 
-    def record(self, buffer: Buffer, index: int, block: int, cta_scope: bool) -> int | None:
-        """Note the access; return another block it races with, if any."""
-        key = (id(buffer), index)
-        users = self.blocks.setdefault(key, set())
-        narrow = self.cta.setdefault(key, set())
-        users.add(block)
-        if cta_scope:
-            narrow.add(block)
-        others = (users if cta_scope else narrow) - {block}
-        return min(others) if others else None
+    def __init__(self, n: int):
+        self.first = np.full(n, -1, np.int64)
+        self.first_cta = np.full(n, -1, np.int64)
+
+    def record(self, elems: np.ndarray, blocks: np.ndarray, cta: bool) -> tuple[int, int] | None:
+        """Note the accesses (in lane order); (lane position, other block) of the first race."""
+        first = self.first[elems]
+        first = np.where(first < 0, blocks, first)
+        if cta:
+            clash = first != blocks
+            other = first
+        else:
+            narrow = self.first_cta[elems]
+            clash = (narrow >= 0) & (narrow != blocks)
+            other = narrow
+        # within this op, an earlier lane of another block on the same element
+        order = np.lexsort((np.arange(len(elems)), elems))
+        se = elems[order]
+        start = np.r_[True, se[1:] != se[:-1]]
+        head = np.maximum.accumulate(np.where(start, np.arange(len(se)), 0))
+        first_in_op = blocks[order][head]
+        inner = np.empty_like(clash)
+        inner[order] = first_in_op != blocks[order]
+        prev_first = np.empty_like(first)
+        prev_first[order] = np.minimum(first[order], first_in_op)
+        if cta:
+            clash |= inner
+            other = np.where(inner, prev_first, other)
+        self.first[elems] = np.where(self.first[elems] < 0, blocks, self.first[elems])
+        if cta:
+            cur = self.first_cta[elems]
+            self.first_cta[elems] = np.where(cur < 0, blocks, cur)
+        if clash.any():
+            k = int(np.argmax(clash))
+            return k, int(other[k])
+        return None

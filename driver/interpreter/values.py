@@ -1,16 +1,15 @@
 """How IR values live in Python, so that every result is what the GPU computes.
 
-- Integers of every width and `index` are canonical signed Python ints (xDSL's convention;
-  `i1` may also be a Python bool). Unsigned ops reinterpret with `unsigned`.
-- Floats are NumPy scalars of their own width (`np.float32` for f32): NumPy rounds each
-  operation to that width, as the GPU does, where Python floats would silently compute in f64.
+- In the SIMT engine, a value is a NumPy array with one entry per lane (or a NumPy scalar all
+  lanes share): integers in the signed type of their width (`lane_dtype`; `index` is int64, `i1`
+  bool), floats in their own width, so NumPy rounds and wraps as the GPU does.
+- In xDSL's scalar interpreters (host runner, tile interpreter) integers are canonical signed
+  Python ints (`i1` may be a bool) and floats NumPy scalars; `ops.scalar_functions` converts.
 - Memory is NumPy arrays; integer arrays are viewed as the signed dtype of their width, so a
   signless `i32` slice may be given as int32 or uint32.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -36,7 +35,6 @@ _SIGNED = {
     32: np.dtype(np.int32),
     64: np.dtype(np.int64),
 }
-_PRECISION = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 
 
 def unsigned(value: int, width: int) -> int:
@@ -99,65 +97,29 @@ def poison(dtype: np.dtype):
     return signed(0xDEADBEEFDEADBEEF, dtype.itemsize * 8)
 
 
-def float_from_int(value: int, dtype: np.dtype):
-    """`value` rounded once (to nearest, ties to even) to `dtype`: NumPy would round a large int
-    to f64 first and then again to f32."""
-    precision = _PRECISION[dtype]
-    magnitude = abs(value)
-    excess = magnitude.bit_length() - precision
-    if excess > 0:
-        q, r = divmod(magnitude, 1 << excess)
-        half = 1 << (excess - 1)
-        if r > half or (r == half and q & 1):
-            q += 1
-        magnitude = q << excess
-    with np.errstate(over="ignore"):
-        result = dtype.type(float(magnitude)) if magnitude < 2**1024 else dtype.type("inf")
-    return -result if value < 0 else result
+_UNSIGNED = {
+    8: np.dtype(np.uint8),
+    16: np.dtype(np.uint16),
+    32: np.dtype(np.uint32),
+    64: np.dtype(np.uint64),
+}
 
 
-def int_from_float(value, width: int, is_signed: bool) -> int:
-    """PTX `cvt.rzi` semantics: toward zero, saturating at the type's range, NaN to 0 (LLVM calls
-    the out-of-range case poison; this is what NVPTX's instruction gives)."""
-    x = float(value)
-    if math.isnan(x):
-        return 0
-    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if is_signed else (0, (1 << width) - 1)
-    if math.isinf(x):
-        result = hi if x > 0 else lo
-    else:
-        result = min(max(math.trunc(x), lo), hi)
-    return signed(result, width)
+def lane_dtype(width: int) -> np.dtype:
+    """The NumPy type a lane's integer of `width` bits is held in (i1: bool)."""
+    return np.dtype(np.bool_) if width == 1 else _SIGNED[width]
 
 
-def float_bits(value, dtype: np.dtype) -> int:
-    return int(np.array(value, dtype=dtype).view(_SIGNED[dtype.itemsize * 8]))
+def unsigned_dtype(width: int) -> np.dtype:
+    return _UNSIGNED[max(width, 8)]
 
 
-def float_from_bits(bits: int, dtype: np.dtype):
-    return np.array(signed(bits, dtype.itemsize * 8), dtype=_SIGNED[dtype.itemsize * 8]).view(
-        dtype
-    )[()]
-
-
-_F32_TINY = float(np.finfo(np.float32).tiny)
-
-
-def flush_subnormal(value):
-    """Sign-preserving zero for a subnormal f32 (what `atom.add.f32` does to inputs and result)."""
-    if value != 0 and abs(value) < _F32_TINY:
-        return np.float32(math.copysign(0.0, float(value)))
-    return value
-
-
-def round_to_odd_sum(p: float, c: float) -> float:
-    """p + c in f64 with round-to-odd: rounding that again to f32 or f16 is the correctly
-    rounded sum (f64 has more than 2 + 24 bits), the way a fused multiply-add rounds once."""
-    s = p + c
-    if not math.isfinite(s):
-        return s
-    bb = s - p
-    err = (p - (s - bb)) + (c - bb)
-    if err != 0 and not (np.float64(s).view(np.int64) & 1):
-        s = float(np.nextafter(s, math.inf if err > 0 else -math.inf))
-    return s
+def value_dtype(t: Attribute) -> np.dtype | None:
+    """The NumPy type lane values of IR type `t` are held in, or None for other types."""
+    floating = float_dtype(t)
+    if floating is not None:
+        return floating
+    width = int_width(t)
+    if width in (1, 8, 16, 32, 64):
+        return lane_dtype(width)
+    return None

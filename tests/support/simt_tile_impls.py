@@ -4,14 +4,12 @@ re-exports them for the tests, and `register()` is kept for the callers that sti
 
 from ferrox.driver.interpreter.simt_ops.tile_support import (
     ChunkWitness,
-    TileSupportFunctions,
     chunk_witness,
     mma_fragments,
 )
 
 __all__ = [
     "ChunkWitness",
-    "TileSupportFunctions",
     "chunk_witness",
     "mma_fragments",
     "register",

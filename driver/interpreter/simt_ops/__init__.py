@@ -1,33 +1,20 @@
-"""The `simt` dialect's ops on the reference interpreter, one module per op family (mirroring
-`dialects/simt/` and `lowering/simt_to_nvvm/`).
+"""The `simt` dialect's ops on the SIMT engine, one module per op family (mirroring
+`dialects/simt/` and `lowering/simt_to_nvvm/`). Importing this package registers them in the op
+table (`ops.FACTORIES`); the engine (`engine.py`) runs the regions they hold.
 
 The rules followed are docs/dialects/simt.md's (and the lowering's, where the doc leaves a
-choice), so that the interpreter is an oracle for what the GPU computes. `SIMT_FUNCTIONS` is
-every family's implementation class, for `launch.interpreter_functions`.
+choice), so that the interpreter is an oracle for what the GPU computes.
 """
 
-from ferrox.driver.interpreter.simt_ops.atomic import AtomicFunctions
-from ferrox.driver.interpreter.simt_ops.ids import IdFunctions
-from ferrox.driver.interpreter.simt_ops.index import IndexFunctions
-from ferrox.driver.interpreter.simt_ops.kernel import KernelFunctions
-from ferrox.driver.interpreter.simt_ops.memory import MemoryFunctions
-from ferrox.driver.interpreter.simt_ops.shared import SharedFunctions
-from ferrox.driver.interpreter.simt_ops.sync import SyncFunctions
-from ferrox.driver.interpreter.simt_ops.tile_support import TileSupportFunctions
-from ferrox.driver.interpreter.simt_ops.unsafe import UnsafeFunctions
-from ferrox.driver.interpreter.simt_ops.warp import WarpFunctions
-
-SIMT_FUNCTIONS = (
-    KernelFunctions,
-    IdFunctions,
-    IndexFunctions,
-    MemoryFunctions,
-    SharedFunctions,
-    SyncFunctions,
-    WarpFunctions,
-    AtomicFunctions,
-    UnsafeFunctions,
-    TileSupportFunctions,
+from ferrox.driver.interpreter.simt_ops import (  # noqa: F401 (registration)
+    atomic,
+    ids,
+    index,
+    kernel,
+    memory,
+    shared,
+    sync,
+    tile_support,
+    unsafe,
+    warp,
 )
-
-__all__ = ["SIMT_FUNCTIONS"]

@@ -1,5 +1,6 @@
-"""Atomics (dialects/simt/atomic.py): each read-modify-write is indivisible (one lock per
-launch) and returns the old element, as the GPU's `atom` does.
+"""Atomics (dialects/simt/atomic.py): each read-modify-write is indivisible and returns the old
+element, as the GPU's `atom` does. The lanes of one op update in launch order (block-major, then
+linear id): the old values returned are exactly those of that order.
 
 The arithmetic is `convert-simt-to-nvvm`'s: integer ops wrap, `min`/`max` are signed, `sub` adds
 the negation, `exch` of a float swaps its bits, and a float `add` is `atom.add.f32`, which
@@ -7,122 +8,160 @@ rounds to nearest and flushes subnormal inputs and results to a sign-preserving 
 them). Float min/max and widths other than 32 or 64 bits have no PTX lowering and are refused
 here too. Scopes: all three are exact among the threads that a `gpu` or `sys` scope covers;
 `scope cta` is atomic only within a block, so an element of global memory that two blocks
-update with it is reported as a race.
+update with it is reported as a race. Atomics take no part in data-race detection.
 """
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from xdsl.dialects.builtin import AnyFloat, IntegerType
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.ir import Operation
 
 from ferrox.dialects import simt
 from ferrox.dialects.simt import Scope
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.driver.interpreter.errors import KernelFault, KernelRace
-from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.simt_ops.memory import element_index
-from ferrox.driver.interpreter.values import flush_subnormal, signed
+from ferrox.driver.interpreter.memory import AtomicScopes, checked
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops.memory import gather
 
-LOCK = threading.Lock()
+_TINY32 = np.float32(np.finfo(np.float32).tiny)
+
+
+def flush_subnormal(x: np.ndarray) -> np.ndarray:
+    """Sign-preserving zero for subnormal f32 values (what `atom.add.f32` does)."""
+    return np.where((x != 0) & (np.abs(x) < _TINY32), np.copysign(np.float32(0), x), x).astype(
+        np.float32
+    )
 
 
 def _width(t) -> int:
     return t.width.data if isinstance(t, IntegerType) else t.bitwidth
 
 
-def _int_rmw(kind: type[Operation], w: int):
-    return {
-        simt.AtomicAddOp: lambda old, v: signed(old + v, w),
-        simt.AtomicSubOp: lambda old, v: signed(old - v, w),
-        simt.AtomicMinOp: lambda old, v: min(signed(old, w), signed(v, w)),
-        simt.AtomicMaxOp: lambda old, v: max(signed(old, w), signed(v, w)),
-        simt.AtomicAndOp: lambda old, v: signed(old & v, w),
-        simt.AtomicOrOp: lambda old, v: signed(old | v, w),
-        simt.AtomicXorOp: lambda old, v: signed(old ^ v, w),
-        simt.AtomicExchOp: lambda old, v: v,
-    }[kind]
+_INT_UPDATES = {
+    simt.AtomicAddOp: np.add,
+    simt.AtomicSubOp: np.subtract,
+    simt.AtomicMinOp: np.minimum,
+    simt.AtomicMaxOp: np.maximum,
+    simt.AtomicAndOp: np.bitwise_and,
+    simt.AtomicOrOp: np.bitwise_or,
+    simt.AtomicXorOp: np.bitwise_xor,
+    simt.AtomicExchOp: lambda old, v: v,
+}
 
 
 def _f32_add(old, v):
-    return flush_subnormal(np.float32(flush_subnormal(old) + flush_subnormal(v)))
+    return flush_subnormal(flush_subnormal(old) + flush_subnormal(v))
 
 
-def _float_rmw(kind: type[Operation], w: int):
-    if kind is simt.AtomicAddOp:
-        return _f32_add if w == 32 else (lambda old, v: old + v)
-    if kind is simt.AtomicExchOp:
-        return lambda old, v: v
-    return None
-
-
-def _plan(op: Operation):
-    """(update function or an error message, whether the target is shared memory, cta scope)."""
-    t = op.value.type  # type: ignore[attr-defined]
+def _update(op):
+    """The element-wise update `new = f(old, value)`, or an error message."""
+    t = op.value.type
     if not isinstance(t, IntegerType | AnyFloat) or _width(t) not in (32, 64):
-        return f"PTX atomics are 32 or 64 bits wide; {t} is not", False, False
-    shared = isinstance(op.target.type, SharedArrayType)  # type: ignore[attr-defined]
-    cta = op.scope.data == Scope.CTA  # type: ignore[attr-defined]
+        return f"PTX atomics are 32 or 64 bits wide; {t} is not"
     if isinstance(op, simt.AtomicCasOp):
-        return None, shared, cta
-    update = (
-        _int_rmw(type(op), _width(t))
-        if isinstance(t, IntegerType)
-        else _float_rmw(type(op), _width(t))
+        return None
+    if isinstance(t, IntegerType):
+        return _INT_UPDATES[type(op)]
+    if isinstance(op, simt.AtomicAddOp):
+        return _f32_add if _width(t) == 32 else np.add
+    if isinstance(op, simt.AtomicExchOp):
+        return lambda old, v: v
+    return (
+        f"'{op.name}' needs an i32 or i64 element, not {t} (there is no PTX float min/max atomic)"
     )
-    if update is None:
-        return (
-            f"'{op.name}' needs an i32 or i64 element, not {t} "
-            "(there is no PTX float min/max atomic)",
-            False,
-            False,
-        )
-    return update, shared, cta
 
 
-def _element(interp: SimtInterpreter, op: Operation, args: PythonValues, n_values: int):
-    update, shared, cta = interp.static(op, _plan)
-    if isinstance(update, str):
-        raise interp.trap(op, update, KernelFault)
-    buffer = args[0]
-    indices = args[1 : len(args) - n_values]
-    i = element_index(interp, op, buffer, indices, op.name)
-    if not shared:
-        other = interp.launch.atomic_scopes.record(buffer, i, interp.block.linear, cta)
-        if other is not None:
-            raise interp.trap(
-                op,
-                f"element {i} of {buffer.name} is updated by block {other} and this block, but "
-                "'scope cta' makes an atomic indivisible only within one block; use scope gpu",
-                KernelRace,
-            )
-    return update, buffer, i
+def _ranks(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(order, sorted elements, rank of each sorted lane among the lanes on its element)."""
+    order = np.argsort(flat, kind="stable")
+    se = flat[order]
+    positions = np.arange(len(se))
+    start = np.ones(len(se), bool)
+    start[1:] = se[1:] != se[:-1]
+    head = np.maximum.accumulate(np.where(start, positions, 0))
+    return order, se, positions - head
 
 
-class AtomicFunctions(InterpreterFunctions):
-    def run_rmw(self, interp: SimtInterpreter, op: simt.AtomicRMWOp, args: PythonValues):
-        update, buffer, i = _element(interp, op, args, 1)
-        with LOCK:
-            old = buffer.read(i)
-            buffer.write(i, update(old, args[-1]))
-        return (old,)
+def perform(array: np.ndarray, flat: np.ndarray, values: list, update, cas: bool) -> np.ndarray:
+    """Apply the lanes' updates in lane order; each lane's old value."""
+    olds = np.empty(len(flat), array.dtype)
+    if len(flat) == 0:
+        return olds
+    order, se, rank = _ranks(flat)
+    if not cas and update in (np.add, np.subtract) and array.dtype.kind == "i":
+        # Integer adds commute and wrap: old = initial + the lanes before on the element.
+        v = values[0][order].astype(array.dtype)
+        if update is np.subtract:
+            v = -v
+        u = v.view(np.dtype(f"u{v.itemsize}"))
+        before = np.cumsum(u, dtype=u.dtype) - u
+        head = np.arange(len(se)) - rank
+        before = before - before[head]
+        initial = array[se].view(u.dtype)
+        old_sorted = (initial + before).view(array.dtype)
+        olds[order] = old_sorted
+        last = np.ones(len(se), bool)
+        last[:-1] = se[1:] != se[:-1]
+        array[se[last]] = (old_sorted[last].view(u.dtype) + u[last]).view(array.dtype)
+        return olds
+    for r in range(int(rank.max()) + 1):
+        sel = order[rank == r]
+        e = flat[sel]
+        old = array[e]
+        olds[sel] = old
+        if cas:
+            expected, new = values[0][sel], values[1][sel]
+            bits = np.dtype(f"i{array.itemsize}")
+            hit = old.view(bits) == np.asarray(expected, array.dtype).view(bits)
+            array[e] = np.where(hit, np.asarray(new, array.dtype), old)
+        else:
+            array[e] = np.asarray(update(old, values[0][sel].astype(array.dtype)), array.dtype)
+    return olds
 
-    @impl(simt.AtomicCasOp)
-    def run_cas(self, interp: SimtInterpreter, op: simt.AtomicCasOp, args: PythonValues):
-        _, buffer, i = _element(interp, op, args, 2)
-        w = _width(op.value.type)
-        expected, new = args[-2], args[-1]
-        with LOCK:
-            old = buffer.read(i)
-            if signed(old, w) == signed(expected, w):
-                buffer.write(i, new)
-        return (old,)
+
+def _atomic(op, n_values: int):
+    update = _update(op)
+    shared = isinstance(op.target.type, SharedArrayType)
+    cta = op.scope.data == Scope.CTA
+    cas = isinstance(op, simt.AtomicCasOp)
+
+    def run(ex, args, mask):
+        if isinstance(update, str):
+            raise ex.fault(op, mask, update, KernelFault)
+        buffer = args[0]
+        indices = args[1 : len(args) - n_values]
+        lanes, flat, error = checked(ex, op, buffer, indices, mask, op.name)
+        if not shared and len(lanes):
+            if buffer.atomics is None:
+                buffer.atomics = AtomicScopes(buffer.length)
+            race = buffer.atomics.record(flat, ex.gids[lanes] // ex.launch.tpb, cta)
+            if race is not None:
+                k, other = race
+                one = np.zeros(ex.n, bool)
+                one[lanes[k]] = True
+                raise ex.fault(
+                    op,
+                    one,
+                    f"element {int(flat[k])} of {buffer.name} is updated by block {other} and this "
+                    "block, but 'scope cta' makes an atomic indivisible only within one block; "
+                    "use scope gpu",
+                    KernelRace,
+                )
+        values = [np.broadcast_to(v, (ex.n,))[lanes] for v in args[len(args) - n_values :]]
+        olds = perform(buffer.array, flat, values, update, cas)
+        if error is not None:
+            raise error
+        if len(lanes) == ex.n:
+            return (olds,)
+        out = np.zeros(ex.n, buffer.array.dtype)
+        out[lanes] = olds
+        return (out,)
+
+    return run
 
 
 for _op in simt.ATOMIC_OPS:
-    if _op is not simt.AtomicCasOp:
-        setattr(AtomicFunctions, f"run_{_op.name[5:]}", impl(_op)(AtomicFunctions.run_rmw))
-AtomicFunctions = register_impls(AtomicFunctions)
+    lowers(_op)(lambda op, n=2 if _op is simt.AtomicCasOp else 1: _atomic(op, n))
+
+__all__ = ["flush_subnormal", "gather", "perform"]

@@ -1,39 +1,56 @@
-"""Thread, block and lane ids (dialects/simt/ids.py), read from the running thread and the
-launch's dimensions."""
+"""Thread, block and lane ids (dialects/simt/ids.py), for every lane of the group at once."""
 
 from __future__ import annotations
 
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.ir import Operation
+import numpy as np
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.machine import SimtInterpreter
+from ferrox.driver.interpreter.ops import lowers
 
 _XYZ = "xyz"
 
 
-def _dim(op: Operation) -> int:
-    return _XYZ.index(op.dimension.data.value)  # type: ignore[attr-defined]
+def _dim(op) -> int:
+    return _XYZ.index(op.dimension.data.value)
 
 
-@register_impls
-class IdFunctions(InterpreterFunctions):
-    @impl(simt.ThreadIdOp)
-    def run_thread_id(self, interp: SimtInterpreter, op: simt.ThreadIdOp, args: PythonValues):
-        return (interp.thread.tid[interp.static(op, _dim)],)
+def _split(linear: np.ndarray, dims) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x, y = dims[0], dims[1]
+    return linear % x, (linear // x) % y, linear // (x * y)
 
-    @impl(simt.BlockIdOp)
-    def run_block_id(self, interp: SimtInterpreter, op: simt.BlockIdOp, args: PythonValues):
-        return (interp.thread.bid[interp.static(op, _dim)],)
 
-    @impl(simt.BlockDimOp)
-    def run_block_dim(self, interp: SimtInterpreter, op: simt.BlockDimOp, args: PythonValues):
-        return (interp.launch.block[interp.static(op, _dim)],)
+def thread_ids(ex) -> tuple[np.ndarray, ...]:
+    return ex.lane_values("tid", lambda: _split(ex.linear, ex.launch.block))
 
-    @impl(simt.GridDimOp)
-    def run_grid_dim(self, interp: SimtInterpreter, op: simt.GridDimOp, args: PythonValues):
-        return (interp.launch.grid[interp.static(op, _dim)],)
 
-    @impl(simt.LaneIdOp)
-    def run_lane_id(self, interp: SimtInterpreter, op: simt.LaneIdOp, args: PythonValues):
-        return (interp.thread.linear & 31,)
+def block_ids(ex) -> tuple[np.ndarray, ...]:
+    return ex.lane_values("bid", lambda: _split(ex.gids // ex.launch.tpb, ex.launch.grid))
+
+
+@lowers(simt.ThreadIdOp)
+def _thread_id(op):
+    d = _dim(op)
+    return lambda ex, args, mask: (thread_ids(ex)[d],)
+
+
+@lowers(simt.BlockIdOp)
+def _block_id(op):
+    d = _dim(op)
+    return lambda ex, args, mask: (block_ids(ex)[d],)
+
+
+@lowers(simt.BlockDimOp)
+def _block_dim(op):
+    d = _dim(op)
+    return lambda ex, args, mask: (np.int64(ex.launch.block[d]),)
+
+
+@lowers(simt.GridDimOp)
+def _grid_dim(op):
+    d = _dim(op)
+    return lambda ex, args, mask: (np.int64(ex.launch.grid[d]),)
+
+
+@lowers(simt.LaneIdOp)
+def _lane_id(op):
+    return lambda ex, args, mask: (ex.linear & 31,)

@@ -3,53 +3,61 @@ that space at all (a 2-D witness past the row's width, or past 2^64, is not)."""
 
 from __future__ import annotations
 
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
+import numpy as np
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.machine import SimtInterpreter
 from ferrox.driver.interpreter.memory import Witness
-from ferrox.driver.interpreter.values import INDEX_WIDTH, signed, unsigned
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops.ids import block_ids, thread_ids
+
+_MAX = np.uint64(2**64 - 1)
 
 
-def _global_x(interp: SimtInterpreter) -> int:
-    t = interp.thread
-    return t.bid[0] * interp.launch.block[0] + t.tid[0]
+def global_x(ex) -> np.ndarray:
+    return ex.lane_values("gx", lambda: block_ids(ex)[0] * ex.launch.block[0] + thread_ids(ex)[0])
 
 
-def _two_d(interp: SimtInterpreter, width: int) -> Witness:
-    t, block = interp.thread, interp.launch.block
-    col = t.bid[0] * block[0] + t.tid[0]
-    row = t.bid[1] * block[1] + t.tid[1]
-    raw = row * width + col
-    # The lowering computes raw exactly in 128 bits and calls a wrapped index invalid.
-    return Witness(raw, col < width and raw < 1 << INDEX_WIDTH)
+def _two_d(ex, width) -> Witness:
+    block = ex.launch.block
+    col = global_x(ex).astype(np.uint64)
+    row = (block_ids(ex)[1] * block[1] + thread_ids(ex)[1]).astype(np.uint64)
+    width = (
+        np.asarray(width).astype(np.int64).view(np.uint64)
+        if np.ndim(width)
+        else np.uint64(int(width) & (2**64 - 1))
+    )
+    with np.errstate(all="ignore"):
+        # The lowering computes raw exactly in 128 bits and calls a wrapped index invalid.
+        fits = (row == 0) | (width <= (_MAX - col) // np.maximum(row, np.uint64(1)))
+        raw = row * width + col
+    return Witness(raw.view(np.int64), (col < width) & fits)
 
 
-@register_impls
-class IndexFunctions(InterpreterFunctions):
-    @impl(simt.ThreadIndex1DOp)
-    def run_thread_index_1d(
-        self, interp: SimtInterpreter, op: simt.ThreadIndex1DOp, args: PythonValues
-    ):
-        return (Witness(_global_x(interp), True),)
+@lowers(simt.ThreadIndex1DOp)
+def _thread_index_1d(op):
+    return lambda ex, args, mask: (Witness(global_x(ex), np.True_),)
 
-    @impl(simt.Index2DOp)
-    def run_index_2d(self, interp: SimtInterpreter, op: simt.Index2DOp, args: PythonValues):
-        return (_two_d(interp, op.stride),)
 
-    @impl(simt.Index2DRuntimeOp)
-    def run_index_2d_runtime(
-        self, interp: SimtInterpreter, op: simt.Index2DRuntimeOp, args: PythonValues
-    ):
-        return (_two_d(interp, unsigned(args[0], INDEX_WIDTH)),)
+@lowers(simt.Index2DOp)
+def _index_2d(op):
+    stride = op.stride
+    return lambda ex, args, mask: (_two_d(ex, stride),)
 
-    @impl(simt.WarpIndexOp)
-    def run_warp_index(self, interp: SimtInterpreter, op: simt.WarpIndexOp, args: PythonValues):
-        gid = _global_x(interp)
-        return (Witness(gid >> 5, gid & 31 == 0),)
 
-    @impl(simt.WitnessValueOp)
-    def run_witness_value(
-        self, interp: SimtInterpreter, op: simt.WitnessValueOp, args: PythonValues
-    ):
-        return (signed(args[0].raw, INDEX_WIDTH),)
+@lowers(simt.Index2DRuntimeOp)
+def _index_2d_runtime(op):
+    return lambda ex, args, mask: (_two_d(ex, args[0]),)
+
+
+@lowers(simt.WarpIndexOp)
+def _warp_index(op):
+    def run(ex, args, mask):
+        gid = global_x(ex)
+        return (Witness(gid >> 5, (gid & 31) == 0),)
+
+    return run
+
+
+@lowers(simt.WitnessValueOp)
+def _witness_value(op):
+    return lambda ex, args, mask: (args[0].raw,)

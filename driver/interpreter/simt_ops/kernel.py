@@ -1,35 +1,27 @@
-"""`simt.call` and `simt.return` (dialects/simt/kernel.py): a device function runs its body in
-the calling thread, as the lowering's `func.call` does."""
+"""`simt.call` and `simt.return` (dialects/simt/kernel.py): a device function runs its body for
+the calling lanes, in a fresh frame, as the lowering's `func.call` does."""
 
 from __future__ import annotations
 
-from xdsl.interpreter import (
-    InterpreterFunctions,
-    PythonValues,
-    ReturnedValues,
-    impl,
-    impl_terminator,
-    register_impls,
-)
-
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.machine import SimtInterpreter
+from ferrox.driver.interpreter.engine import region_return
+from ferrox.driver.interpreter.ops import Unsupported, lowers
+
+lowers(simt.ReturnOp)(lambda op: region_return(op))
 
 
-def _callee(op: simt.CallOp) -> simt.FuncOp | None:
+@lowers(simt.CallOp)
+def _call(op: simt.CallOp):
     callee = op.callee_op()
-    return callee if isinstance(callee, simt.FuncOp) else None
+    if not isinstance(callee, simt.FuncOp):
+        raise Unsupported(op, f"'{op.callee}' does not name a 'simt.func'")
 
+    def run(ex, args, mask):
+        saved = ex.env
+        ex.env = {}
+        try:
+            return ex.run_region(callee.body, args, mask)
+        finally:
+            ex.env = saved
 
-@register_impls
-class KernelFunctions(InterpreterFunctions):
-    @impl(simt.CallOp)
-    def run_call(self, interp: SimtInterpreter, op: simt.CallOp, args: PythonValues):
-        callee = interp.static(op, _callee)
-        if callee is None:
-            raise interp.trap(op, f"'{op.callee}' does not name a 'simt.func'")
-        return interp.call_region(callee.body, args)
-
-    @impl_terminator(simt.ReturnOp)
-    def run_return(self, interp: SimtInterpreter, op: simt.ReturnOp, args: PythonValues):
-        return ReturnedValues(args), ()
+    return run

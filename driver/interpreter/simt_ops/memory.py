@@ -2,92 +2,74 @@
 `simt.yield`.
 
 A witness is in bounds when its coordinates lie in its space and its raw index is below the
-slice's length, and only then does a `get_mut` region run; an out-of-range `simt.load` traps. A
-second thread writing an element of a disjoint slice is a race the launch caused (its grid does
-not fit the witness's space), reported as such. `element_index` is the bounds check every
-indexed access here shares (shared arrays, raw pointers, atomics).
+slice's length, and only then does a `get_mut` region run (for the lanes where it is); an
+out-of-range `simt.load` traps. A second thread writing an element of a disjoint slice is a race
+the launch caused (its grid does not fit the witness's space), reported as such.
 """
 
 from __future__ import annotations
 
-from xdsl.interpreter import (
-    InterpreterFunctions,
-    PythonValues,
-    ReturnedValues,
-    impl,
-    impl_terminator,
-    register_impls,
-)
-from xdsl.ir import Operation
+import numpy as np
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.errors import KernelRace
-from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.memory import Buffer
-from ferrox.driver.interpreter.values import INDEX_WIDTH, unsigned
+from ferrox.driver.interpreter.engine import region_return
+from ferrox.driver.interpreter.memory import checked, claim
+from ferrox.driver.interpreter.ops import lowers
 
 
-def element_index(
-    interp: SimtInterpreter, op: Operation, buffer: Buffer, indices, what: str
-) -> int:
-    """The flat index of `indices` in `buffer`, each checked against its dimension (a trap if
-    out)."""
-    if len(indices) == 1:
-        i = indices[0]
+def gather(ex, array: np.ndarray, lanes: np.ndarray, flat: np.ndarray, mask) -> np.ndarray:
+    """Each lane's element (lanes outside `lanes` get a zero)."""
+    if len(lanes) == ex.n:
+        return array[flat]
+    out = np.zeros(ex.n, array.dtype)
+    out[lanes] = array[flat]
+    return out
+
+
+def gather_uniform(ex, op, buffer, index, mask, what):
+    """A load whose index every lane shares: one read, a scalar result."""
+    if np.ndim(index) == 0 and mask.any():
+        i = int(index)
         if 0 <= i < buffer.length:
-            return i
-        raise interp.trap(
-            op,
-            f"{what} out of range: index {unsigned(i, INDEX_WIDTH)} of {buffer.name} "
-            f"(length {buffer.length})",
-        )
-    flat = 0
-    for i, d in zip(indices, buffer.shape):
-        if not 0 <= i < d:
-            shown = [unsigned(j, INDEX_WIDTH) for j in indices]
-            raise interp.trap(
-                op,
-                f"{what} out of range: index {shown} of {buffer.name} (shape {list(buffer.shape)})",
-            )
-        flat = flat * d + i
-    return flat
+            return buffer.array[i]
+    lanes, flat, error = checked(ex, op, buffer, [index], mask, what)
+    if error is not None:
+        raise error
+    return gather(ex, buffer.array, lanes, flat, mask)
 
 
-@register_impls
-class MemoryFunctions(InterpreterFunctions):
-    @impl(simt.LoadOp)
-    def run_load(self, interp: SimtInterpreter, op: simt.LoadOp, args: PythonValues):
-        buffer, i = args
-        if 0 <= i < buffer.length:
-            return (buffer.read(i),)
-        return (buffer.read(element_index(interp, op, buffer, (i,), "simt.load")),)
+@lowers(simt.LoadOp)
+def _load(op):
+    return lambda ex, args, mask: (gather_uniform(ex, op, args[0], args[1], mask, "simt.load"),)
 
-    @impl(simt.LenOp)
-    def run_len(self, interp: SimtInterpreter, op: simt.LenOp, args: PythonValues):
-        return (args[0].length,)
 
-    @impl(simt.GetMutOp)
-    def run_get_mut(self, interp: SimtInterpreter, op: simt.GetMutOp, args: PythonValues):
+@lowers(simt.LenOp)
+def _len(op):
+    return lambda ex, args, mask: (np.int64(args[0].length),)
+
+
+_WHY = ": the launch does not fit the witness's index space"
+
+
+@lowers(simt.GetMutOp)
+def _get_mut(op):
+    body = op.body
+
+    def run(ex, args, mask):
         buffer, witness = args
-        i = witness.raw
-        if not (witness.valid and i < buffer.length):
+        raw = np.broadcast_to(witness.raw, (ex.n,)).view(np.uint64)
+        inside = mask & witness.valid & (raw < np.uint64(buffer.length))
+        lanes = np.flatnonzero(inside)
+        if len(lanes) == 0:
             return ()  # Rust's `None`: the region does not run
-        me = interp.global_thread()
-        owner = buffer.owner
-        if owner[i] != me:
-            if owner[i] >= 0:
-                raise interp.trap(
-                    op,
-                    f"element {i} of {buffer.name} is written by two threads (global thread "
-                    f"{int(owner[i])} before this one): the launch does not fit the witness's "
-                    "index space",
-                    KernelRace,
-                )
-            owner[i] = me
-        (new,) = interp.run_ssacfg_region(op.body, (buffer.read(i),))
-        buffer.write(i, new)
+        elems = raw[lanes].astype(np.int64)
+        claim(ex, op, buffer, elems, lanes, _WHY)
+        old = gather(ex, buffer.array, lanes, elems, inside)
+        (new,) = ex.run_region(body, (old,), inside)
+        buffer.array[elems] = np.broadcast_to(new, (ex.n,))[lanes]
         return ()
 
-    @impl_terminator(simt.YieldOp)
-    def run_yield(self, interp: SimtInterpreter, op: simt.YieldOp, args: PythonValues):
-        return ReturnedValues(args), ()
+    return run
+
+
+lowers(simt.YieldOp)(lambda op: region_return(op))

@@ -1,4 +1,5 @@
-"""Shared arrays (dialects/simt/shared.py): one array per `simt.shared_alloc` per block.
+"""Shared arrays (dialects/simt/shared.py): one array per `simt.shared_alloc` per block, and
+race detection on every element (`memory.track`).
 
 The GPU does not check a shared index; here an out-of-range one traps (each index against its
 own dimension), so the oracle never reads wild.
@@ -6,36 +7,71 @@ own dimension), so the oracle never reads wild.
 
 from __future__ import annotations
 
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
+import numpy as np
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.memory import shared_buffer
-from ferrox.driver.interpreter.simt_ops.memory import element_index
+from ferrox.driver.interpreter.memory import checked, shared_buffer, track
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops.memory import gather
 
 
 def _name(value) -> str:
     return f"%{value.name_hint}" if value.name_hint else "the slice"
 
 
-@register_impls
-class SharedFunctions(InterpreterFunctions):
-    @impl(simt.SharedAllocOp)
-    def run_shared_alloc(self, interp: SimtInterpreter, op: simt.SharedAllocOp, args: PythonValues):
-        shared = interp.block.shared
-        buffer = shared.get(op)
+def element_shown(buffer):
+    """How an element of `buffer` is named in a race report: its index in its block's array."""
+
+    def show(flat: int):
+        i = flat % buffer.length
+        if len(buffer.shape) == 1:
+            return str(i)
+        return str(list(np.unravel_index(i, buffer.shape)))
+
+    return show
+
+
+@lowers(simt.SharedAllocOp)
+def _shared_alloc(op):
+    t = op.result.type
+    name = _name(op.result)
+
+    def run(ex, args, mask):
+        buffer = ex.shared.get(id(op))
         if buffer is None:
-            t = op.result.type
-            buffer = shared[op] = shared_buffer(t.element_type, t.get_shape(), _name(op.result))
+            buffer = ex.shared[id(op)] = shared_buffer(
+                t.element_type, tuple(t.get_shape()), name, ex.nblocks
+            )
         return (buffer,)
 
-    @impl(simt.SharedLoadOp)
-    def run_shared_load(self, interp: SimtInterpreter, op: simt.SharedLoadOp, args: PythonValues):
-        buffer = args[0]
-        return (buffer.read(element_index(interp, op, buffer, args[1:], "simt.shared_load")),)
+    return run
 
-    @impl(simt.SharedStoreOp)
-    def run_shared_store(self, interp: SimtInterpreter, op: simt.SharedStoreOp, args: PythonValues):
-        value, buffer = args[0], args[1]
-        buffer.write(element_index(interp, op, buffer, args[2:], "simt.shared_store"), value)
+
+def load(ex, op, buffer, indices, mask, what):
+    lanes, flat, error = checked(ex, op, buffer, indices, mask, what)
+    if error is not None:
+        raise error
+    track(ex, op, buffer, buffer.tracker(), flat, lanes, False, element_shown(buffer))
+    return gather(ex, buffer.array, lanes, flat, mask)
+
+
+def store(ex, op, buffer, value, indices, mask, what):
+    lanes, flat, error = checked(ex, op, buffer, indices, mask, what)
+    track(ex, op, buffer, buffer.tracker(), flat, lanes, True, element_shown(buffer))
+    buffer.array[flat] = np.broadcast_to(value, (ex.n,))[lanes]
+    if error is not None:
+        raise error
+
+
+@lowers(simt.SharedLoadOp)
+def _shared_load(op):
+    return lambda ex, args, mask: (load(ex, op, args[0], args[1:], mask, "simt.shared_load"),)
+
+
+@lowers(simt.SharedStoreOp)
+def _shared_store(op):
+    def run(ex, args, mask):
+        store(ex, op, args[1], args[0], args[2:], mask, "simt.shared_store")
         return ()
+
+    return run

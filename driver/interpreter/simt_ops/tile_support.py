@@ -1,131 +1,171 @@
 """The ops `convert-tile-to-simt` emits (dialects/simt/tile_support.py), exactly as that module
 defines them: `simt.tile_index` (a chunk witness), `simt.store_chunk`, `simt.load_chunk`, and
-`simt.mma_sync`, a warp collective: each lane hands its fragment registers to the warp (the
-scheduler's `exchange`) and computes its own four results of `A @ B + C` from all 32 lanes'
-fragments, laid out as PTX's m16n8k16 fragments."""
+`simt.mma_sync`, a warp collective: each lane hands its fragment registers to the warp and gets
+its own four results of `A @ B + C` from all 32 lanes' fragments, laid out as PTX's m16n8k16
+fragments."""
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import Float16Type
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.errors import KernelRace
-from ferrox.driver.interpreter.simt_ops.sync import scheduler
-from ferrox.driver.interpreter.values import INDEX_WIDTH, unsigned
+from ferrox.driver.interpreter.memory import claim
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops.ids import block_ids
+from ferrox.driver.interpreter.simt_ops.warp import collective
+
+_MAX = np.uint64(2**64 - 1)
 
 
 class ChunkWitness:
-    """A chunk witness: `raw` the flat index of its first element, `count` how many leading
-    elements are in bounds of the tile and the tensor (the slice's length is applied by the
-    store); `valid` is `count > 0`, for `simt.witness_value`."""
+    """Chunk witnesses of the lanes: `raw` the flat index of each chunk's first element, `count`
+    how many leading elements are in bounds of the tile and the tensor (the slice's length is
+    applied by the store); `valid` is `count > 0`, for `simt.witness_value`."""
 
     __slots__ = ("raw", "valid", "count")
 
-    def __init__(self, raw: int, count: int):
+    def __init__(self, raw, count):
         self.raw = raw
         self.count = count
         self.valid = count > 0
 
 
-def chunk_witness(interp, op: simt.TileIndexOp, args) -> ChunkWitness:
+def chunk_witness(ex, op: simt.TileIndexOp, args) -> ChunkWitness:
     space = op.space
     shape = space.get_tile_shape()
     w, rank = space.chunk.data, len(shape)
-    block = interp.launch.block
-    threads = block[0] * block[1] * block[2]
-    k = unsigned(args[0], INDEX_WIDTH)
-    dims = [unsigned(d, INDEX_WIDTH) for d in args[1:]]
-    n = 1
+    n = ex.n
+    k = np.broadcast_to(np.asarray(args[0]).astype(np.int64).view(np.uint64), (n,))
+    dims = [np.asarray(d).astype(np.int64).view(np.uint64) for d in args[1:]]
+    total = 1
     for d in shape:
-        n *= d
-    c = k * threads + interp.thread.linear
-    ok = c < n // w and all(interp.thread.bid[d] == 0 for d in range(rank, 3))
-    first = c * w
-    coords: list[int] = []
-    for d in reversed(range(rank)):
-        coords.insert(0, first % shape[d] + interp.thread.bid[d] * shape[d])
-        first //= shape[d]
-    ok = ok and all(g < s for g, s in zip(coords, dims))
-    flat = 0
-    for g, s in zip(coords, dims):
-        flat = flat * s + g
-    ok = ok and flat < 1 << 64
-    count = min(w, dims[-1] - coords[-1]) if ok else 0
-    return ChunkWitness(flat, count)
+        total *= d
+    bids = block_ids(ex)
+    with np.errstate(all="ignore"):
+        c = k * np.uint64(ex.launch.tpb) + ex.linear.astype(np.uint64)
+        ok = c < np.uint64(total // w)
+        for d in range(rank, 3):
+            ok = ok & (bids[d] == 0)
+        first = c * np.uint64(w)
+        coords: list[np.ndarray] = []
+        for d in reversed(range(rank)):
+            coords.insert(
+                0, first % np.uint64(shape[d]) + bids[d].astype(np.uint64) * np.uint64(shape[d])
+            )
+            first = first // np.uint64(shape[d])
+        flat = np.zeros(n, np.uint64)
+        for g, s in zip(coords, dims):
+            ok = ok & (g < s)
+            fits = (flat == 0) | (
+                np.maximum(s, np.uint64(1)) <= (_MAX - g) // np.maximum(flat, np.uint64(1))
+            )
+            ok = ok & fits
+            flat = flat * s + g
+        count = np.where(ok, np.minimum(np.uint64(w), dims[-1] - coords[-1]), 0).astype(np.int64)
+    return ChunkWitness(flat.view(np.int64), count)
 
 
-def _half(word: int, i: int, f16: bool) -> float:
-    """Element `i % 2` of an i32 register holding two 16-bit floats, low half first."""
-    bits = ((word & 0xFFFFFFFF) >> (16 * (i % 2))) & 0xFFFF
+@lowers(simt.TileIndexOp)
+def _tile_index(op):
+    return lambda ex, args, mask: (chunk_witness(ex, op, args),)
+
+
+@lowers(simt.StoreChunkOp)
+def _store_chunk(op):
+    def run(ex, args, mask):
+        buffer, witness, values = args[0], args[1], args[2:]
+        raw = np.broadcast_to(witness.raw, (ex.n,))
+        room = np.maximum(0, buffer.length - raw)
+        count = np.where(mask, np.minimum(np.broadcast_to(witness.count, (ex.n,)), room), 0)
+        parts = [(np.flatnonzero(count > j), j) for j in range(len(values))]
+        lanes = np.concatenate([p for p, _ in parts])
+        elems = np.concatenate([raw[p] + j for p, j in parts])
+        if len(lanes):
+            claim(ex, op, buffer, elems, lanes, "")
+        for (p, j), v in zip(parts, values):
+            if len(p):
+                buffer.array[raw[p] + j] = np.broadcast_to(v, (ex.n,))[p]
+        return ()
+
+    return run
+
+
+@lowers(simt.LoadChunkOp)
+def _load_chunk(op):
+    w = len(op.res)
+
+    def run(ex, args, mask):
+        buffer, index, count, pad = args
+        n = ex.n
+        i = np.broadcast_to(np.asarray(index).astype(np.int64).view(np.uint64), (n,))
+        m = np.minimum(
+            np.broadcast_to(np.asarray(count).astype(np.int64).view(np.uint64), (n,)), np.uint64(w)
+        )
+        with np.errstate(all="ignore"):
+            bad = mask & (m > 0) & ((i + m > np.uint64(buffer.length)) | (i + m < i))
+        if bad.any():
+            k = int(np.argmax(bad))
+            first, last = int(i[k]), int(i[k]) + int(m[k]) - 1
+            raise ex.fault(
+                op,
+                bad,
+                f"simt.load_chunk out of range: elements {first} to {last} of {buffer.name} "
+                f"(length {buffer.length})",
+            )
+        results = []
+        for j in range(w):
+            take = mask & (m > j)
+            safe = np.where(take, i + np.uint64(j), 0).astype(np.int64)
+            got = buffer.array[safe] if buffer.length else np.zeros(n, buffer.array.dtype)
+            results.append(np.where(take, got, pad).astype(buffer.array.dtype))
+        return tuple(results)
+
+    return run
+
+
+def _halves(words: np.ndarray, f16: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The two 16-bit floats of i32 registers, low half first, as f64."""
+    u = words.astype(np.int64).view(np.uint64) & np.uint64(0xFFFFFFFF)
+    lo, hi = (u & np.uint64(0xFFFF)).astype(np.uint16), (u >> np.uint64(16)).astype(np.uint16)
     if f16:
-        return float(np.array([bits], np.uint16).view(np.float16)[0])
-    return float(np.array([bits << 16], np.uint32).view(np.float32)[0])
+        return lo.view(np.float16).astype(np.float64), hi.view(np.float16).astype(np.float64)
+    conv = lambda h: (h.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)  # noqa: E731
+    return conv(lo), conv(hi)
 
 
-def mma_fragments(lanes, f16: bool):
-    """A (16 x 16), B (16 x 8) and C (16 x 8) from the 32 lanes' registers (PTX's fragments)."""
-    a, b, c = np.zeros((16, 16)), np.zeros((16, 8)), np.zeros((16, 8))
-    for lane, regs in enumerate(lanes):
-        g, q = lane >> 2, lane & 3
-        for i in range(8):
-            a[g + 8 * (i >> 1 & 1), 2 * q + (i & 1) + 8 * (i >> 2)] = _half(regs[i // 2], i, f16)
-        for i in range(4):
-            b[2 * q + (i & 1) + 8 * (i >> 1), g] = _half(regs[4 + i // 2], i, f16)
-        for i in range(4):
-            c[g + 8 * (i >> 1), 2 * q + (i & 1)] = regs[6 + i]
+def mma_fragments(tables, f16: bool):
+    """A (warps, 16, 16), B (warps, 16, 8) and C (warps, 16, 8) from the lanes' registers."""
+    nw = tables[0].shape[0]
+    a, b, c = np.zeros((nw, 16, 16)), np.zeros((nw, 16, 8)), np.zeros((nw, 16, 8))
+    lane = np.arange(32)
+    g, q = lane >> 2, lane & 3
+    for i in range(8):
+        half = _halves(tables[i // 2], f16)[i % 2]
+        a[:, g + 8 * (i >> 1 & 1), 2 * q + (i & 1) + 8 * (i >> 2)] = half
+    for i in range(4):
+        half = _halves(tables[4 + i // 2], f16)[i % 2]
+        b[:, 2 * q + (i & 1) + 8 * (i >> 1), g] = half
+    for i in range(4):
+        c[:, g + 8 * (i >> 1), 2 * q + (i & 1)] = tables[6 + i].astype(np.float64)
     return a, b, c
 
 
-@register_impls
-class TileSupportFunctions(InterpreterFunctions):
-    @impl(simt.TileIndexOp)
-    def run_tile_index(self, interp, op: simt.TileIndexOp, args: PythonValues):
-        return (chunk_witness(interp, op, args),)
+@lowers(simt.MmaSyncOp)
+def _mma_sync(op):
+    f16 = isinstance(op.element, Float16Type)
 
-    @impl(simt.StoreChunkOp)
-    def run_store_chunk(self, interp, op: simt.StoreChunkOp, args: PythonValues):
-        buffer, witness, values = args[0], args[1], args[2:]
-        count = min(witness.count, max(0, buffer.length - witness.raw))
-        me = interp.global_thread()
-        for j in range(count):
-            i = witness.raw + j
-            owner = buffer.owner
-            if owner[i] != me:
-                if owner[i] >= 0:
-                    raise interp.trap(
-                        op,
-                        f"element {i} of {buffer.name} is written by two threads (global thread "
-                        f"{int(owner[i])} before this one)",
-                        KernelRace,
-                    )
-                owner[i] = me
-            buffer.write(i, values[j])
-        return ()
+    def run(ex, args, mask):
+        def compute(tables, present, rows, cols):
+            if not present[np.unique(rows)].all():
+                raise ex.fault(op, mask, "'simt.mma_sync' needs all 32 lanes of the warp")
+            a, b, c = mma_fragments(tables, f16)
+            d = (a @ b + c).astype(
+                np.float32
+            )  # exact products, rounded once: an order the GPU may take
+            g, q = cols >> 2, cols & 3
+            return tuple(d[rows, g + 8 * (i >> 1), 2 * q + (i & 1)] for i in range(4))
 
-    @impl(simt.LoadChunkOp)
-    def run_load_chunk(self, interp, op: simt.LoadChunkOp, args: PythonValues):
-        buffer, index, count, pad = args
-        w = len(op.res)
-        i = unsigned(index, INDEX_WIDTH)
-        n = min(unsigned(count, INDEX_WIDTH), w)
-        if n and i + n > buffer.length:
-            raise interp.trap(
-                op,
-                f"simt.load_chunk out of range: elements {i} to {i + n - 1} of {buffer.name} "
-                f"(length {buffer.length})",
-            )
-        return tuple(buffer.read(i + j) if j < n else pad for j in range(w))
+        return collective(ex, op, mask, tuple(args), compute)
 
-    @impl(simt.MmaSyncOp)
-    def run_mma_sync(self, interp, op: simt.MmaSyncOp, args: PythonValues):
-        lanes = scheduler(interp, op).exchange(interp.thread, op, tuple(args))
-        if any(regs is None for regs in lanes):
-            raise interp.trap(op, "'simt.mma_sync' needs all 32 lanes of the warp")
-        a, b, c = mma_fragments(lanes, isinstance(op.element, Float16Type))
-        d = (a @ b + c).astype(
-            np.float32
-        )  # exact products, rounded once: an order the GPU may take
-        g, q = (interp.thread.linear & 31) >> 2, interp.thread.linear & 3
-        return tuple(d[g + 8 * (i >> 1), 2 * q + (i & 1)] for i in range(4))
+    return run

@@ -1,37 +1,35 @@
-"""`simt.unsafe` and raw pointers (dialects/simt/unsafe.py).
+"""`simt.unsafe` and raw pointers (dialects/simt/unsafe.py). An unsafe region runs like any
+other.
 
-An unsafe region runs like any other. Raw pointer accesses are unchecked on the GPU; here an
-out-of-range index traps, so the oracle never reads or writes wild.
+Raw pointer accesses are unchecked on the GPU; here an out-of-range index traps, so the oracle
+never reads or writes wild, and every access is race-checked like shared memory's: two threads
+of a block between the same barriers, or two blocks, touching an element where one writes.
 """
 
 from __future__ import annotations
 
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
-
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.simt_ops.memory import element_index
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops.shared import load, store
 
 
-@register_impls
-class UnsafeFunctions(InterpreterFunctions):
-    @impl(simt.UnsafeOp)
-    def run_unsafe(self, interp: SimtInterpreter, op: simt.UnsafeOp, args: PythonValues):
-        return interp.run_ssacfg_region(op.body, ())
+@lowers(simt.PtrLoadOp)
+def _ptr_load(op):
+    what = "simt.ptr_load (unchecked on the GPU)"
+    return lambda ex, args, mask: (load(ex, op, args[0], [args[1]], mask, what),)
 
-    @impl(simt.PtrLoadOp)
-    def run_ptr_load(self, interp: SimtInterpreter, op: simt.PtrLoadOp, args: PythonValues):
-        buffer, i = args
-        return (
-            buffer.read(
-                element_index(interp, op, buffer, (i,), "simt.ptr_load (unchecked on the GPU)")
-            ),
-        )
 
-    @impl(simt.PtrStoreOp)
-    def run_ptr_store(self, interp: SimtInterpreter, op: simt.PtrStoreOp, args: PythonValues):
-        value, buffer, i = args
-        buffer.write(
-            element_index(interp, op, buffer, (i,), "simt.ptr_store (unchecked on the GPU)"), value
-        )
+@lowers(simt.PtrStoreOp)
+def _ptr_store(op):
+    what = "simt.ptr_store (unchecked on the GPU)"
+
+    def run(ex, args, mask):
+        store(ex, op, args[1], args[0], [args[2]], mask, what)
         return ()
+
+    return run
+
+
+@lowers(simt.UnsafeOp)
+def _unsafe(op: simt.UnsafeOp):
+    return lambda ex, args, mask: ex.run_region(op.body, (), mask)

@@ -1,5 +1,4 @@
-"""Warp collectives (dialects/simt/warp.py). The thread blocks in its scheduler until the rest
-of its warp arrives, then computes its own result from what every lane contributed.
+"""Warp collectives (dialects/simt/warp.py), as permutations and reductions within each warp.
 
 Shuffles follow PTX's `shfl.sync` exactly (mask 0xffffffff, one 32-lane segment, clamp 31 or 0
 for `up`, as `convert-simt-to-nvvm` emits): only the offset's low five bits count, and a lane
@@ -7,63 +6,121 @@ whose source falls outside the warp gets its own value. So `down 33` reads lane 
 and here; the dialect page's "out of 0..31" describes offsets below 32. A lane that has exited,
 or does not exist in a partial last warp, contributes nothing: reading its value gives poison,
 and votes and ballots count only the lanes present.
+
+Each collective is defined once on a table of warps x 32 lanes (`present` marks who takes
+part): the engine fills it from its lanes, and a replay thread by thread from what the lanes
+handed to the cooperative scheduler (`exchange`).
 """
 
 from __future__ import annotations
 
-from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.ir import Operation
+from typing import Any
+
+import numpy as np
 
 from ferrox.dialects import simt
 from ferrox.dialects.simt import ShuffleMode
-from ferrox.driver.interpreter.machine import SimtInterpreter
-from ferrox.driver.interpreter.simt_ops.sync import scheduler
-from ferrox.driver.interpreter.values import poison, signed, storage_dtype, unsigned
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.values import poison, storage_dtype
 
 
-def source_lane(mode: ShuffleMode, lane: int, offset: int) -> int:
-    """PTX shfl.sync's source lane j, or `lane` itself where j is out of range."""
-    b = unsigned(offset, 32) & 31
+def source_lanes(mode: ShuffleMode, lane: np.ndarray, offset: Any) -> np.ndarray:
+    """PTX shfl.sync's source lane j per lane, or the lane itself where j is out of range."""
+    b = np.asarray(offset).astype(np.int64) & 31
     if mode == ShuffleMode.UP:
         j = lane - b
-        return j if j >= 0 else lane
+        return np.where(j >= 0, j, lane)
     if mode == ShuffleMode.DOWN:
         j = lane + b
-        return j if j <= 31 else lane
+        return np.where(j <= 31, j, lane)
     if mode == ShuffleMode.XOR:
         return lane ^ b
-    return b
+    return np.broadcast_to(b, np.shape(lane))
 
 
-def _mode(op: simt.ShuffleOp) -> ShuffleMode:
-    return op.mode.data
+def collective(ex, op, mask, payload: tuple, compute) -> tuple:
+    """Run `compute(tables, present, rows, cols)` on the warps of the active lanes; each payload
+    value lands in a (warps, 32) table. Returns per-lane results (arrays of the group)."""
+    if ex.sync is not None:  # replaying one lane per thread: the scheduler gathers the warp
+        lanes_payloads = ex.sync.exchange(
+            ex.thread, op, tuple(np.asarray(p).reshape(-1)[0] for p in payload)
+        )
+        ex.warp_epochs += 1
+        present = np.array([[p is not None for p in lanes_payloads]])
+        tables = []
+        for k, p in enumerate(payload):
+            dtype = np.asarray(p).dtype
+            row = [lp[k] if lp is not None else np.zeros((), dtype)[()] for lp in lanes_payloads]
+            tables.append(np.array([row], dtype=dtype))
+        col = np.array([int(ex.linear[0]) & 31])
+        out = compute(tables, present, np.zeros(1, np.int64), col)
+        return tuple(np.asarray(v).reshape(1) for v in out)
+    ex.warp_check(mask)
+    lanes = np.flatnonzero(mask)
+    nw = ex.nblocks * ex.launch.wpb
+    rows, cols = ex.warp_local[lanes], ex.linear[lanes] & 31
+    present = np.zeros((nw, 32), bool)
+    present[rows, cols] = True
+    tables = []
+    for p in payload:
+        p = np.broadcast_to(p, (ex.n,))
+        t = np.zeros((nw, 32), p.dtype)
+        t[rows, cols] = p[lanes]
+        tables.append(t)
+    out = compute(tables, present, rows, cols)
+    results = []
+    for v in out:
+        full = np.zeros(ex.n, v.dtype)
+        full[lanes] = v
+        results.append(full)
+    return tuple(results)
 
 
-def _poison(op: Operation):
-    return poison(storage_dtype(op.results[0].type))
+@lowers(simt.ShuffleOp)
+def _shuffle(op):
+    mode = op.mode.data
+    bad = poison(storage_dtype(op.results[0].type))
+
+    def compute(tables, present, rows, cols):
+        values, offsets = tables
+        src = source_lanes(mode, cols, offsets[rows, cols])
+        got = values[rows, src]
+        return (np.where(present[rows, src], got, bad).astype(values.dtype),)
+
+    return lambda ex, args, mask: collective(ex, op, mask, (args[0], args[1]), compute)
 
 
-@register_impls
-class WarpFunctions(InterpreterFunctions):
-    @impl(simt.ShuffleOp)
-    def run_shuffle(self, interp: SimtInterpreter, op: simt.ShuffleOp, args: PythonValues):
-        value, offset = args
-        lanes = scheduler(interp, op).exchange(interp.thread, op, value)
-        lane = interp.thread.linear & 31
-        got = lanes[source_lane(interp.static(op, _mode), lane, offset)]
-        return (interp.static(op, _poison) if got is None else got,)
+def _counts(tables, present, rows):
+    (pred,) = tables
+    votes = (pred.astype(bool) & present).sum(axis=1)
+    return votes[rows], present.sum(axis=1)[rows]
 
-    @impl(simt.VoteAllOp)
-    def run_vote_all(self, interp: SimtInterpreter, op: simt.VoteAllOp, args: PythonValues):
-        lanes = scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
-        return (all(p for p in lanes if p is not None),)
 
-    @impl(simt.VoteAnyOp)
-    def run_vote_any(self, interp: SimtInterpreter, op: simt.VoteAnyOp, args: PythonValues):
-        lanes = scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
-        return (any(p for p in lanes if p is not None),)
+@lowers(simt.VoteAllOp)
+def _vote_all(op):
+    def compute(tables, present, rows, cols):
+        votes, lanes = _counts(tables, present, rows)
+        return (votes == lanes,)
 
-    @impl(simt.BallotOp)
-    def run_ballot(self, interp: SimtInterpreter, op: simt.BallotOp, args: PythonValues):
-        lanes = scheduler(interp, op).exchange(interp.thread, op, bool(args[0]))
-        return (signed(sum(1 << k for k, p in enumerate(lanes) if p), 32),)
+    return lambda ex, args, mask: collective(ex, op, mask, (np.asarray(args[0], bool),), compute)
+
+
+@lowers(simt.VoteAnyOp)
+def _vote_any(op):
+    def compute(tables, present, rows, cols):
+        votes, _ = _counts(tables, present, rows)
+        return (votes > 0,)
+
+    return lambda ex, args, mask: collective(ex, op, mask, (np.asarray(args[0], bool),), compute)
+
+
+@lowers(simt.BallotOp)
+def _ballot(op):
+    bits = np.uint64(1) << np.arange(32, dtype=np.uint64)
+
+    def compute(tables, present, rows, cols):
+        (pred,) = tables
+        word = ((pred.astype(bool) & present).astype(np.uint64) * bits).sum(axis=1)
+        return (word.astype(np.uint32).view(np.int32)[rows],)
+
+    return lambda ex, args, mask: collective(ex, op, mask, (np.asarray(args[0], bool),), compute)

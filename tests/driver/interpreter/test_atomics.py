@@ -114,9 +114,10 @@ def test_cas_only_one_thread_wins(kernel):
 FADD = """
   simt.kernel @fadd(%c: !simt.atomic_slice<f32>, %d: !simt.atomic_slice<f64>, %old: !simt.ptr<f32>, %x: f32, %y: f64) unsafe {
     %c0 = arith.constant 0 : index
+    %t = simt.thread_id x
     %o = simt.atomic_add %c[%c0], %x : !simt.atomic_slice<f32>
     %p = simt.atomic_add %d[%c0], %y : !simt.atomic_slice<f64>
-    simt.ptr_store %o, %old[%c0] : !simt.ptr<f32>
+    simt.ptr_store %o, %old[%t] : !simt.ptr<f32>
     simt.return
   }
 """
@@ -135,7 +136,8 @@ def test_f32_atomic_add_flushes_subnormals_and_f64_keeps_them(kernel):
 
 
 def test_f32_atomic_add_rounds_to_f32(kernel):
-    c, d, old = np.array([1.0], np.float32), np.zeros(1), np.zeros(1, np.float32)
+    # Each thread keeps its own old value (one shared element would be a write-write race).
+    c, d, old = np.array([1.0], np.float32), np.zeros(1), np.zeros(64, np.float32)
     run_simt_kernel(
         kernel(FADD), "fadd", (1, 1, 1), (64, 1, 1), [c, d, old, np.float32(2**-24), 0.0]
     )

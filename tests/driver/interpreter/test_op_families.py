@@ -1,6 +1,6 @@
 """The interpreter mirrors the dialects: each op family module of `dialects/simt/` and
 `dialects/tile/` has an interpreter module of the same name that implements every op defined
-there (and nothing of another family), so an op's semantics are found where its definition is."""
+there (SIMT ops in the engine's op table, tile ops as xDSL implementations) (and nothing of another family), so an op's semantics are found where its definition is."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from xdsl.ir import Operation
 
 from ferrox.dialects import simt, tile
 from ferrox.driver.interpreter import simt_ops, tile_ops
+from ferrox.driver.interpreter.ops import FACTORIES
 
 PAIRS = [(simt, simt_ops), (tile, tile_ops)]
 ENTERED_BY_THE_LAUNCHER = {simt.KernelOp, simt.FuncOp, tile.KernelOp}
@@ -34,6 +35,8 @@ def _ops_defined_in(module: ModuleType) -> set[type[Operation]]:
 
 
 def _implemented_in(module: ModuleType) -> set[type[Operation]]:
+    if module.__name__.startswith(simt_ops.__name__):  # the SIMT engine's op table
+        return {t for t, f in FACTORIES.items() if f.__module__ == module.__name__}
     impls = _InterpreterFunctionImpls()
     for c in vars(module).values():
         if (
