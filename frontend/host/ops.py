@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, StringAttr
+from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects import host
 from ferrox.frontend.host.recorder import (
@@ -174,9 +175,11 @@ def partition(t: Tensor, tile: Any) -> Partition:
     if not isinstance(t, Tensor):
         raise r.fail(f"host.partition needs a tensor, got {type(t).__name__}", at)
     tiles = shape_of(tile)
-    op = host.PartitionOp(
-        operands=[t.value], result_types=[host.PartitionType(t.dtype.ir, t.shape, tiles)]
-    )
+    try:
+        type_ = host.PartitionType(t.dtype.ir, t.shape, tiles)
+    except VerifyException as e:
+        raise r.fail(str(e), at) from None
+    op = host.PartitionOp(operands=[t.value], result_types=[type_])
     r.emit(op, at)
     return Partition(op.result, t.dtype, t.shape, tiles, t.root)
 
@@ -200,7 +203,11 @@ def _creation(what: str, cls: type, shape: Any, dtype: Any) -> Tensor:
     at = r.here()
     dt = dtype_from(dtype, lambda m: r.fail(m, at))
     dims = shape_of(shape)
-    op = cls(operands=[[]], result_types=[tensor_type(dt, dims)])
+    try:
+        type_ = tensor_type(dt, dims)
+    except VerifyException as e:
+        raise r.fail(str(e), at) from None
+    op = cls(operands=[[]], result_types=[type_])
     r.emit(op, at)
     return Tensor(op.results[0], dt, dims)
 
