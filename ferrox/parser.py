@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
     StructPackableType,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -300,7 +300,9 @@ def parse_module(
 def _check_resolved(module: ModuleOp) -> None:
     """xDSL can leave a use that precedes its definition in another region (`%p` in a loop bound,
     defined later as a nested loop's induction variable) as a forward reference, which every
-    later consumer trips over; it is a use of a value where it is not defined."""
+    later consumer trips over; and it resolves a use by a definition in a region that does not
+    enclose the use (a top-level op naming a later function's argument). Both are uses of a
+    value where it is not defined."""
     for op in module.walk():
         for i, operand in enumerate(op.operands):
             if isinstance(operand, ForwardDeclaredValue):
@@ -309,6 +311,25 @@ def _check_resolved(module: ModuleOp) -> None:
                     "definition comes later, in another region)"
                 )
                 raise DiagnosticError([make("error", op, message)])
+            home = operand.block.parent if isinstance(operand, BlockArgument) else None
+            if isinstance(operand, OpResult):
+                home = operand.op.parent_region()
+            if home is not None and not _encloses(home, op):
+                message = (
+                    f"operand #{i} of '{op.name}' names a value defined at "
+                    f"{location_of(operand)}, in a region that does not enclose this use"
+                )
+                raise DiagnosticError([make("error", op, message)])
+
+
+def _encloses(region: Region, op: Operation) -> bool:
+    at: Operation | None = op
+    while at is not None:
+        parent = at.parent_region()
+        if parent is region:
+            return True
+        at = parent.parent_op() if parent is not None else None
+    return False
 
 
 def _from_xdsl_custom_parser(e: BaseException) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from xdsl.dialects import memref, scf
 from xdsl.ir import Operation
+from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError
@@ -13,7 +15,9 @@ def verify_module(root: Operation) -> None:
     engine = DiagnosticEngine()
     for op in root.walk():
         try:
+            _check_before_xdsl(op)
             op.verify(verify_nested_ops=False)
+            _check_terminators(op)
         except DiagnosticError as e:
             engine.diagnostics.extend(e.diagnostics)
         except VerifyException as e:
@@ -21,3 +25,46 @@ def verify_module(root: Operation) -> None:
             lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
             engine.error(op, " ".join(lines) if lines else type(e).__name__)
     engine.raise_if_errors()
+
+
+def _check_before_xdsl(op: Operation) -> None:
+    """What xDSL's own verifiers of these ops assume, checked first: scf.while's indexes block
+    arguments without counting them and raises a bare Exception on a type mismatch, memref.load
+    and memref.store's raise a bare Exception for a wrong index count."""
+    if isinstance(op, scf.WhileOp):
+        for region, values, what in (
+            (op.before_region, op.arguments, "operands"),
+            (op.after_region, op.res, "results"),
+        ):
+            name = "before" if region is op.before_region else "after"
+            if len(region.blocks) != 1:
+                raise VerifyException(f"the '{name}' region of scf.while must have one block")
+            args = region.block.args
+            have = ", ".join(str(a.type) for a in args)
+            want = ", ".join(str(v.type) for v in values)
+            if have != want:
+                raise VerifyException(
+                    f"the '{name}' region's block arguments ({have}) must match the "
+                    f"scf.while's {what} ({want})"
+                )
+    elif isinstance(op, memref.LoadOp | memref.StoreOp):
+        t = op.memref.type
+        if isinstance(t, memref.MemRefType) and t.get_num_dims() != len(op.indices):
+            raise VerifyException(
+                f"'{op.name}' needs {t.get_num_dims()} indices for {t}, got {len(op.indices)}"
+            )
+
+
+def _check_terminators(op: Operation) -> None:
+    """No block of a region is empty, unless the op needs no terminators. xDSL checks that a
+    block's last op is a terminator but lets an empty block (`^exit:` with nothing after it)
+    through; a pass such as canonicalize then makes a branch into another region of it."""
+    if not op.regions or op.has_trait(NoTerminator):
+        return
+    for region in op.regions:
+        for index, block in enumerate(region.blocks):
+            if block.first_op is None:
+                raise VerifyException(
+                    f"block #{index} of a region of '{op.name}' is empty; a block must end with "
+                    "a terminator"
+                )

@@ -12,8 +12,8 @@ from llvmlite import ir
 from xdsl.backend.llvm.convert import _convert_global  # pyright: ignore[reportPrivateUsage]
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Block
+from xdsl.dialects.builtin import ModuleOp, NoneType, StringAttr
+from xdsl.ir import Attribute, Block
 from xdsl.utils.exceptions import LLVMTranslationException
 
 from ferrox.diagnostics import DiagnosticEngine
@@ -75,6 +75,9 @@ def _global(op: llvm.GlobalOp, out: ir.Module, diag: DiagnosticEngine) -> None:
             op, f"global @{op.sym_name.data} has an initializer region; give its value inline"
         )
         return
+    if (problem := _unstorable(op.global_type)) is not None:
+        diag.error(op, f"global @{op.sym_name.data} cannot be exported: {problem}")
+        return
     try:
         _convert_global(op, out)
     except (LLVMTranslationException, TypeError, ValueError) as e:
@@ -96,6 +99,24 @@ def _global(op: llvm.GlobalOp, out: ir.Module, diag: DiagnosticEngine) -> None:
             f"shared-memory global @{op.sym_name.data} has an initial value; NVPTX cannot "
             "initialise .shared variables, store the values from the kernel instead",
         )
+
+
+_MAX_ARRAY = 2**63 - 1
+"""llvmlite measures an array with `len()`, which stops at sys.maxsize."""
+
+
+def _unstorable(t: Attribute) -> str | None:
+    """Why a global of type `t` cannot exist (llvmlite asserts on a void one and overflows on
+    an array longer than _MAX_ARRAY), or None."""
+    if isinstance(t, llvm.LLVMArrayType):
+        if t.size.data > _MAX_ARRAY:
+            return f"an array of {t.size.data} elements is longer than {_MAX_ARRAY}"
+        return _unstorable(t.type)
+    if isinstance(t, llvm.LLVMStructType):
+        return next((p for p in map(_unstorable, t.types) if p is not None), None)
+    if isinstance(t, NoneType | llvm.LLVMVoidType | llvm.LLVMFunctionType):
+        return f"its type {t} has no size"
+    return None
 
 
 def _name(value: ir.Value | None, hint: str | None) -> None:

@@ -4,12 +4,13 @@ or too wide for xDSL, bad argument attributes for xDSL's LLVM export."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from ferrox.diagnostics import DiagnosticError
-from ferrox.driver.tools import opt
+from ferrox.driver.tools import cli, opt
 from ferrox.run_api import load_program
 
 BODY = "func.func @f() {\n  func.return\n}\n"
@@ -152,3 +153,83 @@ def test_good_argument_attributes_export(tmp_path: Path, capsys):
     )
     assert opt.main(["-t", "llvm", str(path)]) == 0
     assert 'define void @"f"(i32* byval(i32) align 8 %"p")' in capsys.readouterr().out
+
+
+WHILE = """func.func @w(%n: i32) -> RESULT {
+  %t = arith.constant true
+  %r = scf.while (%i = %n) : (i32) -> RESULT {
+    scf.condition(%t) %i : i32
+  } do {
+  ^bb0(%j: i32):
+    scf.yield %j : i32
+  }
+  func.return %r : RESULT
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "func.func @f() {\n  cf.br ^next\n^next:\n}\n",
+            "1:1: error: block #1 of a region of 'func.func' is empty; a block must end with a "
+            "terminator",
+        ),
+        (
+            WHILE.replace("RESULT", "f32"),
+            "3:3: error: the 'after' region's block arguments (i32) must match the scf.while's "
+            "results (f32)",
+        ),
+        (
+            "func.func @m(%m: memref<4x4xf32>, %i: index) -> f32 {\n"
+            "  %v = memref.load %m[%i] : memref<4x4xf32>\n  func.return %v : f32\n}\n",
+            "2:3: error: 'memref.load' needs 2 indices for memref<4x4xf32>, got 1",
+        ),
+        (
+            'cf.assert %ok, "x"\nfunc.func @f(%ok: i1) {\n  func.return\n}\n',
+            "1:1: error: operand #0 of 'cf.assert' names a value defined at {path}:2:14, in a "
+            "region that does not enclose this use",
+        ),
+    ],
+)
+def test_ir_that_xdsl_verifies_too_little_is_refused(tmp_path: Path, capsys, text, message):
+    path = tmp_path / "ir.mlir"
+    path.write_text(text)
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:{message.format(path=path)}\n"
+
+
+def test_a_good_scf_while_verifies(tmp_path: Path, capsys):
+    path = tmp_path / "ir.mlir"
+    path.write_text(WHILE.replace("RESULT", "i32"))
+    assert opt.main([str(path)]) == 0, capsys.readouterr().err
+
+
+def test_an_assert_at_the_top_level_is_not_lowered(tmp_path: Path, capsys):
+    path = tmp_path / "assert.mlir"
+    path.write_text('%t = arith.constant true\ncf.assert %t, "x"\n')
+    assert cli.main(["compile", "-o", os.devnull, str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:2:1: error: cannot lower 'cf.assert' to llvm: cf.assert must be inside a "
+        "function\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "global_type, message",
+    [
+        ("none", "its type none has no size"),
+        (
+            "!llvm.array<10000000000000000000 x i8>",
+            "an array of 10000000000000000000 elements is longer than 9223372036854775807",
+        ),
+    ],
+)
+def test_a_global_without_a_storable_type_is_located(tmp_path: Path, capsys, global_type, message):
+    path = tmp_path / "global.mlir"
+    path.write_text(f"llvm.mlir.global internal @g() {{addr_space = 1 : i32}} : {global_type}\n")
+    assert opt.main(["-t", "llvm", str(path)]) == 1
+    assert (
+        capsys.readouterr().err == f"{path}:1:1: error: global @g cannot be exported: {message}\n"
+    )

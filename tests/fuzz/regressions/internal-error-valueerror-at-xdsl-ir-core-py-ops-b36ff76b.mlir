@@ -1,6 +1,6 @@
 // fuzz-signature: internal error ValueError at xdsl/ir/core.py:ops
 // fuzz-config: compile
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating tests/filecheck/lowering/to_llvm/cf.mlir (number, line)
   cf.assert %ok, "index out of range"
 func.func @loop(%n: index, %x: f32) -> f32 {

@@ -1,6 +1,6 @@
 // fuzz-signature: invalid output of pass canonicalize: Operation llvm.cond_br is branching to a block of
 // fuzz-config: opt-ptx
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating tests/filecheck/targets/ptxas.mlir (line, line)
 llvm.func @saxpy(%x: !llvm.ptr<1> {llvm.noalias, llvm.readonly}, %y: !llvm.ptr<1> {llvm.noalias}, %a: f32, %n: i32)
     attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256>} {

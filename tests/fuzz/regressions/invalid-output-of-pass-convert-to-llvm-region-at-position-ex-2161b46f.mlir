@@ -1,6 +1,6 @@
 // fuzz-signature: invalid output of pass convert-to-llvm: Region _ at position _ expected a single
 // fuzz-config: opt-lower
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating tests/filecheck/dialects/simt/tile_support.mlir (nesting, line, line)
 builtin.module {
   simt.kernel @tile_copy(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: index, %n: index, %x: !simt.slice<f32>) contract<domain = 2, block = [64], requires = [len(arg0) == arg1 * arg2, len(arg3) == arg1 * arg2]> {

@@ -1,6 +1,6 @@
 // fuzz-signature: invalid output of pass extract-device-code: Operation using value defined out of its IsolatedFromAbove
 // fuzz-config: opt-llvm
-// fuzz-status: open
+// fuzz-status: fixed
 // found by mutating examples/simt/block_reduce.mlir (line)
 // thread 0 adds the block's total to sum[0] with one atomic. Elements past the end count as 0.
 builtin.module {
