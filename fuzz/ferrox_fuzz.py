@@ -6,8 +6,9 @@ It mutates the project's own inputs (examples/**/*.mlir, tests/filecheck/**/*.ml
 each mutant to ferrox-opt (parse only, the verify-disjoint, verify-ownership and lower-to-llvm
 pipelines, the llvm and ptx targets), `ferrox compile` and `ferrox run --device cpu`. The tools
 run in-process (their `main(argv)`, output captured) inside a worker process: a per-run alarm
-turns a hang into a finding with the stack where it hung, and the parent kills a worker that does
-not answer at all (a hang in C code, a crash) and starts another.
+(CPU time, so that a loaded machine does not look like a hang) turns a hang into a finding with
+the stack where it hung, and the parent kills a worker that does not answer at all (a hang in C
+code or in a child process, a crash) and starts another.
 
 Every outcome is one of: success (exit 0), a located diagnostic with exit 1 (fine), or a finding:
 an exception out of `main`, an internal error (exit 70), a hang, any other exit status, a
@@ -136,7 +137,8 @@ def classify(code: object, out: str, err: str, exc: BaseException | None) -> Out
 
 
 def run_in_process(config: str, path: str, limit: float) -> Outcome:
-    """Run one tool on one file in this process, with an alarm after `limit` seconds."""
+    """Run one tool on one file in this process, with an alarm after `limit` seconds of this
+    process's CPU time (a child such as ptxas does not count; Runner's wall-clock watchdog does)."""
     from ferrox.driver.tools import cli, failure, opt
 
     tool, before, after = CONFIGS[config]
@@ -155,8 +157,10 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
     exc: BaseException | None = None
     saved = (opt.report_internal_error, cli.report_internal_error)
     opt.report_internal_error = cli.report_internal_error = record
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, limit)
+    # CPU time, not wall time: on a machine shared by several jobs the wall clock runs three
+    # times faster than the tool, and every slow run would look like a hang.
+    previous = signal.signal(signal.SIGPROF, on_alarm)
+    signal.setitimer(signal.ITIMER_PROF, limit)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main([*before, path, *after])
@@ -169,8 +173,8 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
     except Exception as e:
         exc = e
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
         opt.report_internal_error, cli.report_internal_error = saved
     if exc is None and recorded:
         internal = recorded[-1]
@@ -218,8 +222,14 @@ def _worker(conn, memory_bytes: int) -> None:
         conn.send(outcome)
 
 
+WALL_FACTOR = 4
+"""A worker that does not answer within WALL_FACTOR * limit + 10 s of wall time is killed: the
+in-process alarm counts CPU time, so this catches a hang in C code, in a child process or in a
+blocked wait, without mistaking a loaded machine for a hang."""
+
+
 class Runner:
-    """One worker process; a job that does not answer within the limit (plus grace) kills it."""
+    """One worker process; a job that does not answer within the wall-clock bound is killed."""
 
     def __init__(self, limit: float, memory_mb: int = 4096):
         self.limit = limit
@@ -242,7 +252,7 @@ class Runner:
         path = workdir / "input.mlir"
         path.write_bytes(data)
         self.conn.send((config, str(path), self.limit))
-        if self.conn.poll(self.limit + 10):
+        if self.conn.poll(WALL_FACTOR * self.limit + 10):
             try:
                 return self.conn.recv()
             except EOFError:
