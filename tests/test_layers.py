@@ -48,6 +48,7 @@ LAYERS = [
     ("ferrox.simt", "tools", 8),
     ("ferrox.jit", "tools", 8),
     ("ferrox.host", "tools", 8),
+    ("ferrox.torch_op", "tools", 8),
     ("ferrox.tile", "tools", 8),
     ("ferrox", "core", 0),  # the package itself: its API names load lazily, by string
 ]
