@@ -25,6 +25,8 @@ from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
+from ferrox.lowering.tile_to_simt.uniform import need_of
+from ferrox.passes.analysis.uniformity import Level, Uniformity
 
 SHARED_LIMIT = 48 * 1024
 """Static shared memory a block may use without opting in to more."""
@@ -84,6 +86,10 @@ class Lowering:
     shared_bytes: int = 0
     grid: Tensor | None = None
     """The first output partition: its tiles are the grid."""
+    control: Uniformity | None = None
+    """How uniformly each tile op is reached (`uniform.analyse`); None: not checked."""
+    need: Level | None = None
+    """The most uniformity an op emitted since the last reset needs (`uniform.need_of`)."""
     _prologue_end: Operation | None = None
     _lanes: dict[tuple, list[SSAValue | None]] = field(default_factory=dict)
     _tid: SSAValue | None = None
@@ -93,10 +99,17 @@ class Lowering:
 
     # -- emitting -----------------------------------------------------------------------------
     def emit(self, op: Operation) -> Operation:
+        for inner in op.walk():
+            need = need_of(inner)
+            if need is not None and (self.need is None or need > self.need):
+                self.need = need
         return self.out.emit(op)
 
     def __call__(self, op: Operation, name: str | None = None) -> SSAValue:
-        return self.out(op, name)
+        result = self.emit(op).results[0]
+        if name:
+            result.name_hint = name
+        return result
 
     def lowering(self, op: Operation) -> None:
         """Give the ops emitted from now on `op`'s location: they are its lowering."""

@@ -4,7 +4,8 @@ A tile kernel's control flow is per tile block, so it stays control flow: the sa
 (its bounds are kernel parameters, block ids and arithmetic on them, so every thread of the
 block runs the same iterations, as barriers and shuffles inside need) with each loop-carried
 tile spread into its registers, in the layout `assign.py` chose. `scf.if` likewise. Scalar ops
-(arith, math) are copied with their operands renamed.
+(arith, math) are copied with their operands renamed. A tile op whose lowering has barriers or
+warp collectives must be reached uniformly enough for them (`uniform.check`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering
 from ferrox.lowering.tile_to_simt.rules import RULES
+from ferrox.lowering.tile_to_simt.uniform import check
 
 SCALAR_DIALECTS = ("arith", "math")
 
@@ -30,7 +32,9 @@ def lower_op(ctx: Lowering, op: Operation) -> None:
     ctx.lowering(op)
     r = RULES.get(type(op))
     if r is not None:
+        ctx.need = None
         r.lower(ctx, op)
+        check(ctx.control, op, ctx.need)
     elif isinstance(op, scf.ForOp):
         _for(ctx, op)
     elif isinstance(op, scf.IfOp):

@@ -4,7 +4,9 @@ lowers to PTX, and that `verify-disjoint` accepts.
 Per kernel: choose the threads per tile block and the chunk width (`config.py`; the pass options
 `threads` and `elems` override them), decide every tile value's layout (`assign.py`), build the
 SIMT kernel's signature, contract and host attributes (`kernel.py`), and lower the body op by op
-(one module per tile op family, mirroring `dialects/tile/`). The produced kernels are then
+(one module per tile op family, mirroring `dialects/tile/`), refusing at the tile op a reduction,
+mma or exchange whose barriers or shuffles would sit under divergent control flow
+(`uniform.py`). The produced kernels are then
 checked by `verify-disjoint`: the tile track's safety is the SIMT track's, so a lowering that
 produced an unsafe kernel fails here rather than running.
 """
@@ -30,6 +32,7 @@ from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers
     memory,
     reduction,
     shape,
+    uniform,
 )
 from ferrox.lowering.tile_to_simt.assign import analyse
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
@@ -47,9 +50,14 @@ def lower_kernel(
     config = Config(threads or choose_threads(kernel_tiles(kernel), elems), elems)
     simt_kernel, _ = new_kernel(kernel, config)
     ctx = Lowering(config, analyse(kernel, config), simt_kernel.body.blocks[0])
+    ctx.control = uniform.analyse(kernel, config.threads)
     bind_params(ctx, kernel, simt_kernel)
     for op in kernel.body.block.ops:
-        if not state.attempt(op, partial(lower_op, ctx, op)):
+        try:
+            if not state.attempt(op, partial(lower_op, ctx, op)):
+                return None
+        except uniform.Divergent as d:
+            state.diagnostics.error(d.op, d.message, d.notes)
             return None
     return simt_kernel
 
