@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ferrox import host, simt
+from ferrox import host, simt, tile
 from ferrox.simt import DisjointSlice, Slice, f32
+from ferrox.tile import Partition, Tensor
 
 ROOT = Path(__file__).resolve().parents[2]
 TILE = host.mlir_kernels(ROOT / "examples" / "tile" / "vector_add.mlir")
@@ -22,6 +23,11 @@ def vecadd(a: Slice[f32], b: Slice[f32], out: DisjointSlice[f32]):
     w = simt.thread_index_1d()
     i = w.value
     out[w] = a[i] + b[i]
+
+
+@tile.kernel
+def tile_mul(z: Partition[f32, 1024], x: Tensor[f32, None], y: Tensor[f32, None]):
+    tile.store(tile.load_like(x, z) * tile.load_like(y, z), z)
 
 
 def blocks(n: int) -> int:
@@ -62,6 +68,36 @@ def two_streams(x, y, out):
     host.sync(s2)
     host.check(z, out)
     return out, z
+
+
+@host.program
+def python_tile(x, y, z):
+    s = host.stream()
+    pz = host.tile_launch(tile_mul, s, host.partition(z, 1024), x, y)
+    host.sync(s)
+    return host.unpartition(pz)
+
+
+@host.program
+def partition_then_read(x, y, z):
+    s = host.stream()
+    pz = host.partition(z, 1024)  # at: partitioned z
+    pz = host.tile_launch(tile_mul, s, pz, z, y)  # at: read partitioned z
+    host.sync(s)
+    return host.unpartition(pz)
+
+
+@host.program
+def tile_without_partition(x, y, z):
+    s = host.stream()
+    z = host.tile_launch(tile_mul, s, z, x, y)  # at: no partition
+    host.sync(s)
+    return z
+
+
+@host.program
+def prepare_a_tile_kernel(x, y, z):
+    return host.prepare(tile_mul, 1, 1, z, x, y)  # at: prepare tile
 
 
 @host.program
@@ -194,6 +230,13 @@ def test_two_streams_and_a_partition():
     assert got_out is out
     assert np.array_equal(out, x + y)
     assert np.array_equal(z, x + y)  # the tile kernel's ragged last tile included
+
+
+def test_a_python_tile_kernel_over_a_partition():
+    x, y = fresh(3001)
+    z = poisoned(3001)
+    assert python_tile.on("cpu")(x, y, z) is z
+    assert np.array_equal(z, x * y)
 
 
 def test_a_failed_check_fails_the_call():
@@ -334,6 +377,21 @@ def test_disjoint_views_of_one_buffer_are_fine():
     assert np.array_equal(out, a + b)
 
 
+def test_a_partitioned_tensor_passed_again_was_moved():
+    x, y = fresh(2048)
+    with pytest.raises(host.FrontendError) as e:
+        partition_then_read.on("cpu")(x, y, poisoned(2048))
+    assert str(e.value) == "\n".join(
+        [
+            shown("at: read partitioned z", "host.tile_launch", "error", "use of moved value: %z"),
+            shown("at: partitioned z", "host.partition", "note", "value moved here"),
+            shown(
+                "at: read partitioned z", "host.tile_launch", "note", "value used here after move"
+            ),
+        ]
+    )
+
+
 # -- mistakes in the surface itself --------------------------------------------------------
 
 
@@ -359,6 +417,27 @@ def test_a_tile_that_is_not_a_power_of_two_is_the_op_verifiers_error_at_the_pyth
         "host.partition",
         "error",
         "tile dimensions must be static powers of two, got 1000 in [1000]",
+    )
+
+
+def test_a_tile_launch_needs_a_partition_and_prepare_a_simt_kernel():
+    x, y = fresh(64)
+    with pytest.raises(host.FrontendError) as e:
+        tile_without_partition.on("cpu")(x, y, poisoned(64))
+    assert str(e.value) == shown(
+        "at: no partition",
+        "host.tile_launch",
+        "error",
+        "argument #0 of @tile_mul (!tile.partition<f32, [1024]>) needs a partition "
+        "(host.partition(t, tile)), got <host tensor %z f32 [64]>",
+    )
+    with pytest.raises(host.FrontendError) as e:
+        prepare_a_tile_kernel.on("cpu")(x, y, poisoned(64))
+    assert str(e.value) == shown(
+        "at: prepare tile",
+        "host.prepare",
+        "error",
+        "@tile_mul is a tile kernel: launch it with host.tile_launch",
     )
 
 
