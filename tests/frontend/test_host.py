@@ -111,6 +111,7 @@ def wrong_check(x, y):
     return out
 
 
+# doc:begin use-after-launch
 @host.program
 def use_after_launch(x, y, out):
     s = host.stream()
@@ -121,6 +122,10 @@ def use_after_launch(x, y, out):
     return result
 
 
+# doc:end
+
+
+# doc:begin read-before-sync
 @host.program
 def read_before_sync(x, y, out):
     s = host.stream()
@@ -129,6 +134,9 @@ def read_before_sync(x, y, out):
     host.check(out, "x + y", x=x, y=y)  # at: read early
     host.sync(s)
     return out
+
+
+# doc:end
 
 
 @host.program
@@ -468,3 +476,20 @@ def test_torch_in_torch_out_on_the_cpu():
     assert torch.equal(out, x + y)
     fresh_out = add_fresh.on("cpu")(x, y)
     assert isinstance(fresh_out, torch.Tensor) and torch.equal(fresh_out, x + y)
+
+
+# -- the docs show these diagnostics as they are -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("snippet", "program"),
+    [("use-after-launch", "use_after_launch"), ("read-before-sync", "read_before_sync")],
+)
+def test_the_docs_show_the_diagnostics_as_they_are(snippet, program):
+    page = (ROOT / "docs" / "python-host.md").read_text(encoding="utf-8")
+    after = page.split(f"<!-- snippet: tests/frontend/test_host.py#{snippet} -->", 1)[1]
+    shown_text = after.split("```text\n", 1)[1].split("```", 1)[0]
+    x, y = fresh(256)
+    with pytest.raises(host.FrontendError) as e:
+        globals()[program].on("cpu")(x, y, poisoned(256))
+    assert shown_text == str(e.value).replace(FILE, "test_host.py") + "\n"
