@@ -29,10 +29,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
 
 from ferrox.artifact import KernelArtifact, ModuleArtifact
 from ferrox.driver.checker import (
@@ -44,6 +43,9 @@ from ferrox.driver.checker import (
     numpy_buffer,
 )
 from ferrox.driver.checker.tile import simt_arguments
+
+if TYPE_CHECKING:  # xDSL loads only when something is parsed or compiled
+    from xdsl.dialects.builtin import ModuleOp
 
 DEVICES = ("auto", "gpu", "cpu")
 

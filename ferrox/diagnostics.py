@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, NameLoc
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+if TYPE_CHECKING:  # the IR classes load with the first IR (a cache hit imports none of them)
+    from xdsl.ir import Attribute, Operation, SSAValue  # noqa: F401 (named in `Where`)
+
 Severity = Literal["error", "warning", "note", "remark"]
-Where = Operation | SSAValue | Attribute | None
+Where = "Operation | SSAValue | Attribute | None"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ def location_of(where: Where) -> SourceLoc:
     """The source position of an op, a value (its defining op or block argument) or a loc attr."""
     if where is None:
         return UNKNOWN
+    from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, NameLoc
+    from xdsl.ir import BlockArgument, Operation, OpResult
+
     if isinstance(where, Operation):
         return location_of(where.location)
     if isinstance(where, BlockArgument):

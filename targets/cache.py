@@ -6,10 +6,17 @@ compiling the source (only on a miss) and storing the artifact's JSON.
 
 The key is a sha256 over everything that can change the result: the source text (by its hash),
 the chip and every target option, the artifact's `SCHEMA_VERSION`, a fingerprint of the compiler
-itself (a sha256 over the installed ferrox package's `.py` files, computed once per process),
-and the versions of xDSL, llvmlite (LLVM's PTX changes between releases) and ptxas. An entry that
-does not decode (damaged, or of another schema) is a miss: it is compiled again and replaced.
-The disk folder is `$FERROX_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrox`, else `~/.cache/ferrox`.
+itself (a sha256 over the installed ferrox package's `.py` files), and the versions of xDSL,
+llvmlite (LLVM's PTX changes between releases) and ptxas. An entry that does not decode
+(damaged, or of another schema) is a miss: it is compiled again and replaced. The disk folder is
+`$FERROX_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrox`, else `~/.cache/ferrox`.
+
+A hit costs a hash of the text and a file read: nothing is parsed, and nothing of xDSL, the
+dialects or the lowering is imported (they load on a miss). Hashing every compiler source,
+asking importlib for xDSL's version and running `ptxas --version` cost tens of milliseconds,
+so a new process reads them from a memo in the cache folder, keyed by what would change them:
+each compiler file's size and modification time, the xDSL and llvmlite distributions' folder
+names, ptxas's path, size and modification time (`toolchain_versions`).
 
 Several processes may compile the same kernel at once (pytest-xdist, a parallel build). Each
 entry is compiled under an exclusive lock on its own lock file, so one process compiles and the
@@ -29,26 +36,22 @@ import importlib.util
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import llvmlite
-import xdsl
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import ParseError
+from typing import TYPE_CHECKING, Any
 
 from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
-from ferrox.parser import parse_module
-from ferrox.registry import make_context
-from ferrox.targets.compile import compile_module
+from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import find_ptxas
-from ferrox.verify import verify_module
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
 SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver")
 """The root folders setup.py maps onto `ferrox.*` (keep the two lists alike)."""
@@ -113,14 +116,108 @@ def ptxas_version() -> str:
     return lines[-1] if lines else f"exit status {out.returncode}"
 
 
-def toolchain_versions() -> dict[str, str]:
-    """What besides the source and the options decides a compiled kernel's bytes."""
+def _measured_versions() -> dict[str, str]:
+    import llvmlite
+    import xdsl
+
     return {
         "compiler": compiler_fingerprint(),
         "xdsl": str(xdsl.__version__),
         "llvmlite": str(llvmlite.__version__),
         "ptxas": ptxas_version(),
     }
+
+
+def _distribution(package: str) -> str:
+    """The installed distribution's metadata folder name (it carries the version), found
+    without importing the package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return "absent"
+    site = Path(spec.origin).parent.parent
+    found = sorted(p.name for p in site.glob(f"{package}-*.dist-info"))
+    return ",".join(found) or f"{package} at {site}"
+
+
+def _stat(path: str | Path) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+@functools.cache
+def toolchain_signature() -> str:
+    """What would change `toolchain_versions()`, read from file metadata alone (a millisecond):
+    every compiler source's size and mtime, the xDSL and llvmlite distributions, ptxas's path
+    and stat, and this Python. Once per process."""
+    digest = hashlib.sha256()
+    for name, path in compiler_sources():
+        digest.update(f"{name}\0{_stat(path)}\0".encode())
+    ptxas = find_ptxas()
+    for part in (
+        _distribution("xdsl"),
+        _distribution("llvmlite"),
+        f"{ptxas}:{_stat(ptxas) if ptxas else ''}",
+        sys.version,
+    ):
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
+
+
+_versions: dict[str, str] | None = None
+_memos: set[Path] = set()  # the folders this process knows to hold its memo
+
+
+def _memo_path(folder: Path) -> Path:
+    return folder / f"toolchain-{toolchain_signature()[:32]}.json"
+
+
+def toolchain_versions() -> dict[str, str]:
+    """What besides the source and the options decides a compiled kernel's bytes; once per
+    process, from the cache folder's memo when its signature matches."""
+    global _versions
+    if _versions is None:
+        folder = default_cache_dir()
+        memo = _memo_path(folder)
+        try:
+            found = json.loads(memo.read_text())
+            if not isinstance(found, dict) or set(found) != {
+                "compiler",
+                "xdsl",
+                "llvmlite",
+                "ptxas",
+            }:
+                raise ValueError(memo)
+            _versions = {str(k): str(v) for k, v in found.items()}
+        except (OSError, ValueError):
+            _versions = _measured_versions()
+            _write_memo(memo, json.dumps(_versions))
+        _memos.add(folder)
+    return _versions
+
+
+def remember_versions(folder: Path) -> None:
+    """Leave this process's versions in the cache folder `folder` too, beside its layout
+    folders (an entry was just written there): a new process that hits the entry then need
+    not measure them."""
+    if _versions is not None and folder not in _memos:
+        _memos.add(folder)
+        memo = _memo_path(folder)
+        if not memo.exists():
+            _write_memo(memo, json.dumps(_versions))
+
+
+def _write_memo(path: Path, text: str) -> None:
+    """Write a memo atomically; a folder that cannot be written only costs the next process
+    the measurement again."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+        os.replace(tmp, path)
 
 
 def _canonical_options(options: Any) -> Any:
@@ -229,8 +326,29 @@ class KernelCache:
                     value = decode(data) if decode is not None else data
                     self.compiles += 1
                     self._write(path, data)
+                    if self.disk:
+                        remember_versions(self.directory)
         with self._lock:
             self._memory[digest] = value
+        return value
+
+    def lookup(
+        self,
+        key_parts: KernelKey | Mapping[str, Any],
+        decode: Callable[[bytes], Any] | None = None,
+    ) -> Any:
+        """The entry (decoded) from memory or disk, else None; compiles nothing."""
+        key = _as_key(key_parts)
+        digest = key.digest()
+        with self._lock:
+            if digest in self._memory:
+                self.memory_hits += 1
+                return self._memory[digest]
+        value = self._load(self.folder / f"{digest}.{key.artifact}", decode)
+        if value is not None:
+            self.disk_hits += 1
+            with self._lock:
+                self._memory[digest] = value
         return value
 
     def _load(self, path: Path, decode: Callable[[bytes], Any] | None) -> Any:
@@ -332,6 +450,30 @@ def default_cache() -> KernelCache:
 # -- the compiler, through the cache ------------------------------------------------------
 
 
+def compile_module(module: ModuleOp, **options: Any) -> ModuleArtifact:
+    """`ferrox.targets.compile.compile_module`, imported on the first miss (with it, xDSL and
+    the whole lowering)."""
+    from ferrox.targets.compile import compile_module as compile
+
+    return compile(module, **options)
+
+
+def verify_module(module: ModuleOp) -> None:
+    """The op verifiers (`ferrox.verify`), imported on the first miss."""
+    from ferrox.verify import verify_module as verify
+
+    verify(module)
+
+
+def artifact_key(
+    text: str, chip: str | None, features: str | None, opt: int, **more: Any
+) -> KernelKey:
+    """The cache key of the artifact of `text` for these options (`more`: what else the
+    caller's compile depends on, such as `ferrox compile`'s whole-program checks)."""
+    options = {"features": features, "opt": opt, "schema": SCHEMA_VERSION, **more}
+    return KernelKey(text, chip or "", options, artifact="artifact.json")
+
+
 def compile_cached(
     source: str | os.PathLike[str] | ModuleOp,
     *,
@@ -340,34 +482,49 @@ def compile_cached(
     opt: int = 3,
     cache: bool = True,
     filename: str | None = None,
+    timings: Timings | None = None,
 ) -> ModuleArtifact:
     """The `ModuleArtifact` of `source`: a path (`Path`, or a `str` naming an `.mlir` file),
     MLIR text, or a parsed module. On a miss it is parsed and verified (op verifiers, then
     `verify-disjoint` as the compiler's first stage; a located `DiagnosticError` for anything
-    wrong) and compiled by `compile_module`; a hit does neither. `chip=None`: the module's
-    `ferrox.chip` attribute, else sm_90. `filename` names text in diagnostics."""
-    text, name, module = _source_text(source, filename)
-    key = KernelKey(
-        text,
-        chip or "",
-        {"features": features, "opt": opt, "schema": SCHEMA_VERSION},
-        artifact="artifact.json",
-    )
+    wrong) and compiled by `compile_module`; a hit does neither, and imports neither.
+    `chip=None`: the module's `ferrox.chip` attribute, else sm_90. `filename` names text in
+    diagnostics; `timings` gets each stage's time (`key`, `cache` for the lookup, `parse`,
+    `verify`, the compile's stages, `store`)."""
+    with stage(timings, "read"):
+        text, name, module = _source_text(source, filename)
+    with stage(timings, "key"):
+        key = artifact_key(text, chip, features, opt)
+        key.digest()  # the toolchain's versions, once per process
 
     def build() -> bytes:
-        parsed = module if module is not None else _parse(text, name)
-        verify_module(parsed)
-        return compile_module(parsed, chip=chip, features=features, opt=opt).to_json().encode()
+        parsed = module
+        if parsed is None:
+            with stage(timings, "parse"):
+                parsed = _parse(text, name)
+        with stage(timings, "verify"):
+            verify_module(parsed)
+        artifact = compile_module(parsed, chip=chip, features=features, opt=opt, **_timed(timings))
+        with stage(timings, "store"):
+            return artifact.to_json().encode()
 
     if not cache:
         return ModuleArtifact.from_json(build())
+    with stage(timings, "cache"):
+        found = default_cache().lookup(key, ModuleArtifact.from_json)
+    if found is not None:
+        return found
     return default_cache().get_or_compile(key, build, ModuleArtifact.from_json)
+
+
+def _timed(timings: Timings | None) -> dict[str, Any]:
+    return {} if timings is None else {"timings": timings}
 
 
 def _source_text(
     source: str | os.PathLike[str] | ModuleOp, filename: str | None
 ) -> tuple[str, str, ModuleOp | None]:
-    if isinstance(source, ModuleOp):
+    if not isinstance(source, (str, os.PathLike)):  # a parsed module (xDSL's ModuleOp)
         return str(source), filename or "<module>", source
     if isinstance(source, str) and not (source.endswith(".mlir") and "\n" not in source):
         return source, filename or "<source>", None
@@ -381,6 +538,11 @@ def _source_text(
 
 
 def _parse(text: str, name: str) -> ModuleOp:
+    from xdsl.utils.exceptions import ParseError
+
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+
     try:
         return parse_module(make_context(), text, name)
     except ParseError as e:

@@ -57,6 +57,8 @@ def test_key_depends_on_every_part(monkeypatch):
         (cache_module, "ptxas_version", lambda: "Cuda compilation tools, release 1.0"),
         (cache_module, "compiler_fingerprint", lambda: "0" * 64),
     ]:
+        # measured at each key, not read from this process's (or the disk's) memo
+        monkeypatch.setattr(cache_module, "toolchain_versions", cache_module._measured_versions)
         monkeypatch.setattr(module, name, value)
         assert KEY.digest() != digest, name
         monkeypatch.undo()
@@ -98,6 +100,7 @@ def test_changing_a_lowering_module_changes_the_key(tmp_path, monkeypatch):
     copy.write_bytes(original)
     patched = [(n, copy if n == target else p) for n, p in sources]
     monkeypatch.setattr(cache_module, "compiler_sources", lambda: patched)
+    monkeypatch.setattr(cache_module, "toolchain_versions", cache_module._measured_versions)
     cache_module.compiler_fingerprint.cache_clear()
     try:
         before = KEY.digest()
@@ -111,6 +114,32 @@ def test_changing_a_lowering_module_changes_the_key(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         cache_module.compiler_fingerprint.cache_clear()
+
+
+def test_a_new_process_reads_the_versions_from_the_memo(tmp_path, monkeypatch):
+    """The memo holds what would be measured, under a signature of file metadata that a
+    changed compiler source changes."""
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(cache_module, "_versions", None)
+    measured = cache_module._measured_versions()
+    assert cache_module.toolchain_versions() == measured
+    memo = tmp_path / f"toolchain-{cache_module.toolchain_signature()[:32]}.json"
+    assert json.loads(memo.read_text()) == measured
+    memo.write_text(json.dumps({**measured, "ptxas": "from the memo"}))
+    monkeypatch.setattr(cache_module, "_versions", None)
+    assert cache_module.toolchain_versions()["ptxas"] == "from the memo", "read, not measured"
+    sources = cache_module.compiler_sources()
+    name, path = sources[0]
+    copy = tmp_path / "copy.py"
+    copy.write_bytes(path.read_bytes() + b"\n")
+    signature = cache_module.toolchain_signature()
+    monkeypatch.setattr(cache_module, "compiler_sources", lambda: [(name, copy), *sources[1:]])
+    cache_module.toolchain_signature.cache_clear()
+    try:
+        assert cache_module.toolchain_signature() != signature
+    finally:
+        monkeypatch.undo()
+        cache_module.toolchain_signature.cache_clear()
 
 
 def test_frozen_dataclass_options_are_hashed_by_value():
