@@ -103,8 +103,14 @@ def test_a_refused_launch_is_the_checkers_error():
         grid=lambda a, x, b, y: 1,  # one block of 256 threads for 1000 elements
         outputs=lambda a, x, b: torch.full_like(x, float("nan")),
     )
-    with pytest.raises(Exception, match="cover"):
+    from ferrox.driver.checker import LaunchError
+
+    with pytest.raises(LaunchError) as e:
         op(1.5, torch.zeros(1000), 0.0)
+    assert str(e.value) == (
+        "the grid does not cover %y: its 1d witness reaches grid.x * block.x = 1 * 256 = 256 "
+        "elements, but len(%y) = 1000 (grid.x must be at least 4)"
+    )
 
 
 @needs_torch
