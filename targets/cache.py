@@ -191,10 +191,9 @@ def toolchain_versions() -> dict[str, str]:
             }:
                 raise ValueError(memo)
             _versions = {str(k): str(v) for k, v in found.items()}
+            _memos.add(folder)
         except (OSError, ValueError):
-            _versions = _measured_versions()
-            _write_memo(memo, json.dumps(_versions))
-        _memos.add(folder)
+            _versions = _measured_versions()  # the memo is written with the first entry
     return _versions
 
 

@@ -124,6 +124,8 @@ def test_a_new_process_reads_the_versions_from_the_memo(tmp_path, monkeypatch):
     measured = cache_module._measured_versions()
     assert cache_module.toolchain_versions() == measured
     memo = tmp_path / f"toolchain-{cache_module.toolchain_signature()[:32]}.json"
+    assert not tmp_path.joinpath("v1").exists(), "a key alone writes nothing"
+    KernelCache(tmp_path).get_or_compile(KEY, lambda: b"PTX")  # the first entry brings the memo
     assert json.loads(memo.read_text()) == measured
     memo.write_text(json.dumps({**measured, "ptxas": "from the memo"}))
     monkeypatch.setattr(cache_module, "_versions", None)

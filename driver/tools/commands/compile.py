@@ -4,9 +4,12 @@
 
 The whole file is verified first, the host program included: op verifiers, `verify-disjoint`
 and `verify-ownership` (a launch whose output is also one of its inputs fails here). Kernels
-then compile through the kernel cache (`compile_cached`: the `lower-to-llvm` pipeline, NVPTX,
-ptxas where found), so a file compiled before is not compiled again; `--artifact` writes the
-typed kernel artifact as JSON. Input in the llvm dialect is compiled as it is; `-p PIPELINE`
+then compile (the `lower-to-llvm` pipeline, NVPTX, ptxas where found) through the kernel cache,
+keyed by the file's text and the options: a file compiled before is neither compiled nor even
+parsed again (its entry records that the whole file passed these checks). `--artifact` writes
+the typed kernel artifact as JSON; `--time` prints each stage's milliseconds on standard error
+(`read`, `key`, `cache`, then on a miss `parse`, `verify`, each pass, `llvm-export`, `llvm`,
+`ptxas`, `artifact`, `store`). Input in the llvm dialect is compiled as it is; `-p PIPELINE`
 runs the given passes instead of `lower-to-llvm` (uncached). Errors are located diagnostics and
 exit 1; a bug in ferrox is an internal error (exit 70, see failure.py).
 """
@@ -26,12 +29,14 @@ from xdsl.utils.exceptions import (
 )
 
 from ferrox import registry
+from ferrox.artifact import ModuleArtifact
 from ferrox.diagnostics import DiagnosticError, error
 from ferrox.parser import decode_source, parse_source, read_source
 from ferrox.passes.verify_disjoint import verify_disjoint
 from ferrox.passes.verify_ownership import VerifyOwnershipPass
-from ferrox.targets.cache import compile_cached
+from ferrox.targets import cache
 from ferrox.targets.ptx import module_to_ptx, resolve_target
+from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import ToolchainError, run_ptxas
 from ferrox.verify import verify_module
 
@@ -74,20 +79,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-cache", action="store_true", help="compile even if the kernel cache has the file"
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="print ptxas's resource usage")
+    parser.add_argument(
+        "--time", action="store_true", help="print each stage's time (ms) on standard error"
+    )
 
 
 def execute(args: argparse.Namespace) -> int:
+    timings = Timings() if args.time else None
     try:
-        module = _load(args.input)
-        verify_program(module)
-        if args.passes is None and not is_llvm_only(module):
-            artifact = compile_cached(
-                module,
-                chip=args.chip,
-                features=args.features,
-                opt=args.opt,
-                cache=not args.no_cache,
-            )
+        with stage(timings, "read"):
+            text, name = _read(args.input)
+        artifact, module = None, None
+        if args.passes is None:
+            try:
+                artifact = _compile_cached(text, name, args, timings)
+            except _LLVMInput as e:
+                module = e.module
+        if artifact is not None:
             ptx, chip, cubin = artifact.ptx, artifact.chip, artifact.cubin
             if args.artifact:
                 _write(args.artifact, artifact.to_json())
@@ -96,9 +104,11 @@ def execute(args: argparse.Namespace) -> int:
                 raise CompileError(
                     "--artifact needs the default pipeline (SIMT or tile kernels, no -p)"
                 )
+            if module is None:
+                module = _parse_verified(text, name, timings)
             _lower(module, args.passes)
             chip, features = resolve_target(module, args.chip, args.features)
-            ptx, cubin = module_to_ptx(module, chip, features, args.opt), None
+            ptx, cubin = module_to_ptx(module, chip, features, args.opt, timings), None
         _write(args.output, ptx)
         if args.cubin is not None:
             _assemble(ptx, chip, _cubin_path(args), args.verbose, cubin)
@@ -108,7 +118,60 @@ def execute(args: argparse.Namespace) -> int:
     except (CompileError, ToolchainError) as e:
         print(f"ferrox compile: error: {e}", file=sys.stderr)
         return 1
+    finally:
+        if timings is not None:
+            print(timings.format(), file=sys.stderr)
     return 0
+
+
+class _LLVMInput(Exception):
+    """The file is already in the llvm dialect: compiled as it is, never cached."""
+
+    def __init__(self, module: ModuleOp):
+        super().__init__("llvm dialect input")
+        self.module = module
+
+
+def _compile_cached(
+    text: str, name: str, args: argparse.Namespace, timings: Timings | None
+) -> ModuleArtifact:
+    """The artifact from the cache (nothing parsed), else parsed, verified as a whole program,
+    compiled and stored. The key says the whole program was verified: an entry made by
+    `ferrox.compile`, which checks the kernels alone, is not taken for one."""
+    with stage(timings, "key"):
+        key = cache.artifact_key(text, args.chip, args.features, args.opt, whole_program=True)
+        key.digest()
+
+    kernels = cache.default_cache()
+    if not args.no_cache:
+        with stage(timings, "cache"):
+            found = kernels.lookup(key, ModuleArtifact.from_json)
+        if found is not None:
+            return found
+    module = _parse_verified(text, name, timings)  # a refusal leaves the cache untouched
+    if is_llvm_only(module):
+        raise _LLVMInput(module)
+
+    def build() -> bytes:
+        timed = {} if timings is None else {"timings": timings}
+        artifact = cache.compile_module(
+            module, chip=args.chip, features=args.features, opt=args.opt, **timed
+        )
+        with stage(timings, "store"):
+            return artifact.to_json().encode()
+
+    if args.no_cache:
+        return ModuleArtifact.from_json(build())
+    return kernels.get_or_compile(key, build, ModuleArtifact.from_json)
+
+
+def _parse_verified(text: str, name: str, timings: Timings | None) -> ModuleOp:
+    with stage(timings, "parse"):
+        module = parse_source(registry.make_context(), text, name)
+    with stage(timings, "verify"):
+        verify_module(module)
+        verify_program(module)
+    return module
 
 
 def verify_program(module: ModuleOp) -> None:
@@ -118,19 +181,16 @@ def verify_program(module: ModuleOp) -> None:
     VerifyOwnershipPass().apply(registry.make_context(), module)
 
 
-def _load(path: str) -> ModuleOp:
+def _read(path: str) -> tuple[str, str]:
+    """(text, name shown in diagnostics) of the input; bytes that are not UTF-8 are located."""
     name = "<stdin>" if path == "-" else path
     if path == "-":
-        text = read_source("-")
-    else:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as e:
-            raise CompileError(f"cannot read {path}: {e.strerror}") from None
-        text = decode_source(data, name)  # bytes that are not UTF-8: located, with the offset
-    module = parse_source(registry.make_context(), text, name)
-    verify_module(module)
-    return module
+        return read_source("-"), name
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise CompileError(f"cannot read {path}: {e.strerror}") from None
+    return decode_source(data, name), name
 
 
 def is_llvm_only(module: ModuleOp) -> bool:

@@ -1,0 +1,84 @@
+"""LLVM's persistent worker: one child serves every compile of the process, gives the PTX a
+new child gives (target machines it keeps make no difference), and is replaced after NVPTX
+aborts it, with LLVM's own words as the error."""
+
+from __future__ import annotations
+
+import pytest
+
+from ferrox.targets.llvm_worker import LLVMFailure, LLVMWorker
+
+VECADD_IR = """
+target triple = "nvptx64-nvidia-cuda"
+define ptx_kernel void @vecadd(ptr addrspace(1) noalias readonly %a,
+                               ptr addrspace(1) noalias %c, i32 %n) "nvvm.reqntid"="64,1,1" {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %in = icmp slt i32 %tid, %n
+  br i1 %in, label %body, label %exit
+body:
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i32 %tid
+  %pc = getelementptr inbounds float, ptr addrspace(1) %c, i32 %tid
+  %x = load float, ptr addrspace(1) %pa, align 4
+  %y = fadd float %x, 1.0
+  store float %y, ptr addrspace(1) %pc, align 4
+  br label %exit
+exit:
+  ret void
+}
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+"""
+
+
+def _ir_calling(intrinsic: str, declare: str) -> str:
+    return f"""
+target triple = "nvptx64-nvidia-cuda"
+{declare}
+define ptx_kernel void @k(ptr addrspace(1) %p, float %x) {{
+  %y = call float @{intrinsic}(float %x)
+  store float %y, ptr addrspace(1) %p
+  ret void
+}}
+"""
+
+
+@pytest.fixture
+def worker():
+    w = LLVMWorker()
+    yield w
+    w.close()
+
+
+def test_one_child_serves_every_compile(worker: LLVMWorker):
+    first = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    pid = worker.pid
+    assert pid is not None and ".entry vecadd(" in first
+    other = worker.compile(VECADD_IR, "sm_80", "+ptx81", 2)
+    again = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    assert ".target sm_80" in other and ".target sm_90" in again
+    assert again == first, "a kept target machine changes nothing"
+    assert (worker.pid, worker.started) == (pid, 1)
+    fresh = LLVMWorker()
+    try:
+        assert fresh.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
+    finally:
+        fresh.close()
+
+
+def test_an_abort_is_reported_and_the_next_compile_gets_a_new_child(worker: LLVMWorker):
+    worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    pid = worker.pid
+    ir = _ir_calling("llvm.exp.f32", "declare float @llvm.exp.f32(float)")
+    with pytest.raises(LLVMFailure, match="no libcall available for fexp"):
+        worker.compile(ir, "sm_90", "+ptx80", 3)
+    assert worker.pid is None
+    assert ".entry vecadd(" in worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    assert worker.pid not in (None, pid) and worker.started == 2
+
+
+def test_invalid_ir_is_an_answer_not_a_death(worker: LLVMWorker):
+    worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    pid = worker.pid
+    with pytest.raises(LLVMFailure, match="^invalid LLVM IR: "):
+        worker.compile("define void @f() { ret i32 0 }", "sm_90", "+ptx80", 3)
+    assert worker.pid == pid and worker.started == 1
