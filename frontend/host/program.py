@@ -147,8 +147,10 @@ def _i64(value: int) -> IntegerAttr:
 def _run(
     fn: Callable[..., Any], values: list[Any], source: FunctionSource
 ) -> tuple[Any, tuple[str, int, int]]:
-    """Call `fn` on the symbolic values; the result and where it returned (the `return`
-    statement's line and column, from a profile hook on the function's own frame)."""
+    """Call `fn` on the symbolic values; the result and where it returned: the `return`
+    statement that ran, seen by a profile hook on the function's own frame. Where a profiler
+    is already installed (cProfile, a debugger's) it is left alone, and the location is the
+    function's only `return` statement, else its `def`."""
     code = fn.__code__
     seen: dict[str, int] = {}
 
@@ -156,19 +158,35 @@ def _run(
         if event == "return" and frame.f_code is code:
             seen["line"] = frame.f_lineno
 
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
+    if sys.getprofile() is None:
+        sys.setprofile(hook)
+        try:
+            result = fn(*values)
+        finally:
+            sys.setprofile(None)
+    else:
         result = fn(*values)
-    finally:
-        sys.setprofile(previous)
-    line = seen.get("line", source.first_line)
-    col = 1
-    for node in ast.walk(source.tree):
-        if isinstance(node, ast.Return) and source.position(node)[0] == line:
-            col = source.position(node)[1]
-            break
+    returns = [n for n in _own_nodes(source.tree) if isinstance(n, ast.Return)]
+    if "line" in seen:
+        line = seen["line"]
+        found = [n for n in returns if source.position(n)[0] == line]
+        col = source.position(found[0])[1] if found else 1
+        return result, (source.file, line, col)
+    node: ast.AST = returns[0] if len(returns) == 1 else source.tree
+    line, col = source.position(node)
     return result, (source.file, line, col)
+
+
+def _own_nodes(tree: ast.FunctionDef) -> list[ast.AST]:
+    """The function's own nodes, not those of functions or lambdas nested in it."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _at(

@@ -330,6 +330,30 @@ def test_returning_an_output_before_its_stream_is_synced():
     )
 
 
+def test_the_return_is_located_under_a_profiler_too():
+    """With a profiler installed the hook that sees the `return` is left out: the location is
+    the program's only return statement, and the profiler keeps running."""
+    import cProfile
+
+    x, y = fresh(256)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        with pytest.raises(host.FrontendError) as e:
+            return_before_sync.on("cpu")(x, y, poisoned(256))
+    finally:
+        profiler.disable()
+    assert str(e.value).startswith(
+        shown(
+            "at: returned early",
+            "return",
+            "error",
+            "cannot return %out before `host.sync_on %s`: a launch on %s may still be writing it",
+        )
+    )
+    assert profiler.getstats()  # it saw the call
+
+
 def test_using_an_output_on_another_stream_before_the_sync():
     x, y = fresh(256)
     with pytest.raises(host.FrontendError) as e:
