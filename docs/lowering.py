@@ -78,6 +78,14 @@ def render() -> str:
         STAGE_6 + _block("llvm", out["llvm-ir"]),
         STAGE_7 + _block("ptx", out["ptx"]),
         CHOICES,
+        CONTROL_FLOW
+        + "\n".join(
+            f"<!-- snippet: {path}#{name} -->\n"
+            + _block("mlir", _snippets().extract(ROOT / path, name))
+            + "\n"
+            + text
+            for path, name, text in CONTROL_FLOW_SNIPPETS
+        ),
     ]
     return "\n".join(sections)
 
@@ -249,6 +257,57 @@ as `unrealized_conversion_cast`s, as in MLIR's 1:N conversions; they fold away a
 (`casts.py`), and where a SIMT value crosses control flow (an `scf.if` result) it becomes a
 packed LLVM struct that LLVM takes apart.
 """
+
+
+CONTROL_FLOW = """\
+## Control flow in `convert-to-llvm`
+
+Structured control flow becomes blocks and branches before the llvm patterns run (their first
+walk; `lowering/to_llvm/convert.py`). `scf.if` and `scf.for` go through xDSL's own patterns,
+`scf.while` and `scf.index_switch` through ferrox's (`lowering/to_llvm/scf.py`), and `cf`
+branches to `llvm.br` / `llvm.cond_br` (`lowering/to_llvm/cf.py`). None of this moves a barrier
+or a shuffle: they stay in the block their region became, and verify-disjoint has already checked
+that the decisions above them are uniform enough ([SIMT 7](safety.md#simt-7)).
+
+**`scf.while`** becomes a loop of blocks: the entry branches to the before-region's block (the
+header) with the initial values; `scf.condition(%c) %v` becomes `cond_br %c` to the
+after-region's block with `%v`, or to the exit block with `%v`; the after-region's `scf.yield`
+branches back to the header. The loop's results are the exit block's arguments. The example
+`examples/simt/gcd.mlir` runs Euclid's algorithm per thread, a trip count that differs between
+the lanes of a warp:
+
+"""
+
+CONTROL_FLOW_SNIPPETS = [
+    (
+        "examples/simt/gcd.mlir",
+        "gcd",
+        """\
+**`scf.index_switch`** becomes a `cf.switch` on the `index` itself, each case's region inlined
+and its `scf.yield` a branch to a block that carries the results. (xDSL's own pattern casts the
+index to `i32` first, so an index of 2^32 would take `case 0`; here all 64 bits are compared.)
+`examples/simt/alu.mlir` picks an operation per element this way.
+
+**`cf.switch`** has no op in xDSL's llvm dialect; it becomes one `icmp eq` and `llvm.cond_br`
+per case, in the order the cases are written (the first case listing a value wins, as in the
+interpreter), the last test's false edge going to the default. LLVM's SimplifyCFG turns the
+chain back into a `switch` where that pays. Two edges of one `cond_br` that enter the same block
+with different arguments would give an LLVM phi two values for one predecessor, so the second
+edge goes through a block of its own (for `cf.cond_br` too). From
+`tests/filecheck/lowering/to_llvm/scf-while-switch.mlir`, which pins the chain:
+""",
+    ),
+    (
+        "tests/filecheck/lowering/to_llvm/scf-while-switch.mlir",
+        "cf-switch",
+        """\
+`examples/simt/piecewise.mlir` dispatches with `cf.switch` in a kernel's own blocks. The three
+examples are run on the interpreter against NumPy with poisoned outputs, compiled and assembled
+by `ptxas` (`tests/examples/`, `tests/targets/test_examples_ptx.py`);
+`tests/gpu/test_examples_gpu.py` has them for GPU runs.
+""",
+    ),
+]
 
 
 def main(argv: list[str]) -> int:

@@ -40,6 +40,7 @@ tile.kernel @big(%out: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [
 
 // -----
 
+// doc:begin tile-divergent
 tile.kernel @gate(%out: !tile.partition<f32, [16]>, %x: !tile.tensor<f32, [?, ?]>) {
   %i = tile.block_id 0
   %c0 = arith.constant 0 : index
@@ -61,6 +62,7 @@ tile.kernel @gate(%out: !tile.partition<f32, [16]>, %x: !tile.tensor<f32, [?, ?]
   tile.store %r, %out : !tile.tile<f32, [16]>, !tile.partition<f32, [16]>
   tile.return
 }
+// doc:end
 
 // -----
 

@@ -152,6 +152,7 @@ func.func @only_default(%i: index) {
 // CHECK-NEXT: llvm.br ^[[JOIN]]([[S]] : f32)
 // CHECK-NEXT: ^[[JOIN]]([[R:%[a-z0-9_]+]]: f32):
 // CHECK-NEXT: llvm.return [[R]] : f32
+// doc:begin cf-switch
 func.func @dispatch(%k: i32, %v: f32) -> f32 {
   %zero = arith.constant 0.0 : f32
   cf.switch %k : i32, [
@@ -166,6 +167,7 @@ func.func @dispatch(%k: i32, %v: f32) -> f32 {
 ^join(%r: f32):
   func.return %r : f32
 }
+// doc:end
 
 // The same detour for a cf.cond_br whose two edges enter one block.
 // CHECK-LABEL: llvm.func @choose(
