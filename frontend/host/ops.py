@@ -22,10 +22,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, StringAttr
+from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, IntegerAttr, StringAttr, i64
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects import host
+from ferrox.dialects.host import Distribution, DistributionAttr
 from ferrox.frontend.host.recorder import (
     Partition,
     Prepared,
@@ -222,6 +223,59 @@ def poison(shape: Any, dtype: Any) -> Tensor:
     return _creation("poison", host.PoisonOp, shape, dtype)
 
 
+def full(shape: Any, value: Any, dtype: Any) -> Tensor:
+    """A new tensor with every element `value` (`host.full`)."""
+    r = current("full")
+    at = r.here()
+    dt = dtype_from(dtype, lambda m: r.fail(m, at))
+    dims = shape_of(shape)
+    try:
+        type_ = tensor_type(dt, dims)
+    except VerifyException as e:
+        raise r.fail(str(e), at) from None
+    fill = r.constant(value, dt.ir, at)
+    op = host.FullOp(operands=[fill, []], result_types=[type_])
+    r.emit(op, at)
+    return Tensor(op.result, dt, dims)
+
+
+def random(
+    shape: Any,
+    dtype: Any,
+    *,
+    seed: int,
+    uniform: tuple[float, float] | None = None,
+    normal: tuple[float, float] | None = None,
+) -> Tensor:
+    """A new tensor of random values (`host.random`): `uniform=(low, high)` or
+    `normal=(mean, stddev)`, drawn as `numpy.random.default_rng(seed)` draws them."""
+    r = current("random")
+    at = r.here()
+    if (uniform is None) == (normal is None):
+        raise r.fail("host.random needs one of uniform=(low, high) or normal=(mean, stddev)", at)
+    dt = dtype_from(dtype, lambda m: r.fail(m, at))
+    dims = shape_of(shape)
+    kind, (low, high) = (
+        (Distribution.UNIFORM, uniform) if uniform is not None else (Distribution.NORMAL, normal)
+    )  # type: ignore[misc]
+    try:
+        type_ = tensor_type(dt, dims)
+    except VerifyException as e:
+        raise r.fail(str(e), at) from None
+    op = host.RandomOp(
+        operands=[[]],
+        result_types=[type_],
+        properties={
+            "distribution": DistributionAttr(kind),
+            "low": FloatAttr(float(low), Float64Type()),
+            "high": FloatAttr(float(high), Float64Type()),
+            "seed": IntegerAttr(int(seed), i64),
+        },
+    )
+    r.emit(op, at)
+    return Tensor(op.result, dt, dims)
+
+
 def check(actual: Tensor, expected: Any, *, rtol: float | None = None,
           atol: float | None = None, **names: Any) -> None:  # fmt: skip
     """Compare `actual` with a reference tensor, or a NumPy formula over `names` (`host.check`);
@@ -270,6 +324,8 @@ def _stream(r: Recorder, on: Any, at: tuple[str, int, int]) -> None:
 __all__ = [
     "check",
     "current",
+    "full",
+    "random",
     "launch",
     "partition",
     "poison",

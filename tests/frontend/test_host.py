@@ -101,6 +101,29 @@ def prepare_a_tile_kernel(x, y, z):
 
 
 @host.program
+def made_here(n):
+    x = host.random(n, f32, uniform=(-1.0, 1.0), seed=7)
+    y = host.full(n, 0.5, f32)
+    out = host.poison(n, f32)
+    s = host.stream()
+    p = host.prepare(vecadd, blocks(n), 256, x, y, out)
+    out = host.launch(p, s, x, y, out)
+    host.sync(s)
+    return x, out
+
+
+@host.program
+def repeated(x, acc, tmp, steps):
+    s = host.stream()
+    for _ in range(steps):  # a Python loop records its body once per iteration
+        p = host.prepare(vecadd, blocks(len(acc)), 256, x, acc, tmp)
+        tmp = host.launch(p, s, x, acc, tmp)
+        acc, tmp = tmp, acc
+    host.sync(s)
+    return acc
+
+
+@host.program
 def wrong_check(x, y):
     out = host.poison(x.shape, f32)
     s = host.stream()
@@ -245,6 +268,25 @@ def test_a_python_tile_kernel_over_a_partition():
     z = poisoned(3001)
     assert python_tile.on("cpu")(x, y, z) is z
     assert np.array_equal(z, x * y)
+
+
+def test_tensors_the_program_makes_and_python_values_as_arguments():
+    x, out = made_here.on("cpu")(1000)
+    expected_x = np.random.default_rng(7).uniform(-1.0, 1.0, 1000).astype(np.float32)
+    assert np.array_equal(x, expected_x)
+    assert np.array_equal(out, expected_x + np.float32(0.5))
+
+
+def test_a_python_loop_records_one_launch_per_iteration():
+    (x,) = fresh(1000, 1)
+    acc0 = np.random.default_rng().uniform(-1, 1, 1000).astype(np.float32)
+    acc, tmp = acc0.copy(), poisoned(1000)
+    program = repeated.on("cpu")
+    result = program(x, acc, tmp, 3)
+    assert result is tmp  # after three swaps the result is in tmp's buffer
+    assert np.array_equal(result, ((acc0 + x) + x) + x)
+    text = repeated.ir(x, acc, tmp, 3)
+    assert text.count("host.launch @vecadd") == 3
 
 
 def test_a_failed_check_fails_the_call():
