@@ -13,6 +13,7 @@ or writes `NAME.STAGE.txt` under `FERROX_DUMP_DIR`.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hashlib
 import os
@@ -148,6 +149,8 @@ def cached_artifact(
         import ferrox.api
 
         artifact = run_frontend(lambda: ferrox.api.compile(module(), chip, cache=False))
+        # The interpreter runs `source`: with the Python locations kept, a trap names the line.
+        artifact = dataclasses.replace(artifact, source=print_ir(module()))
         return artifact.to_json().encode()
 
     key = KernelKey(key_text, chip, {"opt": 3, "schema": SCHEMA_VERSION}, artifact=artifact_file)

@@ -23,12 +23,11 @@ compile time, or writes it under `FERROX_DUMP_DIR`. Errors are `FrontendError`s 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ferrox.frontend.common.errors import FrontendError
+from ferrox.frontend.common.errors import FrontendError, install_excepthook
 from ferrox.frontend.common.intrinsics import (
     ceil,
     cos,
@@ -110,13 +109,13 @@ from ferrox.frontend.simt.surface import (
     witness_value,
 )
 from ferrox.jit import arg_type as _arg_type
+from ferrox.jit import cached_artifact, frontend_fingerprint
 from ferrox.jit import closure as _closure
-from ferrox.jit import dump as _dump
-from ferrox.jit import dump_stages as _dump_stages
-from ferrox.jit import frontend_fingerprint
 from ferrox.jit import print_ir as _print
 from ferrox.jit import run_frontend as _frontend
 from ferrox.jit import target as _target
+
+install_excepthook()  # an uncaught FrontendError prints its diagnostics, not a traceback
 
 
 def kernel(
@@ -266,35 +265,16 @@ class SimtKernel:
         )
 
     def _compile(self, chip: str, consts: Mapping[str, Any], arg_types: tuple[str, ...]):
-        from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
-        from ferrox.targets.cache import KernelKey, default_cache
-
-        text = self._key_text(consts, arg_types)
-        memo = hashlib.sha256(f"{chip}\0{text}".encode()).hexdigest()
         state = self._state
-        if memo in state.artifacts:
-            return state.artifacts[memo]
-        stages = _dump_stages()
-        built: list[Any] = []
-
-        def module() -> Any:
-            if not built:
-                built.append(_frontend(lambda: build_kernel(self._source(), state.options, consts)))
-            return built[0]
-
-        def compile_it() -> bytes:
-            import ferrox.api
-
-            artifact = _frontend(lambda: ferrox.api.compile(module(), chip, cache=False))
-            return artifact.to_json().encode()
-
-        key = KernelKey(text, chip, {"opt": 3, "schema": SCHEMA_VERSION}, artifact="simt-py.json")
-        artifact = default_cache().get_or_compile(key, compile_it, ModuleArtifact.from_json)
-        if stages and memo not in state.dumped:
-            state.dumped.add(memo)
-            _dump(self.name, stages, module(), artifact)
-        state.artifacts[memo] = artifact
-        return artifact
+        return cached_artifact(
+            self.name,
+            self._key_text(consts, arg_types),
+            chip,
+            lambda: build_kernel(self._source(), state.options, consts),
+            "simt-py.json",
+            state.artifacts,
+            state.dumped,
+        )
 
     # -- launching -------------------------------------------------------------------------
 

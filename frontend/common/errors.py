@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import linecache
+import sys
 from collections.abc import Iterable, Sequence
+from types import TracebackType
 
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 from ferrox.frontend.common.source import FunctionSource
@@ -73,3 +75,21 @@ def located(error: DiagnosticError) -> FrontendError:
     if isinstance(error, FrontendError):
         return error
     return FrontendError(error.diagnostics)
+
+
+def install_excepthook() -> None:
+    """Show an uncaught `FrontendError` as what it is, the diagnostics at the Python lines,
+    without a traceback through ferrox's frames (other exceptions keep the hook they had).
+    Installed once, by the decorators' modules."""
+    previous = sys.excepthook
+    if getattr(previous, "_ferrox_frontend", False):
+        return
+
+    def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+        if isinstance(error, FrontendError):
+            print(str(error), file=sys.stderr)
+            return
+        previous(kind, error, tb)
+
+    hook._ferrox_frontend = True  # type: ignore[attr-defined]
+    sys.excepthook = hook

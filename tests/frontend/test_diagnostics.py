@@ -1,0 +1,211 @@
+"""The frontend's own refusals are diagnostics at the Python line and column, with the source
+line and a caret; a script that launches a refused kernel prints them, not a traceback; a trap
+on the interpreter names the Python line of the access."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from ferrox import simt
+from ferrox.simt import DisjointSlice, FrontendError, Slice, f16, f32, index
+
+HERE = __file__
+
+
+def line_of(text: str) -> int:
+    with open(HERE, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if text in line and "line_of(" not in line and "Case(" not in line:
+                return number
+    raise AssertionError(text)
+
+
+def refusal(kernel, **constants) -> str:
+    with pytest.raises(FrontendError) as refused:
+        kernel.ir(**constants)
+    (diagnostic,) = refused.value.diagnostics
+    return diagnostic.format()
+
+
+@simt.kernel(block=256)
+def mixes_types(a: Slice[f32], h: Slice[f16], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    i = w.value
+    out[w] = a[i] + h[i]  # mixes
+
+
+@simt.kernel(block=256)
+def unknown_name(out: DisjointSlice[f32]):
+    out[simt.thread_index_1d()] = nope  # noqa: F821  # unknown
+
+
+@simt.kernel(block=256)
+def breaks(out: DisjointSlice[f32], n: index):
+    for _k in range(n):
+        break  # breaks
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
+def writes_slice(a: Slice[f32]):
+    a[simt.thread_id.x] = 1.0  # writes
+
+
+@simt.kernel(block=256)
+def writes_without_witness(out: DisjointSlice[f32]):
+    out[simt.thread_id.x] = 1.0  # no witness
+
+
+@simt.kernel(block=256)
+def leaks_from_guarded_write(out: DisjointSlice[f32]):
+    total = 0.0
+    with out[simt.thread_index_1d()] as slot:  # leaks
+        total = 1.0
+        slot.value = total
+
+
+@simt.kernel(block=256, requires=["len(a) >= m"])
+def requires_unknown(a: Slice[f32], out: DisjointSlice[f32]):  # requires
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
+def unannotated(a, out: DisjointSlice[f32]):  # unannotated
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
+def float_index(a: Slice[f32], out: DisjointSlice[f32]):
+    out[simt.thread_index_1d()] = a[1.5]  # float index
+
+
+def test_mixed_types_name_both():
+    assert refusal(mixes_types) == (
+        f"{HERE}:{line_of('# mixes')}:14: error: mismatched types in '+': f32 and f16 "
+        "(convert one side, e.g. f32(x) or f16(x))"
+    )
+
+
+def test_unknown_name():
+    assert refusal(unknown_name) == (
+        f"{HERE}:{line_of('# unknown')}:35: error: name 'nope' is not defined here"
+    )
+
+
+def test_break_is_refused():
+    assert refusal(breaks) == (
+        f"{HERE}:{line_of('# breaks')}:9: error: `break` is not supported in a kernel: loop "
+        "with `while` on a condition"
+    )
+
+
+def test_a_slice_is_read_only():
+    assert refusal(writes_slice) == (
+        f"{HERE}:{line_of('# writes')}:5: error: cannot write slice `%a`: a Slice is read-only; "
+        "take a DisjointSlice for an output"
+    )
+
+
+def test_a_disjoint_slice_is_written_through_a_witness():
+    assert refusal(writes_without_witness) == (
+        f"{HERE}:{line_of('# no witness')}:5: error: a disjoint slice is written only through a "
+        "witness: `%out[...]` needs a thread index from thread_index_1d(), index_2d(S), "
+        "index_2d_runtime(w) or warp_index(), found index"
+    )
+
+
+def test_a_guarded_write_keeps_its_names_inside():
+    assert refusal(leaks_from_guarded_write) == (
+        f"{HERE}:{line_of('# leaks')}:5: error: `total` is rebound inside a guarded write, "
+        "which runs only in bounds: its new value cannot leave the `with` block (compute it "
+        "before)"
+    )
+
+
+def test_requires_names_parameters():
+    assert refusal(requires_unknown) == (
+        f"{HERE}:{line_of('# requires')}:1: error: requires 'len(a) >= m': `m` is not a "
+        "parameter of the kernel"
+    )
+
+
+def test_parameters_are_annotated():
+    assert refusal(unannotated) == (
+        f"{HERE}:{line_of('# unannotated')}:17: error: parameter `a` needs an annotation "
+        "(Slice[f32], DisjointSlice[f32], f32, Constexpr, ...)"
+    )
+
+
+def test_an_index_is_an_integer():
+    assert refusal(float_index) == (
+        f"{HERE}:{line_of('# float index')}:37: error: an index must be an integer, found "
+        "Python float 1.5"
+    )
+
+
+def test_the_text_shows_the_line_and_a_caret():
+    with pytest.raises(FrontendError) as refused:
+        mixes_types.ir()
+    line = line_of("# mixes")
+    assert str(refused.value).splitlines() == [
+        f"{HERE}:{line}:14: error: mismatched types in '+': f32 and f16 (convert one side, "
+        "e.g. f32(x) or f16(x))",
+        "    out[w] = a[i] + h[i]  # mixes",
+        "             ^",
+    ]
+
+
+def test_a_script_prints_the_diagnostic_not_a_traceback(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+            from ferrox import simt
+            from ferrox.simt import DisjointSlice, Slice, f16, f32
+
+            @simt.kernel(block=256)
+            def bad(a: Slice[f32], h: Slice[f16], out: DisjointSlice[f32]):
+                w = simt.thread_index_1d()
+                i = w.value
+                out[w] = a[i] + h[i]
+
+            x = np.zeros(4, np.float32)
+            bad.on("cpu")[1, 256](x, np.zeros(4, np.float16), x.copy())
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"{script}:9:14: error: mismatched types in '+': f32 and f16 (convert one side, e.g. "
+        "f32(x) or f16(x))",
+        "    out[w] = a[i] + h[i]",
+        "             ^",
+    ]
+
+
+@simt.kernel(block=256)
+def reads_past_the_end(x: Slice[f32], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    v = x[w.value]  # past the end
+    out[w] = v
+
+
+def test_a_trap_on_the_interpreter_names_the_python_line():
+    x = np.zeros(100, np.float32)
+    out = np.full(256, np.nan, np.float32)
+    with pytest.raises(Exception) as trapped:
+        reads_past_the_end.on("cpu")[1, 256](x, out)
+    assert str(trapped.value).startswith(
+        f"{HERE}:{line_of('# past the end')}:9: error: simt.load out of range: index 100 of %x "
+        "(length 100)"
+    )
