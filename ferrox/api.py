@@ -347,11 +347,11 @@ class _CpuDevice:
     def _run(self, artifact, grid, block, shared_bytes, values) -> None:
         from ferrox.driver.interpreter import LaunchError as Refused
         from ferrox.driver.interpreter import run_simt_kernel
-        from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
+        from ferrox.driver.interpreter.tile_lowered import run_lowered_tile_kernel
 
         try:  # the interpreter refuses before any thread runs what it cannot hold (bf16 SIMT)
             if artifact.tile is not None:
-                run_tile_kernel(self.module, artifact.name, values)
+                run_lowered_tile_kernel(self.module, artifact.name, values)
             else:
                 run_simt_kernel(self.module, artifact.name, grid, block, values, shared_bytes)
         except Refused as e:

@@ -1,7 +1,8 @@
 """The CPU backend: tensors are NumPy arrays, kernels run on the reference interpreter.
 
-SIMT kernels run on `run_simt_kernel`, tile kernels on `run_tile_kernel`, both in place on the
-tensors' arrays. Launches run eagerly, when enqueued (docs/dialects/host.md allows it:
+SIMT kernels run on `run_simt_kernel`, tile kernels as the GPU runs them: their
+`convert-tile-to-simt` lowering on the same engine (`run_lowered_tile_kernel`), both in place on
+the tensors' arrays. Launches run eagerly, when enqueued (docs/dialects/host.md allows it:
 `verify-ownership` guarantees nothing observes a launch's outputs before its stream is
 synced), so a stream is only a name here. The launch checker checks launches against
 `INTERPRETER_LIMITS`, the CUDA limits of an sm_90 device, which is what the interpreter models.
@@ -106,10 +107,10 @@ class CpuBackend:
         args: Sequence[Any],
         stream: Any,
     ) -> None:
-        from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
+        from ferrox.driver.interpreter.tile_lowered import run_lowered_tile_kernel
 
         values = [_array_of(a) for a in args]
-        run_tile_kernel(module, kernel.name, values)
+        run_lowered_tile_kernel(module, kernel.name, values)
 
     def close(self) -> None:
         return None

@@ -1,4 +1,8 @@
-"""The interpreter one GPU thread runs on: xDSL's `Interpreter`, with a faster region loop.
+"""The scalar interpreter (xDSL's `Interpreter`, with a faster region loop) that the whole-tile
+interpreter runs a tile block on, the step budget every launch has, and the thread and block
+records of the cooperative replay (`threads.py`). SIMT kernels run on the vectorized engine
+(`engine.py`); its `arith` and `math` definitions are the ones registered here too
+(`ops.scalar_functions`).
 
 xDSL's loop looks every operand up through a chain of scopes, dispatches through a wrapper that
 pretty-prints the whole module on any error, and resolves the implementation on every step.
@@ -10,10 +14,10 @@ Implementations are still xDSL `InterpreterFunctions`, registered the usual way.
 Errors other than the interpreter's own are turned into a `KernelTrap` at the op that raised.
 
 A launch has a step budget (`max_steps` operations over all its threads, counted a block at a
-time so that the count costs nothing per op): a kernel that loops forever, or a grid too large
-for the interpreter, ends in a located `KernelStepLimit` instead of a hang. The default is
-DEFAULT_MAX_STEPS; FERROX_MAX_STEPS in the environment, `ferrox run --max-steps` or the
-`step_budget` context manager change it.
+time so that the count costs nothing per op; the engine counts each op once per active lane):
+a kernel that loops forever, or a grid too large for the interpreter, ends in a located
+`KernelStepLimit` instead of a hang. The default is DEFAULT_MAX_STEPS; FERROX_MAX_STEPS in the
+environment, `ferrox run --max-steps` or the `step_budget` context manager change it.
 """
 
 from __future__ import annotations
@@ -37,7 +41,6 @@ from ferrox.driver.interpreter.errors import (
     KernelStepLimit,
     KernelTrap,
 )
-from ferrox.driver.interpreter.memory import AtomicScopes, Buffer
 
 
 def _unwrapped(fn: Callable) -> Callable | None:
@@ -71,19 +74,13 @@ class BlockState:
 
     bid: Dim3
     linear: int
-    shared: dict[Operation, Buffer] = field(default_factory=dict)
+    shared: dict[int, Any] = field(default_factory=dict)  # by id of the shared_alloc op
 
 
-@dataclass
-class LaunchState:
-    grid: Dim3
-    block: Dim3
-    atomic_scopes: AtomicScopes = field(default_factory=AtomicScopes)
-
-
-# A few seconds of interpretation on one core (an empty `scf.for` makes 2 million trips in it);
-# every example and test runs with half of it.
-DEFAULT_MAX_STEPS = 4_000_000
+# Some seconds on one core: the engine runs about 50 million lane-steps a second on wide
+# groups, and an empty `scf.for` of one warp makes about 1.5 million trips in the budget;
+# every example runs at its default size within it.
+DEFAULT_MAX_STEPS = 100_000_000
 _budget_override: list[int] = []
 
 
@@ -135,19 +132,13 @@ class Program:
 class SimtInterpreter(Interpreter):
     """One GPU thread's interpreter; `fork` makes another for a thread of the same launch."""
 
-    def __init__(self, program: Program, launch: LaunchState | None = None):
+    def __init__(self, program: Program):
         super().__init__(program.module, index_bitwidth=64, _impls=program.impls)
         self.program = program
-        self.launch = launch
         self.block: BlockState | None = None
         self.thread: ThreadCtx | None = None
         self.env: dict[int, Any] = {}
         """The current frame: values by `id` of their SSAValue (its own hash is a Python call)."""
-
-    def fork(self) -> SimtInterpreter:
-        other = SimtInterpreter(self.program, self.launch)
-        other.block = self.block
-        return other
 
     # --- values: one flat frame per activation -------------------------------------------
     def get_values(self, values: Iterable[SSAValue]) -> tuple[Any, ...]:
@@ -264,11 +255,6 @@ class SimtInterpreter(Interpreter):
             "FERROX_MAX_STEPS",
             KernelStepLimit,
         )
-
-    def global_thread(self) -> int:
-        """This thread's id across the grid (block-major), for naming it in race reports."""
-        b = self.launch.block
-        return self.block.linear * (b[0] * b[1] * b[2]) + self.thread.linear
 
     # --- faults -------------------------------------------------------------------------
     def where(self) -> tuple[Dim3 | None, Dim3 | None]:

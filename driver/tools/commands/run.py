@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-steps",
         metavar="N",
         help="the CPU interpreter's step budget per launch, in operations over all threads "
-        "(default: FERROX_MAX_STEPS, else 4,000,000); a launch past it is an error, not a hang",
+        "(default: FERROX_MAX_STEPS, else 100,000,000); a launch past it is an error, not a hang",
     )
 
 

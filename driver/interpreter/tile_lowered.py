@@ -1,0 +1,92 @@
+"""`run_lowered_tile_kernel`: a tile launch as the GPU runs it, on the CPU.
+
+The GPU never runs a `tile.kernel`: it runs the SIMT kernel `convert-tile-to-simt` makes of it
+(shared memory, barriers and shuffles of the lowering's own, inside `simt.unsafe`). This runs
+that same lowered kernel on the SIMT engine, with the launch the host makes of it (the grid and
+arguments read from the lowered kernel's `tile.*` attributes), so every CPU run checks the
+lowering's shared memory for races and its indices for bounds, and a fault in a tile kernel on
+the GPU reproduces here. The whole-tile interpreter (`tile_kernel.run_tile_kernel`) stays as
+the reference the lowering is tested against.
+
+bf16 is the exception: the SIMT engine holds no bf16 memory, so a tile kernel with bf16 data runs
+on the whole-tile interpreter.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, ModuleOp
+
+from ferrox.dialects import simt, tile
+from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
+from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel, run_tile_kernel
+from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, convert_tile_to_simt
+
+_LOWERED: weakref.WeakKeyDictionary[ModuleOp, ModuleOp] = weakref.WeakKeyDictionary()
+
+
+def lowered_module(module: ModuleOp) -> ModuleOp:
+    """`module` with its tile kernels lowered as the compiler lowers them (cached per module;
+    the module must not change after its first launch)."""
+    lowered = _LOWERED.get(module)
+    if lowered is None:
+        lowered = module.clone()
+        convert_tile_to_simt(lowered)
+        _LOWERED[module] = lowered
+    return lowered
+
+
+def _has_bf16(kernel: tile.KernelOp) -> bool:
+    types = [a.type for a in kernel.args] + [r.type for op in kernel.walk() for r in op.results]
+    return any(isinstance(getattr(t, "element_type", t), BFloat16Type) for t in types)
+
+
+def simt_launch(
+    kernel: simt.KernelOp, values: Sequence[Any]
+) -> tuple[tuple[int, ...], tuple[int, int, int], list]:
+    """(grid, block, SIMT arguments) of the lowered `kernel` for the tile arguments `values`,
+    read from its `tile.params`, `tile.grid` and `tile.lowering` attributes."""
+    args: list[Any] = []
+    for source in (s.data for s in kernel.attributes[PARAMS_ATTR].data):  # type: ignore[attr-defined]
+        arg, _, dim = source.partition(".")
+        value = values[int(arg.removeprefix("arg"))]
+        if dim:
+            args.append(value.shape[int(dim.removeprefix("dim"))])
+        else:
+            args.append(value.reshape(-1) if isinstance(value, np.ndarray) else value)
+    grid_attr = kernel.attributes[GRID_ATTR]
+    partition = values[grid_attr.data["partition"].value.data]  # type: ignore[attr-defined]
+    shape = grid_attr.data["tile"].get_values()  # type: ignore[attr-defined]
+    grid = tuple(-(-partition.shape[d] // shape[d]) for d in range(len(shape)))
+    threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
+    return grid, (threads, 1, 1), args
+
+
+def run_lowered_tile_kernel(module: ModuleOp, kernel: str, args: Sequence[Any]) -> None:
+    """Run the tile kernel `kernel` as the GPU does; `args` as `run_tile_kernel` takes them
+    (parameter order; outputs written in place). Raises `LaunchError` before anything runs, or
+    a located `KernelFault` from the lowered kernel."""
+    op = find_tile_kernel(module, kernel)
+    if _has_bf16(op):
+        run_tile_kernel(module, kernel, args)
+        return
+    values, outputs = bind_tile_args(op, args)
+    strided = [(i, v) for i, v in enumerate(values) if any(v is o for o in outputs)]
+    strided = [(i, v) for i, v in strided if not v.flags.c_contiguous]
+    for i, v in strided:  # written through a contiguous copy, as the host would copy it back
+        values[i] = np.ascontiguousarray(v)
+    lowered = lowered_module(module)
+    grid, block, simt_args = simt_launch(find_kernel(lowered, kernel), values)
+    grid3 = (*grid, *(1,) * (3 - len(grid)))
+    try:
+        run_simt_kernel(lowered, kernel, grid3, block, simt_args)  # type: ignore[arg-type]
+    finally:
+        for i, v in strided:
+            v[...] = values[i]
+
+
+__all__ = ["lowered_module", "run_lowered_tile_kernel", "simt_launch"]
