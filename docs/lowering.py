@@ -264,7 +264,8 @@ CONTROL_FLOW = """\
 
 Structured control flow becomes blocks and branches before the llvm patterns run (their first
 walk; `lowering/to_llvm/convert.py`). `scf.if` and `scf.for` go through xDSL's own patterns,
-`scf.while` and `scf.index_switch` through ferrox's (`lowering/to_llvm/scf.py`), and `cf`
+`scf.while`, `scf.index_switch` and `scf.execute_region` (inlined: each `scf.yield` branches to
+the rest of the enclosing block) through ferrox's (`lowering/to_llvm/scf.py`), and `cf`
 branches to `llvm.br` / `llvm.cond_br` (`lowering/to_llvm/cf.py`). None of this moves a barrier
 or a shuffle: they stay in the block their region became, and verify-disjoint has already checked
 that the decisions above them are uniform enough ([SIMT 7](safety.md#simt-7)).

@@ -9,7 +9,11 @@ the exit block's arguments (what the last `scf.condition` forwarded).
 casts the operand to `i32` first, so an index of 2^32 would take `case 0`; here the comparison
 keeps all 64 bits (`cf.switch` then lowers to compares in `cf.py`).
 
-Both run in the first walk of `convert-to-llvm`, with xDSL's `scf.if` / `scf.for` patterns;
+`scf.execute_region` (one run of a region, possibly of several blocks) is inlined: its blocks go
+between the two halves of the block it was in, and each of its `scf.yield`s branches to the
+second half with the results.
+
+All three run in the first walk of `convert-to-llvm`, with xDSL's `scf.if` / `scf.for` patterns;
 their new ops take the location of the op they replace (`Located`).
 """
 
@@ -97,4 +101,27 @@ class IndexSwitchLowering(RewritePattern):
         rewriter.replace(op, [], continue_block.args)
 
 
-SCF_PATTERNS: tuple[RewritePattern, ...] = (WhileLowering(), IndexSwitchLowering())
+class ExecuteRegionLowering(RewritePattern):
+    """`scf.execute_region` -> its blocks inlined, each `scf.yield` a branch to the rest."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ExecuteRegionOp, rewriter: PatternRewriter, /) -> None:
+        entry = op.parent_block()
+        first = op.region.first_block
+        if entry is None or first is None:
+            return
+        continue_block = entry.split_before(op)
+        for i, result_type in enumerate(op.result_types):
+            rewriter.insert_block_argument(continue_block, i, result_type)
+        for yielded in _terminators(op.region, scf.YieldOp):
+            rewriter.replace(yielded, cf.BranchOp(continue_block, *yielded.arguments))
+        rewriter.inline_region(op.region, BlockInsertPoint.before(continue_block))
+        rewriter.insert(cf.BranchOp(first), InsertPoint.at_end(entry))
+        rewriter.replace(op, [], continue_block.args)
+
+
+SCF_PATTERNS: tuple[RewritePattern, ...] = (
+    WhileLowering(),
+    IndexSwitchLowering(),
+    ExecuteRegionLowering(),
+)

@@ -193,6 +193,29 @@ simt.kernel @permute_cf(%in: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1
 }
 """
 
+# An scf.execute_region of several blocks (an early choice) inside a get_mut region.
+EXECUTE_REGION = """
+simt.kernel @relu(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [128], requires = [len(arg0) >= len(arg1)]> {
+  %w = simt.thread_index_1d
+  %i = simt.witness_value %w : !simt.thread_index<1d>
+  simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+  ^bb0(%old: f32):
+    %zero = arith.constant 0.0 : f32
+    %v = simt.load %x[%i] : !simt.slice<f32>
+    %r = scf.execute_region -> f32 {
+      %neg = arith.cmpf olt, %v, %zero : f32
+      cf.cond_br %neg, ^clip, ^keep
+    ^clip:
+      scf.yield %zero : f32
+    ^keep:
+      scf.yield %v : f32
+    }
+    simt.yield %r : f32
+  }
+  simt.return
+}
+"""
+
 rng = np.random.default_rng(1203)
 
 
@@ -251,3 +274,11 @@ def test_compiles_with_the_barrier_inside(text, name):
     if find_ptxas() is not None:
         assembled = run_ptxas(result.ptx, "sm_90")
         assert assembled.cubin and assembled.resources[name].barriers > 0
+
+
+def test_execute_region_compiles():
+    """Compiled and assembled only: the interpreter's region runner is another module's."""
+    result = compile_module(module_of(EXECUTE_REGION), chip="sm_90", opt=3, cubin=False)
+    assert ".entry relu(" in result.ptx
+    if find_ptxas() is not None:
+        assert run_ptxas(result.ptx, "sm_90").cubin

@@ -1,8 +1,8 @@
 // RUN: ferrox-opt %s -p convert-to-llvm | filecheck %s
 // RUN: ferrox-opt %s -p convert-to-llvm | filecheck %s --check-prefix=GONE
 
-// scf.while and scf.index_switch go to cf (lowering/to_llvm/scf.py), cf.switch to a chain of
-// compares (lowering/to_llvm/cf.py), all to llvm branches.
+// scf.while, scf.index_switch and scf.execute_region go to cf (lowering/to_llvm/scf.py),
+// cf.switch to a chain of compares (lowering/to_llvm/cf.py), all to llvm branches.
 // GONE-NOT: scf.
 // GONE-NOT: cf.
 // GONE-NOT: unrealized_conversion_cast
@@ -180,5 +180,31 @@ func.func @dispatch(%k: i32, %v: f32) -> f32 {
 func.func @choose(%c: i1, %x: f32, %y: f32) -> f32 {
   cf.cond_br %c, ^join(%x : f32), ^join(%y : f32)
 ^join(%r: f32):
+  func.return %r : f32
+}
+
+// scf.execute_region runs its blocks once: they are inlined, each scf.yield a branch to the
+// rest of the enclosing block with the results.
+// CHECK-LABEL: llvm.func @early(
+// CHECK-SAME: [[C:%[a-z0-9_]+]]: i1, [[X:%[a-z0-9_]+]]: f32) -> f32 {
+// CHECK-NEXT: llvm.br ^[[FIRST:[a-z0-9_]+]]
+// CHECK-NEXT: ^[[FIRST]]:
+// CHECK-NEXT: llvm.cond_br [[C]], ^[[NEG:[a-z0-9_]+]], ^[[POS:[a-z0-9_]+]]
+// CHECK-NEXT: ^[[NEG]]:
+// CHECK-NEXT: [[N:%.+]] = llvm.fneg [[X]] : f32
+// CHECK-NEXT: llvm.br ^[[REST:[a-z0-9_]+]]([[N]] : f32)
+// CHECK-NEXT: ^[[POS]]:
+// CHECK-NEXT: llvm.br ^[[REST]]([[X]] : f32)
+// CHECK-NEXT: ^[[REST]]([[R:%[a-z0-9_]+]]: f32):
+// CHECK-NEXT: llvm.return [[R]] : f32
+func.func @early(%c: i1, %x: f32) -> f32 {
+  %r = scf.execute_region -> f32 {
+    cf.cond_br %c, ^neg, ^pos
+  ^neg:
+    %n = arith.negf %x : f32
+    scf.yield %n : f32
+  ^pos:
+    scf.yield %x : f32
+  }
   func.return %r : f32
 }
