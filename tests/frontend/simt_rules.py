@@ -51,11 +51,13 @@ def witness_trusted(out: DisjointSlice[f32], flag: i32):
 # -- SIMT 2: a witness is linear and never escapes ------------------------------------------
 
 
+# doc:begin moved_twice
 @simt.kernel(block=256)
 def moved_twice(out: DisjointSlice[f32]):
     w = simt.thread_index_1d()
     out[w] = 1.0  # <- first_move
     out[w] = 2.0  # <- second_move
+# doc:end
 
 
 @simt.kernel(block=256)
