@@ -508,7 +508,8 @@ _HANDLERS: dict[Any, Handler] = {
 
 
 def param_type(annotation: Any) -> Attribute | None:
-    """The IR type of a parameter annotation; None for `Constexpr`. Raises UserError."""
+    """The IR type of a parameter annotation (evaluated with the kernel's constants, so a shape
+    may name `Constexpr` parameters); None for `Constexpr`. Raises UserError."""
     from ferrox.frontend.common.types import Constexpr
 
     if annotation is Constexpr:
