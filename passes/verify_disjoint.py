@@ -17,7 +17,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from ferrox.diagnostics import Diagnostic, DiagnosticEngine
-from ferrox.dialects.simt import FuncOp
+from ferrox.dialects.simt import FuncOp, KernelOp
 from ferrox.passes.disjoint import contract, convergence, slices, unsafe, witnesses
 from ferrox.passes.disjoint.common import Context, functions
 
@@ -30,10 +30,24 @@ def collect(root: Operation) -> list[Diagnostic]:
     ctx.convergent_funcs = convergence.convergent_funcs(root, ctx)
     convergence.analyse(list(functions(root)), ctx)
     engine = DiagnosticEngine()
+    _outside_functions(root, engine)
     for fn in functions(root):
         for check in CHECKS:
             check(fn, ctx, engine)
     return engine.diagnostics
+
+
+def _outside_functions(root: Operation, engine: DiagnosticEngine) -> None:
+    """A simt op outside every kernel and device function is checked by no rule here (the
+    rules walk functions) and lowers to device code at a module's top level."""
+    for op in root.walk():
+        if not op.name.startswith("simt.") or isinstance(op, KernelOp | FuncOp):
+            continue
+        parent = op.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp | FuncOp):
+            parent = parent.parent_op()
+        if parent is None:
+            engine.error(op, f"'{op.name}' must be inside a simt.kernel or simt.func")
 
 
 def verify_disjoint(root: Operation) -> None:

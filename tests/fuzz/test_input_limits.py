@@ -233,3 +233,12 @@ def test_a_global_without_a_storable_type_is_located(tmp_path: Path, capsys, glo
     assert (
         capsys.readouterr().err == f"{path}:1:1: error: global @g cannot be exported: {message}\n"
     )
+
+
+def test_a_simt_op_outside_every_kernel_is_refused(tmp_path: Path, capsys):
+    path = tmp_path / "top.mlir"
+    path.write_text("simt.sync_threads\n")
+    assert opt.main(["-p", "lower-to-llvm", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:1:1: error: 'simt.sync_threads' must be inside a simt.kernel or simt.func\n"
+    )
