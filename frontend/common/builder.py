@@ -12,7 +12,7 @@ branch at compile time. Surfaces subclass it and fill in the hooks (`call_intrin
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -93,8 +93,10 @@ class Cell:
     rebinds the scope entry `slot.value`, so `if`, loops and regions carry it as they carry
     names. A surface binds one where Python code mutates an object (`with out[w] as slot:`)."""
 
-    def __init__(self, fields: Sequence[str]):
+    def __init__(self, fields: Sequence[str], types: Mapping[str, DType] | None = None):
         self.fields = tuple(fields)
+        self.types = dict(types or {})
+        """A field's element type, if fixed: a Python number stored there takes it."""
 
     def __repr__(self) -> str:
         return f"<ferrox cell {', '.join(self.fields)}>"
@@ -249,6 +251,10 @@ class FunctionBuilder:
     def assign(self, target: ast.expr, value: Any) -> None:
         field = self.cell_field(target)
         if field is not None:
+            assert isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            dtype = self.local(target.value.id).types.get(target.attr)
+            if dtype is not None and not is_ir(value):
+                value = self.emit.const(value, dtype)
             self.bind(field, value)
         elif isinstance(target, ast.Name):
             self.bind(target.id, value)

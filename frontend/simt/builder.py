@@ -298,7 +298,7 @@ class SimtBuilder(FunctionBuilder):
                 self.here(ctx)
 
                 def body(old: SSAValue) -> Any:
-                    self.scopes[-1][var.id] = Cell(["value"])
+                    self.scopes[-1][var.id] = Cell(["value"], {"value": self.element(out.type)})
                     self.bind_arg(field, old)
                     if var.id.isidentifier():
                         old.name_hint = var.id

@@ -266,3 +266,23 @@ def _unrolled():
 
 
 _ = index
+
+
+@simt.kernel(block=256, requires=["len(a) >= 4 * len(out)"])
+def sum4_f16(a: Slice[f16], out: DisjointSlice[f16]):
+    w = simt.thread_index_1d()
+    i = w.value
+    with out[w] as slot:
+        slot.value = 0.0  # takes the slot's type, f16
+        for k in range(4):
+            slot.value += a[4 * i + k]
+
+
+def test_a_slot_takes_constants_in_its_element_type():
+    a = f32s(4 * N).astype(np.float16)
+    out = poisoned(np.float16)
+    sum4_f16.on("cpu")[GRID, 256](a, out)
+    expected = np.zeros(N, np.float16)
+    for k in range(4):
+        expected = expected + a[k::4]
+    assert np.array_equal(out, expected)
