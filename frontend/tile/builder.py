@@ -316,7 +316,9 @@ def _load(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any
     where = list(where) if isinstance(where, (tuple, list)) else [where]
     indices = [b.index_value(i, node, "a load's tile index") for i in where]
     result = b.emit.tile_type(source.type.element_type, b.shape_arg(shape, "a load's shape"))  # type: ignore[attr-defined]
-    return b.emit.result(t.LoadOp(source, indices, result, b.padding_arg(padding)))
+    return b.emit.result(
+        _default_padding(t.LoadOp(source, indices, result, b.padding_arg(padding)))
+    )
 
 
 def _load_like(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -335,7 +337,14 @@ def _load_like(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str
         properties={"padding": t.PaddingAttr(b.padding_arg(padding))},
         result_types=[result],
     )
-    return b.emit.result(op)
+    return b.emit.result(_default_padding(op))
+
+
+def _default_padding(op: t.LoadOp | t.LoadLikeOp) -> t.LoadOp | t.LoadLikeOp:
+    """Zero padding left implicit, as the parser leaves it (so the IR prints as written)."""
+    if op.properties.get("padding") == t.PaddingAttr(Padding.ZERO):
+        del op.properties["padding"]
+    return op
 
 
 def _store(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
