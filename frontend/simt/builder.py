@@ -12,7 +12,7 @@ so a Python kernel gets the same diagnostic, at its own line, as the same kernel
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,7 @@ from ferrox.dialects.simt import (
     Index2DRuntimeOp,
     LaneIdOp,
     LenOp,
+    LoadChunkOp,
     LoadOp,
     Ordering,
     PtrLoadOp,
@@ -55,10 +56,12 @@ from ferrox.dialects.simt import (
     SharedStoreOp,
     ShuffleOp,
     SliceType,
+    StoreChunkOp,
     SyncThreadsOp,
     ThreadIdOp,
     ThreadIndex1DOp,
     ThreadIndexType,
+    TileIndexOp,
     UnsafeOp,
     VoteAllOp,
     VoteAnyOp,
@@ -140,6 +143,7 @@ class SimtBuilder(FunctionBuilder):
         super().__init__(source, block)
         self.module = module
         self.results = results  # None: a kernel (no return value)
+        self.params: Sequence[SSAValue] = ()  # a kernel's parameters (chunk witnesses name them)
         self.returned = False
 
     # -- items ---------------------------------------------------------------------------
@@ -188,6 +192,15 @@ class SimtBuilder(FunctionBuilder):
         if not is_ir(base):
             raise self.fail(target, f"cannot assign to an item of {describe(base)}")
         t = base.type
+        if isinstance(t, DisjointSliceType) and t.space.kind.data == "tile":
+            key = self.expr(target.slice)
+            values = self.expr(value)
+            self.here(target)
+            values = values if isinstance(values, tuple) else (values,)
+            element = self.element(t)
+            stored = [self.emit.materialize(v, element) for v in values]
+            self.emit.emit(StoreChunkOp(base, key, stored))
+            return
         if isinstance(t, DisjointSliceType):
             key = self.expr(target.slice)
             self.here(target)
@@ -392,6 +405,34 @@ class SimtBuilder(FunctionBuilder):
             if not is_ir(args[0]) or not isinstance(args[0].type, ThreadIndexType):
                 raise self.fail(node, f"witness_value takes a witness, found {describe(args[0])}")
             return e.result(WitnessValueOp(args[0]))
+        if fn is s.tile_index:
+            self.arity(node, fn.name, args, kwargs, 2)
+            out, k = args
+            if (
+                not is_ir(out)
+                or not isinstance(out.type, DisjointSliceType)
+                or (out.type.space.kind.data != "tile")
+            ):
+                raise self.fail(node, f"tile_index takes a space_tile slice, found {describe(out)}")
+            space = out.type.space
+            first = space.dims_arg.data
+            rank = len(space.tile_shape.data)
+            if first + rank > len(self.params):
+                raise self.fail(node, "tile_index is for kernels (their dims parameters)")
+            dims = list(self.params[first : first + rank])
+            return e.result(TileIndexOp(self.index_of(k, node), dims, space))
+        if fn is s.load_chunk:
+            self.arity(node, fn.name, args, kwargs, 5)
+            x, i, count, pad, width = args
+            if not is_ir(x) or not isinstance(x.type, SliceType):
+                raise self.fail(node, f"load_chunk reads a Slice, found {describe(x)}")
+            if is_ir(width) or not isinstance(width, int):
+                raise self.fail(node, "load_chunk's width is a compile-time integer")
+            pad_value = e.materialize(pad, self.element(x.type))
+            op = e.emit(
+                LoadChunkOp(x, self.index_of(i, node), self.index_of(count, node), pad_value, width)
+            )
+            return tuple(op.results)
         if fn is s.lane_id:
             self.arity(node, fn.name, args, kwargs, 0)
             return e.result(LaneIdOp())
@@ -529,12 +570,16 @@ class SimtBuilder(FunctionBuilder):
         return len(self.scopes)
 
 
-def param_type(annotation: Any) -> Attribute | None:
-    """The IR type a parameter annotation names; None for `Constexpr`."""
+def param_type(annotation: Any, positions: Mapping[str, int] | None = None) -> Attribute | None:
+    """The IR type a parameter annotation names; None for `Constexpr`. `positions` names the
+    kernel's run-time parameters (a tile space refers to one)."""
     if annotation is Constexpr:
         return None
     if isinstance(annotation, s.SliceAnnotation):
-        return annotation.ir()
+        try:
+            return annotation.ir(positions)
+        except TypeError as e:
+            raise UserError(str(e)) from None
     d = as_dtype(annotation)
     if d is not None:
         return d.ir

@@ -20,7 +20,7 @@ from ferrox.dialects.simt import (
 )
 from ferrox.frontend.common.errors import UserError
 from ferrox.frontend.common.source import FunctionSource
-from ferrox.frontend.common.types import dtype_of
+from ferrox.frontend.common.types import Constexpr, dtype_of
 from ferrox.frontend.simt.builder import ModuleState, SimtBuilder, param_type
 
 _RELATIONS = {ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.Gt: ">", ast.Lt: "<"}
@@ -62,6 +62,12 @@ def parameters(source: FunctionSource) -> Parameters:
         raise probe.fail(tree, "a kernel takes plain positional parameters")
     found = Parameters()
     first_default = len(args.args) - len(args.defaults)
+    annotations = [
+        probe.annotation(arg.annotation) if arg.annotation is not None else None
+        for arg in args.args
+    ]
+    runtime = [a.arg for a, ann in zip(args.args, annotations) if ann is not Constexpr]
+    positions = {name: i for i, name in enumerate(runtime)}
     for i, arg in enumerate(args.args):
         if arg.annotation is None:
             raise probe.fail(
@@ -70,7 +76,7 @@ def parameters(source: FunctionSource) -> Parameters:
                 f"Constexpr, ...)",
             )
         try:
-            t = param_type(probe.annotation(arg.annotation))
+            t = param_type(annotations[i], positions)
         except UserError as e:
             raise probe.fail(arg.annotation, str(e)) from None
         found.order.append(arg.arg)
@@ -98,6 +104,7 @@ def build_kernel(
     kernel = KernelOp(source.name, [t for _, t in params.runtime], contract, options.unsafe)
     kernel.location = source.loc(tree)
     builder = SimtBuilder(source, kernel.body.block, module_state)
+    builder.params = kernel.body.block.args
     for (name, _), arg in zip(params.runtime, kernel.body.block.args):
         builder.bind_arg(name, arg)  # located by the kernel (its syntax has no `loc` per parameter)
     for name in params.constexpr:

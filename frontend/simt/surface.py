@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +46,40 @@ def space_2d(stride: int) -> str:
     return f"2d<{stride}>"
 
 
-def parse_space(text: Any) -> IndexSpaceAttr:
-    """`"1d"`, `"2d<64>"`, `"2d_runtime"` or `"warp"` as the IR's index space."""
+@dataclass(frozen=True)
+class TileSpace:
+    """`space_tile(shape, chunk, dims)`: the chunk witnesses' space (`tile<[T...], w, argN>`):
+    each thread owns chunks of `chunk` consecutive elements of its block's `shape` tile of a
+    tensor whose dimensions are the parameters from `dims` (a parameter's name) on."""
+
+    shape: tuple[int, ...]
+    chunk: int
+    dims: str
+
+    def attr(self, positions: Mapping[str, int]) -> IndexSpaceAttr:
+        if self.dims not in positions:
+            raise TypeError(f"space_tile's dims `{self.dims}` is not a parameter of the kernel")
+        return IndexSpaceAttr.tile(self.shape, self.chunk, positions[self.dims])
+
+    def __str__(self) -> str:
+        return f"tile<{list(self.shape)}, {self.chunk}, {self.dims}>"
+
+
+def space_tile(shape: int | tuple[int, ...], chunk: int, dims: str) -> TileSpace:
+    """The chunk witness's space: `DisjointSlice[f32, space_tile((1024,), 4, "n")]`."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return TileSpace(shape, chunk, dims)
+
+
+def parse_space(text: Any, positions: Mapping[str, int] | None = None) -> IndexSpaceAttr:
+    """`"1d"`, `"2d<64>"`, `"2d_runtime"`, `"warp"` or a `space_tile(...)` as the IR's index
+    space (a tile space needs the kernel's parameter positions)."""
     if isinstance(text, IndexSpaceAttr):
         return text
+    if isinstance(text, TileSpace):
+        if positions is None:
+            raise TypeError("a space_tile(...) slice is a kernel parameter only")
+        return text.attr(positions)
     if text in ("1d", "2d_runtime", "warp"):
         return IndexSpaceAttr(text)
     match = re.fullmatch(r"2d<(\d+)>", str(text))
@@ -63,11 +94,12 @@ class SliceAnnotation:
 
     kind: str
     element: DType | None
-    space: str = "1d"
+    space: Any = "1d"
 
-    def ir(self) -> Attribute:
+    def ir(self, positions: Mapping[str, int] | None = None) -> Attribute:
+        """The IR type (`positions`: the kernel's parameters by name, for a tile space)."""
         if self.kind == "witness":
-            return ThreadIndexType(parse_space(self.space))
+            return ThreadIndexType(parse_space(self.space, positions))
         assert self.element is not None
         element = self.element.ir
         if self.kind == "slice":
@@ -76,7 +108,7 @@ class SliceAnnotation:
             return AtomicSliceType(element)
         if self.kind == "ptr":
             return PtrType(element)
-        return DisjointSliceType(element, parse_space(self.space))
+        return DisjointSliceType(element, parse_space(self.space, positions))
 
     def __repr__(self) -> str:
         names = {
@@ -106,10 +138,12 @@ class _Family:
             raise TypeError(f"{self.__name__}[...] takes an element type first, not {items[0]!r}")
         if self.kind == "disjoint":
             space = items[1] if len(items) > 1 else "1d"
-            parse_space(space)
+            if not isinstance(space, TileSpace):
+                parse_space(space)
+                space = str(space)
             if len(items) > 2:
                 raise TypeError("DisjointSlice[element, space] takes two parameters")
-            return SliceAnnotation("disjoint", element, str(space))
+            return SliceAnnotation("disjoint", element, space)
         if len(items) != 1:
             raise TypeError(f"{self.__name__}[element] takes one parameter")
         return SliceAnnotation(self.kind, element)
@@ -163,6 +197,15 @@ ballot = _i("ballot", "ballot(p): an i32 with bit k set where p holds on lane k"
 unsafe = _i(
     "unsafe",
     "`with unsafe():` a region whose shared-memory and raw-pointer access the author vouches for",
+)
+tile_index = _i(
+    "tile_index",
+    "tile_index(out, k): the chunk witness for chunk k * threads + thread of this block's tile "
+    "of `out` (a space_tile slice)",
+)
+load_chunk = _i(
+    "load_chunk",
+    "load_chunk(x, i, count, pad, width): x[i + j] for j < count, pad for the rest (a tuple)",
 )
 ATOMIC_KINDS = ("add", "sub", "min", "max", "and", "or", "xor", "exch")
 atomic_add = _i("atomic_add", "atomic_add(t, i, v, scope='gpu', ordering='relaxed') -> old")

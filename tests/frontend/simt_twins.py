@@ -1,10 +1,11 @@
 """Python twins of the SIMT MLIR examples that have no example of their own under
-examples/python/ (transpose, sgemm_naive, vecadd_unchecked); test_twins.py loads this file."""
+examples/python/ (transpose, sgemm_naive, vecadd_unchecked, vecadd_vec4); test_twins.py loads
+this file."""
 
 from __future__ import annotations
 
 from ferrox import simt
-from ferrox.simt import SPACE_2D_RUNTIME, DisjointSlice, Ptr, Slice, f32, index
+from ferrox.simt import SPACE_2D_RUNTIME, DisjointSlice, Ptr, Slice, f32, index, space_tile
 
 
 @simt.kernel(block=(32, 32), requires=["len(x) >= rows * cols", "len(out) == rows * cols"])
@@ -46,3 +47,15 @@ def vecadd_unchecked(a: Ptr[f32], b: Ptr[f32], out: Ptr[f32], n: index):
     i = simt.block_id.x * simt.block_dim.x + simt.thread_id.x
     if i < n:
         out[i] = a[i] + b[i]
+
+
+@simt.kernel(block=256, requires=["len(a) >= n", "len(b) >= n", "len(out) == n"])
+def vecadd_vec4(
+    a: Slice[f32], b: Slice[f32], out: DisjointSlice[f32, space_tile(1024, 4, "n")], n: index
+):
+    start = simt.block_id.x * 1024 + (simt.thread_id.x << 2)
+    count = simt.where(start < n, min(n - start, 4), 0)
+    x0, x1, x2, x3 = simt.load_chunk(a, start, count, 0.0, 4)
+    y0, y1, y2, y3 = simt.load_chunk(b, start, count, 0.0, 4)
+    w = simt.tile_index(out, 0)  # chunk thread_id.x of this block's 1024-element tile
+    out[w] = (x0 + y0, x1 + y1, x2 + y2, x3 + y3)  # simt.store_chunk: in-bounds elements only

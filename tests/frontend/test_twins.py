@@ -73,6 +73,7 @@ CASES = {
         lambda s: [rng(s).integers(0, 1_000_000, 3000).astype(np.int32), np.zeros(64, np.int32)],
         [1],
     ),
+    "vecadd_vec4": ((1,), 256, lambda s: [f32s(s, 1000), f32s(s + 1, 1000), nan(1000), 1000], [2]),
     "vecadd_unchecked": (
         (4,),
         256,
