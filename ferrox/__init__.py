@@ -25,7 +25,7 @@ _LAZY = {
     "KernelArtifact": "ferrox.artifact",
     "run_program": "ferrox.run_api",
 }
-_SUBMODULES = ("simt", "tile")
+_SUBMODULES = ("simt", "tile", "host", "torch_op")
 """The Python frontend's decorators (`ferrox.simt.kernel`, ...), imported on first use."""
 
 

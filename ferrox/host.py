@@ -104,8 +104,11 @@ class HostProgram:
 
     def record(self, *args: Any, **kwargs: Any) -> Recorded:
         """Record and verify the program for these arguments (nothing runs)."""
+        return self._record(args, kwargs, True)
+
+    def _record(self, args: Sequence[Any], kwargs: dict[str, Any], verify_it: bool) -> Recorded:
         try:
-            return record(self.fn, args, kwargs, _INTERNAL)
+            return record(self.fn, args, kwargs, _INTERNAL, verify_it)
         except DiagnosticError as e:
             error = located(e)
         raise error.with_traceback(None)
@@ -114,12 +117,15 @@ class HostProgram:
         return self.record(*args, **kwargs).module
 
     def ir(self, *args: Any, **kwargs: Any) -> str:
-        """The recorded module (kernels and `@main`), every op with its Python `loc(...)`."""
-        from xdsl.printer import Printer
+        """The recorded, verified module: the kernels, then `@main` with every op's Python
+        `loc(...)`. It parses back (`ferrox-opt` reads it); each kernel's own `.ir()` shows
+        the kernel's Python locations."""
+        return _print(self._record(args, kwargs, True).module)
 
-        out = io.StringIO()
-        Printer(stream=out, print_debuginfo=True).print_op(self.module(*args, **kwargs))
-        return out.getvalue() + "\n"
+    def ir_unverified(self, *args: Any, **kwargs: Any) -> str:
+        """`ir()` before any verifier ran: what `ferrox-opt -p verify-ownership` would refuse,
+        with the diagnostics at the Python lines."""
+        return _print(self._record(args, kwargs, False).module)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         recorded = self.record(*args, **kwargs)
@@ -141,6 +147,21 @@ class HostProgram:
 
     def __repr__(self) -> str:
         return f"<ferrox host program {self.name} on {self.device}>"
+
+
+def _print(module: Any) -> str:
+    """The module with `@main`'s Python locations. Kernels are printed without theirs: the
+    kernel ops' custom syntax does not read back a location on a block argument."""
+    from xdsl.printer import Printer
+
+    out = io.StringIO()
+    out.write("builtin.module {\n")
+    for op in module.ops:
+        text = io.StringIO()
+        Printer(stream=text, print_debuginfo=op.name == "func.func").print_op(op)
+        out.write("".join(f"  {line}\n" for line in text.getvalue().splitlines()))
+    out.write("}\n")
+    return out.getvalue()
 
 
 def _run(recorded: Recorded, device: str) -> Any:

@@ -53,8 +53,10 @@ def record(
     args: Sequence[Any],
     kwargs: dict[str, Any],
     internal: frozenset[str],
+    verify_it: bool = True,
 ) -> Recorded:
-    """Record `fn(*args, **kwargs)` as a host program and verify it."""
+    """Record `fn(*args, **kwargs)` as a host program and verify it (unless `verify_it` is
+    False: the module as recorded, for `ferrox-opt` to check)."""
     source = FunctionSource.of(fn)
     spec = source.tree.args
     if spec.vararg or spec.kwarg or spec.posonlyargs or spec.kwonlyargs:
@@ -107,7 +109,8 @@ def record(
     with recording(recorder):
         returned, at = _run(fn, values, source)
         module, returns = recorder.finish(returned, at)
-    verify(module)
+    if verify_it:
+        verify(module)
     return Recorded(module, arrays, facts, returns)
 
 

@@ -309,6 +309,23 @@ def test_the_recorded_ir_carries_python_locations_and_variable_names():
     assert "simt.kernel @vecadd" in text
 
 
+def test_ferrox_opt_reads_the_recorded_ir_and_reports_at_the_python_lines(tmp_path, capsys):
+    from ferrox.driver.tools.opt import main
+
+    x, y = fresh(256)
+    path = tmp_path / "program.mlir"
+    path.write_text(use_after_launch.ir_unverified(x, y, poisoned(256)))
+    assert main([str(path), "-p", "verify-ownership"]) == 1
+    used, took = at("at: used out", "host.check"), at("at: took out", "host.launch")
+    assert capsys.readouterr().err.splitlines()[:3] == [
+        f"{FILE}:{used[0]}:{used[1]}: error: use of moved value: %out",
+        f"{FILE}:{took[0]}:{took[1]}: note: value moved here",
+        f"{FILE}:{used[0]}:{used[1]}: note: value used here after move",
+    ]
+    path.write_text(add_into.ir(x, y, poisoned(256)))
+    assert main([str(path), "-p", "verify-ownership"]) == 0
+
+
 def test_the_recorded_ir_round_trips_through_the_parser_and_verify_ownership():
     from ferrox.parser import parse_source
     from ferrox.registry import make_context
