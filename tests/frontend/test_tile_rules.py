@@ -33,11 +33,15 @@ def at(marker: str, col: int) -> str:
 # -- tile 1: a kernel writes only its own partition -------------------------------------------
 
 
+# doc:begin store_to_input
 @tile.kernel
 def store_to_input(z: Partition[f32, 1024], x: Tensor[f32, None]):
     t = tile.load_like(x, z)
     tile.store(t, x)  # <- store_input
     tile.store(t, z)
+
+
+# doc:end
 
 
 @tile.kernel
