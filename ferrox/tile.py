@@ -84,6 +84,10 @@ from ferrox.frontend.tile.surface import (
 from ferrox.jit import cached_artifact, closure, frontend_fingerprint, print_ir, run_frontend
 from ferrox.jit import target as jit_target
 
+_TARGETS: dict[str, tuple[str, str]] = {}
+"""(device, chip) per requested device, found once per process (asking the driver each call
+would cost more than a launch)."""
+
 
 def kernel(fn: Callable[..., Any] | None = None) -> Any:
     """Make a Python function a tile kernel (`@tile.kernel` or `@tile.kernel()`): parameters
@@ -106,6 +110,8 @@ class _State:
         self.artifacts: dict[str, Any] = {}
         self.modules: dict[tuple[str, str], Any] = {}
         self.dumped: set[str] = set()
+        self.global_names: list[tuple[str, str]] | None = None
+        self.quick: dict[tuple[str, str, str], Any] = {}
 
 
 class TileKernel:
@@ -189,9 +195,20 @@ class TileKernel:
     def ptx(self, chip: str = "sm_90", **constants: Any) -> str:
         return self.artifact(chip, **constants).ptx
 
-    def _key_text(self, consts: Mapping[str, Any]) -> str:
+    def _globals(self) -> dict[str, str]:
+        """The current values of the plain constants the kernel reads from its globals (the
+        names are found once; their values are read again at every call, as the key holds
+        them)."""
+        state = self._state
         source = self._source()
-        sources, values = closure(source)
+        if state.global_names is None:
+            _, values = closure(source)
+            state.global_names = [(label, label.rpartition(":")[2]) for label in values]
+        return {label: repr(source.lookup(name)) for label, name in state.global_names}
+
+    def _key_text(self, consts: Mapping[str, Any], values: Mapping[str, str]) -> str:
+        source = self._source()
+        sources = {f"{source.file}:{source.first_line}:{source.name}": source.text}
         return json.dumps(
             {
                 "frontend": frontend_fingerprint(),
@@ -205,23 +222,34 @@ class TileKernel:
         )
 
     def _compile(self, chip: str, consts: Mapping[str, Any]) -> Any:
+        """The artifact for `chip` and `consts`: a dictionary look-up on a repeated call (the
+        sha256 key, the disk cache and the compiler only on the first)."""
         state = self._state
-        return cached_artifact(
-            self.name,
-            self._key_text(consts),
-            chip,
-            lambda: build_kernel(self._source(), consts),
-            "tile-py.json",
-            state.artifacts,
-            state.dumped,
-        )
+        values = self._globals()
+        quick = (chip, repr(sorted(consts.items())), repr(sorted(values.items())))
+        artifact = state.quick.get(quick)
+        if artifact is None:
+            artifact = cached_artifact(
+                self.name,
+                self._key_text(consts, values),
+                chip,
+                lambda: build_kernel(self._source(), consts),
+                "tile-py.json",
+                state.artifacts,
+                state.dumped,
+            )
+            state.quick[quick] = artifact
+        return artifact
 
     # -- launching -------------------------------------------------------------------------
 
     def _loaded(self, consts: Mapping[str, Any]) -> Any:
         import ferrox.api
 
-        device, chip = jit_target(self.device)
+        found = _TARGETS.get(self.device)
+        if found is None:
+            found = _TARGETS[self.device] = jit_target(self.device)
+        device, chip = found
         artifact = self._compile(chip, consts)
         key = (device, f"{chip}:{id(artifact)}")
         module = self._state.modules.get(key)

@@ -235,3 +235,23 @@ def test_dump_writes_each_stage(tmp_path, monkeypatch):
     assert np.array_equal(out, x * np.float32(3.0))
     assert "tile.kernel @dumped" in (tmp_path / "dumped.ir.txt").read_text()
     assert ".entry dumped" in (tmp_path / "dumped.ptx.txt").read_text()
+
+
+SCALE = 2.0
+
+
+@tile.kernel
+def scaled(out: Partition[f32, 64], x: Tensor[f32, None]):
+    tile.store(tile.load_like(x, out) * SCALE, out)
+
+
+def test_a_global_constant_is_part_of_the_key(monkeypatch):
+    """A repeated call is a dictionary look-up, but the constants a kernel reads from its
+    globals are read again: changing one compiles the kernel again."""
+    x = np.random.default_rng().uniform(-1, 1, 100).astype(np.float32)
+    out = np.full(100, np.nan, np.float32)
+    scaled.on("cpu")(out, x)
+    assert np.array_equal(out, x * np.float32(2.0))
+    monkeypatch.setitem(globals(), "SCALE", 3.0)
+    scaled.on("cpu")(out, x)
+    assert np.array_equal(out, x * np.float32(3.0))
