@@ -255,3 +255,25 @@ def test_a_global_constant_is_part_of_the_key(monkeypatch):
     monkeypatch.setitem(globals(), "SCALE", 3.0)
     scaled.on("cpu")(out, x)
     assert np.array_equal(out, x * np.float32(3.0))
+
+
+@tile.kernel
+def branches(out: Partition[f32, 256], x: Tensor[f32, None], flip: tile.index):
+    t = tile.load_like(x, out)
+    if flip > 0:  # a run-time scalar: scf.if yielding the tile
+        t = -t
+    for s in tile.static_range(3):  # unrolled: three tile.add
+        t = t + float(s)
+    tile.store(t, out)
+
+
+def test_an_if_on_a_scalar_carries_tiles_and_static_range_unrolls():
+    ir = branches.ir()
+    assert "scf.if" in ir and "-> (!tile.tile<f32, [256]>)" in ir
+    assert ir.count("tile.add") == 3
+    x = np.random.default_rng().uniform(-1, 1, 1000).astype(np.float32)
+    out = np.full(1000, np.nan, np.float32)
+    branches.on("cpu")(out, x, 1)
+    assert np.array_equal(out, ((-x + np.float32(0)) + np.float32(1)) + np.float32(2))
+    branches.on("cpu")(out, x, 0)
+    assert np.array_equal(out, ((x + np.float32(0)) + np.float32(1)) + np.float32(2))
