@@ -1,9 +1,11 @@
-"""The reference interpreter for SIMT kernels: the CPU oracle that GPU results are checked against.
+"""The reference interpreter: the CPU oracle that GPU results are checked against.
 
-`run_simt_kernel(module, "vecadd", grid, block, [a, b, out])` runs every thread of every block on
-NumPy arrays, on xDSL's interpreter framework, following the simt dialect's semantics exactly
-(docs/dialects/simt.md): see `threads` for how barriers and warp collectives are scheduled,
-`values` for how results are rounded like the GPU's, and `errors` for what a failing kernel raises.
+`run_simt_kernel(module, "vecadd", grid, block, [a, b, out])` runs a SIMT kernel on NumPy arrays
+with the simt dialect's semantics exactly (docs/dialects/simt.md), each op once for a group of
+threads (`engine`), with shared-memory and raw-pointer race detection (`memory`);
+`run_lowered_tile_kernel` runs a tile kernel as the GPU does, through its SIMT lowering, and
+`tile_kernel.run_tile_kernel` is the whole-tile reference. docs/interpreter.md says how; `errors`
+says what a failing kernel raises.
 """
 
 from ferrox.driver.interpreter.errors import (

@@ -18,6 +18,7 @@ interleaving the GPU would run or names the deadlock exactly as before.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,17 +124,38 @@ class Executor:
         self.shared = shared
         self.sync = sync  # the cooperative scheduler when replaying one lane per thread
         self.thread = thread
-        tpb = launch.tpb
-        self.linear = gids % tpb
-        self.block_local = gids // tpb - first_block
-        self.warp_local = self.block_local * launch.wpb + (self.linear >> 5)
         self.epochs = np.zeros(nblocks, np.int64)
         self.warp_epochs = np.zeros(nblocks * launch.wpb, np.int64)
         self.exited = np.zeros(self.n, bool)
+        self.barriers = 0  # how many barriers this group has passed (keys cached lane facts)
         self.env: dict[int, Any] = {}
         self.cache: dict[Any, Any] = {}
 
     # --- lanes -------------------------------------------------------------------------------
+    @functools.cached_property
+    def linear(self) -> np.ndarray:
+        """Each lane's linear thread id in its block."""
+        tpb = self.launch.tpb
+        if self.n == self.nblocks * tpb:  # whole blocks: no division
+            return np.tile(np.arange(tpb, dtype=np.int64), self.nblocks)
+        return self.gids % tpb
+
+    @functools.cached_property
+    def block_local(self) -> np.ndarray:
+        """Each lane's block, counted from the group's first."""
+        tpb = self.launch.tpb
+        if self.n == self.nblocks * tpb:
+            return np.repeat(np.arange(self.nblocks, dtype=np.int64), tpb)
+        return self.gids // tpb - self.first_block
+
+    @functools.cached_property
+    def all_lanes(self) -> np.ndarray:
+        return np.arange(self.n)
+
+    @functools.cached_property
+    def warp_local(self) -> np.ndarray:
+        return self.block_local * self.launch.wpb + (self.linear >> 5)
+
     def lane_values(self, key: str, compute) -> Any:
         value = self.cache.get(key)
         if value is None:
@@ -262,12 +284,17 @@ class Executor:
     # --- collectives ---------------------------------------------------------------------------
     def barrier(self, op: Operation, mask: np.ndarray) -> None:
         """All threads of each block that reaches it, at once; then a new barrier interval."""
+        self.barriers += 1
         if self.sync is not None:
             self.sync.barrier(self.thread, op)
             self.epochs += 1
             return
-        arrived = np.bincount(self.block_local[mask], minlength=self.nblocks)
-        if np.any((arrived != 0) & (arrived != self.launch.tpb)):
+        tpb = self.launch.tpb
+        if self.n == self.nblocks * tpb:
+            arrived = mask.reshape(self.nblocks, tpb).sum(axis=1)
+        else:
+            arrived = np.bincount(self.block_local[mask], minlength=self.nblocks)
+        if np.any((arrived != 0) & (arrived != tpb)):
             raise Diverged()
         self.epochs[arrived > 0] += 1
 

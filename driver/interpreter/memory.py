@@ -72,7 +72,10 @@ class SharedBuffer(Buffer):
         self.race = Accesses(size * nblocks)
 
     def base(self, ex: Any, lanes: np.ndarray) -> Any:
-        return ex.block_local[lanes] * self.size
+        if self.size == 1 or ex.nblocks == 1:
+            return 0 if ex.nblocks == 1 else ex.block_local[lanes]
+        every = ex.lane_values(("base", self.size), lambda: ex.block_local * self.size)
+        return every if len(lanes) == ex.n else every[lanes]
 
 
 def shared_buffer(element: Attribute, shape: tuple[int, ...], name: str, nblocks: int = 1):
@@ -94,6 +97,27 @@ class Witness:
         return f"<witness {self.raw} valid {self.valid}>"
 
 
+def span(flat: np.ndarray) -> slice | None:
+    """`flat` as a slice when it is a run of consecutive elements (the common case of a
+    thread-indexed access by a whole group), so that it is read and written without gathers."""
+    n = len(flat)
+    if n == 0 or int(flat[-1]) - int(flat[0]) != n - 1:
+        return None
+    if n > 1 and not (flat[1:] - flat[:-1] == 1).all():
+        return None
+    return slice(int(flat[0]), int(flat[0]) + n)
+
+
+def read(array: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    where = span(flat)
+    return array[where].copy() if where is not None else array[flat]
+
+
+def write(array: np.ndarray, flat: np.ndarray, values: np.ndarray) -> None:
+    where = span(flat)
+    array[where if where is not None else flat] = values
+
+
 def _shown(index: Any) -> int:
     return unsigned(int(index), INDEX_WIDTH)
 
@@ -104,9 +128,13 @@ def checked(
     """(lanes, flat element per lane, trap or None): the active lanes, each index checked
     against its dimension; where some lane is out of range, only the lanes before the first
     such lane are returned, with the trap to raise once they have made their access."""
-    lanes = np.flatnonzero(mask)
     n = ex.n
-    idx = [np.broadcast_to(i, (n,))[lanes].astype(np.int64, copy=False) for i in indices]
+    if mask.all():
+        lanes = ex.all_lanes
+        idx = [np.broadcast_to(i, (n,)).astype(np.int64, copy=False) for i in indices]
+    else:
+        lanes = np.flatnonzero(mask)
+        idx = [np.broadcast_to(i, (n,))[lanes].astype(np.int64, copy=False) for i in indices]
     if len(idx) == 1:
         flat = idx[0]
         bad = (flat < 0) | (flat >= buffer.length)
@@ -140,11 +168,19 @@ def claim(ex: Any, op: Any, buffer: Buffer, elems: np.ndarray, lanes: np.ndarray
     """Disjoint-slice ownership: each element written by one thread only over the launch."""
     owner = buffer.owner
     assert owner is not None
-    g = ex.gids[lanes]
+    g = ex.gids if len(lanes) == ex.n else ex.gids[lanes]
+    where = span(elems)
+    if where is not None:  # consecutive elements: no two alike, and slices instead of gathers
+        previous = owner[where]
+        if ((previous >= 0) & (previous != g)).any():
+            where = None  # the slow path below finds and reports the clash
+        else:
+            owner[where] = g
+            return
     previous = owner[elems]
     clash = (previous >= 0) & (previous != g)
     before = previous.copy()
-    if len(elems) > 1:
+    if len(elems) > 1 and not (elems[1:] > elems[:-1]).all():  # increasing: no two alike
         order = np.argsort(elems, kind="stable")
         same = elems[order[1:]] == elems[order[:-1]]
         if same.any():
@@ -172,26 +208,53 @@ class Accesses:
     same block's same barrier interval, not separated by a collective of their common warp, or
     two blocks of one launch. Atomics take no part."""
 
-    __slots__ = ("thread", "op", "epoch", "warp_epoch")
+    __slots__ = ("thread", "op", "interval", "warp_epoch")
 
     def __init__(self, n: int):
         # rows: 0 the writer, 1 and 2 two distinct readers
         self.thread = np.full((3, n), -1, np.int64)
         self.op = np.zeros((3, n), np.int32)
-        self.epoch = np.zeros((3, n), np.int32)
+        self.interval = np.zeros((3, n), np.int64)  # block << 24 | its barrier count
         self.warp_epoch = np.zeros((3, n), np.int32)
 
 
-def _live(acc: Accesses, row: int, elems, g, blk, warp, be, we, tpb: int, wpb: int):
-    """Whether the recorded access of `row` is unordered with the lanes' accesses now."""
-    t = acc.thread[row, elems]
-    rblk = t // tpb
-    rwarp = rblk * wpb + ((t % tpb) >> 5)
-    same_block = rblk == blk
-    ordered = same_block & (
-        (acc.epoch[row, elems] != be) | ((rwarp == warp) & (acc.warp_epoch[row, elems] != we))
-    )
-    return (t >= 0) & (t != g) & ~ordered, t
+class _Lanes:
+    """The accessing lanes' facts, computed once per access."""
+
+    __slots__ = ("g", "blk", "interval", "warp", "we", "tpb", "wpb", "cross_block", "warps")
+
+    def __init__(self, ex: Any, lanes: np.ndarray, cross_block: bool):
+        launch = ex.launch
+        every = len(lanes) == ex.n
+        self.tpb, self.wpb = launch.tpb, launch.wpb
+        self.g = ex.gids if every else ex.gids[lanes]
+        blk, interval = ex.lane_values(("interval", ex.barriers), lambda: _intervals(ex))
+        self.blk = blk if every else blk[lanes]
+        self.interval = interval if every else interval[lanes]
+        self.cross_block = cross_block  # global memory: another block is never ordered
+        self.warps = bool(ex.warp_epochs.any())  # no collective yet: no warp ordering to see
+        if self.warps:
+            warp_local = ex.warp_local if every else ex.warp_local[lanes]
+            self.warp = self.blk * self.wpb + ((self.g % self.tpb) >> 5)
+            self.we = ex.warp_epochs[warp_local]
+
+
+def _intervals(ex: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Every lane's block and barrier interval (`block << 24 | barriers passed`)."""
+    blk = ex.block_local + ex.first_block
+    return blk, (blk << 24) | ex.epochs[ex.block_local]
+
+
+def _live(acc: Accesses, row: int, at: Any, lanes: _Lanes):
+    """Whether the recorded access of `row` at elements `at` is unordered with the lanes'."""
+    t = acc.thread[row, at]
+    unordered = acc.interval[row, at] == lanes.interval
+    if lanes.warps:
+        rwarp = (t // lanes.tpb) * lanes.wpb + ((t % lanes.tpb) >> 5)
+        unordered &= ~((rwarp == lanes.warp) & (acc.warp_epoch[row, at] != lanes.we))
+    if lanes.cross_block:
+        unordered |= (t // lanes.tpb) != lanes.blk
+    return (t >= 0) & (t != lanes.g) & unordered, t
 
 
 def track(
@@ -208,22 +271,18 @@ def track(
     if len(lanes) == 0:
         return
     launch = ex.launch
-    tpb, wpb = launch.tpb, launch.wpb
-    g = ex.gids[lanes]
-    blk = g // tpb
-    warp = blk * wpb + ((g % tpb) >> 5)
-    be = ex.epochs[ex.block_local[lanes]]
-    we = ex.warp_epochs[ex.warp_local[lanes]]
+    info = _Lanes(ex, lanes, not isinstance(buffer, SharedBuffer))
+    where = span(elems)
+    at = where if where is not None else elems
     me = launch.op_number(op)
-    rows = (0, 1, 2) if write else (0,)
     found = None
-    for row in rows:
-        live, t = _live(acc, row, elems, g, blk, warp, be, we, tpb, wpb)
+    for row in (0, 1, 2) if write else (0,):
+        live, t = _live(acc, row, at, info)
         if live.any():
             k = int(np.argmax(live))
             if found is None or k < found[0]:
                 found = (k, int(t[k]), launch.ops[int(acc.op[row, elems[k]])], row == 0)
-    if write and len(elems) > 1:
+    if write and where is None and len(elems) > 1:
         order = np.argsort(elems, kind="stable")
         same = elems[order[1:]] == elems[order[:-1]]
         if same.any():
@@ -231,32 +290,54 @@ def track(
             k = int(later.min())
             j = int(earlier[np.argmin(later)])
             if found is None or k < found[0]:
-                found = (k, int(g[j]), op, True)
+                found = (k, int(info.g[j]), op, True)
     if found is not None:
         k, other, other_op, other_wrote = found
         _race(ex, op, buffer, elems[k], lanes[k], write, other, other_op, other_wrote, show)
     if write:
-        acc.thread[0, elems] = g
-        acc.op[0, elems] = me
-        acc.epoch[0, elems] = be
-        acc.warp_epoch[0, elems] = we
+        acc.thread[0, at] = info.g
+        acc.op[0, at] = me
+        acc.interval[0, at] = info.interval
+        if info.warps:
+            acc.warp_epoch[0, at] = info.we
         return
-    for row in (1, 2):
-        live, t = _live(acc, row, elems, g, blk, warp, be, we, tpb, wpb)
-        take = ~live | (t == g)
-        if row == 2:
-            r1 = acc.thread[1, elems]
-            take &= r1 != g
-        if take.any():
-            e = elems[take]
-            acc.thread[row, e] = g[take]
-            acc.op[row, e] = me
-            acc.epoch[row, e] = be[take]
-            acc.warp_epoch[row, e] = we[take]
-        if row == 1:
-            elems, g, blk, warp, be, we = (x[~take] for x in (elems, g, blk, warp, be, we))
-            if len(elems) == 0:
-                return
+    # readers: the first row free (or this thread's own) takes the lane; a second distinct
+    # reader goes to row 2; more add nothing (any writer conflicts with one of the two)
+    live, t = _live(acc, 1, at, info)
+    take = ~live | (t == info.g)
+    if take.all():
+        _record(acc, 1, at, info, me, slice(None))
+        return
+    _record(acc, 1, elems[take], info, me, take)
+    rest = ~take
+    sub = elems[rest]
+    live2, t2 = _live(acc, 2, sub, _subset(info, rest))
+    take2 = ~live2 | (t2 == info.g[rest])
+    take2 &= acc.thread[1, sub] != info.g[rest]
+    keep = np.flatnonzero(rest)[take2]
+    _record(acc, 2, elems[keep], info, me, keep)
+
+
+def _subset(info: _Lanes, sel: Any) -> _Lanes:
+    part = object.__new__(_Lanes)
+    part.tpb, part.wpb, part.cross_block, part.warps = (
+        info.tpb,
+        info.wpb,
+        info.cross_block,
+        info.warps,
+    )
+    part.g, part.blk, part.interval = info.g[sel], info.blk[sel], info.interval[sel]
+    if info.warps:
+        part.warp, part.we = info.warp[sel], info.we[sel]
+    return part
+
+
+def _record(acc: Accesses, row: int, at: Any, info: _Lanes, me: int, sel: Any) -> None:
+    acc.thread[row, at] = info.g[sel]
+    acc.op[row, at] = me
+    acc.interval[row, at] = info.interval[sel]
+    if info.warps:
+        acc.warp_epoch[row, at] = info.we[sel]
 
 
 def _race(ex, op, buffer, elem, lane, write, other, other_op, other_wrote, show) -> None:

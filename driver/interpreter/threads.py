@@ -1,22 +1,17 @@
-"""Running the threads of one block: one after another, or cooperatively when they must meet.
+"""The cooperative scheduler: the replay of a launch one thread at a time, for when the engine
+finds a collective reached by part of the lanes it waits for (`engine.Diverged`).
 
-A kernel without barriers or warp collectives runs each thread to completion in turn
-(`run_sequential`): no thread of such a kernel ever waits for another, so running them in
-order is one of the interleavings the GPU may choose, and the only ordering it promises between
-threads without a barrier is none (a thread that spins on memory another thread of the launch
-will write can hang here, as it may on the GPU).
-
-A kernel with them runs `Cooperative`: each GPU thread of the block gets its own OS thread
-(xDSL's interpreter is recursive, so a thread stopped inside an `scf.for` at a barrier needs
-its own stack; Python generators would need every region op rewritten), but exactly one of
-them runs at any moment: it stops at a barrier, a warp collective, or its end, and wakes the
-next runnable thread in order of linear id. A warp is released when all of its present lanes
-wait at one collective (a lane that has exited, or is missing from a partial last warp, takes
-no part), the block when all of its threads wait at one barrier. Hand-offs are strict, so a
-run is deterministic and free of interpreter-level races, and every interleaving it produces
-is one the GPU allows. Anything else is a deadlock on the GPU (`__syncthreads` reached by part
-of the block, a warp split over two collectives, lanes waiting at a shuffle for lanes waiting
-at a barrier) and is raised as `KernelDeadlock`, naming who waits where.
+Each GPU thread of the block gets its own OS thread running a one-lane executor of the engine
+(the engine is recursive, so a thread stopped inside an `scf.for` at a barrier needs its own
+stack), but exactly one of them runs at any moment: it stops at a barrier, a warp collective, or
+its end, and wakes the next runnable thread in order of linear id. A warp is released when all
+of its present lanes wait at one collective (a lane that has exited, or is missing from a
+partial last warp, takes no part), the block when all of its threads wait at one barrier.
+Hand-offs are strict, so a run is deterministic and free of interpreter-level races, and every
+interleaving it produces is one the GPU allows. Anything else is a deadlock on the GPU
+(`__syncthreads` reached by part of the block, a warp split over two collectives, lanes waiting
+at a shuffle for lanes waiting at a barrier) and is raised as `KernelDeadlock`, naming who waits
+where.
 """
 
 from __future__ import annotations
@@ -32,11 +27,6 @@ from ferrox.driver.interpreter.errors import KernelDeadlock
 from ferrox.driver.interpreter.machine import BlockState, ThreadCtx
 
 RUNNING, BARRIER, WARP, DONE, FAILED = "running", "barrier", "warp", "done", "failed"
-
-
-def run_sequential(threads: Sequence[ThreadCtx], body: Callable[[ThreadCtx], None]) -> None:
-    for ctx in threads:
-        body(ctx)
 
 
 class _Abort(BaseException):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ferrox.dialects import simt
@@ -14,8 +16,10 @@ def _dim(op) -> int:
     return _XYZ.index(op.dimension.data.value)
 
 
-def _split(linear: np.ndarray, dims) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    x, y = dims[0], dims[1]
+def _split(linear: np.ndarray, dims) -> tuple[Any, Any, Any]:
+    x, y, z = dims
+    if y == 1 and z == 1:  # 1-D: no division, and the other two are uniform zeros
+        return linear, np.int64(0), np.int64(0)
     return linear % x, (linear // x) % y, linear // (x * y)
 
 
@@ -24,7 +28,7 @@ def thread_ids(ex) -> tuple[np.ndarray, ...]:
 
 
 def block_ids(ex) -> tuple[np.ndarray, ...]:
-    return ex.lane_values("bid", lambda: _split(ex.gids // ex.launch.tpb, ex.launch.grid))
+    return ex.lane_values("bid", lambda: _split(ex.block_local + ex.first_block, ex.launch.grid))
 
 
 @lowers(simt.ThreadIdOp)

@@ -13,16 +13,16 @@ import numpy as np
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.engine import region_return
-from ferrox.driver.interpreter.memory import checked, claim
+from ferrox.driver.interpreter.memory import checked, claim, read, write
 from ferrox.driver.interpreter.ops import lowers
 
 
 def gather(ex, array: np.ndarray, lanes: np.ndarray, flat: np.ndarray, mask) -> np.ndarray:
     """Each lane's element (lanes outside `lanes` get a zero)."""
     if len(lanes) == ex.n:
-        return array[flat]
+        return read(array, flat)
     out = np.zeros(ex.n, array.dtype)
-    out[lanes] = array[flat]
+    out[lanes] = read(array, flat)
     return out
 
 
@@ -59,14 +59,16 @@ def _get_mut(op):
         buffer, witness = args
         raw = np.broadcast_to(witness.raw, (ex.n,)).view(np.uint64)
         inside = mask & witness.valid & (raw < np.uint64(buffer.length))
-        lanes = np.flatnonzero(inside)
+        every = inside.all()
+        lanes = ex.all_lanes if every else np.flatnonzero(inside)
         if len(lanes) == 0:
             return ()  # Rust's `None`: the region does not run
-        elems = raw[lanes].astype(np.int64)
+        elems = (raw if every else raw[lanes]).view(np.int64)
         claim(ex, op, buffer, elems, lanes, _WHY)
         old = gather(ex, buffer.array, lanes, elems, inside)
         (new,) = ex.run_region(body, (old,), inside)
-        buffer.array[elems] = np.broadcast_to(new, (ex.n,))[lanes]
+        new = np.broadcast_to(new, (ex.n,))
+        write(buffer.array, elems, new if every else new[lanes])
         return ()
 
     return run
