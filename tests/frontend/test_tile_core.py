@@ -277,3 +277,13 @@ def test_an_if_on_a_scalar_carries_tiles_and_static_range_unrolls():
     assert np.array_equal(out, ((-x + np.float32(0)) + np.float32(1)) + np.float32(2))
     branches.on("cpu")(out, x, 0)
     assert np.array_equal(out, ((x + np.float32(0)) + np.float32(1)) + np.float32(2))
+
+
+def test_check_shows_the_launch_the_checker_makes_running_nothing():
+    c = np.full((70, 65), np.nan, np.float32)
+    launch = matmuls.on("cpu").check(c[:16, :16].copy(), np.ones((16, 32), np.float32), K=1)
+    # one thread per 4-element chunk of the largest tile: 16 x 16 / 4
+    assert (launch.grid, launch.block) == ((1, 1, 1), (64, 1, 1))
+    launch = shaped.on("cpu").check(c, np.ones((70, 64), np.float32), R=32, C=64)
+    assert launch.grid == (3, 2, 1)  # ceil(70 / 32), ceil(65 / 64)
+    assert np.isnan(c).all()
