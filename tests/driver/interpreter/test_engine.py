@@ -120,3 +120,38 @@ def test_a_grid_larger_than_a_group_runs_in_several_groups(example, rng):
     out = np.full(n, np.nan, np.float32)
     run_simt_kernel(example("vecadd"), "vecadd", (-(-n // 256), 1, 1), (256, 1, 1), [a, b, out])
     assert np.array_equal(out, a + b)
+
+
+def test_a_shuffle_in_a_loop_some_lanes_left_is_replayed_thread_by_thread(kernel):
+    # Odd lanes loop twice, even lanes once and return: at the second shuffle only the odd lanes
+    # of each warp are live, which is legal, and the even lanes' values are poison by then. The
+    # engine cannot run that in lockstep; the replay does, and the atomic before the loop is
+    # counted once (the writable arguments are restored before the replay).
+    text = """
+  simt.kernel @k(%out: !simt.ptr<i32>, %cnt: !simt.ptr<i32>) unsafe {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %t = simt.thread_id x
+    %lane = simt.lane_id
+    %odd = arith.andi %lane, %c1 : index
+    %trips = arith.addi %odd, %c1 : index
+    %t32 = arith.index_cast %t : index to i32
+    %old = simt.atomic_add %cnt[%c0], %one : !simt.ptr<i32>
+    %r = scf.for %k = %c0 to %trips step %c1 iter_args(%acc = %t32) -> (i32) {
+      %s = simt.shuffle xor %acc, %one : i32
+      %n = arith.addi %acc, %s : i32
+      scf.yield %n : i32
+    }
+    simt.ptr_store %r, %out[%t] : !simt.ptr<i32>
+    simt.return
+  }
+"""
+    out, cnt = np.zeros(64, np.int32), np.zeros(1, np.int32)
+    run_simt_kernel(kernel(text), "k", (1, 1, 1), (64, 1, 1), [out, cnt])
+    t = np.arange(64)
+    first = t + (t ^ 1)
+    poison = np.int32(-559038737)  # 0xDEADBEEF: what an exited lane's shuffle source holds
+    want = np.where(t % 2 == 0, first, (first.astype(np.int32) + poison))
+    assert out.tolist() == want.astype(np.int32).tolist()
+    assert cnt[0] == 64
