@@ -42,7 +42,9 @@ from ferrox.driver.checker import (
     check_launch,
     numpy_buffer,
 )
+from ferrox.driver.checker.signature import signature
 from ferrox.driver.checker.tile import simt_arguments
+from ferrox.driver.runtime.streams import LEGACY
 
 if TYPE_CHECKING:  # xDSL loads only when something is parsed or compiled
     from xdsl.dialects.builtin import ModuleOp
@@ -188,10 +190,9 @@ class Launch:
     block: Any
 
     def __call__(self, *args: Any, shared_bytes: int | None = None, stream: Any = None) -> None:
-        device, artifact = self.kernel._device, self.kernel.artifact
-        with device.arguments(artifact, args, stream) as bound:
-            checked = device.check(artifact, self.grid, self.block, shared_bytes, bound)
-            device.launch(artifact, checked, bound, stream)
+        self.kernel._device.call(
+            self.kernel.artifact, self.grid, self.block, shared_bytes, args, stream
+        )
 
 
 # -- arguments -------------------------------------------------------------------------------
@@ -236,6 +237,22 @@ _TORCH_ELEMENTS = {
     "float32": "f32",
     "float64": "f64",
 }
+
+
+def _torch_device(args: Sequence[Any]) -> int | None:
+    """The device of the first torch CUDA tensor in `args` (its current stream is the one the
+    launch goes on), else None."""
+    for arg in args:
+        if _is_torch(arg) and getattr(arg, "is_cuda", False):
+            return int(arg.get_device())
+    return None
+
+
+def _torch_stream(device: int) -> int:
+    """Torch's current stream on `device`, as a raw handle (the legacy stream for 0)."""
+    from ferrox.driver.runtime.streams import torch_current_stream
+
+    return torch_current_stream(device)
 
 
 def _on_cuda(obj: Any) -> bool:
@@ -319,6 +336,12 @@ class _CpuDevice:
     def check(self, artifact, grid, block, shared_bytes, bound: _Bound) -> CheckedLaunch:
         return check_launch(artifact, grid, block, shared_bytes, bound.args, self.limits)
 
+    def call(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        """A checked launch: check, then run."""
+        with self.arguments(artifact, args, stream) as bound:
+            checked = self.check(artifact, grid, block, shared_bytes, bound)
+            self.launch(artifact, checked, bound, stream)
+
     def _host_values(self, artifact: KernelArtifact, bound: _Bound) -> list[Any]:
         """What the interpreter takes: NumPy arrays (bf16 as float32 copies, written back)."""
         values = []
@@ -383,6 +406,49 @@ class _GpuDevice:
         self.ordinal = ordinal
         self.limits = limits
         self.loaded = LoadedModule.load(artifact, ordinal)
+        self._passed: dict[tuple, tuple[Any, tuple, Any, int | None]] = {}
+        """Launches the checker passed, by (kernel, grid, block, shared bytes, signature):
+        the loaded kernel, its dims, its packed parameters, and the device whose torch
+        stream it goes on (None: the legacy default stream)."""
+
+    def call(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        """A checked launch. One whose signature (`driver/checker/signature.py`: everything
+        the checker reads from the arguments) was checked before goes straight to the driver
+        with the parameters packed then; any other is checked in full, and remembered when
+        nothing had to be staged for it. With an explicit `stream` every launch is checked in
+        full (foreign streams may need ordering)."""
+        key = None
+        if stream is None:
+            found = signature(args)
+            if found is not None:
+                key = (artifact.name, grid, block, shared_bytes, found)
+                try:
+                    passed = self._passed.get(key)
+                except TypeError:  # a grid given as a list
+                    key = passed = None
+                if passed is not None:
+                    kernel, dims, packed, on = passed
+                    kernel.relaunch(dims, packed, LEGACY if on is None else _torch_stream(on))
+                    return
+        with self.arguments(artifact, args, stream) as bound:
+            checked = self.check(artifact, grid, block, shared_bytes, bound)
+            if key is None or bound.after:  # NumPy staged in and out: never repeated
+                self.launch(artifact, checked, bound, stream)
+                return
+            kernel = self.loaded.kernel(artifact.name)
+            entry = self._entry(artifact, checked.entry_args, bound, bound.stream)
+            packed = kernel.pack(entry, stream=bound.stream)
+            kernel.launch_packed(
+                checked.grid,
+                checked.block,
+                packed,
+                shared_bytes=checked.shared_bytes,
+                stream=bound.stream,
+            )
+            if len(self._passed) >= 256:
+                self._passed.clear()
+            dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
+            self._passed[key] = (kernel, dims, packed, _torch_device(args))
 
     def _stream(self, args: Sequence[Any], stream: Any) -> Any:
         if stream is not None:
@@ -401,13 +467,13 @@ class _GpuDevice:
         for i, value in enumerate(args):
             if isinstance(value, np.ndarray):
                 described.append(numpy_buffer(value))
-            elif _is_torch(value) and not _on_cuda(value):
+            elif _is_torch(value) and not value.is_cuda:  # asked once, not through its CAI
                 problems.append(
                     f"{_label(artifact, i)} is a CPU tensor: move it to the GPU (.cuda()) or "
                     "pass a NumPy array, which is copied in and back"
                 )
                 described.append(value)
-            elif _on_cuda(value) or hasattr(value, "__dlpack__"):
+            elif _is_torch(value) or _on_cuda(value) or hasattr(value, "__dlpack__"):
                 try:
                     view = view_of(value, stream=on)
                 except ArrayError as e:

@@ -208,6 +208,20 @@ class LoadedKernel:
         except CudaError as err:
             raise err.with_detail(self._explain(dims[1])) from None
 
+    def relaunch(self, dims: tuple[Dim3, Dim3, int], packed: abi.Packed, stream: int) -> None:
+        """`launch_packed` of dims and parameters that a launch made from this kernel before
+        (`dims`, `pack`), on the raw stream handle `stream`: nothing is checked again. The
+        checked API's memo of passed launches ends here."""
+        core_device(self.ordinal)
+        try:
+            _launch_packed(self, dims, stream, packed)
+        except CudaError as err:
+            raise err.with_detail(self._explain(dims[1])) from None
+
+    def dims(self, grid: Any, block: Any, shared_bytes: int) -> tuple[Dim3, Dim3, int]:
+        """(grid, block, shared bytes) as `relaunch` takes them, checked."""
+        return self._dims(grid, block, shared_bytes)
+
     @property
     def function(self) -> Any:
         """The entry as a CUfunction, which cuLaunchKernel takes (a CUkernel converts)."""

@@ -109,6 +109,22 @@ def _from_handle(handle: int) -> Any:
     return _CoreStream.from_handle(handle)
 
 
+_raw_stream: Any = None
+
+
+def torch_current_stream(device: int) -> int:
+    """Torch's current stream on `device` as a raw handle (the legacy stream for torch's
+    default, 0). Through torch's own raw-handle getter where it has one (what Triton's
+    launcher calls: no Stream object made per launch), else `torch.cuda.current_stream`."""
+    global _raw_stream
+    torch = sys.modules["torch"]
+    if _raw_stream is None:
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", False)
+    if _raw_stream:
+        return int(_raw_stream(device)) or LEGACY
+    return int(torch.cuda.current_stream(device).cuda_stream) or LEGACY
+
+
 def current_stream_for(args: Iterable[Any]) -> int:
     """Torch's current stream (its handle) on the device of the first PyTorch CUDA tensor in
     `args`, else the legacy default stream. PyTorch is looked up, never imported: a tensor

@@ -1,0 +1,158 @@
+"""The checked launch's memo (`ferrox/api.py`, `driver/checker/signature.py`): a launch whose
+signature the checker passed before is launched again without checking, with the same result;
+anything the checker reads that changes (an array's length or address, a scalar, the grid) is
+checked again, and refused as before. On the fake GPU: packing and launches are real, kernels
+run on the interpreter."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import types
+from pathlib import Path
+
+import fake_gpu
+import numpy as np
+import pytest
+
+import ferrox
+from ferrox import api
+from ferrox.driver.checker.signature import signature
+from ferrox.driver.runtime.buffers import DeviceArray
+
+ROOT = Path(__file__).resolve().parents[2]
+VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
+SAXPY = ROOT / "examples" / "simt" / "saxpy.mlir"
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    yield fake_gpu.install(monkeypatch, tmp_path)
+    gc.collect()
+
+
+@pytest.fixture
+def checks(monkeypatch):
+    """How many launches the checker saw."""
+    seen: list[str] = []
+    real = api.check_launch
+
+    def counted(artifact, *args, **kwargs):
+        seen.append(artifact.name)
+        return real(artifact, *args, **kwargs)
+
+    monkeypatch.setattr(api, "check_launch", counted)
+    return seen
+
+
+def device(values: np.ndarray) -> DeviceArray:
+    return DeviceArray.from_numpy(values)
+
+
+def poison(fake, array: DeviceArray) -> None:
+    fake.view(array.ptr, array.nbytes)[:] = np.full(array.size, np.nan, np.float32).view(np.uint8)
+
+
+def test_a_repeated_launch_skips_the_checker_and_computes_the_same(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((2, 1000), dtype=np.float32)
+    da, db, dout = device(a), device(b), device(np.full(1000, np.nan, np.float32))
+    k[4, 256](da, db, dout)
+    np.testing.assert_array_equal(dout.copy_to_host(), a + b)
+    poison(fake, dout)
+    k[4, 256](da, db, dout)
+    np.testing.assert_array_equal(dout.copy_to_host(), a + b)
+    assert checks == ["vecadd"] and len(fake.launches) == 2
+
+
+def test_whatever_the_checker_reads_is_checked_again(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b = (device(np.ones(1000, np.float32)) for _ in range(2))
+    out = device(np.zeros(1000, np.float32))
+    k[4, 256](a, b, out)
+    longer = device(np.zeros(2000, np.float32))
+    with pytest.raises(ferrox.LaunchError) as info:
+        k[4, 256](a, b, longer)
+    assert info.value.problems == [
+        "@vecadd requires len(arg0) >= len(arg2), but len(arg0) = 1000 and len(arg2) = 2000 "
+        "[arg0 is %a, arg2 is %out]",
+        "@vecadd requires len(arg1) >= len(arg2), but len(arg1) = 1000 and len(arg2) = 2000 "
+        "[arg1 is %b, arg2 is %out]",
+        "the grid does not cover %out: its 1d witness reaches grid.x * block.x = 4 * 256 = "
+        "1024 elements, but len(%out) = 2000 (grid.x must be at least 8)",
+    ]
+    overlapping = DeviceArray(a.ptr, (1000,), "f32")
+    with pytest.raises(ferrox.LaunchError, match="overlap by 4000 bytes"):
+        k[4, 256](a, b, overlapping)
+    a2, b2 = (device(np.ones(2000, np.float32)) for _ in range(2))
+    k[8, 256](a2, b2, longer)
+    np.testing.assert_array_equal(longer.copy_to_host(), np.full(2000, 2, np.float32))
+    assert checks == ["vecadd"] * 4 and len(fake.launches) == 2
+
+
+def test_scalars_are_part_of_the_signature(fake, checks):
+    k = ferrox.load(SAXPY, device="gpu")["saxpy"]
+    x = np.arange(1000, dtype=np.float32)
+    dx, dy = device(x), device(np.ones(1000, np.float32))
+    for alpha in (2.0, 2.0, 3.0, -0.0, 0.0):
+        fake.view(dy.ptr, dy.nbytes)[:] = np.ones(1000, np.float32).view(np.uint8)
+        k[4, 256](alpha, dx, dy)
+        np.testing.assert_array_equal(dy.copy_to_host(), np.float32(alpha) * x + 1)
+    assert checks == ["saxpy"] * 4 and len(fake.launches) == 5
+    assert signature([-0.0]) != signature([0.0]) and signature([2]) != signature([2.0])
+
+
+def test_numpy_arrays_and_explicit_streams_are_checked_every_time(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b = np.ones(1000, np.float32), np.ones(1000, np.float32)
+    out = np.full(1000, np.nan, np.float32)
+    k[4, 256](a, b, out)
+    k[4, 256](a, b, out)
+    np.testing.assert_array_equal(out, a + b)
+    da, db, dout = (device(v) for v in (a, b, out))
+    k[4, 256](da, db, dout, stream=0)
+    k[4, 256](da, db, dout, stream=0)
+    assert checks == ["vecadd"] * 4 and signature([a]) is None
+
+
+class Tensor:
+    """Just enough of a torch tensor for `signature` (the class is named as torch's is)."""
+
+    def __init__(self, ptr: int, shape: tuple, stride: tuple, cuda: bool = True):
+        self.ptr, self.shape, self._stride, self.is_cuda = ptr, shape, stride, cuda
+        self.dtype = "torch.float32"
+
+    def data_ptr(self) -> int:
+        return self.ptr
+
+    def stride(self) -> tuple:
+        return self._stride
+
+    def get_device(self) -> int:
+        return 0
+
+
+Tensor.__module__ = "torch"
+
+
+def test_a_torch_tensors_signature_is_its_address_shape_strides_and_device():
+    t = Tensor(0x1000, (4, 8), (8, 1))
+    assert signature([t]) == ((Tensor, (0x1000, "torch.float32", (4, 8), (8, 1), 0)),)
+    assert signature([Tensor(0x1000, (4, 8), (1, 4))]) != signature([t]), "a transposed view"
+    assert signature([Tensor(0x1000, (4, 8), (8, 1), cuda=False)]) is None
+    assert signature([t, np.zeros(3)]) is None
+
+
+def test_the_launch_stream_is_torchs_current_raw_stream(monkeypatch):
+    fake_torch = types.SimpleNamespace(
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 0xABC + device)
+    )
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    from ferrox.driver.runtime import streams
+
+    monkeypatch.setattr(streams, "_raw_stream", None)
+    assert streams.torch_current_stream(1) == 0xABD
+    fake_torch._C._cuda_getCurrentRawStream = lambda device: 0
+    monkeypatch.setattr(streams, "_raw_stream", None)
+    assert streams.torch_current_stream(0) == streams.LEGACY
