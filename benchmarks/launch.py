@@ -9,6 +9,10 @@ from the tensor; torch tensors launched on another stream, viewed through cuda.c
 StridedMemoryView so the streams are ordered), cuda.core's `launch` directly (Python ints),
 cuda.bindings' cuLaunchKernel with pre-packed parameters, CuPy's RawKernel, a small
 `torch.add`, and Triton when it is installed.
+The checked API rows: the same arguments each call (a relaunch, served by the memo of launches
+the checker passed), DeviceArrays likewise, and with an explicit stream (checked in full every
+call). Last, checked launches are captured in a CUDA graph with `torch.cuda.graph`, replayed,
+and the result compared with torch's.
 Only the launch calls are timed (they return before the kernel runs); the device is
 synchronised between batches. The figure is the median over batches of the mean per call, in
 microseconds, with its ratio to cuda.core's `launch`. A benchmark, never a test.
@@ -134,11 +138,62 @@ def api_rows(n: int) -> dict[str, Callable[[], None]]:
 
     kernel = ferrox.load(EMPTY, device="gpu")["empty"]
     x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    a = DeviceArray.from_numpy(np.zeros(n, np.float32))
+    b = DeviceArray.from_numpy(np.zeros(n, np.float32))
     checked = kernel[1, 32]
+    current = torch.cuda.current_stream()
     return {
+        # the same arguments again: the checker's verdict comes from the memo of passed launches
         "ferrox API k[grid, block](torch), checked": lambda: checked(x, y),
+        "ferrox API k[grid, block](DeviceArrays), checked": lambda: checked(a, b),
+        # an explicit stream is never served from the memo: the checker runs in full each call
+        "ferrox API k[grid, block](torch, stream=), full check": lambda: checked(
+            x, y, stream=current
+        ),
         "ferrox API k.unsafe_launch(torch)": lambda: kernel.unsafe_launch(1, 32, x, y),
     }
+
+
+def graph_capture(reps: int = 100) -> list[str]:
+    """Checked launches captured in a CUDA graph (`torch.cuda.graph`) and replayed: the
+    result is compared with torch's, and a replay of `reps` captured launches is timed."""
+    import torch
+
+    import ferrox
+
+    root = Path(__file__).resolve().parent.parent
+    k = ferrox.load(root / "examples" / "simt" / "vecadd.mlir", device="gpu")["vecadd"]
+    n = 1 << 20
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.full((n,), float("nan"), device="cuda")
+    launch = k[n // 256, 256]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the capture: module loaded, launch checked
+        launch(x, y, out)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(reps):
+            launch(x, y, out)
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    same = bool(torch.equal(out, x + y))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(20):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000 / reps)
+    return [
+        f"CUDA graph: {reps} checked vecadd launches (2^20 f32) captured with torch.cuda.graph; "
+        f"replayed result equals x + y: {same}; {statistics.median(times):.2f} us per captured "
+        "launch on the GPU (median of 20 replays)"
+    ]
 
 
 def profile(fn: Callable[[], None], calls: int = 3000) -> None:
@@ -209,6 +264,11 @@ def main() -> None:
         print(f"{name:46} {us:8.2f} {us / base:11.2f}x")
     for line in missing:
         print(f"not measured: {line}")
+    try:
+        for line in graph_capture():
+            print(line)
+    except Exception as exc:
+        print(f"CUDA graph capture failed: {type(exc).__name__}: {exc}")
     for name in args.profile:
         for row, fn in rows.items():
             if name in row:

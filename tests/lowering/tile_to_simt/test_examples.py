@@ -232,12 +232,24 @@ def test_matmul_bf16_numerics_need_bf16_memory():
         storage_dtype(BFloat16Type())
 
 
+@pytest.fixture(scope="module")
+def lowered_with(examples_text, lower):
+    """`lowered_with(threads, elems)`: the examples lowered with those choices, once per
+    choice for every kernel that runs with it (a lowering of the file took most of each test)."""
+    modules: dict[tuple[int, int], object] = {}
+
+    def get(threads: int, elems: int):
+        if (threads, elems) not in modules:
+            modules[threads, elems] = lower(examples_text, threads, elems, name="kernels.mlir")
+        return modules[threads, elems]
+
+    return get
+
+
 @pytest.mark.parametrize("threads, elems", [(32, 0), (128, 2), (64, 1), (256, 8)])
 @pytest.mark.parametrize("name", ["vector_add", "row_sum", "softmax", "transpose", "matmul_f32"])
-def test_numerics_with_other_choices(
-    examples_text, lower, simt_kernel, interpreter, name, threads, elems
-):
-    module = lower(examples_text, threads, elems, name="kernels.mlir")
+def test_numerics_with_other_choices(lowered_with, simt_kernel, interpreter, name, threads, elems):
+    module = lowered_with(threads, elems)
     kernel = simt_kernel(module, name)
     lowering = kernel.attributes[LOWERING_ATTR]
     assert lowering.data["threads"].value.data == threads  # type: ignore[attr-defined]

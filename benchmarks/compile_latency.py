@@ -1,0 +1,178 @@
+"""Compile latency: a new kernel in a warm process, a cache hit warm and in a new process.
+
+    python benchmarks/compile_latency.py [--reps 5] [--examples vecadd softmax ...]
+        [--tree OTHER_CHECKOUT] [--json OUT.json]
+
+For every example under examples/simt and examples/tile (or the ones named):
+- `new`: `ferrox.compile(path, chip="sm_90", cache=False)` in a process that has compiled
+  another kernel already (imports done, LLVM's worker started): the median of `--reps` runs.
+  It includes ptxas where ptxas is found, as `ferrox.compile` does.
+- `stages`: one more such compile through `compile_module(timings=...)`, each stage's
+  milliseconds (absent on a checkout without `ferrox.targets.timing`).
+- `hit`: `ferrox.compile(path)` again once it is cached: the median, in milliseconds.
+- `new process hit`: a new `python -c "import ferrox; ferrox.compile(path)"` whose cache has
+  the kernel, whole-process wall time (median), and whether it imported xDSL or the lowering.
+
+`--tree DIR` runs the same against another checkout of ferrox (say, an older commit in a git
+worktree): its root folders are imported in place of the installed ones, so one venv measures
+both. CPU only: no GPU is used. A benchmark, never a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBPACKAGES = ("dialects", "driver", "frontend", "lowering", "passes", "targets")
+HEAVY = ("xdsl", "ferrox.lowering", "ferrox.dialects", "ferrox.passes", "llvmlite")
+
+
+class _TreeFinder(importlib.abc.MetaPathFinder):
+    """Import `ferrox` and `ferrox.<root folder>` from another checkout."""
+
+    def __init__(self, tree: Path):
+        self.paths = {"ferrox": tree / "ferrox"}
+        self.paths.update({f"ferrox.{s}": tree / s for s in SUBPACKAGES if (tree / s).is_dir()})
+
+    def find_spec(self, fullname, path=None, target=None):
+        folder = self.paths.get(fullname)
+        if folder is not None:
+            return importlib.util.spec_from_file_location(
+                fullname, folder / "__init__.py", submodule_search_locations=[str(folder)]
+            )
+        if fullname.startswith("ferrox.") and path is not None:  # a submodule: its parent's path
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is None:  # not in that checkout: no other finder may answer for it
+                raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+            return spec
+        return None
+
+
+_PRELUDE = """
+import sys
+tree = {tree!r}
+if tree:
+    sys.path.insert(0, {bench!r})
+    import compile_latency
+    sys.meta_path.insert(0, compile_latency._TreeFinder(compile_latency.Path(tree)))
+"""
+
+
+def use_tree(tree: str | None) -> None:
+    if tree:
+        sys.meta_path.insert(0, _TreeFinder(Path(tree).resolve()))
+
+
+def examples(names: list[str]) -> list[Path]:
+    found = sorted((ROOT / "examples" / "simt").glob("*.mlir")) + sorted(
+        (ROOT / "examples" / "tile").glob("*.mlir")
+    )
+    if names:
+        found = [p for p in found if p.stem in names or f"{p.parent.name}/{p.stem}" in names]
+    return found
+
+
+def median_ms(fn, reps: int) -> float:
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def stage_times(path: Path) -> dict[str, float] | None:
+    try:
+        from ferrox.targets.timing import Timings
+    except ImportError:
+        return None
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+    from ferrox.targets.compile import compile_module
+
+    timings = Timings()
+    with timings.stage("parse"):
+        module = parse_module(make_context(), path.read_text(), str(path))
+    compile_module(module, chip="sm_90", timings=timings)
+    return {name: round(s * 1000, 2) for name, s in timings.stages.items()}
+
+
+def new_process_hit(path: Path, tree: str | None, reps: int) -> tuple[float, list[str]]:
+    code = _PRELUDE.format(tree=tree or "", bench=str(Path(__file__).parent)) + (
+        "import ferrox\n"
+        f"ferrox.compile({str(path)!r}, chip='sm_90')\n"
+        f"print(sorted({{m.split('.')[0] if m.startswith('xdsl') else m for m in sys.modules "
+        f"if m.startswith({HEAVY!r})}}))\n"
+    )
+    times, imported = [], []
+    for _ in range(reps):
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        imported = json.loads(out.stdout.strip().replace("'", '"'))
+    return statistics.median(times) * 1000, imported
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--examples", nargs="*", default=[])
+    parser.add_argument("--tree", help="another ferrox checkout to measure instead")
+    parser.add_argument("--json", help="write the results here too")
+    parser.add_argument("--no-new-process", action="store_true")
+    args = parser.parse_args()
+    cache = tempfile.mkdtemp(prefix="ferrox-bench-cache-")
+    os.environ["FERROX_CACHE_DIR"] = cache
+    use_tree(args.tree)
+    import ferrox
+
+    paths = examples(args.examples)
+    warm = ROOT / "examples" / "simt" / "saxpy.mlir"
+    ferrox.compile(warm, chip="sm_90", cache=False)  # imports, LLVM's worker
+    rows = []
+    print(f"{'example':24} {'new ms':>9} {'hit ms':>8} {'new-process hit ms':>19}  imported")
+    for path in paths:
+        name = f"{path.parent.name}/{path.stem}"
+        new = median_ms(lambda p=path: ferrox.compile(p, chip="sm_90", cache=False), args.reps)
+        stages = stage_times(path)
+        ferrox.compile(path, chip="sm_90")  # now cached, on disk too
+        hit = median_ms(lambda p=path: ferrox.compile(p, chip="sm_90"), max(args.reps, 20))
+        row = {"example": name, "new_ms": round(new, 2), "hit_ms": round(hit, 4)}
+        if stages is not None:
+            row["stages_ms"] = stages
+        if not args.no_new_process:
+            fresh, imported = new_process_hit(path, args.tree, args.reps)
+            row["new_process_hit_ms"] = round(fresh, 1)
+            row["new_process_imported"] = imported
+        rows.append(row)
+        print(
+            f"{name:24} {new:9.1f} {hit:8.3f} {row.get('new_process_hit_ms', float('nan')):19.1f}"
+            f"  {','.join(row.get('new_process_imported', [])) or '-'}"
+        )
+        if stages:
+            print("    " + " ".join(f"{k}={v:.1f}" for k, v in stages.items()))
+    result = {
+        "python": sys.version.split()[0],
+        "tree": args.tree or str(ROOT),
+        "reps": args.reps,
+        "rows": rows,
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
