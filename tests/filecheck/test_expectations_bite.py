@@ -2,18 +2,21 @@
 
 The invalid tests only prove something if an expectation that does not match makes the run fail;
 this alters each file's expectations one at a time (a sample of up to 5 per file, spread over the
-file) and checks that ferrox-opt then exits 1 naming the altered text.
+file) and checks that ferrox-opt then exits 1 naming the altered text. ferrox-opt runs in this
+process (`main(argv)`, its output captured), as the RUN lines' leading tools do (conftest.py).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from ferrox.driver.tools.opt import main
 
 HERE = Path(__file__).resolve().parent
 ANNOTATION = re.compile(
@@ -50,11 +53,9 @@ def test_altered_expectation_fails(path: Path, tmp_path: Path):
         )
         src = tmp_path / path.name
         src.write_text("".join(mutated))
-        proc = subprocess.run(
-            [sys.executable, "-m", "ferrox.driver.tools.opt", str(src), *flags],
-            capture_output=True,
-            text=True,
-        )
-        assert proc.returncode == 1, f"altering line {index + 1} still passed"
-        assert "ZZ-altered" in proc.stderr, proc.stderr
-        assert "Traceback" not in proc.stderr
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([str(src), *flags])
+        assert code == 1, f"altering line {index + 1} still passed"
+        assert "ZZ-altered" in err.getvalue(), err.getvalue()
+        assert "Traceback" not in err.getvalue()
