@@ -47,6 +47,14 @@ def merge(select: Any, new: Any, old: Any) -> Any:
     """`new` on the lanes of `select`, `old` elsewhere."""
     if old is None or old is new:
         return new
+    if not isinstance(new, np.ndarray | np.generic):  # a witness: merge its fields
+        slots = getattr(type(new), "__slots__", ())
+        if type(old) is not type(new) or not slots:
+            return new
+        merged = object.__new__(type(new))
+        for name in slots:
+            setattr(merged, name, merge(select, getattr(new, name), getattr(old, name)))
+        return merged
     out = np.where(select, new, old)
     return out[()] if out.ndim == 0 else out
 
