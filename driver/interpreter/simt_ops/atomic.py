@@ -105,7 +105,14 @@ def perform(array: np.ndarray, flat: np.ndarray, values: list, update, cas: bool
         last[:-1] = se[1:] != se[:-1]
         array[se[last]] = (old_sorted[last].view(u.dtype) + u[last]).view(array.dtype)
         return olds
-    for r in range(int(rank.max()) + 1):
+    rounds = int(rank.max()) + 1
+    if not cas and update in (_f32_add, np.add) and rounds > 64:
+        # Many lanes on few elements: each element's chain is a sequential sum, which NumPy's
+        # accumulate computes in the element's own width, rounding at every step.
+        starts = np.flatnonzero(rank == 0)
+        if _sequential_sums(array, flat, order, starts, values[0], olds, update):
+            return olds
+    for r in range(rounds):
         sel = order[rank == r]
         e = flat[sel]
         old = array[e]
@@ -118,6 +125,31 @@ def perform(array: np.ndarray, flat: np.ndarray, values: list, update, cas: bool
         else:
             array[e] = np.asarray(update(old, values[0][sel].astype(array.dtype)), array.dtype)
     return olds
+
+
+def _sequential_sums(array, flat, order, starts, values, olds, update) -> bool:
+    """Float adds by chains (one per element, in lane order) with `accumulate`; False (nothing
+    changed) where a partial f32 sum is subnormal, which `atom.add.f32` would flush."""
+    f32 = update is _f32_add
+    dtype = array.dtype
+    ends = [*starts[1:], len(order)]
+    results = []
+    for a, b in zip(starts, ends):
+        lanes = order[a:b]
+        e = flat[lanes[0]]
+        chain = np.empty(b - a + 1, dtype)
+        chain[0] = array[e]
+        chain[1:] = values[lanes].astype(dtype)
+        if f32:
+            chain = flush_subnormal(chain)
+        sums = np.add.accumulate(chain, dtype=dtype)
+        if f32 and ((sums != 0) & (np.abs(sums) < _TINY32)).any():
+            return False
+        results.append((e, lanes, sums))
+    for e, lanes, sums in results:
+        olds[lanes] = sums[:-1] if not f32 else np.concatenate([[array[e]], sums[1:-1]])
+        array[e] = sums[-1]
+    return True
 
 
 def _atomic(op, n_values: int):

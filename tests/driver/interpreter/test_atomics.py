@@ -205,3 +205,27 @@ def test_atomics_on_shared_memory(kernel):
     out = np.zeros(32, np.int32)
     run_simt_kernel(kernel(text), "shared_count", (1, 1, 1), (32, 1, 1), [out])
     assert sorted(out.tolist()) == list(range(32))
+
+
+def test_float_atomic_adds_return_the_old_values_of_launch_order(kernel, rng):
+    # 1024 threads add into one f32 element: each gets the sum of the threads before it in
+    # launch order (block-major, then linear id), rounded to f32 at every step.
+    text = """
+  simt.kernel @acc(%c: !simt.atomic_slice<f32>, %x: !simt.ptr<f32>, %old: !simt.ptr<f32>) unsafe {
+    %c0 = arith.constant 0 : index
+    %w = simt.thread_index_1d
+    %i = simt.witness_value %w : !simt.thread_index<1d>
+    %v = simt.ptr_load %x[%i] : !simt.ptr<f32>
+    %o = simt.atomic_add %c[%c0], %v : !simt.atomic_slice<f32>
+    simt.ptr_store %o, %old[%i] : !simt.ptr<f32>
+    simt.return
+  }
+"""
+    x = rng.standard_normal(1024, dtype=np.float32)
+    c, old = np.array([0.5], np.float32), np.full(1024, np.nan, np.float32)
+    run_simt_kernel(kernel(text), "acc", (4, 1, 1), (256, 1, 1), [c, x, old])
+    total, want = np.float32(0.5), []
+    for v in x:
+        want.append(total)
+        total = np.float32(total + v)
+    assert old.tolist() == want and c[0] == total
