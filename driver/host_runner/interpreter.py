@@ -9,6 +9,7 @@ the first op runs, so a bad one stops the program before any launch. Any failure
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,21 @@ class RunResult:
         return not self.failed
 
 
+DEFAULT_HOST_MAX_STEPS = 200_000
+"""The most ops a host program may run (its loops included; a launch counts one): a few seconds
+on xDSL's interpreter, far more than any host program here needs. FERROX_HOST_MAX_STEPS sets
+another; a host program past it ends in a located diagnostic instead of running forever."""
+
+
+def host_max_steps() -> int:
+    """FERROX_HOST_MAX_STEPS, else DEFAULT_HOST_MAX_STEPS; ValueError when it is not a positive
+    integer (`ferrox run` checks it up front)."""
+    from ferrox.driver.interpreter.machine import parse_max_steps
+
+    text = os.environ.get("FERROX_HOST_MAX_STEPS", "").strip()
+    return parse_max_steps(text) if text else DEFAULT_HOST_MAX_STEPS
+
+
 @dataclass
 class _Tracker:
     """The op being interpreted, so that any failure can be located there."""
@@ -94,11 +110,19 @@ class HostInterpreter(Interpreter):
         self.checks: list[CheckResult] = []
         self.kernels: dict[str, Any] = {}  # name -> KernelArtifact, once the module is compiled
         self._static: dict[Any, Any] = {}
+        self.steps, self.max_steps = 0, host_max_steps()
 
     def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
         """xDSL's dispatch without its error wrapper, which prints the whole module into the
         exception: a failure here becomes a located diagnostic instead."""
         self.tracker.op = op
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise HostRunError(
+                op,
+                f"the host program ran past its step budget of {self.max_steps:,} operations (a "
+                "loop that does not end?); raise it with FERROX_HOST_MAX_STEPS",
+            )
         entry = self._impls._impl_dict.get(type(op))  # pyright: ignore[reportPrivateUsage]
         if entry is None:
             raise HostRunError(op, f"the host runner cannot run '{op.name}' (no implementation)")

@@ -94,3 +94,43 @@ def test_a_loop_that_ends_within_the_budget_runs(tmp_path: Path):
         run_simt_kernel(module, "spin", (1, 1, 1), (32, 1, 1), [out])
     assert caught.value.reason.startswith("the launch ran past its step budget of 6,591 ")
     assert DEFAULT_MAX_STEPS == 100_000_000
+
+
+HOST_LOOP = """func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant TRIPS : index
+  scf.for %k = %c0 to %n step %c1 {
+    scf.yield
+  }
+  func.return
+}
+"""
+
+
+def test_a_host_loop_that_never_ends_is_stopped(tmp_path: Path, capsys, monkeypatch):
+    path = tmp_path / "host.mlir"
+    path.write_text(HOST_LOOP.replace("TRIPS", "9223372036854775807"))
+    monkeypatch.setenv("FERROX_HOST_MAX_STEPS", "100")
+    assert cli.main(["run", "--device", "cpu", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:6:5: error: the host program ran past its step budget of 100 operations (a "
+        "loop that does not end?); raise it with FERROX_HOST_MAX_STEPS\n"
+    )
+
+
+def test_a_host_loop_within_the_budget_runs(tmp_path: Path, capsys, monkeypatch):
+    path = tmp_path / "host.mlir"
+    path.write_text(HOST_LOOP.replace("TRIPS", "48"))
+    # 4 ops up to the loop, 48 trips of its one-op body, then func.return: 53 steps.
+    monkeypatch.setenv("FERROX_HOST_MAX_STEPS", "53")
+    assert cli.main(["run", "--device", "cpu", str(path)]) == 0, capsys.readouterr().err
+    monkeypatch.setenv("FERROX_HOST_MAX_STEPS", "52")
+    assert cli.main(["run", "--device", "cpu", str(path)]) == 1
+    assert "the host program ran past its step budget of 52 operations" in capsys.readouterr().err
+    monkeypatch.setenv("FERROX_HOST_MAX_STEPS", "0")
+    assert cli.main(["run", "--device", "cpu", str(path)]) == 1
+    assert capsys.readouterr().err.endswith(
+        "ferrox run: error: FERROX_HOST_MAX_STEPS: the step budget must be a positive integer, "
+        "got '0'\n"
+    )

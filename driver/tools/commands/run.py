@@ -66,6 +66,7 @@ def _first_clause(reason: str) -> str:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from ferrox.driver.host_runner.interpreter import host_max_steps
     from ferrox.driver.interpreter import max_steps, step_budget
     from ferrox.driver.interpreter.machine import parse_max_steps
     from ferrox.run_api import load_program
@@ -77,6 +78,10 @@ def execute(args: argparse.Namespace) -> int:
         except ValueError as e:
             where = "--max-steps" if args.max_steps is not None else "FERROX_MAX_STEPS"
             raise RunError(f"{where}: {e}") from None
+        try:
+            host_max_steps()
+        except ValueError as e:
+            raise RunError(f"FERROX_HOST_MAX_STEPS: {e}") from None
         # Read and parse here (bytes that are not UTF-8 are a located diagnostic), then let
         # load_program verify the module.
         text = read_source(args.input)
