@@ -134,8 +134,8 @@ def custom_op(
             )
         return made
 
-    def impl(*inputs: Any) -> Any:
-        inputs = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in inputs]
+    def impl(*given: Any) -> Any:
+        inputs = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in given]
         outs = allocated(inputs)
         args = arguments(inputs, outs)
         device = "gpu" if any(isinstance(a, torch.Tensor) and a.is_cuda for a in args) else "cpu"

@@ -255,9 +255,11 @@ def random(
         raise r.fail("host.random needs one of uniform=(low, high) or normal=(mean, stddev)", at)
     dt = dtype_from(dtype, lambda m: r.fail(m, at))
     dims = shape_of(shape)
-    kind, (low, high) = (
-        (Distribution.UNIFORM, uniform) if uniform is not None else (Distribution.NORMAL, normal)
-    )  # type: ignore[misc]
+    if uniform is not None:
+        kind, (low, high) = Distribution.UNIFORM, uniform
+    else:
+        assert normal is not None
+        kind, (low, high) = Distribution.NORMAL, normal
     try:
         type_ = tensor_type(dt, dims)
     except VerifyException as e:

@@ -253,7 +253,10 @@ class Recorder:
                 f"@{k.name} takes {len(k.params)} argument(s) ({_param_list(k)}), got {len(args)}",
                 at,
             )
-        every, ins, outs, taken = [], [], [], []
+        every: list[SSAValue] = []
+        ins: list[SSAValue] = []
+        outs: list[SSAValue] = []
+        taken: list[Any] = []
         for i, (arg, param, role) in enumerate(zip(args, k.params, k.roles)):
             if role is Role.SCALAR:
                 if isinstance(arg, _Symbolic):
@@ -302,7 +305,8 @@ class Recorder:
         main = func.FuncOp(
             "main", ([], [v.value.type for v in values]), Region(self.block)
         )  # fmt: skip
-        file, line, col = self.source.file, *self.source.position(self.source.tree)
+        file = self.source.file
+        line, col = self.source.position(self.source.tree)
         main.location = FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
         return ModuleOp([*self.kernel_ops, main]), values
 
