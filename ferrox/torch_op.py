@@ -8,9 +8,10 @@
     c = vecadd_op(a, b)                      # eager: allocates `out`, checked launch, returns it
     f = torch.compile(lambda a, b: vecadd_op(a, b) * 2, fullgraph=True)
 
-The operator's inputs are the kernel's parameters that are not exclusive outputs (slices as
-`Tensor`, integer scalars as `int`, float scalars as `float`), in order; its results are the
-kernel's exclusive outputs (disjoint, atomic slices), which the operator allocates with
+The operator's inputs are the kernel's parameters that are not exclusive outputs (slices and
+tile tensors as `Tensor`, integer scalars as `int`, float scalars as `float`), in order; its
+results are the kernel's exclusive outputs (disjoint and atomic slices, tile partitions), which
+the operator allocates with
 `outputs(*inputs)` (default: `torch.empty_like` of the first tensor input for each) and returns.
 The same `outputs` function on fake tensors is the operator's fake (meta) implementation, so
 `torch.compile` traces shapes without running anything; at run time the launch goes through
@@ -60,18 +61,31 @@ def _schema_type(name: str, t: Attribute, role: Role | None) -> str:
     raise TypeError(f"parameter `{name}` ({t}) cannot be an operator argument")
 
 
-def schema_of(kernel: Any) -> OpSignature:
-    """The operator schema of a `@ferrox.simt.kernel` without `Constexpr` parameters:
-    `(Tensor a, Tensor b) -> Tensor`."""
+_TILE_ROLES = {"partition": Role.OUTPUT, "tensor": Role.INPUT, "scalar": Role.SCALAR}
+
+
+def _is_tile(kernel: Any) -> bool:
+    return callable(getattr(kernel, "signature", None))
+
+
+def _parameters(kernel: Any) -> list[tuple[str, Attribute, Role | None]]:
+    """(name, IR type, role) of each run-time parameter of a SIMT or tile kernel."""
     params = kernel._params()
     if params.constexpr:
         raise TypeError(
             f"{kernel.name} has Constexpr parameters ({', '.join(params.constexpr)}); "
             "an operator is one specialisation: bind them first"
         )
+    if _is_tile(kernel):
+        return [(p.name, p.type, _TILE_ROLES.get(p.kind)) for p in kernel.signature()]
+    return [(name, t, role_of(t)) for name, t in params.runtime]
+
+
+def schema_of(kernel: Any) -> OpSignature:
+    """The operator schema of a `@ferrox.simt.kernel` or `@ferrox.tile.kernel` without
+    `Constexpr` parameters: `(Tensor a, Tensor b) -> Tensor`."""
     names, roles, args = [], [], []
-    for name, t in params.runtime:
-        role = role_of(t)
+    for name, t, role in _parameters(kernel):
         if role is None:
             raise TypeError(f"parameter `{name}` ({t}) cannot be an operator argument")
         names.append(name)
@@ -106,18 +120,25 @@ def custom_op(
     qualname: str,
     kernel: Any,
     *,
-    grid: Callable[..., Any],
+    grid: Callable[..., Any] | None = None,
     block: Any = None,
     outputs: Callable[..., Sequence[Any]] | None = None,
 ) -> TorchOp:
     """Register `kernel` as the operator `qualname` ("namespace::name").
 
-    `grid(*args)` gives the launch grid from the kernel's arguments in parameter order (the
-    allocated outputs included); `block` defaults to the kernel contract's block. `outputs`
-    allocates the outputs from the operator's inputs (it must work on fake tensors too)."""
+    For a SIMT kernel, `grid(*args)` gives the launch grid from the kernel's arguments in
+    parameter order (the allocated outputs included) and `block` defaults to the contract's
+    block; a tile kernel takes neither (its grid is its output partition's tile grid).
+    `outputs` allocates the outputs from the operator's inputs (it must work on fake tensors
+    too)."""
     import torch
 
     signature = schema_of(kernel)
+    tile = _is_tile(kernel)
+    if tile and (grid is not None or block is not None):
+        raise TypeError(f"{kernel.name} is a tile kernel: its grid is its output's tile grid")
+    if not tile and grid is None:
+        raise TypeError(f"{kernel.name} is a SIMT kernel: custom_op needs grid=")
     allocate = outputs or _like_first_tensor(signature)
 
     def arguments(inputs: Sequence[Any], outs: Sequence[Any]) -> list[Any]:
@@ -139,7 +160,11 @@ def custom_op(
         outs = allocated(inputs)
         args = arguments(inputs, outs)
         device = "gpu" if any(isinstance(a, torch.Tensor) and a.is_cuda for a in args) else "cpu"
-        kernel.on(device)[grid(*args), block](*args)
+        if tile:
+            kernel.on(device)(*args)
+        else:
+            assert grid is not None
+            kernel.on(device)[grid(*args), block](*args)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def fake(*inputs: Any) -> Any:

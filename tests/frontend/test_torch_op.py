@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ferrox import simt, torch_op
+from ferrox import simt, tile, torch_op
 from ferrox.simt import AtomicSlice, Constexpr, DisjointSlice, Slice, f32, i32
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,12 +48,18 @@ def count(x: Slice[f32], bins: AtomicSlice[i32]):
         simt.atomic_add(bins, 0, 1)
 
 
+@tile.kernel
+def tile_scale(z: tile.Partition[f32, 256], x: tile.Tensor[f32, None], k: f32):
+    tile.store(tile.load_like(x, z) * k, z)
+
+
 def test_the_schema_is_the_kernels_inputs_returning_its_outputs():
     found = torch_op.schema_of(affine_relu)
     assert found.schema == "(float a, Tensor x, float b) -> Tensor"
     assert found.inputs == ("a", "x", "b") and found.outputs == ("y",)
     assert torch_op.schema_of(split).schema == "(Tensor x, int n) -> (Tensor, Tensor)"
     assert torch_op.schema_of(count).schema == "(Tensor x) -> Tensor"
+    assert torch_op.schema_of(tile_scale).schema == "(Tensor x, float k) -> Tensor"
 
 
 def test_a_kernel_with_constexpr_parameters_is_refused():
@@ -91,6 +97,31 @@ def test_the_operator_eager_and_compiled_on_the_cpu():
     assert torch.ops.ferrox_tests.affine_relu(1.5, x, -0.25).shape == (1000,)
     compiled = torch.compile(lambda t: op(1.5, t, -0.25) + 1.0, fullgraph=True)
     torch.testing.assert_close(compiled(x), expected + 1.0)
+
+
+@needs_torch
+def test_a_tile_kernel_as_an_operator_eager_and_compiled():
+    import torch
+
+    op = torch_op.custom_op(
+        "ferrox_tests::tile_scale",
+        tile_scale,
+        outputs=lambda x, k: torch.full_like(x, float("nan")),
+    )
+    x = torch.empty(1000).uniform_(-1, 1)
+    torch.testing.assert_close(op(x, 3.0), x * 3.0)
+    compiled = torch.compile(lambda t: op(t, 3.0) - 1.0, fullgraph=True)
+    torch.testing.assert_close(compiled(x), x * 3.0 - 1.0)
+
+
+def test_a_simt_kernel_needs_a_grid_and_a_tile_kernel_takes_none():
+    pytest.importorskip("torch", reason="torch is not installed here")
+    with pytest.raises(TypeError) as e:
+        torch_op.custom_op("ferrox_tests::no_grid", affine_relu)
+    assert str(e.value) == "affine_relu is a SIMT kernel: custom_op needs grid="
+    with pytest.raises(TypeError) as e:
+        torch_op.custom_op("ferrox_tests::with_grid", tile_scale, grid=lambda *a: 1)
+    assert str(e.value) == "tile_scale is a tile kernel: its grid is its output's tile grid"
 
 
 @needs_torch
