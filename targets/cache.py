@@ -53,7 +53,7 @@ from ferrox.targets.toolchain import find_ptxas
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver")
+SUBPACKAGES = ("dialects", "passes", "lowering", "targets", "driver", "frontend")
 """The root folders setup.py maps onto `ferrox.*` (keep the two lists alike)."""
 
 CACHE_ENV = "FERROX_CACHE_DIR"

@@ -264,13 +264,10 @@ class SimtBuilder(FunctionBuilder):
                 f"or warp_index(), found {found}",
             )
         element = self.element(t)
-        results: list[Any] = []
-
         def build() -> None:
             new = body(self.local("<old>"))
             self.here(node)
             self.emit.emit(YieldOp(self.emit.materialize(new, element)))
-            results.append(new)
 
         block, _ = self.region([], [t.element_type], ["<old>"], build)
         block.args[0].location = self.source.loc(node)
