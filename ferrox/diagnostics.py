@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the IR classes load with the first IR (a cache hit imports 
     from xdsl.ir import Attribute, Operation, SSAValue  # noqa: F401 (named in `Where`)
 
 Severity = Literal["error", "warning", "note", "remark"]
-Where = "Operation | SSAValue | Attribute | None"
+Where: TypeAlias = "Operation | SSAValue | Attribute | None"
 
 
 @dataclass(frozen=True)
