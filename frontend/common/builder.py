@@ -360,6 +360,7 @@ class FunctionBuilder:
         it = node.iter
         fn = self.expr(it.func) if isinstance(it, ast.Call) else None
         if fn is common.static_range:
+            assert isinstance(it, ast.Call)
             self.unrolled(node, it)
             return
         if fn is not range:

@@ -35,8 +35,12 @@ class _LocatedPrinter(Printer):
 
     def print_block_argument(self, arg: BlockArgument, print_type: bool = True) -> None:
         owner = arg.block.parent_op()
-        entry = owner is not None and arg.block is owner.regions[0].blocks.first
-        if self.print_debuginfo and entry and owner.name in _NO_PARAMETER_LOCS:
+        unlocated = (
+            owner is not None
+            and owner.name in _NO_PARAMETER_LOCS
+            and arg.block is owner.regions[0].blocks.first
+        )
+        if self.print_debuginfo and unlocated:
             self.print_debuginfo = False
             try:
                 super().print_block_argument(arg, print_type)

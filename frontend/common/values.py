@@ -16,12 +16,12 @@ import math as pymath
 import operator
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i64
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from ferrox.frontend.common.errors import UserError
 from ferrox.frontend.common.types import DType, dtype_of, f32, i1, index
@@ -51,7 +51,7 @@ _CMP_FLOAT = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=
 _CMP_SIGNED = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
 _CMP_UNSIGNED = {"<": "ult", "<=": "ule", ">": "ugt", ">=": "uge", "==": "eq", "!=": "ne"}
 
-UNARY_MATH: dict[str, type[Operation]] = {
+UNARY_MATH: dict[str, Any] = {
     "exp": mathd.ExpOp,
     "exp2": mathd.Exp2Op,
     "log": mathd.LogOp,
@@ -83,9 +83,9 @@ def describe(value: Any) -> str:
 class Emitter:
     """Appends ops to one block, each located at the node being built."""
 
-    def __init__(self, block: Block, location: Attribute):
+    def __init__(self, block: Block, location: Any):
         self.block = block
-        self.location = location
+        self.location: Any = location
 
     def emit(self, op: Operation) -> Operation:
         op.location = self.location
@@ -113,7 +113,7 @@ class Emitter:
         if dtype.is_float:
             if not isinstance(value, (int, float)):
                 raise UserError(f"{value!r} is not a number")
-            return self.result(arith.ConstantOp(FloatAttr(float(value), dtype.ir)))
+            return self.result(arith.ConstantOp(FloatAttr(float(value), cast(Any, dtype.ir))))
         if isinstance(value, float):
             raise UserError(f"a float constant ({value!r}) cannot be used with an {dtype} value")
         if not isinstance(value, int):
@@ -129,7 +129,7 @@ class Emitter:
             raise UserError(f"the constant {value} does not fit in {dtype}")
         if value >= 1 << (dtype.bits - 1):
             value -= 1 << dtype.bits
-        return self.result(arith.ConstantOp(IntegerAttr(value, dtype.ir)))
+        return self.result(arith.ConstantOp(IntegerAttr(value, cast(Any, dtype.ir))))
 
     def default_dtype(self, value: Any) -> DType:
         if isinstance(value, bool):
@@ -250,12 +250,13 @@ class Emitter:
 
     def unary(self, op: str, v: Any) -> Any:
         if not is_ir(v):
-            return {
+            fold: dict[str, Any] = {
                 "-": operator.neg,
                 "+": operator.pos,
                 "~": operator.invert,
                 "not": operator.not_,
-            }[op](v)
+            }
+            return fold[op](v)
         d = self.scalar(v, op)
         if op == "+":
             return v
@@ -302,7 +303,7 @@ class Emitter:
         if d.is_float and to.is_float:
             if d.bits == to.bits:  # f16 <-> bf16 goes through f32
                 v, d = self.result(arith.ExtFOp(v, f32.ir)), f32
-            cls = arith.ExtFOp if to.bits > d.bits else arith.TruncFOp
+            cls: Any = arith.ExtFOp if to.bits > d.bits else arith.TruncFOp
             return self.result(cls(v, to.ir))
         if to.kind == "bool":
             return self.compare("!=", v, 0.0 if d.is_float else 0)
@@ -314,11 +315,11 @@ class Emitter:
         if d.is_float:
             if to.kind == "index":
                 return self.result(arith.IndexCastOp(self.result(arith.FPToSIOp(v, i64)), to.ir))
-            return self.result(arith.FPToSIOp(v, to.ir))
+            return self.result(arith.FPToSIOp(v, cast(Any, to.ir)))
         if d.kind == "bool":
             if to.kind == "index":
                 return self.result(arith.IndexCastOp(self.result(arith.ExtUIOp(v, i64)), to.ir))
-            return self.result(arith.ExtUIOp(v, to.ir))
+            return self.result(arith.ExtUIOp(v, cast(Any, to.ir)))
         if d.kind == "index" or to.kind == "index":
             return self.result(arith.IndexCastOp(v, to.ir))
         cls = arith.ExtSIOp if to.bits > d.bits else arith.TruncIOp
@@ -339,7 +340,7 @@ class Emitter:
             return min(a, b) if which == "min" else max(a, b)
         x, y, d = self.unify(a, b, which)
         if d.is_float:
-            cls = arith.MinimumfOp if which == "min" else arith.MaximumfOp
+            cls: Any = arith.MinimumfOp if which == "min" else arith.MaximumfOp
         elif d.kind == "index":
             cls = arith.MinUIOp if which == "min" else arith.MaxUIOp
         elif d.kind == "int":
@@ -361,8 +362,11 @@ class Emitter:
     def math(self, name: str, *args: Any) -> Any:
         """A float math function (`UNARY_MATH`, `fma`, `pow`)."""
         if not any(is_ir(a) for a in args):
-            python = {"rsqrt": lambda x: 1 / pymath.sqrt(x), "fma": lambda a, b, c: a * b + c}
-            fn = python.get(name) or getattr(pymath, name, None)
+            python: dict[str, Any] = {
+                "rsqrt": lambda x: 1 / pymath.sqrt(x),
+                "fma": lambda a, b, c: a * b + c,
+            }
+            fn: Any = python.get(name) or getattr(pymath, name, None)
             if fn is None:
                 raise UserError(f"{name} has no compile-time form")
             return fn(*args)
@@ -379,7 +383,7 @@ class Emitter:
         if name in UNARY_MATH and len(values) == 1:
             return self.result(UNARY_MATH[name](values[0]))
         if name == "fma" and len(values) == 3:
-            return self.result(mathd.FmaOp(*values))
+            return self.result(mathd.FmaOp(values[0], values[1], values[2]))
         if name == "pow" and len(values) == 2:
-            return self.result(mathd.PowFOp(*values))
+            return self.result(mathd.PowFOp(values[0], values[1]))
         raise UserError(f"{name} takes {'3 arguments' if name == 'fma' else 'one argument'}")
