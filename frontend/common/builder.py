@@ -19,6 +19,7 @@ from typing import Any
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Block, OpResult, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from ferrox.frontend.common import intrinsics as common
 from ferrox.frontend.common.errors import FrontendError, UserError, error_at
@@ -77,6 +78,10 @@ def assigned_names(stmts: Iterable[ast.stmt]) -> set[str]:
             targets(node.optional_vars)
         todo.extend(ast.iter_child_nodes(node))
     return names
+
+
+def _one_line(e: Exception) -> str:
+    return " ".join(line.strip() for line in str(e).splitlines() if line.strip())
 
 
 def carryable(value: Any) -> bool:
@@ -187,8 +192,8 @@ class FunctionBuilder:
             )
         try:
             method(node)
-        except UserError as e:
-            raise self.fail(node, str(e)) from None
+        except (UserError, VerifyException) as e:  # an attribute built from the user's values
+            raise self.fail(node, _one_line(e)) from None
 
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass
@@ -491,8 +496,8 @@ class FunctionBuilder:
             )
         try:
             value = method(node)
-        except UserError as e:
-            raise self.fail(node, str(e)) from None
+        except (UserError, VerifyException) as e:
+            raise self.fail(node, _one_line(e)) from None
         return value
 
     def expr_Constant(self, node: ast.Constant) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block
+from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects.simt import (
     KernelOp,
@@ -138,7 +139,10 @@ def _contract(
     positions = {name: i for i, (name, _) in enumerate(params.runtime)}
     types = dict(params.runtime)
     relations = [_relation(probe, text, positions, types, constants) for text in options.requires]
-    return LaunchContractAttr(domain, block, options.shared_bytes, options.min_cc, relations)
+    try:
+        return LaunchContractAttr(domain, block, options.shared_bytes, options.min_cc, relations)
+    except VerifyException as e:
+        raise probe.fail(source.tree, " ".join(str(e).split())) from None
 
 
 def _relation(

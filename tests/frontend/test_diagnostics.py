@@ -84,6 +84,27 @@ def float_index(a: Slice[f32], out: DisjointSlice[f32]):
     out[simt.thread_index_1d()] = a[1.5]  # float index
 
 
+@simt.kernel(block=64)
+def shared_rank_4(out: DisjointSlice[f32]):
+    simt.shared(f32, (2, 2, 2, 2))  # rank 4
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=(8, 8, 4, 2))
+def block_rank_4(out: DisjointSlice[f32]):  # block rank 4
+    out[simt.thread_index_1d()] = 1.0
+
+
+def test_an_attribute_the_dialect_refuses_is_located():
+    assert refusal(shared_rank_4) == (
+        f"{HERE}:{line_of('# rank 4')}:5: error: shared array rank must be 1 to 3, got 4"
+    )
+    assert refusal(block_rank_4) == (
+        f"{HERE}:{line_of('# block rank 4')}:1: error: launch contract domain must be 1, 2 or 3, "
+        "got 4"
+    )
+
+
 def test_mixed_types_name_both():
     assert refusal(mixes_types) == (
         f"{HERE}:{line_of('# mixes')}:14: error: mismatched types in '+': f32 and f16 "
