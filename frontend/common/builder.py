@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from ferrox.frontend.common import intrinsics as common
 from ferrox.frontend.common.errors import FrontendError, UserError, error_at
 from ferrox.frontend.common.source import FunctionSource
-from ferrox.frontend.common.types import DType, as_dtype, dtype_of, index
+from ferrox.frontend.common.types import DType, as_dtype, dtype_of, f32, i1, index
 from ferrox.frontend.common.values import UNARY_MATH, Emitter, describe, is_ir
 
 MISSING: Any = object()
@@ -78,6 +78,16 @@ def assigned_names(stmts: Iterable[ast.stmt]) -> set[str]:
             targets(node.optional_vars)
         todo.extend(ast.iter_child_nodes(node))
     return names
+
+
+def _common_dtype(values: Sequence[Any]) -> DType:
+    """The type Python constants merged from several paths take: f32 if any is a float,
+    else index if any is an int, else i1."""
+    if any(isinstance(v, float) for v in values):
+        return f32
+    if any(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return index
+    return i1
 
 
 def _one_line(e: Exception) -> str:
@@ -347,7 +357,7 @@ class FunctionBuilder:
                     node, f"`{name}` has different types on the paths of this `if`: {found}"
                 )
             target = types.pop() if types else None
-            dtype = dtype_of(target) if target is not None else None
+            dtype = dtype_of(target) if target is not None else _common_dtype(values)
             if target is not None and dtype is None and not all(is_ir(v) for v in values):
                 raise self.fail(node, f"`{name}` is a {target} on one path only")
             out = []
@@ -641,6 +651,8 @@ class FunctionBuilder:
             if name in UNARY_MATH:
                 self.arity(node, name, args, kwargs, 1)
             return self.emit.math(name, *args)
+        if fn is print:
+            raise self.fail(node, "print is not supported in a kernel")
         if fn is range or fn is common.static_range:
             raise self.fail(node, f"{getattr(fn, 'name', 'range')}(...) is only a loop's iterable")
         handled = self.call_intrinsic(fn, args, kwargs, node)

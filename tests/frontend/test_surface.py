@@ -286,3 +286,16 @@ def test_a_slot_takes_constants_in_its_element_type():
     for k in range(4):
         expected = expected + a[k::4]
     assert np.array_equal(out, expected)
+
+
+@simt.kernel(block=256)
+def constants_by_path(out: DisjointSlice[f32], n: index):
+    w = simt.thread_index_1d()
+    i = w.value
+    out[w] = 1.5 if i < n else 3  # two Python constants: one f32 value
+
+
+def test_constants_merged_from_two_paths_take_one_type():
+    out = poisoned(np.float32, 300)
+    constants_by_path.on("cpu")[2, 256](out, 100)
+    assert out.tolist() == [1.5] * 100 + [3.0] * 200
