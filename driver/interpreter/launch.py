@@ -40,6 +40,9 @@ from ferrox.driver.interpreter.values import storage_dtype, value_dtype
 
 GROUP_LANES = 1 << 17
 """About how many threads run together (whole blocks: at least one)."""
+GROUP_SHARED_BYTES = 1 << 22
+"""At most this much static shared memory over a group's blocks (race records take about 16
+times as much again)."""
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK = (1024, 1024, 64)
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -179,9 +182,10 @@ def run_simt_kernel(
     budget = max_steps()
     cooperative = needs_cooperation(bodies)
     saved = [(b, b.array.copy()) for b in _writable(values)] if cooperative else []
+    shared = static_shared_bytes(bodies)
     with np.errstate(all="ignore"):
         try:
-            _run_groups(Launch(module, grid3, block3, budget), op, values)
+            _run_groups(Launch(module, grid3, block3, budget), op, values, shared)
         except Diverged:
             for buffer, copy in saved:
                 buffer.array[...] = copy
@@ -192,9 +196,11 @@ def run_simt_kernel(
             _replay(Launch(module, grid3, block3, budget), op, values)
 
 
-def _run_groups(launch: Launch, op: simt.KernelOp, values: tuple) -> None:
+def _run_groups(launch: Launch, op: simt.KernelOp, values: tuple, shared_bytes: int) -> None:
     blocks = launch.grid[0] * launch.grid[1] * launch.grid[2]
     per_group = max(1, GROUP_LANES // launch.tpb)
+    if shared_bytes:  # each block's shared arrays, and their race records, live per group
+        per_group = max(1, min(per_group, GROUP_SHARED_BYTES // shared_bytes))
     for first in range(0, blocks, per_group):
         count = min(per_group, blocks - first)
         gids = np.arange(first * launch.tpb, (first + count) * launch.tpb, dtype=np.int64)
