@@ -219,6 +219,15 @@ class SimtKernel:
             raise ValueError(f"unknown device '{device}' (expected {', '.join(DEVICES)})")
         return SimtKernel(self._state, self._state.options, device)  # type: ignore[arg-type]
 
+    @property
+    def runs_on(self) -> str:
+        """Where a launch of this view runs: `gpu`, or `cpu` (the interpreter; `auto` without
+        a usable GPU)."""
+        state = self._state
+        if self.device not in state.targets:
+            state.targets[self.device] = _target(self.device)
+        return state.targets[self.device][0]
+
     def module(self, **constants: Any) -> Any:
         """The frontend's module (xDSL `ModuleOp`) for these `Constexpr` values."""
         _, consts = self._split((), constants, runtime=False)

@@ -34,7 +34,8 @@ def main(device: str = "auto", n: int = 100_000, nbins: int = 64) -> int:
     bins = np.zeros(nbins, np.int32)  # counted into, so it starts at zero, not NaN
     histogram.on(device)[-(-n // 256), 256](x, bins)
     assert np.array_equal(bins, np.bincount(x % nbins, minlength=nbins))
-    print(f"simt histogram of {n} values into {nbins} bins on {device}: matches NumPy")
+    where = histogram.on(device).runs_on
+    print(f"simt histogram of {n} values into {nbins} bins on {where}: matches NumPy")
     return 0
 
 

@@ -37,7 +37,7 @@ def main(device: str = "auto", n: int = 100_000) -> int:
     vecadd.on(device)[blocks, 256](a, b, out)  # compiled at first call, checked, launched
     assert np.array_equal(out, a + b)
     # doc:end
-    print(f"simt vecadd of {n} elements on {device}: matches NumPy")
+    print(f"simt vecadd of {n} elements on {vecadd.on(device).runs_on}: matches NumPy")
     return 0
 
 
