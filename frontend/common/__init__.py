@@ -25,18 +25,36 @@ Interfaces (kept stable; the tile track builds on them):
   `for ... in range`/`static_range`, `while` onto scf with the rebound names carried,
   `fail(node, message)` for an error at a node, and the hooks a surface overrides:
   `call_intrinsic`, `load_item`, `assign_item`, `ir_attribute`, `python_attribute`, `with_`,
-  `return_`. `assigned_names(stmts)` lists what statements bind.
+  `return_`. `assigned_names(stmts)` lists what statements bind (and `name.field` for fields).
+  A `Cell(fields, types)` bound to a name makes `name.field` a tracked value (read, rebound,
+  carried through `if` and loops like a name; a Python number stored there takes the field's
+  type): the SIMT guarded write's `slot.value`. Statement and expression wrappers turn a
+  `UserError` or an xDSL `VerifyException` (an attribute built from the user's values) into a
+  diagnostic at the node.
+- `printing.print_located(op)`: IR text with every op's `loc(...)`, which `ferrox-opt` and the
+  CPU interpreter read back (kernel parameters unlocated: their syntax has no `loc`).
+- `errors.install_excepthook()`: an uncaught `FrontendError` prints its diagnostics, no
+  traceback (the decorator modules install it).
 """
 
-from ferrox.frontend.common.builder import FunctionBuilder, assigned_names
-from ferrox.frontend.common.errors import FrontendError, UserError, error_at, located, render
+from ferrox.frontend.common.builder import Cell, FunctionBuilder, assigned_names
+from ferrox.frontend.common.errors import (
+    FrontendError,
+    UserError,
+    error_at,
+    install_excepthook,
+    located,
+    render,
+)
 from ferrox.frontend.common.intrinsics import Intrinsic
+from ferrox.frontend.common.printing import print_located
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import DTYPES, Constexpr, DType, as_dtype, dtype_of
 from ferrox.frontend.common.values import Emitter
 
 __all__ = [
     "DTYPES",
+    "Cell",
     "Constexpr",
     "DType",
     "Emitter",
@@ -49,6 +67,8 @@ __all__ = [
     "assigned_names",
     "dtype_of",
     "error_at",
+    "install_excepthook",
     "located",
+    "print_located",
     "render",
 ]
