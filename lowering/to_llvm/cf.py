@@ -10,13 +10,14 @@ instruction of it again where that pays).
 from __future__ import annotations
 
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm.support import convert_block_signature, legal_operands, replace_op
+from ferrox.lowering.to_llvm.types import convert_type
 
 
 class BranchToLLVM(RewritePattern):
@@ -103,15 +104,18 @@ class SwitchToLLVM(RewritePattern):
     def match_and_rewrite(self, op: cf.SwitchOp, rewriter: PatternRewriter, /) -> None:
         segments = op.case_operand
         values = op.case_values.get_values() if op.case_values is not None else ()
+        block = op.parent_block()
+        region = block.parent_region() if block is not None else None
+        if block is None or region is None:
+            raise Unsupported("cf.switch must be inside a block of a region")
+        flag_type = convert_type(op.flag.type)
+        if not isinstance(flag_type, IntegerType):  # the op verifies an integer or index flag
+            raise Unsupported(f"cf.switch on {op.flag.type} has no llvm form")
         (flag,) = legal_operands(rewriter, [op.flag])
         default_args = legal_operands(rewriter, op.default_operands)
         case_args = [legal_operands(rewriter, list(seg)) for seg in segments]
         for successor in (op.default_block, *op.case_blocks):
             convert_block_signature(rewriter, successor)
-        block = op.parent_block()
-        region = block.parent_region() if block is not None else None
-        if block is None or region is None:
-            raise Unsupported("cf.switch must be inside a block of a region")
         if not values:
             replace_op(rewriter, op, [llvm.BrOp(op.default_block, *default_args)])
             return
@@ -121,7 +125,7 @@ class SwitchToLLVM(RewritePattern):
             region.insert_block_after(test, after)
             after = test
         for k, (value, target) in enumerate(zip(values, op.case_blocks, strict=True)):
-            constant = llvm.ConstantOp(IntegerAttr(value, flag.type), flag.type)
+            constant = llvm.ConstantOp(IntegerAttr(value, flag_type), flag_type)
             equal = llvm.ICmpOp(
                 flag, constant.result, IntegerAttr(llvm.ICmpPredicateFlag("eq").to_int(), 64)
             )
