@@ -143,7 +143,13 @@ def test_compiles_with_the_barrier_under_the_branch(text, name):
     assert "bar.sync" in body.group(0) and "shfl.sync" in body.group(0)
     # The branch on the block's parity is a real branch around code with barriers.
     assert re.search(r"@%p\d+ bra", body.group(0))
-    if find_ptxas() is not None:
-        assembled = run_ptxas(ptx, "sm_90")
-        assert assembled.cubin
-        assert assembled.resources[name].spill_stores == 0
+
+
+@pytest.mark.ptxas
+@pytest.mark.parametrize(("text", "name"), [(ROW_CHOICE, "rows"), (MMA_CHOICE, "mm")])
+def test_ptxas_assembles_it(text, name):
+    if find_ptxas() is None:
+        pytest.skip("needs ptxas (not on PATH and no nvidia-cuda-nvcc wheel)")
+    assembled = run_ptxas(_ptx(text, name), "sm_90")
+    assert assembled.cubin and assembled.resources[name].spill_stores == 0
+    assert assembled.resources[name].barriers > 0

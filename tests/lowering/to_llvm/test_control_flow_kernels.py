@@ -271,14 +271,23 @@ def test_compiles_with_the_barrier_inside(text, name):
     assert body is not None
     # The while's 8 trips (LLVM unrolls them) or the two cases each keep their barrier.
     assert body.group(0).count("bar.sync") >= 2, body.group(0)
-    if find_ptxas() is not None:
-        assembled = run_ptxas(result.ptx, "sm_90")
-        assert assembled.cubin and assembled.resources[name].barriers > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [(WHILE, "tree"), (SWITCH, "permute"), (CF_SWITCH, "permute_cf"), (EXECUTE_REGION, "relu")],
+)
+@pytest.mark.ptxas
+def test_ptxas_assembles_it(text, name):
+    if find_ptxas() is None:
+        pytest.skip("needs ptxas (not on PATH and no nvidia-cuda-nvcc wheel)")
+    result = compile_module(module_of(text), chip="sm_90", opt=3, cubin=False)
+    assembled = run_ptxas(result.ptx, "sm_90")
+    assert assembled.cubin and assembled.resources[name].spill_stores == 0
+    assert (assembled.resources[name].barriers > 0) == (name != "relu")
 
 
 def test_execute_region_compiles():
-    """Compiled and assembled only: the interpreter's region runner is another module's."""
+    """Compiled only (assembled above): the interpreter's region runner is another module's."""
     result = compile_module(module_of(EXECUTE_REGION), chip="sm_90", opt=3, cubin=False)
     assert ".entry relu(" in result.ptx
-    if find_ptxas() is not None:
-        assert run_ptxas(result.ptx, "sm_90").cubin
