@@ -21,7 +21,7 @@ class AddToSub(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter, /) -> None:
         calls.append(("AddToSub", op.name))
-        rewriter.replace_op(op, arith.SubiOp(op.lhs, op.rhs))
+        rewriter.replace(op, arith.SubiOp(op.lhs, op.rhs))
 
 
 class AddOrMulNever(RewritePattern):
