@@ -1,25 +1,25 @@
 """Everything `ferrox-opt` can name: dialects, passes and targets, loaded lazily.
 
-ferrox's own entries are `module:attribute` strings so that importing the driver stays cheap and a
-broken module only fails the command that uses it. Other installed packages add dialects and passes
-through the entry-point groups `ferrox.dialects` and `ferrox.passes`.
+Every dialect, pass and target `xdsl-opt` knows (xDSL's multiverse: its own and those of xDSL
+plugins) is here, so that `ferrox-opt` is `xdsl-opt` plus ferrox; where a name is both, ferrox's
+entry wins (`llvm`: xDSL's dialect extended, and the LLVM IR target). ferrox's own entries are
+`module:attribute` strings so that importing the driver stays cheap and a broken module only fails
+the command that uses it. Other installed packages add dialects and passes through the
+entry-point groups `ferrox.dialects` and `ferrox.passes`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
-from xdsl.dialects import get_all_dialects
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
-from xdsl.transforms import get_all_passes
+from xdsl.universe import Universe
 from xdsl.utils.target import Target
-
-# xDSL 0.74 has no `index` dialect: index values use arith ops, as MLIR allows.
-XDSL_DIALECTS = ("builtin", "func", "arith", "scf", "cf", "math", "memref", "llvm")
 
 FERROX_DIALECTS = {
     "llvm": "ferrox.dialects.llvm:LLVM",
@@ -40,6 +40,20 @@ FERROX_PASSES = {
     "extract-device-code": "ferrox.lowering.pipeline:ExtractDeviceCodePass",
 }
 
+PASS_DESCRIPTIONS = {
+    "verify-disjoint": "check the SIMT safety rules 1-7 (docs/safety.md); changes nothing",
+    "verify-ownership": "check every host function's tensor ownership; changes nothing",
+    "convert-simt-to-nvvm": "lower SIMT kernels and device functions to func, nvvm and llvm",
+    "convert-tile-to-simt": (
+        "lower tile kernels to SIMT kernels (threads per block, elems per chunk; 0: auto)"
+    ),
+    "convert-nvvm-to-llvm": "lower nvvm ops alone to llvm",
+    "convert-to-llvm": "lower func, arith, math, scf, cf, memref and nvvm to the llvm dialect",
+    "lower-to-llvm": "the whole lowering of a ferrox module to llvm, stage by stage",
+    "extract-device-code": "keep only device code: drop host functions, lower tile kernels",
+}
+"""One line for each of ferrox's passes, as `ferrox-opt --help` and `--list-passes` print it."""
+
 FERROX_TARGETS = {
     "llvm": "ferrox.targets.llvm_export:LLVMIRTarget",
     "ptx": "ferrox.targets.ptx:PTXTarget",
@@ -47,6 +61,12 @@ FERROX_TARGETS = {
 
 DIALECT_GROUP = "ferrox.dialects"
 PASS_GROUP = "ferrox.passes"
+
+
+@functools.cache
+def _multiverse() -> Universe:
+    """xDSL's registry of itself and its plugins; building it scans entry points (~10 ms)."""
+    return Universe.get_multiverse()
 
 
 def load(path: str) -> Any:
@@ -71,8 +91,7 @@ def _plugin(obj: Any) -> Callable[[], Any]:
 
 
 def all_dialects() -> dict[str, Callable[[], Dialect]]:
-    xdsl = get_all_dialects()
-    dialects: dict[str, Callable[[], Dialect]] = {name: xdsl[name] for name in XDSL_DIALECTS}
+    dialects: dict[str, Callable[[], Dialect]] = dict(_multiverse().all_dialects)
     dialects.update({name: _lazy(path) for name, path in FERROX_DIALECTS.items()})
     for ep in entry_points(group=DIALECT_GROUP):
         dialects.setdefault(ep.name, _plugin(ep))
@@ -80,17 +99,19 @@ def all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    passes: dict[str, Callable[[], type[ModulePass]]] = dict(get_all_passes())
-    passes.update({name: _lazy(path) for name, path in FERROX_PASSES.items()})
+    """ferrox's passes first (the order `--help` lists them in), then xDSL's and plugins'."""
+    passes: dict[str, Callable[[], type[ModulePass]]] = {
+        name: _lazy(path) for name, path in FERROX_PASSES.items()
+    }
+    for name, factory in _multiverse().all_passes.items():
+        passes.setdefault(name, factory)
     for ep in entry_points(group=PASS_GROUP):
         passes.setdefault(ep.name, _plugin(ep))
     return passes
 
 
 def all_targets() -> dict[str, Callable[[], type[Target]]]:
-    from xdsl.targets import get_all_targets
-
-    targets = {"mlir": get_all_targets()["mlir"]}
+    targets = dict(_multiverse().all_targets)
     targets.update({name: _lazy(path) for name, path in FERROX_TARGETS.items()})
     return targets
 

@@ -11,6 +11,7 @@ Differences from `xdsl-opt`, all for MLIR parity: every op gets a source locatio
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 import time
@@ -19,6 +20,7 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
@@ -72,6 +74,23 @@ class FerroxOptMain(xDSLOptMain):
             action="store_true",
             help="on an internal error (a ferrox bug), print the Python traceback",
         )
+        arg_parser.add_argument(
+            "--list-passes",
+            action="store_true",
+            help="list ferrox's passes (what each does, its options), then every other pass",
+        )
+        arg_parser.add_argument(
+            "--no-safety-checks",
+            action="store_true",
+            help="do not run verify-disjoint and verify-ownership before the passes (they run "
+            "by default on input with simt, tile or host ops; for tests of the verifiers)",
+        )
+        for action in arg_parser._actions:  # xDSL's help names all ~150 passes in one line
+            if "--passes" in action.option_strings:
+                action.help = "comma-separated pass pipeline (see below and --list-passes)"
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        help_text = arg_parser.format_help
+        arg_parser.format_help = lambda: help_text() + "\n" + passes_help(full=False)  # type: ignore[method-assign]
 
     def setup_pipeline(self) -> None:
         """The pipeline, with our verifier (located diagnostics) and IR dumps between passes."""
@@ -96,6 +115,7 @@ class FerroxOptMain(xDSLOptMain):
                     self._dump(f"// -----// IR Dump Before {following.name} //----- //", module)
                 started = time.perf_counter()
 
+        self._callback = callback
         parsed = PassPipeline.parse_spec(self.available_passes, self.args.passes)
         passes = parsed.passes
         if any(hasattr(p, "stages") for p in passes):  # lower-to-llvm: show each of its stages
@@ -135,7 +155,9 @@ class FerroxOptMain(xDSLOptMain):
         try:
             module = parse_module(self.ctx, chunk, name, offset)
             verify_module(module)
+            self._safety_checks(module)
             self.apply_passes(module)
+            self._lower_for_target(module)
             self.stage = f"emitting target '{self.args.target}'"
             return self.output_resulting_program(module), []
         except ParseError as e:
@@ -149,9 +171,36 @@ class FerroxOptMain(xDSLOptMain):
 
     stage: str | None = None
 
+    def _safety_checks(self, module: ModuleOp) -> None:
+        """The safety rules run on every ferrox program, as in `ferrox compile` and `ferrox run`;
+        `--no-safety-checks` turns them off (tests of the verifiers, of a pass on unsafe IR)."""
+        if self.args.no_safety_checks or not _has_ops_of(module, SAFETY_DIALECTS):
+            return
+        from ferrox.passes.verify_disjoint import VerifyDisjointPass
+        from ferrox.passes.verify_ownership import VerifyOwnershipPass
+
+        for check in (VerifyDisjointPass(), VerifyOwnershipPass()):
+            self.stage = check.name
+            check.apply(self.ctx, module)
+
+    def _lower_for_target(self, module: ModuleOp) -> None:
+        """`-t llvm` and `-t ptx` on IR still holding ferrox's ops run lower-to-llvm first."""
+        if self.args.target.partition("{")[0].strip() not in ("llvm", "ptx"):
+            return
+        if not _has_ops_of(module, LOWERED_BY_TARGET):
+            return
+        from ferrox.lowering.pipeline import STAGES
+
+        PassPipeline(STAGES, self._callback).apply(self.ctx, module)
+
     def run(self) -> int:
+        if self.args.list_passes:
+            print(passes_help(full=True), end="")
+            return 0
         self.stage = "reading the input"
         name, chunks = self._split()
+        if _xdsl_diagnostics_mode(self.args, chunks):
+            return self._run_as_xdsl(name, chunks)
         out = StringIO()
         failed = False
         for i, (chunk, offset) in enumerate(chunks):
@@ -175,6 +224,35 @@ class FerroxOptMain(xDSLOptMain):
         self._write(out.getvalue())
         return 1 if failed else 0
 
+    def _run_as_xdsl(self, name: str, chunks: list[tuple[str, int]]) -> int:
+        """xdsl-opt's own loop and output, for its `--parsing-diagnostics` and its
+        `--verify-diagnostics` (an error printed to stdout, exit 0) on input without `expected-*`
+        annotations: xDSL's test suites rely on that output, word for word."""
+        xDSLOptMain.setup_pipeline(self)  # xDSL's verification between passes
+        out = StringIO()
+        for i, (chunk, offset) in enumerate(chunks):
+            if i > 0:
+                out.write("// -----\n")
+            try:
+                module = Parser(self.ctx, chunk, name).parse_module(
+                    not self.args.no_implicit_module
+                )
+                self.apply_passes(module)
+                out.write(self.output_resulting_program(module))
+            except ParseError as e:
+                if not self.args.parsing_diagnostics:
+                    raise
+                e.span = dataclasses.replace(e.span, line_offset=offset)
+                out.write(f"{e}\n")
+            except DiagnosticException as e:
+                if not self.args.verify_diagnostics:
+                    raise
+                out.write(f"{e}\n")
+                for note in getattr(e, "__notes__", ()):
+                    out.write(f"{note}\n")
+        self._write(out.getvalue())
+        return 0
+
     def _write(self, text: str) -> None:
         stream: IO[str] = sys.stdout
         if self.args.output_file:
@@ -184,6 +262,46 @@ class FerroxOptMain(xDSLOptMain):
         finally:
             if stream is not sys.stdout:
                 stream.close()
+
+
+SAFETY_DIALECTS = frozenset({"simt", "tile", "host"})
+"""Input with ops of these dialects gets the safety rules checked by default."""
+
+LOWERED_BY_TARGET = frozenset({"simt", "tile", "host", "nvvm"})
+"""IR with ops of these dialects is lowered by `-t llvm` / `-t ptx` before export."""
+
+
+def _has_ops_of(module: ModuleOp, dialects: frozenset[str]) -> bool:
+    return any(op.name.partition(".")[0] in dialects for op in module.walk())
+
+
+def _xdsl_diagnostics_mode(args: argparse.Namespace, chunks: list[tuple[str, int]]) -> bool:
+    """xDSL's diagnostic flags print errors as output; MLIR's `--verify-diagnostics` (ours) checks
+    `expected-*` annotations instead. A file with annotations gets MLIR's meaning."""
+    if args.parsing_diagnostics:
+        return True
+    return args.verify_diagnostics and not any("expected-" in text for text, _ in chunks)
+
+
+def passes_help(full: bool) -> str:
+    """ferrox's passes, one line each with their options; with `full`, every other pass too."""
+    import dataclasses as dc
+
+    lines = ["ferrox passes (-p NAME or -p 'NAME{option=value}'):"]
+    for name, path in registry.FERROX_PASSES.items():
+        lines.append(f"  {name:22} {registry.PASS_DESCRIPTIONS[name]}")
+        pass_class = registry.load(path)
+        for field in dc.fields(pass_class):
+            if field.name != "name":
+                kind = getattr(field.type, "__name__", field.type)
+                lines.append(f"  {'':22}   {field.name}: {kind} = {field.default!r}")
+    others = [n for n in registry.all_passes() if n not in registry.FERROX_PASSES]
+    if full:
+        lines.append(f"xDSL and plugin passes ({len(others)}):")
+        lines.extend(f"  {n}" for n in others)
+    else:
+        lines.append(f"and {len(others)} passes of xDSL and plugins: ferrox-opt --list-passes")
+    return "\n".join(lines) + "\n"
 
 
 def _quote_spec_values(argv: list[str]) -> list[str]:

@@ -1,6 +1,7 @@
-// RUN: ferrox-opt %s | ferrox-opt | filecheck %s
-// RUN: ferrox-opt %s --print-op-generic | ferrox-opt | filecheck %s
-// RUN: ferrox-opt %s --print-op-generic | ferrox-opt --print-op-generic | ferrox-opt | filecheck %s
+// RUN: ferrox-opt %s --no-safety-checks | ferrox-opt --no-safety-checks | filecheck %s
+// RUN: ferrox-opt %s --no-safety-checks --print-op-generic | ferrox-opt --no-safety-checks | filecheck %s
+// RUN: ferrox-opt %s --no-safety-checks --print-op-generic | ferrox-opt --no-safety-checks --print-op-generic | ferrox-opt --no-safety-checks | filecheck %s
+// The syntax tests print every op, not safe kernels: the safety rules (on by default) are off.
 
 // Every simt op and type round-trips: custom -> custom, and through the generic form.
 
