@@ -264,6 +264,7 @@ class SimtBuilder(FunctionBuilder):
                 f"or warp_index(), found {found}",
             )
         element = self.element(t)
+
         def build() -> None:
             new = body(self.local("<old>"))
             self.here(node)

@@ -57,6 +57,8 @@ def moved_twice(out: DisjointSlice[f32]):
     w = simt.thread_index_1d()
     out[w] = 1.0  # <- first_move
     out[w] = 2.0  # <- second_move
+
+
 # doc:end
 
 
