@@ -20,7 +20,6 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
@@ -31,7 +30,7 @@ from ferrox import registry
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of
 from ferrox.driver.tools import expected_diagnostics
 from ferrox.driver.tools.failure import USER_ERRORS, report_internal_error
-from ferrox.parser import decode_source, parse_module
+from ferrox.parser import LocatedParser, decode_source, parse_module
 from ferrox.verify import verify_module
 
 
@@ -233,11 +232,13 @@ class FerroxOptMain(xDSLOptMain):
         for i, (chunk, offset) in enumerate(chunks):
             if i > 0:
                 out.write("// -----\n")
-            try:
-                module = Parser(self.ctx, chunk, name).parse_module(
+            try:  # the safety rules' DiagnosticError is a DiagnosticException: printed too
+                module = LocatedParser(self.ctx, chunk, name, offset).parse_module(
                     not self.args.no_implicit_module
                 )
+                self._safety_checks(module)
                 self.apply_passes(module)
+                self._lower_for_target(module)
                 out.write(self.output_resulting_program(module))
             except ParseError as e:
                 if not self.args.parsing_diagnostics:

@@ -118,3 +118,14 @@ def test_help_describes_ferrox_passes(capsys):
     assert tail[1].startswith("  verify-disjoint        check the SIMT safety rules")
     assert tail[-1].startswith("and ") and tail[-1].endswith("ferrox-opt --list-passes")
     assert "--no-safety-checks" in out
+
+
+def test_xdsl_verify_diagnostics_keeps_the_safety_rules(capsys):
+    """xDSL's meaning of the flag prints the error and exits 0; the rules still run."""
+    code, out, err = run(capsys, UNSAFE, "--verify-diagnostics")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[:2] == [
+        f"{UNSAFE}:28:5: error: index space 2d<32> needs a launch contract of domain 2, "
+        "found domain 1",
+        f"{UNSAFE}:11:3: note: launch contract declared here",
+    ]
