@@ -118,7 +118,17 @@ class Guarded(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if self.types is not None and not isinstance(op, self.types):
             return
-        self.state.attempt(op, lambda: self.pattern.match_and_rewrite(op, rewriter))
+        location = op.location
+
+        def stamp(new: Operation) -> None:  # as `Located` does: no op of ours goes unlocated
+            if isinstance(new.location, UnknownLoc):
+                new.location = location
+
+        rewriter.operation_insertion_handler.append(stamp)
+        try:
+            self.state.attempt(op, lambda: self.pattern.match_and_rewrite(op, rewriter))
+        finally:
+            rewriter.operation_insertion_handler.remove(stamp)
 
 
 @dataclass

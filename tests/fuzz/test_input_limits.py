@@ -242,3 +242,16 @@ def test_a_simt_op_outside_every_kernel_is_refused(tmp_path: Path, capsys):
     assert capsys.readouterr().err == (
         f"{path}:1:1: error: 'simt.sync_threads' must be inside a simt.kernel or simt.func\n"
     )
+
+
+def test_ops_a_lowering_pattern_makes_carry_the_location_of_the_op_they_replace(
+    tmp_path: Path, capsys
+):
+    path = tmp_path / "top.mlir"
+    path.write_text("\nnvvm.barrier0\n")
+    assert cli.main(["compile", "-o", os.devnull, str(path)]) == 1
+    why = "cannot appear at the top level of a module exported to LLVM IR (only llvm.func and "
+    assert capsys.readouterr().err == (
+        f"{path}:2:1: error: 'llvm.mlir.constant' {why}llvm.mlir.global can)\n"
+        f"{path}:2:1: error: 'llvm.call_intrinsic' {why}llvm.mlir.global can)\n"
+    )
