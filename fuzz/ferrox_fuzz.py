@@ -645,16 +645,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {f.count:6d}  [{f.config}] {f.signature}")
     if args.save_regressions:
         REGRESSIONS.mkdir(parents=True, exist_ok=True)
-        existing = {
-            line.split(":", 1)[1].strip()
+        # A signature already saved as open is known; one saved as fixed that shows up again is
+        # a fix that did not hold (or another cause with the same face): saved beside it.
+        open_now = {
+            lines[0].split(":", 1)[1].strip()
             for p in REGRESSIONS.glob("*.mlir")
-            for line in p.read_bytes().decode("utf-8", "replace").splitlines()[:1]
-            if line.startswith("// fuzz-signature:")
+            if (lines := p.read_bytes().decode("utf-8", "replace").splitlines()[:3])
+            and lines[0].startswith("// fuzz-signature:")
+            and lines[2:3] == ["// fuzz-status: open"]
         }
         for f in findings.values():
-            if f.signature not in existing:
-                (REGRESSIONS / f"{slug(f.signature)}.mlir").write_bytes(regression_text(f))
-                print(f"saved {slug(f.signature)}.mlir")
+            if f.signature in open_now:
+                continue
+            name, n = slug(f.signature), 2
+            while (REGRESSIONS / f"{name}.mlir").exists():
+                name, n = f"{slug(f.signature)}-{n}", n + 1
+            (REGRESSIONS / f"{name}.mlir").write_bytes(regression_text(f))
+            print(f"saved {name}.mlir")
     if args.json:
         summary = {
             "seed": args.seed,
