@@ -164,7 +164,7 @@ class Executor:
     def warp_local(self) -> np.ndarray:
         return self.block_local * self.launch.wpb + (self.linear >> 5)
 
-    def lane_values(self, key: str, compute) -> Any:
+    def lane_values(self, key: Any, compute) -> Any:
         value = self.cache.get(key)
         if value is None:
             value = self.cache[key] = compute()
@@ -412,9 +412,10 @@ def _index_switch(op: scf.IndexSwitchOp):
             return ex.run_region(default, (), mask)
         rest = mask
         results: list | None = None
-        for c, region in (*zip(cases, regions), (None, default)):
-            sel = rest if c is None else rest & (arg == c)
-            if c is not None:
+        arms: list[tuple[int | None, Any]] = [*zip(cases, regions), (None, default)]
+        for case, region in arms:
+            sel = rest if case is None else rest & (arg == case)
+            if case is not None:
                 rest = rest & ~sel
             if not sel.any():
                 continue

@@ -9,7 +9,7 @@ tile interpreter use the one definition of `arith` and `math` instead of a copy.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
@@ -23,9 +23,12 @@ Factory = Callable[[Operation], Run]
 FACTORIES: dict[type[Operation], Factory] = {}
 
 
-def lowers(op_type: type[Operation]) -> Callable[[Factory], Factory]:
-    def register(factory: Factory) -> Factory:
-        FACTORIES[op_type] = factory
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def lowers(op_type: type[OpT]) -> Callable[[Callable[[OpT], Run]], Callable[[OpT], Run]]:
+    def register(factory: Callable[[OpT], Run]) -> Callable[[OpT], Run]:
+        FACTORIES[op_type] = cast(Factory, factory)  # looked up by the op's own type
         return factory
 
     return register

@@ -72,6 +72,8 @@ def _shaped(value: Any) -> bool:
 class TileBuilder(FunctionBuilder):
     """Builds a tile kernel's body (see the module docstring)."""
 
+    emit: TileEmitter
+
     def __init__(self, source: FunctionSource, block: Block):
         super().__init__(source, block)
         self.emit = TileEmitter(block, source.loc(source.tree))
@@ -146,8 +148,8 @@ class TileBuilder(FunctionBuilder):
         if acc is None:
             for role, v in (("x", x), ("y", y)):
                 if tile_type(v).rank != 2:
-                    shape = shape_text(tile_type(v).get_shape())
-                    raise UserError(f"mma {role} must be a rank-2 tile, found {shape}")
+                    found = shape_text(tile_type(v).get_shape())
+                    raise UserError(f"mma {role} must be a rank-2 tile, found {found}")
             shape = (tile_type(x).get_shape()[0], tile_type(y).get_shape()[1])
             acc = self.emit.constant(0.0, Float32Type(), shape)
         elif not is_tile(acc):
@@ -374,8 +376,8 @@ def _dim(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
     if not _shaped(x):
         found = x.type if is_ir(x) else describe(x)
         raise UserError(f"tile.dim takes a tensor or an output partition, found {found}")
-    axis = b.axis_arg(axis, x.type.rank, "dim's axis")  # type: ignore[attr-defined]
-    static = x.type.get_shape()  # type: ignore[attr-defined]
+    axis = b.axis_arg(axis, x.type.rank, "dim's axis")
+    static = x.type.get_shape()
     if isinstance(x.type, t.TileTensorType) and 0 <= axis < len(static):
         if static[axis] != DYNAMIC_INDEX:
             return static[axis]  # a static dimension is a compile-time constant

@@ -11,7 +11,7 @@ arithmetic (`arith` on `index`, `f32`, ...).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
@@ -83,7 +83,9 @@ class TileEmitter(Emitter):
                 raise UserError(f"the constant {value} does not fit in {dtype}")
         result = self.tile_type(element, shape)
         literal = float(value) if dtype.is_float else int(value)
-        dense = DenseIntOrFPElementsAttr.from_list(TensorType(element, list(shape)), [literal])
+        dense = DenseIntOrFPElementsAttr.from_list(
+            TensorType(cast(Any, element), list(shape)), [literal]
+        )
         op = t.ConstantOp(dense)
         assert op.result.type == result
         return self.result(op)

@@ -196,9 +196,10 @@ def _check_xdsl_argument_attributes(op: llvm.FuncOp) -> None:
         for name, value in attrs.data.items():
             what = f"argument #{index} of @{op.sym_name.data}: '{name}'"
             if name in _ARG_INTS:
-                ok = isinstance(value, IntegerAttr) and value.value.data >= 0
+                n = value.value.data if isinstance(value, IntegerAttr) else -1
+                ok = n >= 0
                 if ok and name == "llvm.align":
-                    ok = value.value.data > 0 and value.value.data & (value.value.data - 1) == 0
+                    ok = n > 0 and n & (n - 1) == 0
                 if not ok:
                     shape = "a power of two" if name == "llvm.align" else "a non-negative integer"
                     problems.append(make("error", op, f"{what} must be {shape}, got {value}"))
