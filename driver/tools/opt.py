@@ -20,6 +20,7 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
@@ -233,9 +234,7 @@ class FerroxOptMain(xDSLOptMain):
             if i > 0:
                 out.write("// -----\n")
             try:  # the safety rules' DiagnosticError is a DiagnosticException: printed too
-                module = LocatedParser(self.ctx, chunk, name, offset).parse_module(
-                    not self.args.no_implicit_module
-                )
+                module = self._parse_as_xdsl(chunk, name, offset)
                 self._safety_checks(module)
                 self.apply_passes(module)
                 self._lower_for_target(module)
@@ -253,6 +252,15 @@ class FerroxOptMain(xDSLOptMain):
                     out.write(f"{note}\n")
         self._write(out.getvalue())
         return 0
+
+    def _parse_as_xdsl(self, chunk: str, name: str, offset: int) -> ModuleOp:
+        """xDSL's parser (its errors are what xDSL's tests check); ferrox input is parsed again
+        by ours, so that the safety rules' diagnostics have locations."""
+        implicit = not self.args.no_implicit_module
+        module = Parser(self.ctx, chunk, name).parse_module(implicit)
+        if _has_ops_of(module, SAFETY_DIALECTS):
+            module = LocatedParser(self.ctx, chunk, name, offset).parse_module(implicit)
+        return module
 
     def _write(self, text: str) -> None:
         stream: IO[str] = sys.stdout
