@@ -15,6 +15,7 @@ import dataclasses
 import re
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from io import StringIO
 from typing import IO
@@ -319,6 +320,8 @@ def _quote_spec_values(argv: list[str]) -> list[str]:
 
 
 def main(args: Sequence[str] | None = None) -> int:
+    if args is None:  # the command (not a call from Python): deprecations shown, as by xdsl-opt
+        warnings.filterwarnings("default", category=DeprecationWarning)
     argv = _quote_spec_values(list(sys.argv[1:] if args is None else args))
     debug = "--debug" in argv
     try:  # the command line: options, pass pipeline and target names

@@ -129,3 +129,12 @@ def test_xdsl_verify_diagnostics_keeps_the_safety_rules(capsys):
         "found domain 1",
         f"{UNSAFE}:11:3: note: launch contract declared here",
     ]
+
+
+def test_the_command_shows_deprecations_as_xdsl_opt_does(tmp_path):
+    src = tmp_path / "empty.mlir"
+    src.write_text("builtin.module {}\n")
+    opt = Path(sys.executable).parent / "ferrox-opt"
+    proc = subprocess.run([opt, "-p", "test-deprecation", src], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "DeprecationWarning: hello" in proc.stderr
