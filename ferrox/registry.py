@@ -110,6 +110,11 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return passes
 
 
+def plugin_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes installed packages add through the `ferrox.passes` entry points."""
+    return {ep.name: _plugin(ep) for ep in entry_points(group=PASS_GROUP)}
+
+
 def all_targets() -> dict[str, Callable[[], type[Target]]]:
     targets = dict(_multiverse().all_targets)
     targets.update({name: _lazy(path) for name, path in FERROX_TARGETS.items()})

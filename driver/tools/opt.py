@@ -305,7 +305,14 @@ def passes_help(full: bool) -> str:
             if field.name != "name":
                 kind = getattr(field.type, "__name__", field.type)
                 lines.append(f"  {'':22}   {field.name}: {kind} = {field.default!r}")
-    others = [n for n in registry.all_passes() if n not in registry.FERROX_PASSES]
+    plugins = registry.plugin_passes()
+    if plugins:
+        lines.append("passes of installed ferrox plugins:")
+    for name, factory in plugins.items():
+        doc = (factory().__doc__ or "").strip().splitlines()
+        lines.append(f"  {name:22} {doc[0] if doc else ''}".rstrip())
+    known = {*registry.FERROX_PASSES, *plugins}
+    others = [n for n in registry.all_passes() if n not in known]
     if full:
         lines.append(f"xDSL and plugin passes ({len(others)}):")
         lines.extend(f"  {n}" for n in others)
