@@ -5,7 +5,7 @@ the location of the op they lower."""
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import arith, test
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import (
@@ -32,8 +32,7 @@ func.func @f() -> i32 {
 
 
 def _module():
-    ctx = make_context()
-    ctx.load_dialect(test.Test)
+    ctx = make_context()  # xDSL's `test` dialect included, as in ferrox-opt
     return parse_module(ctx, SOURCE, "f.mlir")
 
 
