@@ -5,7 +5,7 @@ the location of the op they lower."""
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import arith
+from xdsl.dialects import arith, test
 from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import (
