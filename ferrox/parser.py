@@ -63,13 +63,14 @@ class LocatedParser(Parser):
             # at the op instead of losing the location.
             lines = [line.strip() for line in str(e).splitlines() if line.strip()]
             self.raise_error(" ".join(lines) or "invalid operation", start)
-        except (AssertionError, ValueError, OverflowError, IndexError) as e:
+        except (AssertionError, ValueError, OverflowError, IndexError, NotImplementedError) as e:
             if not _from_xdsl_custom_parser(e):
                 raise
             # Some of xDSL's custom op syntaxes check their input with `assert`, index lists
-            # without checking their length, or build
-            # attributes that raise ValueError (the llvm dialect's `addr_space = 3 : f64`, a GEP
-            # index past i32); that is malformed input, at this op.
+            # without checking their length, pack values of a type too wide for `struct`
+            # (cf.switch on i128: NotImplementedError), or build attributes that raise
+            # ValueError (the llvm dialect's `addr_space = 3 : f64`, a GEP index past i32);
+            # that is malformed input, at this op.
             rest = self.lexer.input.content[start.start : start.start + 200]
             name = re.match(r'(?:[%\w#:, ]+=\s*)?"?([A-Za-z_][\w.$]*)', rest)
             shown = f"'{name[1]}' " if name else ""

@@ -255,3 +255,16 @@ def test_ops_a_lowering_pattern_makes_carry_the_location_of_the_op_they_replace(
         f"{path}:2:1: error: 'llvm.mlir.constant' {why}llvm.mlir.global can)\n"
         f"{path}:2:1: error: 'llvm.call_intrinsic' {why}llvm.mlir.global can)\n"
     )
+
+
+def test_a_switch_on_a_type_xdsl_cannot_pack_is_a_diagnostic_at_the_op(tmp_path: Path, capsys):
+    path = tmp_path / "switch.mlir"
+    path.write_text(
+        "func.func @f(%k: i128) {\n  cf.switch %k : i128, [\n    default: ^d,\n    1: ^d\n  ]\n"
+        "^d:\n  func.return\n}\n"
+    )
+    assert opt.main([str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"{path}:2:3: error: malformed 'cf.switch' operation (xDSL's parser for it refused it: "
+        "Format not implemented for i128)\n"
+    )
