@@ -118,7 +118,9 @@ def new_process_hit(path: Path, tree: str | None, reps: int) -> tuple[float, lis
     times, imported = [], []
     for _ in range(reps):
         start = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        # -P: the checkout's root is not on the path, so `ferrox` is the installed package
+        # (where the install is not editable, ./ferrox alone would shadow it).
+        out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True)
         times.append(time.perf_counter() - start)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
