@@ -5,6 +5,7 @@ flags keep xDSL's meaning on input without `expected-*` annotations, and `--help
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,12 @@ from ferrox.driver.tools.opt import main
 FILECHECK = Path(__file__).resolve().parents[2] / "filecheck"
 UNSAFE = FILECHECK / "dialects" / "simt" / "ops.mlir"  # every op, not all of it safe
 KERNEL = FILECHECK / "lowering" / "lower-to-llvm.mlir"  # a safe vecadd kernel and host @main
+
+
+def _tool(name: str) -> str:
+    """The command beside this Python (a venv), else on PATH (the GPU host installs the
+    package's scripts into a folder of its own)."""
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name) or name
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -82,7 +89,7 @@ def test_xdsl_diagnostic_flags_print_what_xdsl_opt_prints(capsys, tmp_path, flag
     goes to stdout, exit 0 (xDSL's own FileCheck tests rely on it)."""
     src = tmp_path / "bad.mlir"
     src.write_text(text)
-    xdsl_opt = Path(sys.executable).parent / "xdsl-opt"
+    xdsl_opt = _tool("xdsl-opt")
     want = subprocess.run([xdsl_opt, src, flag], capture_output=True, text=True, check=True)
     assert want.stdout.strip()  # the error, printed
     code, out, err = run(capsys, src, flag)
@@ -134,7 +141,7 @@ def test_xdsl_verify_diagnostics_keeps_the_safety_rules(capsys):
 def test_the_command_shows_deprecations_as_xdsl_opt_does(tmp_path):
     src = tmp_path / "empty.mlir"
     src.write_text("builtin.module {}\n")
-    opt = Path(sys.executable).parent / "ferrox-opt"
+    opt = _tool("ferrox-opt")
     proc = subprocess.run([opt, "-p", "test-deprecation", src], capture_output=True, text=True)
     assert proc.returncode == 0
     assert "DeprecationWarning: hello" in proc.stderr
