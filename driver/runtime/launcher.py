@@ -67,7 +67,10 @@ def dim3(value: int | Sequence[int], what: str) -> Dim3:
 class LoadedModule:
     """A module artifact's image loaded on one device."""
 
-    _loaded: dict[tuple[str, int], LoadedModule] = {}
+    # Keyed by the image and the whole artifact: two artifacts can share an image (an i32 and
+    # an f32 kernel whose bodies compile to the same moves) yet not their parameters' facts,
+    # which the launch checker reads from `artifact` (the image is then loaded twice: rare).
+    _loaded: dict[tuple[str, str, int], LoadedModule] = {}
     _lock = threading.Lock()
 
     def __init__(self, artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal: int):
@@ -83,7 +86,8 @@ class LoadedModule:
         use_cubin = artifact.cubin is not None and artifact.chip == device_limits(ordinal).chip
         image = artifact.cubin if use_cubin else artifact.ptx.encode()
         assert image is not None
-        key = (hashlib.sha256(image).hexdigest(), ordinal)
+        facts = hashlib.sha256(artifact.to_json().encode()).hexdigest()
+        key = (hashlib.sha256(image).hexdigest(), facts, ordinal)
         module = cls._loaded.get(key)
         if module is None:
             with cls._lock:

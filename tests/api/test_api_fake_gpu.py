@@ -92,3 +92,36 @@ def test_unsafe_launch_on_the_gpu(fake):
     k.unsafe_launch(1, 256, a, b, out)
     np.testing.assert_array_equal(out[:256], a[:256] + b[:256])
     assert np.isnan(out[256:]).all()
+
+
+COPY = """builtin.module {
+  simt.kernel @copy(%a: !simt.slice<T>, %out: !simt.disjoint_slice<T, 1d>) contract<domain = 1, block = [32], requires = [len(arg0) >= len(arg1)]> {
+    %w = simt.thread_index_1d
+    %i = simt.witness_value %w : !simt.thread_index<1d>
+    simt.get_mut %out[%w] : !simt.disjoint_slice<T, 1d>, !simt.thread_index<1d> {
+    ^bb0(%old: T):
+      %x = simt.load %a[%i] : !simt.slice<T>
+      simt.yield %x : T
+    }
+    simt.return
+  }
+}
+"""  # noqa: E501
+
+
+def test_two_kernels_with_one_image_keep_their_own_parameter_types(fake):
+    """An f32 and an i32 copy compile to the same PTX (LLVM moves both as 32-bit integers); the
+    second load must not be handed the first's loaded module and its parameter facts (the
+    H200's differential run found an f32 kernel refused as 'expected i32 elements')."""
+    as_int = ferrox.compile(COPY.replace("T", "i32"))
+    as_float = ferrox.compile(COPY.replace("T", "f32"))
+    assert as_int.ptx == as_float.ptx
+    rng = np.random.default_rng()
+    ints = rng.integers(-1000, 1000, 100, dtype=np.int32)
+    out_i = np.full(100, -1, np.int32)
+    ferrox.load(as_int, device="gpu")["copy"][4, 32](ints, out_i)
+    np.testing.assert_array_equal(out_i, ints)
+    floats = rng.standard_normal(100, dtype=np.float32)
+    out_f = np.full(100, np.nan, np.float32)
+    ferrox.load(as_float, device="gpu")["copy"][4, 32](floats, out_f)
+    np.testing.assert_array_equal(out_f, floats)
