@@ -31,12 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ferrox import simt
 from ferrox.driver.runtime.buffers import DeviceArray
 from ferrox.driver.runtime.device import device_limits, synchronize
 from ferrox.driver.runtime.launcher import LoadedModule
 from ferrox.driver.runtime.streams import Stream
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
+from ferrox.simt import DisjointSlice, Slice, f32
 from ferrox.targets.compile import compile_module
 from ferrox.verify import verify_module
 
@@ -235,6 +237,30 @@ def triton_row(n: int) -> dict[str, Callable[[], None]]:
     return {"Triton (empty @triton.jit)": lambda: empty[(1,)](x, n, y, n)}
 
 
+@simt.kernel(block=32, requires=["len(a) >= len(out)"])
+def py_copy(a: Slice[f32], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    i = w.value
+    out[w] = a[i]
+
+
+def frontend_rows(n: int) -> dict[str, Callable[[], None]]:
+    """A `@ferrox.simt.kernel` called directly a second time with the same argument types
+    (issue 11: no dearer than a launch), beside the same kernel's IR loaded by `ferrox.load`."""
+    import torch
+
+    import ferrox
+
+    x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    grid = n // 32
+    direct = py_copy.on("gpu")
+    loaded = ferrox.load(py_copy.ir(), device="gpu")["py_copy"][grid, 32]
+    return {
+        "ferrox.simt @kernel k[grid, block](torch), again": lambda: direct[grid, 32](x, y),
+        "the same kernel's IR, ferrox.load, checked": lambda: loaded(x, y),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=100)
@@ -249,6 +275,7 @@ def main() -> None:
     for name, make in (
         ("torch", lambda: torch_rows(kernel, n)),
         ("ferrox API", lambda: api_rows(n)),
+        ("ferrox.simt", lambda: frontend_rows(n)),
         ("cupy", lambda: cupy_row(n)),
         ("triton", lambda: triton_row(n)),
     ):
