@@ -35,6 +35,39 @@ _DECORATORS = ("jit.py", "simt.py", "tile.py")
 """The top-level modules whose code shapes a kernel's IR or artifact (hashed into every key)."""
 
 
+class KernelState:
+    """What every device view of one decorated kernel shares (either track): the function, its
+    source (read once), its parameters, compiled artifacts, loaded modules and dumped stages."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        self.source: FunctionSource | None = None
+        self.params: Any = None
+        self.artifacts: dict[str, Any] = {}
+        self.modules: dict[tuple[str, str], Any] = {}
+        self.dumped: set[str] = set()
+
+    def function_source(self) -> FunctionSource:
+        if self.source is None:
+            self.source = FunctionSource.of(self.fn)
+        return self.source
+
+    def parameters(self, read: Callable[[FunctionSource], Any]) -> Any:
+        """The kernel's parameters as the track's `read` finds them, read once."""
+        if self.params is None:
+            self.params = run_frontend(lambda: read(self.function_source()))
+        return self.params
+
+
+def checked_device(device: str) -> str:
+    """`device` if the API knows it ("auto", "gpu", "cpu"), else a ValueError naming them."""
+    from ferrox.api import DEVICES
+
+    if device not in DEVICES:
+        raise ValueError(f"unknown device '{device}' (expected {', '.join(DEVICES)})")
+    return device
+
+
 @functools.cache
 def frontend_fingerprint() -> str:
     """A sha256 over the frontend's own files: a change to them changes every kernel's key."""

@@ -111,8 +111,8 @@ from ferrox.frontend.simt.surface import (
     warp_index,
     witness_value,
 )
+from ferrox.jit import KernelState, cached_artifact, checked_device, frontend_fingerprint
 from ferrox.jit import arg_type as _arg_type
-from ferrox.jit import cached_artifact, frontend_fingerprint
 from ferrox.jit import closure as _closure
 from ferrox.jit import print_ir as _print
 from ferrox.jit import run_frontend as _frontend
@@ -165,17 +165,12 @@ def device(fn: Callable[..., Any] | None = None, *, unsafe: bool = False) -> Any
     return wrap(fn) if fn is not None else wrap
 
 
-class _State:
-    """What every device view of one kernel shares: its source, compiled artifacts, loads."""
+class _State(KernelState):
+    """What every device view of one SIMT kernel shares: the decorator's options too."""
 
     def __init__(self, fn: Callable[..., Any], options: KernelOptions):
-        self.fn = fn
+        super().__init__(fn)
         self.options = options
-        self.source: FunctionSource | None = None
-        self.params: Parameters | None = None
-        self.artifacts: dict[str, Any] = {}
-        self.modules: dict[tuple[str, str], Any] = {}
-        self.dumped: set[str] = set()
         self.targets: dict[str, tuple[str, str]] = {}
         self.launchable: dict[tuple[Any, ...], Any] = {}
         """(device, constants, argument types) -> the loaded kernel: a second call with the
@@ -200,24 +195,14 @@ class SimtKernel:
         return self._state.fn.__name__
 
     def _source(self) -> FunctionSource:
-        state = self._state
-        if state.source is None:
-            state.source = FunctionSource.of(state.fn)
-        return state.source
+        return self._state.function_source()
 
     def _params(self) -> Parameters:
-        state = self._state
-        if state.params is None:
-            state.params = _frontend(lambda: parameters(self._source()))
-        return state.params
+        return self._state.parameters(parameters)
 
     def on(self, device: str) -> SimtKernel:
         """This kernel on `device` ("auto", "gpu" or "cpu"), sharing its compiled forms."""
-        from ferrox.api import DEVICES
-
-        if device not in DEVICES:
-            raise ValueError(f"unknown device '{device}' (expected {', '.join(DEVICES)})")
-        return SimtKernel(self._state, self._state.options, device)  # type: ignore[arg-type]
+        return SimtKernel(self._state, self._state.options, checked_device(device))  # type: ignore[arg-type]
 
     @property
     def runs_on(self) -> str:

@@ -81,7 +81,15 @@ from ferrox.frontend.tile.surface import (
     transpose,
     zeros,
 )
-from ferrox.jit import cached_artifact, closure, frontend_fingerprint, print_ir, run_frontend
+from ferrox.jit import (
+    KernelState,
+    cached_artifact,
+    checked_device,
+    closure,
+    frontend_fingerprint,
+    print_ir,
+    run_frontend,
+)
 from ferrox.jit import target as jit_target
 
 _TARGETS: dict[str, tuple[str, str]] = {}
@@ -100,16 +108,11 @@ def kernel(fn: Callable[..., Any] | None = None) -> Any:
     return wrap(fn) if fn is not None else wrap
 
 
-class _State:
-    """What every device view of one kernel shares: its source, compiled artifacts, loads."""
+class _State(KernelState):
+    """What every device view of one tile kernel shares: the globals it reads, quick calls."""
 
     def __init__(self, fn: Callable[..., Any]):
-        self.fn = fn
-        self.source: FunctionSource | None = None
-        self.params: Parameters | None = None
-        self.artifacts: dict[str, Any] = {}
-        self.modules: dict[tuple[str, str], Any] = {}
-        self.dumped: set[str] = set()
+        super().__init__(fn)
         self.global_names: list[tuple[str, str]] | None = None
         self.quick: dict[tuple[str, str, str], Any] = {}
 
@@ -131,24 +134,14 @@ class TileKernel:
         return self._state.fn.__name__
 
     def _source(self) -> FunctionSource:
-        state = self._state
-        if state.source is None:
-            state.source = FunctionSource.of(state.fn)
-        return state.source
+        return self._state.function_source()
 
     def _params(self) -> Parameters:
-        state = self._state
-        if state.params is None:
-            state.params = run_frontend(lambda: parameters(self._source()))
-        return state.params
+        return self._state.parameters(parameters)
 
     def on(self, device: str) -> TileKernel:
         """This kernel on `device` ("auto", "gpu" or "cpu"), sharing its compiled forms."""
-        from ferrox.api import DEVICES
-
-        if device not in DEVICES:
-            raise ValueError(f"unknown device '{device}' (expected {', '.join(DEVICES)})")
-        return TileKernel(self._state, device)
+        return TileKernel(self._state, checked_device(device))
 
     # -- what it compiles to ---------------------------------------------------------------
 
