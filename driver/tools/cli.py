@@ -19,6 +19,7 @@ COMMANDS = {
     "compile": "ferrox.driver.tools.commands.compile",
     "run": "ferrox.driver.tools.commands.run",
     "doctor": "ferrox.driver.tools.commands.doctor",
+    "explore": "ferrox.driver.tools.commands.explore",
 }
 
 
