@@ -179,7 +179,7 @@ function diffBlock(diff) {
 }
 const panels = data.panels.slice();
 panels.push({key: "resources", title: "ptxas report", text: ""});
-nav.appendChild(el("h3", {}, data.source));
+nav.appendChild(el("h3", {title: data.source}, data.source.split("/").pop()));
 for (const p of panels) {
   const a = el("a", {href: "#" + p.key, id: "nav-" + p.key}, p.title);
   if (p.ops !== null && p.ops !== undefined) a.appendChild(el("small", {}, " " + p.ops + " ops"));
