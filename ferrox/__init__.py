@@ -18,8 +18,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "compile": "ferrox.api",
     "load": "ferrox.api",
-    "Module": "ferrox.api",
-    "Kernel": "ferrox.api",
+    "Module": "ferrox.loaded",
+    "Kernel": "ferrox.loaded",
     "LaunchError": "ferrox.driver.checker",
     "ModuleArtifact": "ferrox.artifact",
     "KernelArtifact": "ferrox.artifact",

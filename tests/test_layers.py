@@ -44,6 +44,7 @@ LAYERS = [
     ("ferrox.driver.tools", "tools", 8),
     ("ferrox.driver", "tools", 8),
     ("ferrox.api", "tools", 8),
+    ("ferrox.loaded", "tools", 8),
     ("ferrox.run_api", "tools", 8),
     ("ferrox.simt", "tools", 8),
     ("ferrox.jit", "tools", 8),

@@ -1,4 +1,4 @@
-"""The checked launch's memo (`ferrox/api.py`, `driver/checker/signature.py`): a launch whose
+"""The checked launch's memo (`ferrox/loaded.py`, `driver/checker/signature.py`): a launch whose
 signature the checker passed before is launched again without checking, with the same result;
 anything the checker reads that changes (an array's length or address, a scalar, the grid) is
 checked again, and refused as before. On the fake GPU: packing and launches are real, kernels
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import api
+from ferrox import loaded
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.runtime.buffers import DeviceArray
 
@@ -35,13 +35,13 @@ def fake(monkeypatch, tmp_path):
 def checks(monkeypatch):
     """How many launches the checker saw."""
     seen: list[str] = []
-    real = api.check_launch
+    real = loaded.check_launch
 
     def counted(artifact, *args, **kwargs):
         seen.append(artifact.name)
         return real(artifact, *args, **kwargs)
 
-    monkeypatch.setattr(api, "check_launch", counted)
+    monkeypatch.setattr(loaded, "check_launch", counted)
     return seen
 
 

@@ -1,0 +1,481 @@
+"""A compiled module loaded on a device: `mod["name"]` is a `Kernel`, `k[grid, block](...)` a
+checked launch (see `ferrox.api` for the whole API).
+
+Apart from `ferrox.api` because this half imports NumPy, the launch checker and (on the GPU) the
+CUDA runtime: `ferrox.compile`, a cache hit in a new process, imports none of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ferrox.artifact import KernelArtifact, ModuleArtifact
+from ferrox.driver.checker import (
+    INTERPRETER_LIMITS,
+    BufferArg,
+    CheckedLaunch,
+    LaunchError,
+    check_launch,
+    numpy_buffer,
+)
+from ferrox.driver.checker.signature import signature
+from ferrox.driver.checker.tile import simt_arguments
+from ferrox.driver.runtime.streams import LEGACY
+
+if TYPE_CHECKING:  # xDSL loads only when something is parsed (the CPU interpreter's module)
+    from xdsl.dialects.builtin import ModuleOp
+
+
+class Module:
+    """A compiled module ready on one device: `mod["name"]` is a kernel."""
+
+    fallback: str | None = None
+    """Why `auto` runs on the CPU interpreter (no usable GPU), else None."""
+
+    def __init__(self, artifact: ModuleArtifact, device: Any):
+        self.artifact = artifact
+        self._device = device
+
+    @property
+    def device(self) -> str:
+        """`gpu` or `cpu`."""
+        return self._device.name
+
+    def __getitem__(self, name: str) -> Kernel:
+        return Kernel(self.artifact[name], self._device)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.artifact.kernels
+
+    def __repr__(self) -> str:
+        return f"<ferrox module on {self.device}: {', '.join(self.artifact.kernels)}>"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel of a loaded module: `k[grid, block](*args)` launches it, checked."""
+
+    artifact: KernelArtifact
+    _device: Any
+
+    @property
+    def name(self) -> str:
+        return self.artifact.name
+
+    def __getitem__(self, config: Any) -> Launch:
+        if isinstance(config, tuple) and len(config) == 2:
+            grid, block = config
+        else:
+            grid, block = config, None
+        return Launch(self, grid, block)
+
+    def __call__(self, *args: Any, stream: Any = None) -> None:
+        """A tile kernel over its output partition's tile grid (a SIMT kernel needs `k[grid]`)."""
+        if self.artifact.tile is None:
+            raise TypeError(
+                f"@{self.name} is a SIMT kernel: give its grid, k[grid](...) or k[grid, block](...)"
+            )
+        Launch(self, None, None)(*args, stream=stream)
+
+    def check(self, grid: Any, block: Any, *args: Any, shared_bytes: int | None = None):
+        """What the checker makes of this launch (a `CheckedLaunch`), launching nothing."""
+        with self._device.arguments(self.artifact, args, None) as bound:
+            return self._device.check(self.artifact, grid, block, shared_bytes, bound)
+
+    def unsafe_launch(
+        self, grid: Any, block: Any, *args: Any, shared_bytes: int = 0, stream: Any = None
+    ) -> None:
+        """Launch with no checks: the caller vouches for the contract, the arguments and that
+        no output aliases anything. What the kernel does then is on the caller."""
+        self._device.launch_unchecked(self.artifact, grid, block, shared_bytes, args, stream)
+
+    def __repr__(self) -> str:
+        return f"<ferrox kernel @{self.name} on {self._device.name}>"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """`k[grid, block]`: call it with the arguments to check and launch."""
+
+    kernel: Kernel
+    grid: Any
+    block: Any
+
+    def __call__(self, *args: Any, shared_bytes: int | None = None, stream: Any = None) -> None:
+        self.kernel._device.call(
+            self.kernel.artifact, self.grid, self.block, shared_bytes, args, stream
+        )
+
+
+# -- arguments -------------------------------------------------------------------------------
+
+
+def _is_torch(obj: Any) -> bool:
+    return type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr")
+
+
+def _torch_buffer(t: Any, obj: Any = None) -> BufferArg:
+    """A torch tensor (any device) as a `BufferArg`: its extent over its strides."""
+    item = t.element_size()
+    lo = sum(s * (n - 1) for s, n in zip(t.stride(), t.shape) if s < 0) * item
+    hi = sum(s * (n - 1) for s, n in zip(t.stride(), t.shape) if s > 0) * item + item
+    if t.numel() == 0:
+        lo = hi = 0
+    name = str(t.dtype).removeprefix("torch.")
+    element = _TORCH_ELEMENTS.get(name, f"<{name}>")
+    return BufferArg(
+        t.data_ptr() + lo,
+        hi - lo,
+        int(t.numel()),
+        element,
+        tuple(int(d) for d in t.shape),
+        contiguous=bool(t.is_contiguous()),
+        obj=t if obj is None else obj,
+    )
+
+
+_TORCH_ELEMENTS = {
+    "bool": "i1",
+    "int8": "i8",
+    "uint8": "i8",
+    "int16": "i16",
+    "uint16": "i16",
+    "int32": "i32",
+    "uint32": "i32",
+    "int64": "i64",
+    "uint64": "i64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+}
+
+
+def _torch_device(args: Sequence[Any]) -> int | None:
+    """The device of the first torch CUDA tensor in `args` (its current stream is the one the
+    launch goes on), else None."""
+    for arg in args:
+        if _is_torch(arg) and getattr(arg, "is_cuda", False):
+            return int(arg.get_device())
+    return None
+
+
+def _torch_stream(device: int) -> int:
+    """Torch's current stream on `device`, as a raw handle (the legacy stream for 0)."""
+    from ferrox.driver.runtime.streams import torch_current_stream
+
+    return torch_current_stream(device)
+
+
+def _on_cuda(obj: Any) -> bool:
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    device = getattr(obj, "__dlpack_device__", None)
+    if callable(device):
+        try:
+            return int(device()[0]) != 1  # kDLCPU
+        except Exception:
+            return False
+    return False
+
+
+def _label(artifact: KernelArtifact, i: int) -> str:
+    from ferrox.driver.checker.names import param_name
+
+    return f"{param_name(artifact.params, i)} (argument #{i}) of @{artifact.name}"
+
+
+class _Bound:
+    """A launch's arguments as the checker sees them (`args`), and what the device runs on."""
+
+    def __init__(self, args: list[Any], stream: Any = None):
+        self.args = args
+        self.stream = stream  # the stream the launch goes on (GPU)
+        self.after: list[Any] = []  # callbacks once the launch is done (copy back, free)
+
+    def __enter__(self) -> _Bound:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for finish in self.after:
+            finish()
+
+
+# -- the CPU reference interpreter -----------------------------------------------------------
+
+
+class CpuDevice:
+    name = "cpu"
+    limits = INTERPRETER_LIMITS
+
+    def __init__(self, artifact: ModuleArtifact):
+        self.artifact = artifact
+        self._module: ModuleOp | None = None
+
+    @property
+    def module(self) -> ModuleOp:
+        """The verified module the interpreter runs (parsed from the artifact once)."""
+        if self._module is None:
+            from ferrox.parser import parse_module
+            from ferrox.registry import make_context
+
+            self._module = parse_module(make_context(), self.artifact.source, "<artifact>")
+        return self._module
+
+    def arguments(self, artifact: KernelArtifact, args: Sequence[Any], stream: Any) -> _Bound:
+        problems = []
+        described: list[Any] = []
+        for i, value in enumerate(args):
+            if isinstance(value, np.ndarray):
+                described.append(numpy_buffer(value))
+            elif _is_torch(value) and not _on_cuda(value):
+                described.append(_torch_buffer(value))
+            elif _on_cuda(value):
+                problems.append(
+                    f"{_label(artifact, i)} is a {type(value).__name__} on a CUDA device, but "
+                    "this module runs on the CPU interpreter: pass a host array, or load it "
+                    "with device='gpu'"
+                )
+                described.append(value)
+            elif hasattr(value, "__dlpack__"):
+                described.append(numpy_buffer(np.from_dlpack(value), obj=value))
+            else:
+                described.append(value)
+        if problems:
+            raise LaunchError(f"@{artifact.name}", problems)
+        return _Bound(described)
+
+    def check(self, artifact, grid, block, shared_bytes, bound: _Bound) -> CheckedLaunch:
+        return check_launch(artifact, grid, block, shared_bytes, bound.args, self.limits)
+
+    def call(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        """A checked launch: check, then run."""
+        with self.arguments(artifact, args, stream) as bound:
+            checked = self.check(artifact, grid, block, shared_bytes, bound)
+            self.launch(artifact, checked, bound, stream)
+
+    def _host_values(self, artifact: KernelArtifact, bound: _Bound) -> list[Any]:
+        """What the interpreter takes: NumPy arrays (bf16 as float32 copies, written back)."""
+        values = []
+        for param, value in zip(artifact.params, bound.args):
+            if not isinstance(value, BufferArg):
+                values.append(value)
+                continue
+            obj = value.obj
+            if isinstance(obj, np.ndarray):
+                values.append(obj)
+            elif _is_torch(obj) and str(obj.dtype) == "torch.bfloat16":
+                array = obj.detach().float().numpy()
+                values.append(array)
+                if param.kind.is_exclusive:
+                    bound.after.append(_copy_back_torch(obj, array))
+            elif _is_torch(obj):
+                values.append(obj.detach().numpy())
+            else:
+                values.append(np.from_dlpack(obj))
+        return values
+
+    def launch(self, artifact, checked: CheckedLaunch, bound: _Bound, stream: Any) -> None:
+        values = self._host_values(artifact, bound)
+        self._run(artifact, checked.grid, checked.block, checked.shared_bytes, values)
+
+    def _run(self, artifact, grid, block, shared_bytes, values) -> None:
+        from ferrox.driver.interpreter import LaunchError as Refused
+        from ferrox.driver.interpreter import run_simt_kernel
+        from ferrox.driver.interpreter.tile_lowered import run_lowered_tile_kernel
+
+        try:  # the interpreter refuses before any thread runs what it cannot hold (bf16 SIMT)
+            if artifact.tile is not None:
+                run_lowered_tile_kernel(self.module, artifact.name, values)
+            else:
+                run_simt_kernel(self.module, artifact.name, grid, block, values, shared_bytes)
+        except Refused as e:
+            raise LaunchError(f"@{artifact.name}", [str(e)]) from None
+
+    def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        with self.arguments(artifact, args, stream) as bound:
+            values = self._host_values(artifact, bound)
+            self._run(artifact, grid, block, shared_bytes, values)
+
+
+def _copy_back_torch(tensor: Any, array: np.ndarray):
+    def finish() -> None:
+        torch = sys.modules["torch"]
+        tensor.copy_(torch.from_numpy(array))
+
+    return finish
+
+
+# -- the GPU ---------------------------------------------------------------------------------
+
+
+class GpuDevice:
+    name = "gpu"
+
+    def __init__(self, artifact: ModuleArtifact, ordinal: int, limits: Any):
+        from ferrox.driver.runtime.launcher import LoadedModule
+
+        self.ordinal = ordinal
+        self.limits = limits
+        self.loaded = LoadedModule.load(artifact, ordinal)
+        self._passed: dict[tuple, tuple[Any, tuple, Any, int | None]] = {}
+        """Launches the checker passed, by (kernel, grid, block, shared bytes, signature):
+        the loaded kernel, its dims, its packed parameters, and the device whose torch
+        stream it goes on (None: the legacy default stream)."""
+
+    def call(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        """A checked launch. One whose signature (`driver/checker/signature.py`: everything
+        the checker reads from the arguments) was checked before goes straight to the driver
+        with the parameters packed then; any other is checked in full, and remembered when
+        nothing had to be staged for it. With an explicit `stream` every launch is checked in
+        full (foreign streams may need ordering)."""
+        key = None
+        if stream is None:
+            found = signature(args)
+            if found is not None:
+                key = (artifact.name, grid, block, shared_bytes, found)
+                try:
+                    passed = self._passed.get(key)
+                except TypeError:  # a grid given as a list
+                    key = passed = None
+                if passed is not None:
+                    kernel, dims, packed, on = passed
+                    kernel.relaunch(dims, packed, LEGACY if on is None else _torch_stream(on))
+                    return
+        with self.arguments(artifact, args, stream) as bound:
+            checked = self.check(artifact, grid, block, shared_bytes, bound)
+            if key is None or bound.after:  # NumPy staged in and out: never repeated
+                self.launch(artifact, checked, bound, stream)
+                return
+            kernel = self.loaded.kernel(artifact.name)
+            entry = self._entry(artifact, checked.entry_args, bound, bound.stream)
+            packed = kernel.pack(entry, stream=bound.stream)
+            kernel.launch_packed(
+                checked.grid,
+                checked.block,
+                packed,
+                shared_bytes=checked.shared_bytes,
+                stream=bound.stream,
+            )
+            if len(self._passed) >= 256:
+                self._passed.clear()
+            dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
+            self._passed[key] = (kernel, dims, packed, _torch_device(args))
+
+    def _stream(self, args: Sequence[Any], stream: Any) -> Any:
+        if stream is not None:
+            return stream
+        from ferrox.driver.runtime.streams import current_stream_for
+
+        return current_stream_for(args)
+
+    def arguments(self, artifact: KernelArtifact, args: Sequence[Any], stream: Any) -> _Bound:
+        from ferrox.driver.runtime.buffers import view_of
+        from ferrox.driver.runtime.errors import ArrayError
+
+        on = self._stream(args, stream)
+        problems = []
+        described: list[Any] = []
+        for i, value in enumerate(args):
+            if isinstance(value, np.ndarray):
+                described.append(numpy_buffer(value))
+            elif _is_torch(value) and not value.is_cuda:  # asked once, not through its CAI
+                problems.append(
+                    f"{_label(artifact, i)} is a CPU tensor: move it to the GPU (.cuda()) or "
+                    "pass a NumPy array, which is copied in and back"
+                )
+                described.append(value)
+            elif _is_torch(value) or _on_cuda(value) or hasattr(value, "__dlpack__"):
+                try:
+                    view = view_of(value, stream=on)
+                except ArrayError as e:
+                    if _is_torch(value):  # a strided torch view: the checker names the rule
+                        described.append(_torch_buffer(value))
+                        continue
+                    problems.append(f"{_label(artifact, i)}: {e}")
+                    described.append(value)
+                    continue
+                element = view.element
+                if element.startswith("u"):
+                    element = "i" + element[1:]  # integers are signless
+                described.append(
+                    BufferArg(
+                        view.ptr,
+                        view.nbytes,
+                        view.size,
+                        element,
+                        view.shape,
+                        writable=not view.readonly,
+                        obj=view,
+                    )
+                )
+            else:
+                described.append(value)
+        if problems:
+            raise LaunchError(f"@{artifact.name}", problems)
+        return _Bound(described, on)
+
+    def check(self, artifact, grid, block, shared_bytes, bound: _Bound) -> CheckedLaunch:
+        return check_launch(artifact, grid, block, shared_bytes, bound.args, self.limits)
+
+    def _device_values(self, artifact: KernelArtifact, bound: _Bound, stream: Any) -> dict:
+        """What each buffer argument is on the device, by the id of its `BufferArg`: device
+        arrays as they are, NumPy arrays copied in (outputs copied back once the stream is
+        done, then freed, when the launch's `with` block ends)."""
+        from ferrox.driver.runtime.buffers import DeviceArray
+        from ferrox.driver.runtime.device import synchronize
+
+        on_device: dict[int, Any] = {}
+        staged: list[tuple[Any, np.ndarray | None]] = []
+        for param, value in zip(artifact.params, bound.args):
+            if not isinstance(value, BufferArg):
+                continue
+            if isinstance(value.obj, np.ndarray):
+                device = DeviceArray.from_numpy(np.ascontiguousarray(value.obj), self.ordinal)
+                staged.append((device, value.obj if param.kind.is_exclusive else None))
+                on_device[id(value)] = device.view
+            else:
+                on_device[id(value)] = value.obj
+        if staged:
+
+            def finish() -> None:
+                try:
+                    if any(host is not None for _, host in staged):
+                        synchronize(self.ordinal)  # the launch is done, on whichever stream
+                        for device, host in staged:
+                            if host is not None:
+                                device.copy_to_host(host)
+                finally:
+                    for device, _ in staged:
+                        device.free()
+
+            bound.after.append(finish)
+        return on_device
+
+    def _entry(self, artifact, entry_args: Sequence[Any], bound: _Bound, stream: Any) -> list:
+        on_device = self._device_values(artifact, bound, stream)
+        return [on_device[id(v)] if isinstance(v, BufferArg) else v for v in entry_args]
+
+    def launch(self, artifact, checked: CheckedLaunch, bound: _Bound, stream: Any) -> None:
+        on = bound.stream
+        entry = self._entry(artifact, checked.entry_args, bound, on)
+        self.loaded.kernel(artifact.name).launch(
+            checked.grid, checked.block, entry, shared_bytes=checked.shared_bytes, stream=on
+        )
+
+    def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        with self.arguments(artifact, args, stream) as bound:
+            on = bound.stream
+            entry_args = simt_arguments(artifact.tile, bound.args) if artifact.tile else bound.args
+            entry = self._entry(artifact, entry_args, bound, on)
+            self.loaded.kernel(artifact.name).launch(
+                grid, block, entry, shared_bytes=shared_bytes, stream=on
+            )
+
+
+__all__ = ["CpuDevice", "GpuDevice", "Kernel", "Launch", "LaunchError", "Module"]
