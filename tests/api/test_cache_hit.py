@@ -74,3 +74,37 @@ def test_a_miss_in_a_new_process_does_import_the_compiler(tmp_path: Path):
     )
     heavy = set(json.loads(out.stdout)["heavy"])
     assert {"ferrox.lowering.pipeline", "xdsl.ir", "llvmlite"} <= heavy
+
+
+COMPILE_ONLY = """
+import json, sys
+import ferrox
+
+artifact = ferrox.compile(sys.argv[1], chip="sm_90")
+heavy = sorted(m for m in sys.modules if m.startswith(tuple(sys.argv[2].split(","))))
+print(json.dumps({"heavy": heavy, "kernels": list(artifact.kernels)}))
+"""
+
+
+def test_a_compile_hit_imports_neither_numpy_nor_the_runtime(tmp_path: Path, monkeypatch):
+    """`ferrox.compile` alone (what `ferrox compile` and a build step do) needs the artifact, not
+    NumPy, cuda.core, the checker or the compiler."""
+    monkeypatch.setattr(cache_module, "_versions", None)
+    cache_module.toolchain_signature.cache_clear()
+    env = dict(os.environ, FERROX_CACHE_DIR=str(tmp_path / "cache"))
+    os.environ["FERROX_CACHE_DIR"], saved = env["FERROX_CACHE_DIR"], os.environ["FERROX_CACHE_DIR"]
+    try:
+        ferrox.compile(VECADD, chip="sm_90")
+    finally:
+        os.environ["FERROX_CACHE_DIR"] = saved
+    heavy = (*HEAVY, "numpy", "cuda", "ferrox.driver", "ferrox.loaded")
+    out = subprocess.run(
+        [sys.executable, "-c", COMPILE_ONLY, str(VECADD), ",".join(heavy)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    result = json.loads(out.stdout)
+    assert [m for m in result["heavy"] if m not in ALLOWED] == []
+    assert result["kernels"] == ["vecadd"]
