@@ -5,7 +5,10 @@ plugins) is here, so that `ferrox-opt` is `xdsl-opt` plus ferrox; where a name i
 entry wins (`llvm`: xDSL's dialect extended, and the LLVM IR target). ferrox's own entries are
 `module:attribute` strings so that importing the driver stays cheap and a broken module only fails
 the command that uses it. Other installed packages add dialects and passes through the
-entry-point groups `ferrox.dialects` and `ferrox.passes`.
+entry-point groups `ferrox.dialects` and `ferrox.passes`; a plugin's dialect compiles and runs
+through `ferrox.lowerings` (passes that `lower-to-llvm` runs on every module, see
+`plugin_lowerings`) and `ferrox.interpreter` (modules whose import registers the ops' meanings
+with the reference interpreter, see `load_interpreter_plugins`).
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ FERROX_TARGETS = {
 
 DIALECT_GROUP = "ferrox.dialects"
 PASS_GROUP = "ferrox.passes"
+LOWERING_GROUP = "ferrox.lowerings"
+INTERPRETER_GROUP = "ferrox.interpreter"
 
 
 @functools.cache
@@ -113,6 +118,24 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 def plugin_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """The passes installed packages add through the `ferrox.passes` entry points."""
     return {ep.name: _plugin(ep) for ep in entry_points(group=PASS_GROUP)}
+
+
+@functools.cache
+def plugin_lowerings() -> tuple[ModulePass, ...]:
+    """The passes installed packages add to `lower-to-llvm` (group `ferrox.lowerings`), in the
+    order of their entry-point names, each made with no arguments. They run after the device code
+    is extracted and before the SIMT lowering, so a plugin op in a kernel becomes ops the rest of
+    the pipeline knows (arith, math, llvm). Scanned once per process."""
+    found = sorted(entry_points(group=LOWERING_GROUP), key=lambda ep: ep.name)
+    return tuple(_plugin(ep)()() for ep in found)
+
+
+@functools.cache
+def load_interpreter_plugins() -> None:
+    """Import every module of the `ferrox.interpreter` group once: importing one registers its
+    ops with the reference interpreter (`ferrox.driver.interpreter.ops.lowers`)."""
+    for ep in entry_points(group=INTERPRETER_GROUP):
+        ep.load()
 
 
 def all_targets() -> dict[str, Callable[[], type[Target]]]:

@@ -48,7 +48,7 @@ from ferrox.lowering.tile_to_simt import ConvertTileToSimtPass
 from ferrox.lowering.tile_to_simt.convert import convert_tile_to_simt
 from ferrox.lowering.to_llvm import ConvertToLLVMPass
 from ferrox.passes.verify_disjoint import VerifyDisjointPass
-from ferrox.registry import make_context
+from ferrox.registry import make_context, plugin_lowerings
 
 TILE_TO_SIMT = ConvertTileToSimtPass.name
 
@@ -59,9 +59,10 @@ PipelineCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], No
 def extract_device_code(
     module: ModuleOp, ctx: Context | None = None, *, verified: bool = False
 ) -> None:
-    """Drop host code (top-level `func.func`s that are not kernels); lower tile kernels to SIMT.
-    `verified`: the module's SIMT kernels passed `verify-disjoint` already (the tile lowering
-    still checks every kernel it makes)."""
+    """Drop host code (top-level `func.func`s that are not kernels); lower tile kernels to SIMT;
+    then run the lowerings of installed dialect plugins (`registry.plugin_lowerings`), so that
+    what is left is in ops the later stages know. `verified`: the module's SIMT kernels passed
+    `verify-disjoint` already (the tile lowering still checks every kernel it makes)."""
     for op in list(module.ops):
         if isinstance(op, func.FuncOp) and KERNEL_ATTR not in op.attributes:
             Rewriter.erase_op(op, safe_erase=False)
@@ -70,6 +71,8 @@ def extract_device_code(
             convert_tile_to_simt(module)
         else:
             ConvertTileToSimtPass().apply(ctx or make_context(), module)
+    for lowering in plugin_lowerings():
+        lowering.apply(ctx or make_context(), module)
 
 
 @dataclass(frozen=True)

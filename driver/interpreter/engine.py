@@ -35,6 +35,7 @@ from ferrox.driver.interpreter.errors import (
     KernelTrap,
 )
 from ferrox.driver.interpreter.ops import FACTORIES, Unsupported, lowers
+from ferrox.registry import load_interpreter_plugins
 
 RET, BRANCH, PLAIN = 0, 1, 2
 
@@ -93,6 +94,9 @@ class Launch:
 
 def _compile(op: Operation):
     factory = FACTORIES.get(type(op))
+    if factory is None:  # an installed dialect plugin's op: its module registers it on import
+        load_interpreter_plugins()
+        factory = FACTORIES.get(type(op))
     if factory is None:
         message = f"the interpreter has no implementation of '{op.name}'"
     else:
