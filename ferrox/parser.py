@@ -61,8 +61,7 @@ class LocatedParser(Parser):
         except VerifyException as e:
             # A type or attribute that fails its constraints while an op is being built: point
             # at the op instead of losing the location.
-            lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-            self.raise_error(" ".join(lines) or "invalid operation", start)
+            self.raise_error(_one_line(e) or "invalid operation", start)
         except (AssertionError, ValueError, OverflowError, IndexError, NotImplementedError) as e:
             if not _from_xdsl_custom_parser(e):
                 raise
@@ -83,6 +82,15 @@ class LocatedParser(Parser):
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(start)
         return op
+
+    def _parse_alias_def(self):
+        start = self._current_token.span
+        try:
+            super()._parse_alias_def()
+        except VerifyException as e:
+            # `#a = 300 : i8` at the top level: the attribute fails its constraints outside
+            # every op (parse_operation's own catch never sees it); said at the alias.
+            self.raise_error(f"invalid alias definition: {_one_line(e)}", start)
 
     def _parse_dense_literal_type(self):
         start = self._current_token.span
@@ -331,6 +339,11 @@ def _encloses(region: Region, op: Operation) -> bool:
             return True
         at = parent.parent_op() if parent is not None else None
     return False
+
+
+def _one_line(e: BaseException) -> str:
+    """xDSL's constraint errors span lines ("... does not verify:\n<why>"): one line of them."""
+    return " ".join(line.strip() for line in str(e).splitlines() if line.strip())
 
 
 def _from_xdsl_custom_parser(e: BaseException) -> bool:

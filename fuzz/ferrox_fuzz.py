@@ -410,6 +410,29 @@ def m_nesting(rng: random.Random, text: str) -> str:
     return _replace(text, m, opener * depth + m.group() + closer * depth)
 
 
+ALIASED = (
+    r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)? : (?:i\d+|f\d+|bf16|index)\b"
+    r"|\b(?:dense|array|memref|vector|tensor)<[^<>\n]*>(?: : [\w<>?]+)?"
+    r"|\b(?:i\d+|f\d+|bf16|index)\b|![\w.]+(?:<[^<>\n]*>)?"
+)
+
+
+def m_alias(rng: random.Random, text: str) -> str:
+    """An attribute or a type hoisted into a top-level alias (`#fz = 42 : i32`, `!fz = i32`)
+    that the use then names: the seeds have none, and an alias is parsed outside every op."""
+    m = _pick(rng, text, ALIASED)
+    if m is None:
+        return text
+    value = m.group()
+    sigil = (
+        "!"
+        if re.fullmatch(r"(?:i\d+|f\d+|bf16|index|memref<.*|vector<.*|tensor<.*|!.*)", value)
+        else "#"
+    )
+    name = f"{sigil}fz{rng.randrange(1000)}"
+    return f"{name} = {value}\n" + _replace(text, m, name)
+
+
 def m_truncate(rng: random.Random, text: str) -> str:
     return text[: rng.randrange(len(text) + 1)]
 
@@ -421,6 +444,7 @@ MUTATORS: dict[str, Callable[[random.Random, str], str]] = {
     "number": m_number,
     "name": m_name,
     "nesting": m_nesting,
+    "alias": m_alias,
     "truncate": m_truncate,
 }
 

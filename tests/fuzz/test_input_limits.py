@@ -268,3 +268,33 @@ def test_a_switch_on_a_type_xdsl_cannot_pack_is_a_diagnostic_at_the_op(tmp_path:
         f"{path}:2:3: error: malformed 'cf.switch' operation (xDSL's parser for it refused it: "
         "Format not implemented for i128)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["compile", "--no-cache", "-o", os.devnull], ["run", "--device", "cpu"], None],
+    ids=["compile", "run", "opt"],
+)
+def test_an_alias_that_does_not_verify_is_located(tmp_path: Path, capsys, argv):
+    # An alias is parsed outside every op: its VerifyException escaped `ferrox compile` and
+    # `ferrox run` as an internal error and was `<unknown>: error:` in ferrox-opt.
+    path = tmp_path / "alias.mlir"
+    path.write_text(f"!t = i8\n#big = 300 : !t\n{BODY}")
+    status = opt.main([str(path)]) if argv is None else cli.main([*argv, str(path)])
+    assert status == 1
+    _, err = capsys.readouterr()
+    assert err == (
+        f"{path}:2:1: error: invalid alias definition: Integer value 300 is out of range for "
+        "type i8 which supports values in the range [-128, 256)\n"
+    )
+
+
+def test_aliases_that_verify_are_used(tmp_path: Path, capsys):
+    path = tmp_path / "alias.mlir"
+    path.write_text(
+        "!t = i8\n#c = 100 : !t\nfunc.func @f() -> !t {\n"
+        "  %c = arith.constant #c\n  func.return %c : !t\n}\n"
+    )
+    assert opt.main([str(path)]) == 0
+    out, _ = capsys.readouterr()
+    assert "arith.constant 100 : i8" in out
