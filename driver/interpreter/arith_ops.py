@@ -5,10 +5,11 @@ predicates) once and returns `run(ctx, args, mask) -> results`, where every valu
 array with one entry per lane or a NumPy scalar that all lanes share. Integers are held in the
 signed NumPy type of their width (`index` as int64, `i1` as bool), so NumPy's wrap-around is the
 GPU's; unsigned ops reinterpret the bits. Floats stay in their own width (f16 ops are computed in
-f32 and rounded once, which is the correctly rounded result). Where LLVM leaves a result poison,
-the value is the one NVPTX's instruction gives (saturating float-to-int, shift amounts past the
-width); integer division by zero, garbage on the GPU, traps here (`ctx.fault`, for the active
-lanes only).
+f32 and rounded once, which is the correctly rounded result); bf16 is float32 holding bf16
+values, and each op that makes one rounds once (`values.to_float`). Where LLVM leaves a result
+poison, the value is the one NVPTX's instruction gives (saturating float-to-int, shift amounts
+past the width); integer division by zero, garbage on the GPU, traps here (`ctx.fault`, for the
+active lanes only).
 
 The SIMT engine runs these for many threads at once; `FerroxArithFunctions` runs the very same
 definitions on one-element arrays for xDSL's scalar interpreters (the host runner, the tile
@@ -24,12 +25,15 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Operation
 
+from ferrox.driver.interpreter.bf16 import CANONICAL_NAN, narrow, round_f32, widen
 from ferrox.driver.interpreter.ops import lowers, scalar_functions, unsupported
 from ferrox.driver.interpreter.values import (
     float_dtype,
     int_width,
+    is_bf16,
     lane_dtype,
     signed,
+    to_float,
     unsigned_dtype,
 )
 
@@ -57,7 +61,9 @@ def _in_width(op: Operation) -> int:
 def _fdtype(t) -> np.dtype:
     dtype = float_dtype(t)
     if dtype is None:
-        raise unsupported(None, f"{t} is not a float type the interpreter holds (f16, f32, f64)")
+        raise unsupported(
+            None, f"{t} is not a float type the interpreter holds (bf16, f16, f32, f64)"
+        )
     return dtype
 
 
@@ -103,7 +109,10 @@ def _binary_int(op: Operation, fn):
 def _constant(op: arith.ConstantOp):
     value = op.value
     if isinstance(value, FloatAttr):
-        result = _fdtype(op.result.type).type(value.value.data)
+        _fdtype(op.result.type)
+        convert = to_float(op.result.type)
+        assert convert is not None
+        result = convert(np.float64(value.value.data))
     elif isinstance(value, IntegerAttr):
         w = _width(op)
         result = (
@@ -387,7 +396,15 @@ for _op, _fn in (
     (arith.MulfOp, np.multiply),
     (arith.DivfOp, np.divide),
 ):
-    lowers(_op)(lambda op, fn=_fn: lambda ctx, args, mask: (fn(args[0], args[1]),))
+    lowers(_op)(lambda op, fn=_fn: _binary_float(op, fn))
+
+
+def _binary_float(op: Operation, fn):
+    """f16, f32, f64: NumPy's op in the type's own width. bf16: the exact operands' op in f32,
+    rounded once to bf16, which is the correctly rounded result (24 >= 2 * 8 + 2 bits)."""
+    if is_bf16(op.results[0].type):
+        return lambda ctx, args, mask: (scalar(round_f32(fn(args[0], args[1]))),)
+    return lambda ctx, args, mask: (fn(args[0], args[1]),)
 
 
 @lowers(arith.NegfOp)
@@ -397,7 +414,7 @@ def _negf(op):
 
 def _min_max(op: Operation, smaller: bool):
     dtype = _fdtype(op.results[0].type)
-    nan = dtype.type("nan")
+    nan = widen(np.uint16(CANONICAL_NAN))[()] if is_bf16(op.results[0].type) else dtype.type("nan")
 
     def run(ctx, args, mask):
         a, b = args
@@ -455,15 +472,19 @@ def _select(op):
 # --- casts -------------------------------------------------------------------------------
 @lowers(arith.SIToFPOp)
 def _sitofp(op):
-    w, dtype = _in_width(op), _fdtype(op.results[0].type)
+    w, _ = _in_width(op), _fdtype(op.results[0].type)
+    convert = to_float(op.results[0].type)
+    assert convert is not None
     # NumPy's integer-to-float cast is the C conversion: one rounding, to nearest even.
-    return lambda ctx, args, mask: (scalar(np.asarray(as_int(args[0], w)).astype(dtype)),)
+    return lambda ctx, args, mask: (convert(np.asarray(as_int(args[0], w))),)
 
 
 @lowers(arith.UIToFPOp)
 def _uitofp(op):
-    w, dtype = _in_width(op), _fdtype(op.results[0].type)
-    return lambda ctx, args, mask: (scalar(np.asarray(as_unsigned(args[0], w)).astype(dtype)),)
+    w, _ = _in_width(op), _fdtype(op.results[0].type)
+    convert = to_float(op.results[0].type)
+    assert convert is not None
+    return lambda ctx, args, mask: (convert(np.asarray(as_unsigned(args[0], w))),)
 
 
 def float_to_int(x: Any, w: int, is_signed: bool) -> Any:
@@ -507,16 +528,25 @@ def _extf(op):
 
 @lowers(arith.TruncFOp)
 def _truncf(op):
-    dtype = _fdtype(op.results[0].type)
-    return lambda ctx, args, mask: (scalar(np.asarray(args[0]).astype(dtype)),)
+    """`cvt.rn`: one rounding to nearest even (a NaN becomes the canonical NaN)."""
+    _fdtype(op.results[0].type)
+    convert = to_float(op.results[0].type)
+    assert convert is not None
+    return lambda ctx, args, mask: (convert(args[0]),)
 
 
 @lowers(arith.BitcastOp)
 def _bitcast(op):
-    target = op.results[0].type
+    source, target = op.operands[0].type, op.results[0].type
     dtype = float_dtype(target)
     if dtype is None:
         dtype = lane_dtype(_width(op))
+    if is_bf16(source) and is_bf16(target):
+        return lambda ctx, args, mask: (args[0],)
+    if is_bf16(source):  # the bf16's 16 bits, from the float32 that holds it
+        return lambda ctx, args, mask: (scalar(narrow(args[0]).view(dtype)),)
+    if is_bf16(target):
+        return lambda ctx, args, mask: (scalar(widen(np.asarray(args[0]).view(np.uint16))),)
     return lambda ctx, args, mask: (scalar(np.asarray(args[0]).view(dtype)),)
 
 

@@ -36,7 +36,7 @@ from ferrox.driver.interpreter.errors import Dim3, LaunchError
 from ferrox.driver.interpreter.machine import BlockState, ThreadCtx, max_steps
 from ferrox.driver.interpreter.memory import AtomicScopes, Buffer
 from ferrox.driver.interpreter.threads import Cooperative
-from ferrox.driver.interpreter.values import storage_dtype, value_dtype
+from ferrox.driver.interpreter.values import element_bytes, storage_dtype, value_dtype
 
 GROUP_LANES = 1 << 17
 """About how many threads run together (whole blocks: at least one)."""
@@ -101,7 +101,7 @@ def static_shared_bytes(bodies: Sequence[Operation]) -> int:
                 t = op.result.type
                 assert isinstance(t, SharedArrayType)
                 try:
-                    total += t.num_elements * storage_dtype(t.element_type).itemsize
+                    total += t.num_elements * element_bytes(t.element_type)
                 except TypeError as e:
                     raise LaunchError(f"{t} at {location_of(op)}: {e}") from None
     return total
@@ -177,7 +177,23 @@ def run_simt_kernel(
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
     bodies = _callees(op)
     check_launch(op, grid3, block3, shared_bytes, static_shared_bytes(bodies))
-    bound = bind_args(op, args)
+    finish: list = []
+    bound = bind_args(op, args, finish)
+    try:
+        _execute(module, op, grid3, block3, bound, bodies)
+    finally:  # bf16 results back into the caller's arrays, as far as the kernel got
+        for give_back in finish:
+            give_back()
+
+
+def _execute(
+    module: ModuleOp,
+    op: simt.KernelOp,
+    grid3: Dim3,
+    block3: Dim3,
+    bound: list[Any],
+    bodies: Any,
+) -> None:
     values = tuple(_lane_value(v, p) for v, p in zip(bound, op.params))
     budget = max_steps()
     cooperative = needs_cooperation(bodies)

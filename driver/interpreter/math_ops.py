@@ -22,7 +22,7 @@ from xdsl.ir import Operation
 
 from ferrox.driver.interpreter.arith_ops import as_int, as_signed, as_unsigned, scalar
 from ferrox.driver.interpreter.ops import lowers, scalar_functions, unsupported
-from ferrox.driver.interpreter.values import float_dtype, int_width, lane_dtype
+from ferrox.driver.interpreter.values import float_dtype, int_width, lane_dtype, to_float
 
 
 def _dtype(op: Operation) -> np.dtype:
@@ -30,6 +30,14 @@ def _dtype(op: Operation) -> np.dtype:
     if dtype is None:
         raise unsupported(op, f"{op.results[0].type} is not a float type the interpreter holds")
     return dtype
+
+
+def _to(op: Operation) -> Callable[[Any], Any]:
+    """The rounding of a wide (f64, or round-to-odd f64) result to the op's float type."""
+    _dtype(op)
+    convert = to_float(op.results[0].type)
+    assert convert is not None
+    return convert
 
 
 def _width(op: Operation) -> int:
@@ -43,11 +51,11 @@ def _via_f64(fn: Callable[..., Any]):
     """A factory computing `fn` on f64 operands, rounded to the result type."""
 
     def factory(op: Operation):
-        dtype = _dtype(op)
+        to = _to(op)
 
         def run(ctx, args, mask):
             wide = [np.asarray(a, dtype=np.float64) for a in args]
-            return (scalar(np.asarray(fn(*wide)).astype(dtype)),)
+            return (to(np.asarray(fn(*wide))),)
 
         return run
 
@@ -82,7 +90,7 @@ def _fma64(x: float, y: float, z: float) -> float:
 
 @lowers(mathd.FmaOp)
 def _fma(op):
-    dtype = _dtype(op)
+    dtype, to = _dtype(op), _to(op)
 
     def run(ctx, args, mask):
         a, b, c = (np.asarray(v, dtype=np.float64) for v in args)
@@ -90,7 +98,7 @@ def _fma(op):
             out = np.vectorize(_fma64, otypes=[np.float64])(a, b, c)
         else:
             out = round_to_odd_sum(a * b, c)
-        return (scalar(np.asarray(out).astype(dtype)),)
+        return (to(np.asarray(out)),)
 
     return run
 
@@ -98,10 +106,8 @@ def _fma(op):
 @lowers(mathd.SqrtOp)
 def _sqrt(op):
     # sqrt of an f32 computed in f64 and rounded is correctly rounded (53 >= 2 * 24 + 2).
-    dtype = _dtype(op)
-    return lambda ctx, args, mask: (
-        scalar(np.sqrt(np.asarray(args[0], dtype=np.float64)).astype(dtype)),
-    )
+    to = _to(op)
+    return lambda ctx, args, mask: (to(np.sqrt(np.asarray(args[0], dtype=np.float64))),)
 
 
 def _round_half_away(x):
@@ -150,11 +156,9 @@ for _op, _fn in {**_UNARY, **_BINARY}.items():
 
 @lowers(mathd.FPowIOp)
 def _fpowi(op):
-    dtype = _dtype(op)
+    to = _to(op)
     return lambda ctx, args, mask: (
-        scalar(
-            np.power(np.asarray(args[0], np.float64), np.asarray(args[1], np.float64)).astype(dtype)
-        ),
+        to(np.power(np.asarray(args[0], np.float64), np.asarray(args[1], np.float64))),
     )
 
 

@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, BlockArgument
 from ferrox.dialects import tile
 from ferrox.dialects.tile.types import shape_str
 from ferrox.driver.interpreter.arith_ops import FerroxArithFunctions
+from ferrox.driver.interpreter.bf16 import bf16_input
 from ferrox.driver.interpreter.errors import LaunchError
 from ferrox.driver.interpreter.machine import Program
 from ferrox.driver.interpreter.math_ops import FerroxMathFunctions
@@ -80,11 +81,23 @@ def _label(kernel: tile.KernelOp, arg: BlockArgument) -> str:
     return f"{name} (argument {arg.index} of @{kernel.sym_name.data})"
 
 
-def _array(value: Any, t: tile.PartitionType | tile.TileTensorType, what: str) -> np.ndarray:
+def _array(
+    value: Any, t: tile.PartitionType | tile.TileTensorType, what: str, finish: list
+) -> np.ndarray:
     if not isinstance(value, np.ndarray):
         raise LaunchError(f"{what} takes a NumPy array, got {type(value).__name__}")
     if value.ndim != t.rank:
         raise LaunchError(f"{what} is rank {t.rank}, but the array has shape {value.shape}")
+    if is_bf16(t.element_type):
+        held = bf16_input(value, isinstance(t, tile.PartitionType) and value.flags.writeable)
+        if held is None:
+            raise LaunchError(
+                f"{what} holds bf16, but the array's dtype is {value.dtype}: pass bf16 bit "
+                "patterns as ferrox.bf16_bits(array), an ml_dtypes bfloat16 array, or float32"
+            )
+        if held.finish is not None:
+            finish.append(held.finish)
+        return held.working
     allowed = memory_dtypes(t.element_type)
     if value.dtype not in allowed:
         names = " or ".join(str(d) for d in allowed)
@@ -125,9 +138,14 @@ def _scalar(value: Any, t: Attribute, what: str) -> Any:
 
 
 def bind_tile_args(
-    kernel: tile.KernelOp, args: Sequence[Any]
+    kernel: tile.KernelOp, args: Sequence[Any], finish: list | None = None
 ) -> tuple[list[Any], list[np.ndarray]]:
-    """`(values in parameter order, output arrays)`, every argument checked against its type."""
+    """`(values in parameter order, output arrays)`, every argument checked against its type.
+    bf16 arrays are held as float32 (`bf16.bf16_input`): the callbacks that write the results
+    back into the caller's arrays are appended to `finish`, for the caller to call once the
+    kernel stopped."""
+    if finish is None:
+        finish = []
     params = kernel.args
     if len(args) != len(params):
         raise LaunchError(f"@{kernel.sym_name.data} takes {len(params)} arguments, got {len(args)}")
@@ -136,13 +154,13 @@ def bind_tile_args(
     for param, value in zip(params, args):
         t, what = param.type, _label(kernel, param)
         if isinstance(t, tile.PartitionType):
-            array = _array(value, t, what)
+            array = _array(value, t, what, finish)
             if not array.flags.writeable:
                 raise LaunchError(f"{what} is an output partition, but the array is read-only")
             outputs.append(array)
             values.append(array)
         elif isinstance(t, tile.TileTensorType):
-            array = _array(value, t, what)
+            array = _array(value, t, what, finish)
             for d, (want, have) in enumerate(zip(t.get_shape(), array.shape)):
                 if want != DYNAMIC_INDEX and want != have:
                     raise LaunchError(
@@ -154,8 +172,13 @@ def bind_tile_args(
             values.append(view)
         else:
             values.append(_scalar(value, t, what))
-    _check_no_aliasing(kernel, params, values, outputs)
+    _check_no_aliasing(kernel, params, [_base(a, v) for a, v in zip(args, values)], outputs)
     return values, outputs
+
+
+def _base(arg: Any, value: Any) -> Any:
+    """The caller's array where a bf16 one is held as a copy: aliasing is the caller's."""
+    return arg if isinstance(arg, np.ndarray) and isinstance(value, np.ndarray) else value
 
 
 def _check_no_aliasing(kernel, params, values, outputs) -> None:
@@ -206,7 +229,16 @@ def run_tile_kernel(
     before anything runs, or a located `KernelTrap` at an op that failed.
     """
     op = find_tile_kernel(module, kernel)
-    values, _ = bind_tile_args(op, args)
+    finish: list = []
+    values, _ = bind_tile_args(op, args, finish)
+    try:
+        _run_blocks(module, op, values)
+    finally:
+        for give_back in finish:
+            give_back()
+
+
+def _run_blocks(module: ModuleOp, op: tile.KernelOp, values: list[Any]) -> None:
     grid = launch_grid(op, values)
     interp = TileInterpreter(Program(module, tile_interpreter_functions()), grid)
     frozen = tuple(values)

@@ -8,8 +8,8 @@ lowering's shared memory for races and its indices for bounds, and a fault in a 
 the GPU reproduces here. The whole-tile interpreter (`tile_kernel.run_tile_kernel`) stays as
 the reference the lowering is tested against.
 
-bf16 is the exception: the SIMT engine holds no bf16 memory, so a tile kernel with bf16 data runs
-on the whole-tile interpreter.
+bf16 data runs there too: the engine holds bf16 as float32 of bf16 values, and the caller's bf16
+arrays (bits, ml_dtypes, float32) are read in before the launch and written back after it.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
-from ferrox.dialects import simt, tile
+from ferrox.dialects import simt
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
-from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel, run_tile_kernel
+from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, convert_tile_to_simt
 
 _LOWERED: weakref.WeakKeyDictionary[ModuleOp, ModuleOp] = weakref.WeakKeyDictionary()
@@ -38,11 +38,6 @@ def lowered_module(module: ModuleOp) -> ModuleOp:
         convert_tile_to_simt(lowered)
         _LOWERED[module] = lowered
     return lowered
-
-
-def _has_bf16(kernel: tile.KernelOp) -> bool:
-    types = [a.type for a in kernel.args] + [r.type for op in kernel.walk() for r in op.results]
-    return any(isinstance(getattr(t, "element_type", t), BFloat16Type) for t in types)
 
 
 def simt_launch(
@@ -71,10 +66,16 @@ def run_lowered_tile_kernel(module: ModuleOp, kernel: str, args: Sequence[Any]) 
     (parameter order; outputs written in place). Raises `LaunchError` before anything runs, or
     a located `KernelFault` from the lowered kernel."""
     op = find_tile_kernel(module, kernel)
-    if _has_bf16(op):
-        run_tile_kernel(module, kernel, args)
-        return
-    values, outputs = bind_tile_args(op, args)
+    finish: list = []
+    values, outputs = bind_tile_args(op, args, finish)
+    try:
+        _run_lowered(module, kernel, values, outputs)
+    finally:  # bf16 results back into the caller's arrays
+        for give_back in finish:
+            give_back()
+
+
+def _run_lowered(module: ModuleOp, kernel: str, values: list[Any], outputs: list) -> None:
     strided = [(i, v) for i, v in enumerate(values) if any(v is o for o in outputs)]
     strided = [(i, v) for i, v in strided if not v.flags.c_contiguous]
     for i, v in strided:  # written through a contiguous copy, as the host would copy it back

@@ -7,9 +7,15 @@
   Python ints (`i1` may be a bool) and floats NumPy scalars; `ops.scalar_functions` converts.
 - Memory is NumPy arrays; integer arrays are viewed as the signed dtype of their width, so a
   signless `i32` slice may be given as int32 or uint32.
+- bf16 (which NumPy lacks) is float32 holding bf16 values, in lanes and in memory alike: loads
+  and stores are exact, and each op that makes a bf16 value rounds it once (`to_float`;
+  `bf16.py` has the conversions and reads the caller's bf16 arrays in and out).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -22,9 +28,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from ferrox.driver.interpreter.bf16 import f16_from_f32, round_any
+
 INDEX_WIDTH = 64
 
 _FLOATS: dict[type[Attribute], np.dtype] = {
+    BFloat16Type: np.dtype(np.float32),  # holding bf16 values only (see the module's docstring)
     Float16Type: np.dtype(np.float16),
     Float32Type: np.dtype(np.float32),
     Float64Type: np.dtype(np.float64),
@@ -56,7 +65,34 @@ def int_width(t: Attribute) -> int | None:
 
 
 def float_dtype(t: Attribute) -> np.dtype | None:
+    """The NumPy type float lanes and memory of `t` are held in (float32 for bf16)."""
     return _FLOATS.get(type(t))
+
+
+def is_bf16(t: Attribute) -> bool:
+    return isinstance(t, BFloat16Type)
+
+
+def to_float(t: Attribute) -> Callable[[Any], Any] | None:
+    """How a float value computed wider (f32 or f64, exact or once rounded to odd) becomes a
+    value of `t`, rounded once as the GPU rounds it; None when `t` is no float type."""
+    dtype = float_dtype(t)
+    if dtype is None:
+        return None
+    if isinstance(t, BFloat16Type):
+        return lambda x: _scalar(round_any(x))
+    if isinstance(t, Float16Type):
+        return lambda x: _scalar(f16_from_f32(x))
+
+    def cast(x: Any) -> Any:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _scalar(np.asarray(x).astype(dtype))
+
+    return cast
+
+
+def _scalar(value: Any) -> Any:
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
 def storage_dtype(t: Attribute) -> np.dtype:
@@ -69,9 +105,12 @@ def storage_dtype(t: Attribute) -> np.dtype:
         return np.dtype(np.bool_)
     if width in _SIGNED:
         return _SIGNED[width]
-    if isinstance(t, BFloat16Type):
-        raise TypeError("bf16 has no NumPy type; the interpreter cannot hold bf16 memory")
     raise TypeError(f"the interpreter has no memory representation for {t}")
+
+
+def element_bytes(t: Attribute) -> int:
+    """An element's size on the GPU (a bf16 is 2 bytes, though held here in 4)."""
+    return 2 if isinstance(t, BFloat16Type) else storage_dtype(t).itemsize
 
 
 def accepts(t: Attribute, dtype: np.dtype) -> bool:

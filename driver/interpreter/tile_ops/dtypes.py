@@ -1,9 +1,10 @@
 """How tile element types live in NumPy, and how values are rounded to them exactly once.
 
 - A tile is an ndarray of its element type's dtype: `f16` float16, `f32` float32, `f64` float64,
-  `i1` bool, `iN` intN (signless integers are held signed), and `bf16` `ml_dtypes.bfloat16`
-  where ml_dtypes is importable, else float32 holding values already rounded to bf16 (round to
-  nearest even on the bit pattern, NaN kept as a quiet NaN): both hold exactly the bf16 values.
+  `i1` bool, `iN` intN (signless integers are held signed), and `bf16` float32 holding values
+  already rounded to bf16, as the SIMT engine holds them (`driver/interpreter/bf16.py`: round to
+  nearest even on the bit pattern, any NaN the canonical 0x7FFF, as `cvt.rn.bf16.f32` makes it).
+  A caller's bf16 array (bits, ml_dtypes, float32) is read into such a float32 copy at launch.
 - `f16`/`bf16` arithmetic is computed in float32 and rounded once to the element type, which is
   the correctly rounded result for + - * / and sqrt (24 >= 2 * 11 + 2). Anything computed in
   float64 is rounded to bf16 through a round-to-odd float32, so it is rounded only once too.
@@ -18,15 +19,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float6
 from xdsl.ir import Attribute
 
 from ferrox.dialects.tile.attributes import Padding
-
-try:  # pragma: no cover - depends on the environment
-    import ml_dtypes as _ml_dtypes
-except ImportError:  # pragma: no cover
-    _ml_dtypes = None
-
-ML_BFLOAT16: np.dtype | None = np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else None
-use_ml_dtypes = ML_BFLOAT16 is not None
-"""Whether bf16 tiles are `ml_dtypes.bfloat16` (tests switch it off to check the fallback)."""
+from ferrox.driver.interpreter.bf16 import f32_round_to_odd, round_f32
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -49,7 +42,8 @@ def is_float_type(t: Attribute) -> bool:
 
 
 def bf16_dtype() -> np.dtype:
-    return ML_BFLOAT16 if use_ml_dtypes and ML_BFLOAT16 is not None else F32
+    """bf16 tiles are float32 holding bf16 values."""
+    return F32
 
 
 def tile_dtype(t: Attribute) -> np.dtype:
@@ -66,7 +60,7 @@ def tile_dtype(t: Attribute) -> np.dtype:
 def memory_dtypes(t: Attribute) -> tuple[np.dtype, ...]:
     """The array dtypes that may back a tensor or partition of element type `t`."""
     if is_bf16(t):
-        return (F32,) if ML_BFLOAT16 is None else (ML_BFLOAT16, F32)
+        return (F32,)  # what the launch reads a caller's bf16 array into
     dtype = tile_dtype(t)
     if dtype.kind == "i":
         return dtype, np.dtype(f"u{dtype.itemsize}")
@@ -80,27 +74,9 @@ def compute_dtype(t: Attribute) -> np.dtype:
 
 # --- rounding ------------------------------------------------------------------------------
 def bf16_bits_round(x32: np.ndarray) -> np.ndarray:
-    """float32 values rounded to bf16 (nearest, ties to even), as float32; NaN becomes a quiet
-    NaN of the same sign (the bit trick alone could turn a NaN into an infinity)."""
-    x32 = np.asarray(x32, dtype=F32)
-    bits = x32.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    quiet = ((bits & 0x80000000) | 0x7FC00000).astype(np.uint32)
-    return np.where(np.isnan(x32), quiet, rounded).view(F32)
-
-
-def f32_round_to_odd(x64: np.ndarray) -> np.ndarray:
-    """float64 values rounded to float32 by truncation with the sticky bit in the last place:
-    rounding that again to a format of at most 22 bits is the correctly rounded result."""
-    x64 = np.asarray(x64, dtype=F64)
-    with np.errstate(over="ignore"):
-        r = x64.astype(F32)
-    back = r.astype(F64)
-    inexact = (back != x64) & np.isfinite(x64)
-    bits = r.view(np.uint32)
-    bits = np.where(inexact & (np.abs(back) > np.abs(x64)), bits - np.uint32(1), bits)
-    bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
-    return bits.view(F32)
+    """float32 values rounded to bf16 (nearest, ties to even), as float32; any NaN becomes the
+    canonical NaN, as the GPU's conversion makes it (one definition: `bf16.round_f32`)."""
+    return round_f32(np.asarray(x32, dtype=F32))
 
 
 def round_to(t: Attribute, values: np.ndarray) -> np.ndarray:

@@ -165,14 +165,19 @@ def test_static_shared_memory_limit(kernel):
         run_simt_kernel(kernel(text), "big", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
 
 
-def test_bf16_slices_have_no_numpy_memory(kernel):
+def test_bf16_slices_take_bf16_bits_not_other_arrays(kernel):
     text = """
   simt.kernel @half(%x: !simt.slice<bf16>) {
     simt.return
   }
 """
-    with pytest.raises(LaunchError, match=r"%x \(argument 0 of @half\): bf16 has no NumPy type"):
-        run_simt_kernel(kernel(text), "half", (1, 1, 1), (1, 1, 1), [np.zeros(2, np.float16)])
+    for wrong in (np.zeros(2, np.float16), np.zeros(2, np.uint16)):
+        with pytest.raises(LaunchError) as info:
+            run_simt_kernel(kernel(text), "half", (1, 1, 1), (1, 1, 1), [wrong])
+        assert str(info.value) == (
+            f"%x (argument 0 of @half) holds bf16, but the array's dtype is {wrong.dtype}: pass "
+            "bf16 bit patterns as ferrox.bf16_bits(array), an ml_dtypes bfloat16 array, or float32"
+        )
 
 
 def test_unsupported_ops_are_located_faults(kernel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ferrox.driver.interpreter.bf16 import bf16_bits, to_bf16
 from ferrox.driver.interpreter.errors import KernelTrap, LaunchError
 from ferrox.driver.interpreter.tile_kernel import (
     find_tile_kernel,
@@ -13,7 +14,7 @@ from ferrox.driver.interpreter.tile_kernel import (
     run_tile_kernel,
     tile_launch_args,
 )
-from ferrox.driver.interpreter.tile_ops import dtypes
+from ferrox.driver.interpreter.tile_lowered import run_lowered_tile_kernel
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.verify import verify_module
@@ -183,31 +184,50 @@ def test_a_trap_is_located_at_the_op_and_names_the_block(module):
     assert str(err).startswith("launch.mlir:13:")
 
 
-@pytest.mark.parametrize("ml", [False, True])
-def test_bf16_tensors_take_float32_or_bfloat16_arrays(module, monkeypatch, ml):
-    if ml and dtypes.ML_BFLOAT16 is None:
-        pytest.skip("ml_dtypes is not installed")
-    monkeypatch.setattr(dtypes, "use_ml_dtypes", ml)
-    x = np.array(
-        [1.0, 1.00390625, 1.005859375, 3.0, -2.5, 1e-3, 300.0, 255.0, 1.5], dtype=np.float32
-    )
+WIDEN_IN = [1.0, 1.00390625, 1.005859375, 3.0, -2.5, 1e-3, 300.0, 255.0, 1.5]
+WIDEN_OUT = [2.0, 2.0, 2.0, 4.0, -1.5, 1.0, 300.0, 256.0, 2.5]  # every sum rounded to bf16
+
+
+@pytest.mark.parametrize("run", [run_tile_kernel, run_lowered_tile_kernel], ids=["tile", "lowered"])
+def test_bf16_tensors_take_float32_or_bf16_bits(module, run):
+    x = np.array(WIDEN_IN, dtype=np.float32)
     out = f32(9)
-    run_tile_kernel(module, "widen", [out, x, 1.00390625])  # both rounded to bf16 on the way in
-    expected = [2.0, 2.0, 2.0, 4.0, -1.5, 1.0, 300.0, 256.0, 2.5]  # every sum rounded to bf16
-    assert list(out) == expected
-    if dtypes.ML_BFLOAT16 is not None:
-        out2 = f32(9)
-        run_tile_kernel(module, "widen", [out2, x.astype(dtypes.ML_BFLOAT16), 1.0])
-        assert list(out2) == expected
+    run(module, "widen", [out, x, 1.00390625])  # both rounded to bf16 on the way in
+    assert list(out) == WIDEN_OUT
+    bits = to_bf16(x)
+    out2 = f32(9)
+    run(module, "widen", [out2, bits, 1.0])
+    assert list(out2) == WIDEN_OUT
 
 
-def test_bf16_outputs_hold_bf16_values(module):
+@pytest.mark.parametrize("run", [run_tile_kernel, run_lowered_tile_kernel], ids=["tile", "lowered"])
+def test_bf16_tensors_refuse_other_dtypes(module, run):
+    with pytest.raises(LaunchError) as info:
+        run(module, "widen", [f32(9), np.zeros(9, np.uint16), 1.0])
+    assert str(info.value) == (
+        "%x (argument 1 of @widen) holds bf16, but the array's dtype is uint16: pass bf16 bit "
+        "patterns as ferrox.bf16_bits(array), an ml_dtypes bfloat16 array, or float32"
+    )
+
+
+@pytest.mark.parametrize("run", [run_tile_kernel, run_lowered_tile_kernel], ids=["tile", "lowered"])
+def test_bf16_outputs_hold_bf16_values(module, run):
     x = np.array([1.1, 3.39e38, np.nan, -0.0, 1.005859375, 3.4e38], dtype=np.float32)
     out = f32(6)
-    run_tile_kernel(module, "narrow", [out, x])
+    run(module, "narrow", [out, x])
     assert out[0] == 1.1015625 and out[1] == 3.3895313892515355e38 and np.isnan(out[2])
     assert np.signbit(out[3]) and out[4] == 1.0078125 and np.isposinf(out[5])
-    if dtypes.ML_BFLOAT16 is not None:
-        native = np.zeros(6, dtypes.ML_BFLOAT16)
-        run_tile_kernel(module, "narrow", [native, x])
-        assert np.array_equal(native.astype(np.float32), out, equal_nan=True)
+    bits = bf16_bits(np.full(6, 0x7FC1, np.uint16))  # poisoned: a NaN no result has
+    run(module, "narrow", [bits, x])
+    assert list(bits.view(np.ndarray)) == [0x3F8D, 0x7F7F, 0x7FFF, 0x8000, 0x3F81, 0x7F80]
+
+
+def test_ml_dtypes_bfloat16_arrays_are_taken_where_installed(module):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.array(WIDEN_IN, dtype=np.float32).astype(ml_dtypes.bfloat16)
+    out = np.zeros(9, ml_dtypes.bfloat16)
+    run_lowered_tile_kernel(module, "narrow", [out, x.astype(np.float32)])
+    assert np.array_equal(out.astype(np.float32), x.astype(np.float32))
+    out2 = f32(9)
+    run_lowered_tile_kernel(module, "widen", [out2, x, 1.0])
+    assert list(out2) == WIDEN_OUT
