@@ -103,8 +103,13 @@ def _type_name(exc: BaseException) -> str:
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
-_LOCATED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
-_UNLOCATED = re.compile(r"^(<unknown>|[^\s:][^:]*:0:0): error: (?P<msg>.*)$", re.M)
+# The tools run with FERROX_ERROR_FORMAT=short (`file:line:col: error[E0382]: message`, the code
+# optional); an unlocated diagnostic in the human form (`error: ...` then `--> <unknown>`) is
+# caught too, should a tool print that form regardless.
+_ERROR = r"error(?:\[\w+\])?"
+_UNLOCATED = re.compile(rf"^(<unknown>|[^\s:][^:]*:0:0): {_ERROR}: (?P<msg>.*)$", re.M)
+_UNLOCATED_HUMAN = re.compile(rf"^{_ERROR}: (?P<msg>.*)\n\s*--> (?:<unknown>|[^\n]*:0:0)\s*$", re.M)
+ERROR_FORMAT_ENV = "FERROX_ERROR_FORMAT"
 
 
 def _shape(message: str) -> str:
@@ -126,7 +131,7 @@ def classify(code: object, out: str, err: str, exc: BaseException | None) -> Out
         return Outcome("finding", f"exit status {code}", err[-300:])
     if "Traceback (most recent call last)" in err or "internal error" in err:
         return Outcome("finding", "traceback or internal error text with exit 0/1", err[-300:])
-    unlocated = _UNLOCATED.search(err)
+    unlocated = _UNLOCATED.search(err) or _UNLOCATED_HUMAN.search(err)
     if unlocated is not None:
         return Outcome("finding", f"unlocated diagnostic: {_shape(unlocated['msg'])}", err[:300])
     if code == 0:
@@ -161,6 +166,8 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
     # times faster than the tool, and every slow run would look like a hang.
     previous = signal.signal(signal.SIGPROF, on_alarm)
     signal.setitimer(signal.ITIMER_PROF, limit)
+    error_format = os.environ.get(ERROR_FORMAT_ENV)
+    os.environ[ERROR_FORMAT_ENV] = "short"  # one line a diagnostic, its location first
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main([*before, path, *after])
@@ -176,6 +183,10 @@ def run_in_process(config: str, path: str, limit: float) -> Outcome:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, previous)
         opt.report_internal_error, cli.report_internal_error = saved
+        if error_format is None:
+            os.environ.pop(ERROR_FORMAT_ENV, None)
+        else:
+            os.environ[ERROR_FORMAT_ENV] = error_format
     if exc is None and recorded:
         internal = recorded[-1]
         if type(internal).__name__ == "InvalidPassOutput":  # the pass and the verifier's words

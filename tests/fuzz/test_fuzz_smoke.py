@@ -6,6 +6,7 @@ up belongs off it."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import ferrox_fuzz as fuzz  # fuzz/ is on pytest's pythonpath
@@ -46,3 +47,34 @@ def test_the_open_list_names_saved_regressions():
         for line in path.read_bytes().decode("utf-8", "replace").splitlines()[:1]
     }
     assert OPEN <= saved
+
+
+def test_an_unlocated_diagnostic_is_a_finding_in_either_error_format():
+    # The short form (what the fuzzer asks the tools for) may carry a rule code; the human form
+    # puts the location on an arrow line below the message.
+    for err in (
+        "<unknown>: error[E0101]: operand of 300 is out of range\n",
+        "k.mlir:0:0: error: operand of 300 is out of range\n",
+        "error[E0101]: operand of 300 is out of range\n  --> <unknown>\n",
+    ):
+        outcome = fuzz.classify(1, "", err, None)
+        assert outcome == fuzz.Outcome(
+            "finding", "unlocated diagnostic: operand of _ is out of range", err[:300]
+        )
+    assert fuzz.classify(1, "", "k.mlir:3:5: error[E0101]: bad\n", None).verdict == "diagnostic"
+
+
+def test_the_tools_run_with_the_short_error_format(tmp_path: Path, monkeypatch):
+    from ferrox.driver.tools import opt
+
+    seen = []
+    monkeypatch.setattr(opt, "main", lambda argv: seen.append(os.environ.get(FORMAT)) or 1)
+    monkeypatch.setenv(FORMAT, "human")
+    path = tmp_path / "k.mlir"
+    path.write_text("func.func @f() {\n  func.return\n}\n")
+    assert fuzz.run_in_process("opt-parse", str(path), 30.0).verdict == "finding"  # no message
+    assert seen == ["short"]
+    assert os.environ[FORMAT] == "human"
+
+
+FORMAT = fuzz.ERROR_FORMAT_ENV
