@@ -24,6 +24,8 @@ _LAZY = {
     "ModuleArtifact": "ferrox.artifact",
     "KernelArtifact": "ferrox.artifact",
     "run_program": "ferrox.run_api",
+    "bf16_bits": "ferrox.driver.interpreter.bf16",  # NumPy has no bf16: its bits, marked
+    "to_bf16": "ferrox.driver.interpreter.bf16",
 }
 _SUBMODULES = ("simt", "tile", "host", "torch_op")
 """The Python frontend's decorators (`ferrox.simt.kernel`, ...), imported on first use."""

@@ -436,7 +436,9 @@ class GpuDevice:
             if not isinstance(value, BufferArg):
                 continue
             if isinstance(value.obj, np.ndarray):
-                device = DeviceArray.from_numpy(np.ascontiguousarray(value.obj), self.ordinal)
+                device = DeviceArray.from_numpy(
+                    np.ascontiguousarray(value.obj), self.ordinal, element=value.element
+                )  # the checker's element: bf16 for ferrox.bf16_bits' uint16
                 staged.append((device, value.obj if param.kind.is_exclusive else None))
                 on_device[id(value)] = device.view
             else:

@@ -4,6 +4,11 @@ The checker never touches memory. A caller (the GPU launcher with device address
 interpreter with NumPy arrays) describes each buffer argument by its byte range, element count,
 element type and shape, and passes scalars as plain numbers. `obj` carries the caller's own
 object through the check untouched, so the launcher can find it in `CheckedLaunch`.
+
+NumPy has no bf16: a NumPy array is a bf16 buffer when it is marked so (`ferrox.bf16_bits`, a
+uint16 array of bit patterns) or has ml_dtypes' bfloat16 dtype; a plain uint16 array is an
+`i16` buffer and a float32 one an `f32` buffer, refused for a bf16 parameter like any other
+mismatch (docs/interpreter.md, "bf16 and f16").
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ferrox.artifact import ELEMENT_BYTES
+from ferrox.driver.interpreter.bf16 import Bf16Bits, is_ml_bfloat16
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +50,7 @@ def element_of(dtype: np.dtype) -> str | None:
         return f"i{dtype.itemsize * 8}"
     if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
         return f"f{dtype.itemsize * 8}"
-    if dtype.name == "bfloat16":  # ml_dtypes' bfloat16, where it is installed
+    if is_ml_bfloat16(dtype):  # ml_dtypes' bfloat16, where the user has it
         return "bf16"
     return None
 
@@ -52,7 +58,10 @@ def element_of(dtype: np.dtype) -> str | None:
 def numpy_buffer(array: np.ndarray, obj: Any = None) -> BufferArg:
     """A NumPy array (or view) as a `BufferArg`: its byte range is every byte any of its
     elements touches, so two views of one buffer overlap exactly when their extents do."""
-    element = element_of(array.dtype) or f"<{array.dtype}>"
+    if isinstance(array, Bf16Bits):
+        element = "bf16"
+    else:
+        element = element_of(array.dtype) or f"<{array.dtype}>"
     start = int(array.__array_interface__["data"][0])
     if array.size == 0:
         lo = hi = 0

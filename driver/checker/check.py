@@ -92,6 +92,16 @@ def _int_range(element: str) -> tuple[int, int] | None:
     return None
 
 
+def _bf16_hint(param: Param, value: BufferArg) -> str:
+    """How a NumPy caller passes bf16, which NumPy has no dtype for."""
+    if param.element != "bf16" or type(value.obj).__module__.split(".")[0] != "numpy":
+        return ""
+    return (
+        ": NumPy has no bf16, so pass bf16 bit patterns as ferrox.bf16_bits(uint16 array), "
+        "or round floats with ferrox.to_bf16(array)"
+    )
+
+
 def _argument_problems(
     kernel: str, params: Sequence[Param], args: Sequence[Any], name
 ) -> list[str]:
@@ -121,7 +131,7 @@ def _argument_problems(
         if value.element != param.element:
             out.append(
                 f"{label} is {describe(param)}, but the array holds {value.element} "
-                f"(its element type must be {param.element})"
+                f"(its element type must be {param.element}){_bf16_hint(param, value)}"
             )
         if not value.contiguous:
             out.append(

@@ -286,12 +286,16 @@ class DeviceArray:
         cls, array: np.ndarray, ordinal: int = 0, *, element: str | None = None
     ) -> DeviceArray:
         """A device copy of `array` (any layout; copied in C order). `element="bf16"` takes
-        a uint16 array of bf16 bits (or an ml_dtypes bfloat16 array)."""
+        a uint16 array of bf16 bits (or an ml_dtypes bfloat16 array); an integer element takes
+        either signedness of its width (kernel integers are signless)."""
         array = np.asarray(array)
         found = element_of(array.dtype)
         if element is None:
             element = found
-        elif element != found and not (element == "bf16" and found in ("u16", "bf16")):
+        elif element != found and not (
+            (element == "bf16" and found in ("u16", "bf16"))
+            or (element[0] in "iu" and found[0] in "iu" and element[1:] == found[1:])
+        ):
             raise ArrayError(f"expected {element} elements, got {found} ({array.dtype})")
         out = cls.empty(array.shape, element, ordinal)
         host = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
