@@ -18,6 +18,8 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
     ComplexType,
     ContainerType,
     FileLineColLoc,
@@ -145,6 +147,12 @@ class LocatedParser(Parser):
             # ValueError, and packs index elements with `struct`; say it at the literal.
             self.raise_error(f"bad dense literal: {e}", start)
 
+    def _parse_tensor_literal_element(self):
+        element = super()._parse_tensor_literal_element()
+        if isinstance(element.value, int) and element.span.text.lower().startswith("0x"):
+            return _HexElement(element.is_negative, element.value, element.span)
+        return element
+
     def parse_optional_builtin_int_or_float_attr(self):
         start = self._current_token.span
         try:
@@ -230,6 +238,35 @@ class LocatedParser(Parser):
 # verifiers and printers recurse once or more per level; far below Python's recursion limit, far
 # above any real program (regions nest one `{` per level).
 MAX_NESTING = 100
+
+
+class _HexElement(Parser._TensorLiteralElement):
+    """A hex literal in a dense float literal: the element's bits, as MLIR reads it (and as xDSL
+    prints a non-finite float: `dense<0xff800000> : tensor<4xf32>` is four -inf). xDSL 0.74 reads
+    it as the integer 4286578688 instead, so -inf, inf and NaN did not survive a round trip."""
+
+    def to_type(self, parser, type):
+        if not isinstance(type, AnyFloat):
+            return super().to_type(parser, type)
+        width = type.bitwidth
+        bits = int(self.value)
+        if bits >= 1 << width:
+            parser.raise_error(
+                f"hex literal {self.span.text} has more than the {width} bits of {type}",
+                at_position=self.span,
+            )
+        if isinstance(type, BFloat16Type):  # the high half of an f32
+            return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+        code = _FLOAT_CODES.get(width)
+        if code is None:
+            parser.raise_error(f"hex literals of {type} are not supported", at_position=self.span)
+        size = width // 8
+        return struct.unpack(f"<{code}", bits.to_bytes(size, "little"))[0]
+
+
+_FLOAT_CODES = {16: "e", 32: "f", 64: "d"}
+
+
 # The most elements a dense literal may have (a splat included): xDSL keeps one Python value per
 # element while it parses, so `dense<1.0> : tensor<99999999999xf32>` would exhaust memory.
 MAX_DENSE_ELEMENTS = 1 << 20
