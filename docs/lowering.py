@@ -153,6 +153,9 @@ STAGE_3 = """\
 - `get_mut` became `scf.if (index < len(out))` around the element's address, the region's body
   and the store of the value it yields (the old value is not loaded: the region ignores it).
 - Each `simt.load` became a trap unless `index < len` (unsigned), then an `invariant` load.
+- The contract's `requires` relations became `llvm.assume` at the start (`facts.py`): the checker
+  proved them before the launch, and with `index < len(out) <= len(a)` LLVM finds both traps
+  dead, so the PTX below has none.
 
 """
 
@@ -185,9 +188,10 @@ STAGE_7 = """\
 ## PTX (sm_90, -O3)
 
 The shared slices are read through the non-coherent cache (`ld.global.nc`): their parameters are
-`noalias readonly` and the loads `!invariant.load`. The two range checks stayed (nothing tells
-LLVM that `len(a) >= len(out)`; the contract's `requires` is checked by the host) and cost two
-compares; a failing one ends the kernel with `trap`. `tests/lowering/test_examples_ptx.py` checks
+`noalias readonly` and the loads `!invariant.load`. The two range checks are gone: the contract's
+`requires` (checked by the host before the launch) told LLVM that `len(a), len(b) >= len(out)`,
+and the `get_mut` guard that `index < len(out)`. Where no relation proves a check, it stays and
+a failing one ends the kernel with `trap`. `tests/lowering/test_examples_ptx.py` checks
 the PTX of every example this way and assembles it with `ptxas -v` (no spills, no local memory).
 
 """

@@ -35,28 +35,33 @@ class Expect:
     vector_accesses: bool = False
     """Every global access of the kernel is a 16-byte vector load or store (on the aligned path)."""
     traps: bool = True
-    """Some range check survives. Where the kernel guards an access itself (`i < len`), LLVM
-    proves the lowering's check dead and removes the trap."""
+    """Some range check survives. Where the kernel guards an access itself (`i < len`), or the
+    contract's `requires` relations prove it (stated to LLVM as assumptions, lowering/
+    simt_to_nvvm/facts.py), LLVM proves the lowering's check dead and removes the trap."""
 
 
 F32x3 = ("slice:f32", "slice:f32", "slice:f32")
 EXPECT = {
-    "vecadd": Expect((256, 1, 1), F32x3),
+    "vecadd": Expect((256, 1, 1), F32x3, traps=False),
     "vecadd_unchecked": Expect(
         None, ("ptr", "ptr", "ptr", "index"), nc_loads=False, plain_global_loads=2, traps=False
     ),
     "vecadd_vec4": Expect((256, 1, 1), (*F32x3, "index"), vector_accesses=True),
-    "saxpy": Expect((256, 1, 1), ("f32", "slice:f32", "slice:f32"), plain_global_loads=1),
+    "saxpy": Expect(
+        (256, 1, 1), ("f32", "slice:f32", "slice:f32"), plain_global_loads=1, traps=False
+    ),
     "neighbour": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, traps=False),
     "transpose": Expect((32, 32, 1), ("slice:f32", "slice:f32", "index", "index"), barrier=True),
     "sgemm_naive": Expect((16, 16, 1), (*F32x3, "index", "index", "index")),
     "sgemm_tiled": Expect((16, 16, 1), (*F32x3, "index", "index", "index"), barrier=True),
     "warp_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), shuffle=True, traps=False),
-    "block_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, atomic=True),
+    "block_reduce": Expect(
+        (256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, atomic=True, traps=False
+    ),
     "histogram": Expect((256, 1, 1), ("slice:i32", "slice:i32"), atomic=True, traps=False),
-    "gcd": Expect((256, 1, 1), ("slice:i32", "slice:i32", "slice:i32")),
-    "alu": Expect((256, 1, 1), ("slice:f32", "slice:f32", "slice:i32", "slice:f32")),
-    "piecewise": Expect((256, 1, 1), ("slice:f32", "slice:i32", "slice:f32")),
+    "gcd": Expect((256, 1, 1), ("slice:i32", "slice:i32", "slice:i32"), traps=False),
+    "alu": Expect((256, 1, 1), ("slice:f32", "slice:f32", "slice:i32", "slice:f32"), traps=False),
+    "piecewise": Expect((256, 1, 1), ("slice:f32", "slice:i32", "slice:f32"), traps=False),
 }
 
 
