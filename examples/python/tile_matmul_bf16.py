@@ -1,12 +1,16 @@
-"""bf16 matrix multiply written in Python: C = A @ B with bf16 operands and an f32 accumulator
+"""bf16 matrix multiply written in Python: C = A @ B with bf16 inputs and an f32 accumulator
 (the tensor-core case on the GPU), one 64 x 64 tile of C per tile block.
 
     python examples/python/tile_matmul_bf16.py [--device auto|gpu|cpu] [--m 200] [--n 150] [--k 100]
 
-NumPy has no bf16 arrays, so A and B arrive as f32 and each tile is rounded to bf16 in registers
-(`astype`, round to nearest even) before `@`; a kernel over bf16 tensors (the twin of
-examples/tile/matmul_bf16.mlir, tested in tests/frontend/test_tile_twins.py) is the same with
-`Tensor[bf16, ...]` and no `astype`, for torch.bfloat16 inputs. Each bf16 product is exact in f32.
+A and B are bf16 arrays: torch.bfloat16 tensors on the GPU where torch is installed, otherwise
+NumPy arrays of bf16 bit patterns (NumPy has no bf16 dtype: `ferrox.to_bf16` rounds floats to
+bf16 and marks the uint16 bits as bf16; `ferrox.bf16_bits` marks bits you already have). C is
+f32, NaN-poisoned before the launch.
+
+Each product of two bf16 values is exact in f32, so the result differs from the exact product
+of the bf16 inputs only by the f32 additions: with k terms, |C - exact| <= k * 2^-23 * (|A| @
+|B|), the bound checked here (twice the unit roundoff, for any summation order).
 """
 
 # Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
@@ -14,9 +18,11 @@ examples/tile/matmul_bf16.mlir, tested in tests/frontend/test_tile_twins.py) is 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 import numpy as np
 
+import ferrox
 from ferrox import tile
 from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32
 
@@ -25,8 +31,8 @@ from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32
 @tile.kernel
 def matmul_bf16(
     c: Partition[f32, (BM, BN)],
-    a: Tensor[f32, (None, None)],
-    b: Tensor[f32, (None, None)],
+    a: Tensor[bf16, (None, None)],
+    b: Tensor[bf16, (None, None)],
     BM: Constexpr = 64,
     BN: Constexpr = 64,
     BK: Constexpr = 32,
@@ -35,8 +41,8 @@ def matmul_bf16(
     j = tile.block_id(1)
     acc = tile.zeros((BM, BN), f32)
     for kk in range(tile.cdiv(tile.dim(a, 1), BK)):
-        x = bf16(tile.load(a, (i, kk), (BM, BK)))  # rounded to bf16 in registers
-        y = bf16(tile.load(b, (kk, j), (BK, BN)))
+        x = tile.load(a, (i, kk), (BM, BK))
+        y = tile.load(b, (kk, j), (BK, BN))
         acc += x @ y  # bf16 x bf16 -> f32: one tile.mma
     tile.store(acc, c)
 
@@ -44,23 +50,40 @@ def matmul_bf16(
 # doc:end
 
 
-def to_bf16(x: np.ndarray) -> np.ndarray:
-    """f32 values rounded to the nearest bf16 (ties to even), held as f32."""
-    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return rounded.astype(np.uint32).view(np.float32)
+def on_torch(device: str) -> bool:
+    """torch.bfloat16 tensors on the GPU: where torch is installed and sees a GPU."""
+    if device == "cpu" or importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def main(device: str = "auto", m: int = 200, n: int = 150, k: int = 100) -> int:
     rng = np.random.default_rng()
-    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
-    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
-    c = np.full((m, n), np.nan, np.float32)
+    a64, b64 = rng.uniform(-1, 1, (m, k)), rng.uniform(-1, 1, (k, n))
+    if on_torch(device):
+        import torch
 
-    matmul_bf16.on(device)(c, a, b)
+        a = torch.from_numpy(a64).to("cuda", torch.bfloat16)
+        b = torch.from_numpy(b64).to("cuda", torch.bfloat16)
+        c = torch.full((m, n), float("nan"), device="cuda")
+        matmul_bf16.on(device)(c, a, b)
+        torch.cuda.synchronize()
+        x, y = a.float().cpu().numpy(), b.float().cpu().numpy()
+        got = c.cpu().numpy()
+    else:
+        a, b = ferrox.to_bf16(a64), ferrox.to_bf16(b64)  # bf16 bits, rounded to nearest even
+        c = np.full((m, n), np.nan, np.float32)
+        matmul_bf16.on(device)(c, a, b)
+        x, y = a.float32(), b.float32()
+        got = c
 
-    expected = to_bf16(a).astype(np.float64) @ to_bf16(b).astype(np.float64)
-    assert np.allclose(c, expected, rtol=1e-4, atol=1e-3), np.abs(c - expected).max()
+    exact = x.astype(np.float64) @ y.astype(np.float64)  # every bf16 product, summed exactly
+    bound = k * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    error = np.abs(got - exact)
+    assert not np.isnan(got).any(), "some of C was never written"
+    assert (error <= bound).all(), f"error {error.max()} over the bound {bound.max()}"
     print(f"tile matmul bf16 {m}x{k} @ {k}x{n} on {device}: matches NumPy")
     return 0
 
