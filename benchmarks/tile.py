@@ -1,9 +1,9 @@
-"""Tile-track kernels against torch in the same process: vector add (2^28 f32) and row softmax
-(16384 x 4096 f32), reported as bandwidth and as the ratio to torch's time.
+"""Tile-track elementwise and data-movement kernels against torch in the same process: vector
+add (2^28 f32, `examples/tile/vector_add.mlir`) and transpose (16384^2 f32,
+`examples/tile/transpose.mlir`, against `x.t().contiguous()`). Reductions and softmax are in
+`reductions.py`.
 
-The kernels are the tile examples, lowered by convert-tile-to-simt; softmax is recompiled with a
-[1, 4096] tile so that one tile block holds a whole row (the example's own tile is [4, 1024]).
-Run on a GPU host: `python benchmarks/tile.py`.
+Part of `python -m benchmarks`; alone on a GPU host: `python benchmarks/tile.py`.
 """
 
 from __future__ import annotations
@@ -12,79 +12,83 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run as a script: find the package `benchmarks` after the installed ferrox
+    sys.path.append(str(ROOT))
 
-from common import bench, write_result  # noqa: E402
+from benchmarks.common import compile_source, launcher, write_result  # noqa: E402
+from benchmarks.reductions import kernel_only  # noqa: E402
+from benchmarks.suite import measure  # noqa: E402
 
-
-def softmax_source(rows_per_tile: int, cols: int) -> str:
-    text = (ROOT / "examples" / "tile" / "softmax.mlir").read_text()
-    kernel = text.split("func.func @main", 1)[0].rstrip() + "\n}\n"
-    return kernel.replace("[4, 1024]", f"[{rows_per_tile}, {cols}]").replace(
-        "[4, 1]", f"[{rows_per_tile}, 1]"
-    )
+TILE = ROOT / "examples" / "tile"
 
 
-def main() -> None:
+def rows(variants: bool = False) -> list[dict]:
     import torch
 
-    import ferrox
-    from ferrox.driver.runtime.launcher import LoadedModule
-
-    stream = torch.cuda.current_stream().cuda_stream
-    result: dict = {"device": torch.cuda.get_device_name()}
-
-    # vector add
+    out = []
     n = 1 << 28
     x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
     z = torch.empty(n, device="cuda")
-    module = ferrox.load(ROOT / "examples" / "tile" / "vector_add.mlir", device="gpu")
-    z.fill_(float("nan"))
-    module["vector_add"](z, x, y)  # checked; the grid from the output partition
-    torch.cuda.synchronize()
-    assert torch.equal(z, x + y), "tile vector add: wrong result"
-    block = module.artifact["vector_add"].contract.block
-    kernel = LoadedModule.load(module.artifact).kernel("vector_add")
-    packed = kernel.pack([z, n, x, n, y, n], stream=stream)
-    grid = (-(-n // 1024), 1, 1)
-    t_torch = bench(lambda: torch.add(x, y, out=z))
-    t = bench(lambda: kernel.launch_packed(grid, block, packed, stream=stream))
-    nbytes = 12 * n
-    result["vector_add"] = {
-        "n": n,
-        "torch_TBps": nbytes / t_torch / 1e9,
-        "ferrox_TBps": nbytes / t / 1e9,
-        "ratio_to_torch": t_torch / t,
-        "threads_per_block": block[0],
-    }
+    artifact = compile_source(kernel_only(TILE / "vector_add.mlir"))
 
-    # row softmax
-    m, cols = 16384, 4096
-    a = torch.randn(m, cols, device="cuda")
-    out = torch.empty_like(a)
-    module = ferrox.load(softmax_source(1, cols), device="gpu")
-    out.fill_(float("nan"))
-    module["softmax"](out, a)  # checked
-    torch.cuda.synchronize()
-    block = module.artifact["softmax"].contract.block
-    kernel = LoadedModule.load(module.artifact).kernel("softmax")
-    packed = kernel.pack([out, m, cols, a, m, cols], stream=stream)
-    grid = (m, 1, 1)
-    ref = torch.softmax(a, dim=1)
-    err = (out - ref).abs().max().item()
-    assert err < 1e-5, f"tile softmax: max abs error {err}"
-    t_torch = bench(lambda: torch.softmax(a, dim=1))
-    t = bench(lambda: kernel.launch_packed(grid, block, packed, stream=stream))
-    nbytes = 8 * m * cols
-    result["softmax"] = {
-        "shape": [m, cols],
-        "max_abs_err": err,
-        "torch_TBps": nbytes / t_torch / 1e9,
-        "ferrox_TBps": nbytes / t / 1e9,
-        "ratio_to_torch": t_torch / t,
-        "threads_per_block": block[0],
-    }
-    write_result("tile", result)
+    def make_add():
+        go = launcher(artifact, "vector_add", [z, x, y])
+        z.fill_(float("nan"))
+        go()
+        torch.cuda.synchronize()
+        return go
+
+    out.append(
+        measure(
+            "vector add, tile vector_add.mlir",
+            group="vecadd",
+            track="tile",
+            shape="2^28 f32",
+            unit="TB/s",
+            bytes_moved=12 * n,
+            flops=n,
+            ferrox=make_add,
+            peers={"torch": lambda: lambda: torch.add(x, y, out=z)},
+            check=lambda: (z - (x + y)).abs().max().item(),
+            artifact=artifact,
+            kernel="vector_add",
+        )
+    )
+
+    m = 16384
+    a = torch.rand(m, m, device="cuda")
+    t = torch.empty(m, m, device="cuda")
+    artifact = compile_source(kernel_only(TILE / "transpose.mlir"))
+
+    def make_transpose():
+        go = launcher(artifact, "transpose", [t, a])
+        t.fill_(float("nan"))
+        go()
+        torch.cuda.synchronize()
+        return go
+
+    out.append(
+        measure(
+            "transpose, tile transpose.mlir",
+            group="transpose",
+            track="tile",
+            shape=f"{m}x{m} f32",
+            unit="TB/s",
+            bytes_moved=8 * m * m,
+            flops=0,
+            ferrox=make_transpose,
+            peers={"torch": lambda: lambda: a.t().contiguous()},
+            check=lambda: (t - a.t()).abs().max().item(),
+            artifact=artifact,
+            kernel="transpose",
+        )
+    )
+    return out
+
+
+def main() -> None:
+    results = rows()
+    write_result("tile", {"rows": [{k: v for k, v in r.items() if k != "ptx"} for r in results]})
 
 
 if __name__ == "__main__":

@@ -1,19 +1,22 @@
-"""vecadd on 2^28 f32 through ferrox, side by side with torch.add in the same process.
+"""vecadd on 2^28 f32 through ferrox, beside torch.add (and CuPy) in the same process.
 
-Reports bandwidth (3 x 4 bytes per element: two reads, one write) and the ratio to torch.add.
-Run on a GPU host: `python benchmarks/vecadd.py [--log2n 28]`.
+Bandwidth counts 3 x 4 bytes per element (two reads, one write). Part of `python -m benchmarks`;
+alone on a GPU host: `python benchmarks/vecadd.py [--log2n 28]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:  # run as a script: find the package `benchmarks` after the installed ferrox
+    sys.path.append(str(ROOT))
 
-from common import bench, write_result  # noqa: E402
+from benchmarks.common import compile_source, launcher, write_result  # noqa: E402
+from benchmarks.suite import measure  # noqa: E402
 
 KERNELS = {
     # example file, kernel, elements per thread, whether the length is a parameter
@@ -22,54 +25,67 @@ KERNELS = {
 }
 
 
-def main() -> None:
+def rows(variants: bool = False, log2n: int = 28) -> list[dict]:
     import torch
 
-    import ferrox
-    from ferrox.driver.runtime.launcher import LoadedModule
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--log2n", type=int, default=28)
-    args = parser.parse_args()
-    n = 1 << args.log2n
+    n = 1 << log2n
     a = torch.rand(n, device="cuda")
     b = torch.rand(n, device="cuda")
     c = torch.empty(n, device="cuda")
-    nbytes = 3 * 4 * n
-    stream = torch.cuda.current_stream().cuda_stream
+    peers: dict = {"torch": lambda: lambda: torch.add(a, b, out=c)}
+    if importlib.util.find_spec("cupy") is not None:
 
-    t_torch = bench(lambda: torch.add(a, b, out=c))
-    result = {
-        "device": torch.cuda.get_device_name(),
-        "n": n,
-        "torch_add_ms": t_torch,
-        "torch_add_TBps": nbytes / t_torch / 1e9,
-    }
-    for label, (path, name, per_thread, takes_n) in KERNELS.items():
-        if not path.exists():
-            result[f"{label}_skipped"] = f"{path.name} not found"
-            continue
-        module = ferrox.load(path, device="gpu")
-        checked = module[name]
-        contract = checked.artifact.contract
-        block = contract.block if contract is not None else (256, 1, 1)
+        def cupy_add():
+            import cupy
+
+            ca, cb, cc = cupy.asarray(a), cupy.asarray(b), cupy.asarray(c)
+            return lambda: cupy.add(ca, cb, out=cc)
+
+        peers["cupy"] = cupy_add
+    out = []
+    for path, name, per_thread, takes_n in KERNELS.values():
+        artifact = compile_source(path)
+        block = artifact[name].contract.block
         threads = -(-n // per_thread)
         grid = -(-threads // block[0])
         values = [a, b, c, n] if takes_n else [a, b, c]
-        c.fill_(float("nan"))
-        checked[grid](*values)  # the checked launch, on torch's current stream
-        torch.cuda.synchronize()
-        assert torch.equal(c, a + b), f"{label}: wrong result"
-        # timed: the pre-packed fast path, as a framework would call it in a loop
-        kernel = LoadedModule.load(module.artifact).kernel(name)
-        packed = kernel.pack(values, stream=stream)
-        t = bench(
-            lambda k=kernel, g=grid, bl=block, p=packed: k.launch_packed(g, bl, p, stream=stream)
+
+        def make(artifact=artifact, name=name, grid=grid, values=values):
+            go = launcher(artifact, name, values, grid=grid)
+            c.fill_(float("nan"))
+            go()
+            torch.cuda.synchronize()
+            return go
+
+        def err() -> float:
+            return (c - (a + b)).abs().max().item()
+
+        out.append(
+            measure(
+                f"vecadd, SIMT {path.stem}",
+                group="vecadd",
+                track="simt",
+                shape=f"2^{log2n} f32",
+                unit="TB/s",
+                bytes_moved=12 * n,
+                flops=n,
+                ferrox=make,
+                peers=peers,
+                check=err,
+                artifact=artifact,
+                kernel=name,
+                note=f"{per_thread} f32 a thread",
+            )
         )
-        result[f"{label}_ms"] = t
-        result[f"{label}_TBps"] = nbytes / t / 1e9
-        result[f"{label}_ratio_to_torch"] = t_torch / t
-    write_result("vecadd", result)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log2n", type=int, default=28)
+    args = parser.parse_args()
+    results = rows(log2n=args.log2n)
+    write_result("vecadd", {"rows": [{k: v for k, v in r.items() if k != "ptx"} for r in results]})
 
 
 if __name__ == "__main__":

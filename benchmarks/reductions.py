@@ -1,0 +1,391 @@
+"""Reductions and softmax against torch, Triton and CuPy in the same process.
+
+- whole-array sum of 2^28 f32: the SIMT examples `block_reduce.mlir` (one element per thread, a
+  shared-memory tree) and `block_reduce_gridstride.mlir` (a fixed grid striding over the array,
+  16-byte loads, warp shuffles, one atomic per block), and a tile kernel (`TILE_SUM`) that
+  accumulates [4096] tiles over a grid stride and reduces once, launched twice (the blocks'
+  partial sums, then their sum);
+- row sum of 16384 x 4096: the example `row_sum.mlir` as written ([16, 128] tiles reduced every
+  step) and `ROW_SUM` ([R, C] tiles accumulated, reduced once);
+- row softmax at 16384 x 4096 and 65536 x 1024: `examples/tile/softmax.mlir` with a [1, C] tile,
+  and `softmax_recip.mlir` (one reciprocal per row, then multiplies).
+Variants lower the same kernel with another thread count per tile block (the pass's `threads`
+option) to show what the lowering's own choice costs. Bytes count one read of the input (and
+one write of an output as large as it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.common import compile_source, launcher
+from benchmarks.suite import measure
+
+ROOT = Path(__file__).resolve().parent.parent
+SIMT = ROOT / "examples" / "simt"
+TILE = ROOT / "examples" / "tile"
+SMS = 132
+
+TILE_SUM = """
+builtin.module {
+  tile.kernel @sum_partials(%out: !tile.partition<f32, [1]>, %x: !tile.tensor<f32, [?]>) {
+    %b = tile.block_id 0
+    %nb = tile.num_blocks 0
+    %n = tile.dim %x, 0 : !tile.tensor<f32, [?]>
+    %width = arith.constant 4096 : index
+    %tiles = arith.ceildivui %n, %width : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [4096]>
+    %acc = scf.for %j = %b to %tiles step %nb iter_args(%a = %zero) -> (!tile.tile<f32, [4096]>) {
+      %t = tile.load %x[%j] : !tile.tensor<f32, [?]> -> !tile.tile<f32, [4096]>
+      %next = tile.add %a, %t : !tile.tile<f32, [4096]>
+      scf.yield %next : !tile.tile<f32, [4096]>
+    }
+    %s = tile.reduce_sum %acc axis = 0 keepdims : !tile.tile<f32, [4096]> -> !tile.tile<f32, [1]>
+    tile.store %s, %out : !tile.tile<f32, [1]>, !tile.partition<f32, [1]>
+    tile.return
+  }
+}
+"""
+"""A whole-tensor sum on the tile track: block b adds tiles b, b + G, ... elementwise into a
+[4096] accumulator, reduces it once and stores its partial sum; the same kernel then sums the
+G partials with one block."""
+
+ROW_SUM = """
+builtin.module {
+  tile.kernel @row_sum(%out: !tile.partition<f32, [R]>, %x: !tile.tensor<f32, [?, ?]>) {
+    %i = tile.block_id 0
+    %n = tile.dim %x, 1 : !tile.tensor<f32, [?, ?]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %width = arith.constant C : index
+    %tiles = arith.ceildivui %n, %width : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [R, C]>
+    %acc = scf.for %j = %c0 to %tiles step %c1 iter_args(%a = %zero) -> (!tile.tile<f32, [R, C]>) {
+      %t = tile.load %x[%i, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [R, C]>
+      %next = tile.add %a, %t : !tile.tile<f32, [R, C]>
+      scf.yield %next : !tile.tile<f32, [R, C]>
+    }
+    %s = tile.reduce_sum %acc axis = 1 : !tile.tile<f32, [R, C]> -> !tile.tile<f32, [R]>
+    tile.store %s, %out : !tile.tile<f32, [R]>, !tile.partition<f32, [R]>
+    tile.return
+  }
+}
+"""
+
+
+def row_sum_source(rows: int, cols: int) -> str:
+    return (
+        ROW_SUM.replace("[R, C]", f"[{rows}, {cols}]")
+        .replace("[R]", f"[{rows}]")
+        .replace("constant C :", f"constant {cols} :")
+    )
+
+
+def kernel_only(path: Path) -> str:
+    """An example file without its host program."""
+    text = path.read_text()
+    return text.split("func.func @main", 1)[0].rstrip() + "\n}\n"
+
+
+def softmax_source(rows: int, cols: int, recip: bool = False) -> str:
+    name = "softmax_recip.mlir" if recip else "softmax.mlir"
+    return (
+        kernel_only(TILE / name)
+        .replace("[4, 1024]", f"[{rows}, {cols}]")
+        .replace("[4, 1]", f"[{rows}, 1]")
+    )
+
+
+# -- peers ----------------------------------------------------------------------------------------
+
+
+def _triton_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def block_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+
+    @triton.jit
+    def row_sum(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * cols + offs, mask=offs < cols, other=0.0)
+        tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+    @triton.jit
+    def softmax(out_ptr, x_ptr, cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * cols + offs, mask=offs < cols, other=-float("inf"))
+        x = x - tl.max(x, axis=0)
+        e = tl.exp(x)
+        y = e / tl.sum(e, axis=0)
+        tl.store(out_ptr + row * cols + offs, y, mask=offs < cols)
+
+    return block_sum, row_sum, softmax
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+# -- rows -----------------------------------------------------------------------------------------
+
+
+def sum_rows(variants: bool) -> list[dict]:
+    import torch
+
+    n = 1 << 28
+    x = torch.rand(n, device="cuda")
+    total = torch.zeros(1, device="cuda")
+    expect = x.double().sum().item()
+    peers: dict = {"torch": lambda: lambda: torch.sum(x)}
+    if _has("triton"):
+        block_sum = _triton_kernels()[0]
+
+        def triton_sum():
+            out = torch.zeros(1, device="cuda")
+
+            def run():
+                out.zero_()
+                block_sum[(n // 16384,)](x, out, n, BLOCK=16384, num_warps=16)
+
+            return run
+
+        peers["triton"] = triton_sum
+    if _has("cupy"):
+
+        def cupy_sum():
+            import cupy
+
+            cx = cupy.asarray(x)
+            return lambda: cupy.sum(cx)
+
+        peers["cupy"] = cupy_sum
+
+    def rel_err() -> float:
+        return abs(total.item() - expect) / expect
+
+    rows = []
+    common = dict(group="sum", shape="2^28 f32", unit="TB/s", bytes_moved=4 * n, flops=n)
+
+    def simt(path: Path, name: str, grid: int, note: str) -> dict:
+        artifact = compile_source(path)
+        go = launcher(artifact, name, [x, total], grid=grid)
+
+        def run() -> None:
+            total.zero_()
+            go()
+
+        def make():
+            run()
+            torch.cuda.synchronize()
+            return run
+
+        return measure(
+            f"sum, SIMT {path.stem} (grid {grid})",
+            track="simt",
+            ferrox=make,
+            peers=peers,
+            check=rel_err,
+            tolerance=1e-5,
+            artifact=artifact,
+            kernel=name,
+            note=note,
+            **common,
+        )
+
+    rows.append(simt(SIMT / "block_reduce.mlir", "block_reduce", n // 256, "one element a thread"))
+    for k in (4, 8) if variants else (8,):
+        rows.append(
+            simt(
+                SIMT / "block_reduce_gridstride.mlir",
+                "block_reduce_gridstride",
+                SMS * k,
+                f"{k} blocks per SM",
+            )
+        )
+
+    artifact = compile_source(TILE_SUM)
+    for k in (2, 4) if variants else (4,):
+        g = SMS * k
+        partials = torch.empty(g, device="cuda")
+        first = launcher(artifact, "sum_partials", [partials, x])
+        second = launcher(artifact, "sum_partials", [total, partials])
+
+        def run(first=first, second=second) -> None:
+            first()
+            second()
+
+        def make(run=run, partials=partials):
+            partials.fill_(float("nan"))
+            total.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            return run
+
+        rows.append(
+            measure(
+                f"sum, tile TILE_SUM (grid {g}, then 1)",
+                track="tile",
+                ferrox=make,
+                peers=peers,
+                check=rel_err,
+                tolerance=1e-5,
+                artifact=artifact,
+                kernel="sum_partials",
+                note="[4096] tiles accumulated, reduced once; two launches",
+                **common,
+            )
+        )
+    return rows
+
+
+def row_sum_rows(variants: bool) -> list[dict]:
+    import torch
+
+    m, cols = 16384, 4096
+    x = torch.rand(m, cols, device="cuda")
+    out = torch.empty(m, device="cuda")
+    ref = x.double().sum(dim=1)
+    peers: dict = {"torch": lambda: lambda: torch.sum(x, dim=1)}
+    if _has("triton"):
+        kernel = _triton_kernels()[1]
+
+        def triton_rows(warps: int):
+            def make():
+                o = torch.empty(m, device="cuda")
+                return lambda: kernel[(m,)](x, o, cols, BLOCK=cols, num_warps=warps)
+
+            return make
+
+        peers["triton"] = triton_rows(8)
+        peers["triton-16w"] = triton_rows(16)
+
+    def err() -> float:
+        return ((out.double() - ref).abs() / ref.abs()).max().item()
+
+    def tile(source: str, name: str, label: str, threads: int = 0, note: str = "") -> dict:
+        artifact = compile_source(source, threads)
+
+        def make():
+            go = launcher(artifact, name, [out, x])
+            out.fill_(float("nan"))
+            go()
+            torch.cuda.synchronize()
+            return go
+
+        return measure(
+            label + (f", {threads} threads" if threads else ""),
+            group="row_sum",
+            track="tile",
+            shape=f"{m}x{cols}",
+            unit="TB/s",
+            bytes_moved=4 * m * cols + 4 * m,
+            flops=m * cols,
+            ferrox=make,
+            peers=peers,
+            check=err,
+            tolerance=1e-5,
+            artifact=artifact,
+            kernel=name,
+            note=note,
+        )
+
+    rows = [
+        tile(
+            kernel_only(TILE / "row_sum.mlir"),
+            "row_sum",
+            "row sum, tile row_sum.mlir",
+            note="[16, 128] tiles, reduced every step",
+        )
+    ]
+    shapes = [(1, 4096, 0), (4, 1024, 0), (2, 2048, 0)]
+    if variants:
+        shapes += [(1, 4096, 512), (1, 4096, 1024), (4, 1024, 512)]
+    for r, c, threads in shapes:
+        rows.append(
+            tile(
+                row_sum_source(r, c),
+                "row_sum",
+                f"row sum, tile ROW_SUM [{r}, {c}]",
+                threads,
+                "tiles accumulated, reduced once",
+            )
+        )
+    return rows
+
+
+def softmax_rows(variants: bool) -> list[dict]:
+    import torch
+
+    rows = []
+    for m, cols in ((16384, 4096), (65536, 1024)):
+        x = torch.randn(m, cols, device="cuda")
+        out = torch.empty_like(x)
+        ref = torch.softmax(x.double(), dim=1)
+        peers: dict = {"torch": lambda x=x: lambda: torch.softmax(x, dim=1)}
+        if _has("triton"):
+            kernel = _triton_kernels()[2]
+
+            def triton_softmax(warps: int, x=x, m=m, cols=cols, kernel=kernel):
+                def make():
+                    o = torch.empty_like(x)
+                    return lambda: kernel[(m,)](o, x, cols, BLOCK=cols, num_warps=warps)
+
+                return make
+
+            for w in (4, 8, 16):
+                peers[f"triton-{w}w"] = triton_softmax(w)
+
+        def err(out=out, ref=ref) -> float:
+            return (out.double() - ref).abs().max().item()
+
+        configs = [(False, 0), (True, 0)]
+        if variants:
+            more = (512, 1024) if cols == 4096 else (32, 64, 128)
+            configs += [(False, t) for t in more] + [(True, t) for t in more]
+        for recip, threads in configs:
+            source = softmax_source(1, cols, recip)
+            artifact = compile_source(source, threads)
+
+            def make(artifact=artifact, out=out, x=x):
+                go = launcher(artifact, "softmax", [out, x])
+                out.fill_(float("nan"))
+                go()
+                torch.cuda.synchronize()
+                return go
+
+            label = "softmax, tile " + ("softmax_recip" if recip else "softmax") + f" [1, {cols}]"
+            rows.append(
+                measure(
+                    label + (f", {threads} threads" if threads else ""),
+                    group="softmax",
+                    track="tile",
+                    shape=f"{m}x{cols}",
+                    unit="TB/s",
+                    bytes_moved=8 * m * cols,
+                    flops=5 * m * cols,
+                    ferrox=make,
+                    peers=peers,
+                    check=err,
+                    tolerance=1e-6,
+                    artifact=artifact,
+                    kernel="softmax",
+                    note="one reciprocal per row" if recip else "",
+                )
+            )
+    return rows
+
+
+def rows(variants: bool = False) -> list[dict]:
+    return sum_rows(variants) + row_sum_rows(variants) + softmax_rows(variants)
+
+
+__all__ = ["ROW_SUM", "TILE_SUM", "rows", "row_sum_source", "softmax_source"]
