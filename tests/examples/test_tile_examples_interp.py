@@ -45,6 +45,7 @@ NAMES = [
     "transpose",
     "matmul_f32",
     "matmul_bf16",
+    "attention",
 ]
 BIN = Path(sys.executable).parent
 
@@ -157,6 +158,7 @@ def test_example_passes_its_checks_on_the_interpreter(name):
         ("transpose", {"m": 65, "n": 33}),
         ("matmul_f32", {"m": 64, "n": 64, "k": 33}),
         ("matmul_bf16", {"m": 1, "n": 65, "k": 7}),
+        ("attention", {"heads": 1, "seq": 129}),
     ],
 )
 def test_example_passes_with_other_sizes(name, params):
