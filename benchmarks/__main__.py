@@ -2,7 +2,7 @@
 
     python -m benchmarks [--out DIR] [--only GROUP,...] [--variants] [--docs docs/performance.md]
 
-Runs the modules of MODULES (vecadd, tile, reductions, gemm), prints each row as it is measured
+Runs the modules of MODULES (vecadd, tile, reductions, gemm, attention), prints each row as it is measured
 and then the table (`report.py`), and writes `DIR/results.json` (default: $OUT, else the current
 folder): the date, device and versions, and per row the times, rates, peers, ratio, check and
 the PTX, with its registers, spills and shared memory from `ptxas -v` where ptxas is installed.
@@ -23,7 +23,7 @@ import platform
 import sys
 from pathlib import Path
 
-MODULES = ("vecadd", "tile", "reductions", "gemm")
+MODULES = ("vecadd", "tile", "reductions", "gemm", "attention")
 
 
 def no_gpu_reason() -> str | None:
