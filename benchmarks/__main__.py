@@ -2,12 +2,12 @@
 
     python -m benchmarks [--out DIR] [--only GROUP,...] [--variants] [--docs docs/performance.md]
 
-Runs the modules of MODULES (vecadd, tile, reductions, gemm, attention), prints each row as it is measured
-and then the table (`report.py`), and writes `DIR/results.json` (default: $OUT, else the current
-folder): the date, device and versions, and per row the times, rates, peers, ratio, check and
-the PTX, with its registers, spills and shared memory from `ptxas -v` where ptxas is installed.
-`--docs` writes the table into the page. The roofline plot is drawn from the JSON afterwards
-(`python -m benchmarks.roofline results.json docs/roofline.png`), on any machine with
+Runs the modules of MODULES (vecadd, tile, reductions, gemm, attention), prints each row as it
+is measured and then the table (`report.py`), and writes `DIR/results.json` (default: $OUT, else
+the current folder): the date, device and versions, and per row the times, rates, peers, ratio,
+check and the PTX, with its registers, spills and shared memory from `ptxas -v` where ptxas is
+installed. `--docs` writes the table into the page. The roofline plot is drawn from the JSON
+afterwards (`python -m benchmarks.roofline results.json docs/roofline.png`), on any machine with
 matplotlib. Without a usable GPU it says why and exits 0: there is nothing to measure.
 """
 
