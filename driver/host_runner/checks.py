@@ -1,7 +1,8 @@
 """`host.check` at run time: a result against a reference tensor or a NumPy formula.
 
 A formula is a Python expression evaluated as docs/dialects/host.md says,
-`eval(formula, {"__builtins__": {}, "np": numpy, **bound})`, after a syntactic screen: no
+`eval(formula, {"__builtins__": {}, "np": numpy, **bound})` (with only NumPy's own lazy imports
+allowed, which array methods need), after a syntactic screen: no
 attribute starting with `_` (no way to `__class__` out of the namespace) and none of NumPy's
 file or library loaders. The screen is against accidents in a program you run, not a sandbox
 for programs you do not trust.
@@ -57,12 +58,21 @@ def screen(formula: str) -> ast.Expression:
 def evaluate(formula: str, bound: Mapping[str, Any]) -> Any:
     """The formula's value over `np` and the bound names; `FormulaError` if it cannot be had."""
     code = compile(screen(formula), "<check formula>", "eval")
-    namespace = {"__builtins__": {}, "np": np, **bound}
+    namespace = {"__builtins__": {"__import__": _numpy_import}, "np": np, **bound}
     try:
         with np.errstate(all="ignore"):
             return eval(code, namespace)  # noqa: S307 - the screened, builtin-free namespace above
     except Exception as e:
         raise FormulaError(f"{type(e).__name__}: {e}") from None
+
+
+def _numpy_import(name: str, *args: Any, **kwargs: Any) -> Any:
+    """The one import a formula's code may reach: NumPy's own, which array methods make lazily
+    (`x.sum(axis=0)` imports part of NumPy on first use; with no `__import__` at all it failed
+    with `KeyError: '__import__'`). Anything else is refused."""
+    if name != "numpy" and not name.startswith("numpy."):
+        raise ImportError(f"a check formula may not import {name!r}")
+    return __import__(name, *args, **kwargs)
 
 
 @dataclass(frozen=True)

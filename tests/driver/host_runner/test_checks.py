@@ -69,3 +69,33 @@ def test_integers_compare_exactly():
     assert r.ok and "exact" in r.line()
     bad = compare("bins", HERE, np.array([3, 5], np.int32), np.array([3, 4]), 0.0, 0.0)
     assert not bad.ok and "got 5, expected 4" in bad.line()
+
+
+def test_array_methods_work_in_a_fresh_process():
+    """`x.sum(axis=0)` imports part of NumPy the first time it runs; without an `__import__`
+    the formula failed with `KeyError: '__import__'` (seen in a new Python). Run where nothing
+    has called the methods yet."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from ferrox.driver.host_runner.checks import evaluate\n"
+        "x = np.arange(6.0).reshape(2, 3)\n"
+        "print(evaluate('x.sum(axis=0)', {'x': x}).tolist(),"
+        " evaluate('x.mean(axis=1, keepdims=True)', {'x': x}).tolist(),"
+        " evaluate('x.max(axis=-1)', {'x': x}).tolist())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[3.0, 5.0, 7.0] [[1.0], [4.0]] [2.0, 5.0]\n"
+
+
+def test_a_formula_cannot_import_anything_but_numpy():
+    with pytest.raises(FormulaError) as e:
+        evaluate("np.__dict__", {})  # the screen refuses the attribute first
+    assert "'__dict__'" in str(e.value)
+    from ferrox.driver.host_runner import checks
+
+    with pytest.raises(ImportError, match="a check formula may not import 'os'"):
+        checks._numpy_import("os")
