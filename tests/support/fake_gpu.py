@@ -22,6 +22,7 @@ import numpy as np
 
 from ferrox.artifact import ModuleArtifact, ParamKind
 from ferrox.driver.checker import INTERPRETER_LIMITS
+from ferrox.driver.interpreter.bf16 import bf16_bits
 from ferrox.driver.runtime import buffers, device, launcher, streams
 
 H200 = dataclasses.replace(  # an H200's limits are the interpreter's, on a real device
@@ -130,6 +131,8 @@ def _decode(fake: FakeDevice, kernel: FakeKernel, packed: tuple) -> list[Any]:
         else:
             ptr, length = int(next(values)), int(next(values))
             arrays.append(fake.view(ptr, length * dtype.itemsize).view(dtype))
+        if param.element == "bf16" and param.kind is not ParamKind.SCALAR:
+            arrays[-1] = bf16_bits(arrays[-1])  # the device's uint16 bits, as bf16
     assert next(values, None) is None, "more packed values than the entry's parameters"
     return arrays
 

@@ -178,8 +178,6 @@ def checked_arrays(monkeypatch, module, backend, params) -> tuple[object, list[n
 def test_every_tile_example_on_the_fake_gpu(fake_device, monkeypatch, name):
     """The tile kernel as the GPU runs it: lowered to SIMT, prepared against the lowered kernel's
     contract, launched over the partition's grid; its outputs against the tile interpreter's."""
-    if name == "matmul_bf16":
-        pytest.skip("the SIMT interpreter holds no bf16 memory, so the fake GPU cannot run it")
     params = SMALL.get(name, {})
     path = TILE_EXAMPLES / f"{name}.mlir"
     result, gpu = checked_arrays(monkeypatch, load_program(path), GpuBackend(), params)
