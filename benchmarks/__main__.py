@@ -48,14 +48,14 @@ def versions() -> dict[str, str]:
     found = {"python": platform.python_version(), "ferrox": ferrox.__version__}
     for name in ("torch", "triton", "cupy", "llvmlite", "xdsl"):
         if importlib.util.find_spec(name) is not None:
-            found[name] = getattr(importlib.import_module(name), "__version__", "?")
+            found[name] = str(getattr(importlib.import_module(name), "__version__", "?"))
     import torch
 
     found["cuda"] = str(torch.version.cuda)
     return found
 
 
-def run(groups: list[str], variants: bool) -> dict:
+def run(groups: list[str], variants: bool, out: Path) -> dict:
     import torch
 
     from benchmarks import ptxas_report, report
@@ -73,6 +73,7 @@ def run(groups: list[str], variants: bool) -> dict:
         module = importlib.import_module(f"benchmarks.{name}")
         print(f"== {name}", flush=True)
         results["rows"].extend(module.rows(variants))
+        (out / "results.json").write_text(json.dumps(results, indent=1))  # so far
     report.fill_resources(results)
     return results
 
@@ -94,10 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     if reason is not None:
         print(f"python -m benchmarks: no GPU to measure on: {reason}")
         return 0
-    results = run(groups, args.variants)
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = run(groups, args.variants, args.out)
     from benchmarks import report
 
-    args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.json"
     path.write_text(json.dumps(results, indent=1))
     print(report.table(results))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import statistics
@@ -63,7 +64,21 @@ def compile_source(source: str | Path, threads: int = 0, name: str = "kernel.mli
     module = parse_module(ctx, text, name)
     verify_module(module)
     ConvertTileToSimtPass(threads=threads).apply(ctx, module)
-    return compile_module(module)
+    variant = compile_module(module)
+    # The pre-lowered module's kernels are SIMT kernels to the artifact; the tile facts (how a
+    # launch's arguments map to the lowered parameters, the grid) are the default compile's,
+    # with this thread count.
+    base = ferrox.compile(text)
+    kernels = {}
+    for kname, facts in base.kernels.items():
+        lowered = variant[kname]
+        assert facts.tile is not None and lowered.entry_params == facts.entry_params
+        kernels[kname] = dataclasses.replace(
+            facts,
+            contract=lowered.contract,
+            tile=dataclasses.replace(facts.tile, threads=threads),
+        )
+    return dataclasses.replace(variant, kernels=kernels)
 
 
 def launcher(artifact, name: str, args: list, grid=None, block=None):

@@ -50,6 +50,13 @@ builtin.module {
 [4096] accumulator, reduces it once and stores its partial sum; the same kernel then sums the
 G partials with one block."""
 
+
+def tile_sum_source(width: int) -> str:
+    return TILE_SUM.replace("[4096]", f"[{width}]").replace(
+        "constant 4096 :", f"constant {width} :"
+    )
+
+
 ROW_SUM = """
 builtin.module {
   tile.kernel @row_sum(%out: !tile.partition<f32, [R]>, %x: !tile.tensor<f32, [?, ?]>) {
@@ -202,7 +209,7 @@ def sum_rows(variants: bool) -> list[dict]:
         )
 
     rows.append(simt(SIMT / "block_reduce.mlir", "block_reduce", n // 256, "one element a thread"))
-    for k in (4, 8) if variants else (8,):
+    for k in (4, 8, 16) if variants else (8,):
         rows.append(
             simt(
                 SIMT / "block_reduce_gridstride.mlir",
@@ -212,9 +219,12 @@ def sum_rows(variants: bool) -> list[dict]:
             )
         )
 
-    artifact = compile_source(TILE_SUM)
-    for k in (2, 4) if variants else (4,):
-        g = SMS * k
+    configs = [(4096, 4, 0), (4096, 8, 0), (2048, 8, 0)]
+    if variants:
+        configs += [(2048, 16, 0), (8192, 4, 0), (8192, 4, 512), (4096, 4, 512), (4096, 2, 1024)]
+    for width, per_sm, threads in configs:
+        artifact = compile_source(tile_sum_source(width), threads)
+        g = SMS * per_sm
         partials = torch.empty(g, device="cuda")
         first = launcher(artifact, "sum_partials", [partials, x])
         second = launcher(artifact, "sum_partials", [total, partials])
@@ -232,7 +242,8 @@ def sum_rows(variants: bool) -> list[dict]:
 
         rows.append(
             measure(
-                f"sum, tile TILE_SUM (grid {g}, then 1)",
+                f"sum, tile TILE_SUM [{width}] (grid {g}, then 1)"
+                + (f", {threads} threads" if threads else ""),
                 track="tile",
                 ferrox=make,
                 peers=peers,
@@ -240,7 +251,7 @@ def sum_rows(variants: bool) -> list[dict]:
                 tolerance=1e-5,
                 artifact=artifact,
                 kernel="sum_partials",
-                note="[4096] tiles accumulated, reduced once; two launches",
+                note=f"[{width}] tiles accumulated, reduced once; two launches",
                 **common,
             )
         )
@@ -308,7 +319,8 @@ def row_sum_rows(variants: bool) -> list[dict]:
     ]
     shapes = [(1, 4096, 0), (4, 1024, 0), (2, 2048, 0)]
     if variants:
-        shapes += [(1, 4096, 512), (1, 4096, 1024), (4, 1024, 512)]
+        shapes += [(1, 4096, 512), (1, 4096, 1024), (2, 2048, 512), (4, 1024, 512), (8, 512, 0)]
+        shapes += [(8, 512, 512), (16, 256, 0), (4, 512, 0), (1, 2048, 0), (1, 2048, 512)]
     for r, c, threads in shapes:
         rows.append(
             tile(
