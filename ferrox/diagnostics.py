@@ -1,7 +1,11 @@
 """MLIR-style diagnostics with source locations, shared by verifiers, passes and drivers.
 
 Verifier passes collect every violation in a `DiagnosticEngine` and raise one `DiagnosticError`
-at the end, so a user sees all problems at once, each as `file:line:col: error: ...` with notes.
+at the end, so a user sees all problems at once. A `Diagnostic` is data: its `format()` (and a
+`DiagnosticError`'s text) is the plain `file:line:col: error: ...` line with its notes, what the
+Python API raises and tests pin. The command-line tools print through `render()` instead, in
+rustc's shape (`error[E0382]: ...`, `-->`, the source line with the span underlined, `help:`)
+or its one-line short form (`--error-format`, FERROX_ERROR_FORMAT): diagnostic_render.py.
 """
 
 from __future__ import annotations
@@ -63,10 +67,24 @@ def location_of(where: Where) -> SourceLoc:
 
 @dataclass
 class Diagnostic:
+    """One diagnostic. Beyond the MLIR form (severity, message, location, notes), optional
+    details for the rendered form: a `code` (E0382; else the renderer classifies the message),
+    the primary span's `label`, `help` lines, the span's `length` in characters (0: the
+    renderer finds `focus`, or the token at the column), and the op or value it is about
+    (`subject`, so that the renderer can say an xDSL constraint failure in the op's words)."""
+
     severity: Severity
     message: str
     loc: SourceLoc
     notes: list[Diagnostic] = field(default_factory=list["Diagnostic"])
+    code: str = ""
+    label: str = ""
+    help: list[str] = field(default_factory=list[str])
+    length: int = 0
+    focus: str = ""
+    """Text at or near the column that the span covers (`%x`, an op's name), when not the
+    token at the column itself."""
+    subject: object = field(default=None, compare=False, repr=False)
 
     def format(self) -> str:
         lines = [f"{self.loc}: {self.severity}: {self.message}"]
@@ -95,7 +113,8 @@ def make(
         severity,
         message,
         location_of(where),
-        [Diagnostic("note", msg, location_of(w)) for w, msg in notes],
+        [Diagnostic("note", msg, location_of(w), subject=w) for w, msg in notes],
+        subject=where,
     )
 
 
@@ -124,3 +143,35 @@ class DiagnosticEngine:
         """Raise every collected diagnostic (warnings too) when at least one is an error."""
         if self.has_errors:
             raise DiagnosticError(self.diagnostics)
+
+
+ErrorFormat = Literal["human", "short"]
+ERROR_FORMATS: tuple[ErrorFormat, ...] = ("human", "short")
+ERROR_FORMAT_ENV = "FERROX_ERROR_FORMAT"
+"""The environment variable that sets the tools' error format (`--error-format` wins)."""
+
+
+def error_format(explicit: str | None = None) -> ErrorFormat:
+    """The error format: `explicit` (a tool's `--error-format`), else FERROX_ERROR_FORMAT, else
+    `human`, as rustc. A value that is neither is a ValueError naming what is accepted."""
+    import os
+
+    value = explicit if explicit is not None else os.environ.get(ERROR_FORMAT_ENV, "") or "human"
+    if value == "human" or value == "short":
+        return value
+    where = "--error-format" if explicit is not None else ERROR_FORMAT_ENV
+    raise ValueError(f"{where}: unknown error format {value!r} (expected human or short)")
+
+
+def render(
+    diagnostics: Sequence[Diagnostic] | DiagnosticError,
+    fmt: str | None = None,
+    sources: dict[str, str] | None = None,
+) -> str:
+    """The diagnostics as the tools print them, in `fmt` (see `error_format`). `sources` maps
+    a file name to its text (standard input, a split chunk); other files are read from disk."""
+    from ferrox.diagnostic_render import render_all
+
+    if isinstance(diagnostics, DiagnosticError):
+        diagnostics = diagnostics.diagnostics
+    return render_all(list(diagnostics), error_format(fmt), sources or {})

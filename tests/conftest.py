@@ -41,6 +41,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 # The same for every Python the tests start (`python -m ferrox.driver.tools.opt`, the console
 # scripts): no working directory first on their sys.path either.
 os.environ["PYTHONSAFEPATH"] = "1"
+# The tools' diagnostics in their one-line form (`file:line:col: error[CODE]: ...`), which the
+# tests pin; tests of the human form ask for it (`--error-format=human`).
+os.environ["FERROX_ERROR_FORMAT"] = "short"
 assert "ferrox" not in sys.modules, "ferrox was imported before tests/conftest.py"
 
 _OWN_CACHE = "FERROX_TEST_OWN_CACHE"

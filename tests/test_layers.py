@@ -28,6 +28,10 @@ FOLDERS = {
 # (module prefix, layer name, rank); the longest matching prefix decides.
 LAYERS = [
     ("ferrox.diagnostics", "core", 0),
+    ("ferrox.diagnostic_codes", "core", 0),
+    ("ferrox.diagnostic_render", "core", 0),
+    ("ferrox.diagnostic_suggest", "core", 0),
+    ("ferrox.diagnostic_translate", "core", 0),
     ("ferrox.parser", "core", 0),
     ("ferrox.verify", "core", 0),
     ("ferrox.registry", "core", 0),

@@ -1,7 +1,9 @@
 """`ferrox-opt`: xDSL's opt driver with ferrox's dialects, passes, targets and diagnostics.
 
-Differences from `xdsl-opt`, all for MLIR parity: every op gets a source location, errors print as
-`file:line:col: error: ...` and exit 1 (never a traceback); a bug in ferrox is an internal error
+Differences from `xdsl-opt`, all for MLIR parity: every op gets a source location, errors print in
+rustc's shape (`error[E0382]: ...`, the source line, `help:`; `--error-format=short` or
+FERROX_ERROR_FORMAT=short: `file:line:col: error[E0382]: ...`) and exit 1 (never a traceback); a
+misspelt pass or pass option gets a did-you-mean; a bug in ferrox is an internal error
 (exit 70; `--debug` or FERROX_TRACEBACK=1 shows the traceback; see failure.py);
 `--verify-diagnostics` checks `expected-*` annotations, and `--print-ir-before-all` /
 `--print-ir-after-all` are spelled as in mlir-opt. A pipeline pass made of stages
@@ -29,9 +31,17 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 import ferrox
 from ferrox import registry
-from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of
+from ferrox.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    SourceLoc,
+    error_format,
+    location_of,
+    render,
+)
 from ferrox.driver.tools import expected_diagnostics
 from ferrox.driver.tools.failure import USER_ERRORS, report_internal_error
+from ferrox.driver.tools.report import add_error_format, command_line_error
 from ferrox.parser import LocatedParser, decode_source, parse_module
 from ferrox.verify import verify_module
 
@@ -49,6 +59,7 @@ class FerroxOptMain(xDSLOptMain):
     version_format = f"ferrox-opt {ferrox.__version__} (xDSL {{xdsl_version}})"
 
     def __init__(self, args: Sequence[str] | None = None):
+        self.sources = {}
         super().__init__(description="ferrox modular optimizer driver", args=args)
 
     def register_all_dialects(self) -> None:
@@ -80,6 +91,7 @@ class FerroxOptMain(xDSLOptMain):
             action="store_true",
             help="list ferrox's passes (what each does, its options), then every other pass",
         )
+        add_error_format(arg_parser)
         arg_parser.add_argument(
             "--no-safety-checks",
             action="store_true",
@@ -138,6 +150,7 @@ class FerroxOptMain(xDSLOptMain):
         else:
             with open(self.args.input_file, "rb") as f:
                 text = decode_source(f.read(), name)
+        self.sources[name] = text
         if not self.args.split_input_file:
             return name, [(text, 0)]
         chunks: list[tuple[str, int]] = []
@@ -171,6 +184,8 @@ class FerroxOptMain(xDSLOptMain):
             return "", [Diagnostic("error", str(e).strip(), location_of(None))]
 
     stage: str | None = None
+    sources: dict[str, str]
+    """The input's text by name, for the source lines of diagnostics."""
 
     def _safety_checks(self, module: ModuleOp) -> None:
         """The safety rules run on every ferrox program, as in `ferrox compile` and `ferrox run`;
@@ -216,8 +231,7 @@ class FerroxOptMain(xDSLOptMain):
                     print(problem, file=sys.stderr)
                 failed |= bool(problems)
             elif diagnostics:
-                for d in diagnostics:
-                    print(d.format(), file=sys.stderr)
+                print(render(diagnostics, self.args.error_format, self.sources), file=sys.stderr)
                 failed = True
         if self.args.time_passes:
             for pass_name, seconds in self.timings:
@@ -333,16 +347,17 @@ def main(args: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     try:  # the command line: options, pass pipeline and target names
         tool = FerroxOptMain(argv)
+        fmt = error_format(tool.args.error_format)
     except ArgSpecParseError as e:  # a BaseException in xDSL
         print(f"ferrox-opt: error: {e}", file=sys.stderr)
         return 1
     except (ValueError, DiagnosticException) as e:  # an unknown pass or a bad pass option
-        print(f"ferrox-opt: error: {e}", file=sys.stderr)
+        print(command_line_error("ferrox-opt", str(e), argv), file=sys.stderr)
         return 1
     try:
         return tool.run()
     except DiagnosticError as e:
-        print(e, file=sys.stderr)
+        print(render(e, fmt, tool.sources), file=sys.stderr)
         return 1
     except OSError as e:
         print(f"ferrox-opt: error: {e}", file=sys.stderr)

@@ -169,8 +169,8 @@ def test_a_program_whose_launch_reads_its_own_output_is_refused(
     line = next(i for i, t in enumerate(bad.splitlines(), 1) if "host.launch" in t)
     err = _fails(["compile", str(path), "-o", str(tmp_path / "k.ptx")], capsys)
     assert err.splitlines() == [
-        f"{path}:{line}:5: error: cannot borrow %out as immutable because it is also borrowed "
-        "as mutable",
+        f"{path}:{line}:5: error[E0502]: cannot borrow %out as immutable because it is also "
+        "borrowed as mutable",
         f"{path}:{line}:5: note: mutable borrow occurs here",
         f"{path}:{line}:5: note: immutable borrow occurs here",
     ]
@@ -190,7 +190,7 @@ def test_an_unsafe_kernel_is_refused_with_its_rule(
     )
     err = _fails(["compile", str(path)], capsys)
     assert err == (
-        f"{path}:2:3: error: disjoint slice `%out` cannot be used by "
+        f"{path}:2:3: error[E1004]: disjoint slice `%out` cannot be used by "
         "'builtin.unrealized_conversion_cast': it is written only through simt.get_mut\n"
     )
 

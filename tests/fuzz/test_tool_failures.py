@@ -161,8 +161,8 @@ def test_a_user_error_stays_a_located_diagnostic(tmp_path: Path, capsys):
     for run in (lambda: opt.main([str(path)]), lambda: cli.main(["compile", str(path)])):
         assert run() == 1
         assert capsys.readouterr().err == (
-            f"{path}:3:19: error: operand is used with type i64, but has been previously used or "
-            "defined with type i32\n"
+            f"{path}:3:19: error[E0308]: mismatched types: %x is `i32`, used here as `i64`\n"
+            f"{path}:2:3: note: %x is defined here, as `i32`\n"
         )
 
 

@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import (
 from ferrox import registry
 from ferrox.artifact import ModuleArtifact
 from ferrox.diagnostics import DiagnosticError, error
+from ferrox.driver.tools.report import pipeline_error, print_diagnostics
 from ferrox.parser import decode_source, parse_source, read_source
 from ferrox.passes.verify_disjoint import verify_disjoint
 from ferrox.passes.verify_ownership import VerifyOwnershipPass
@@ -86,9 +87,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     timings = Timings() if args.time else None
+    sources: dict[str, str] = {}
     try:
         with stage(timings, "read"):
             text, name = _read(args.input)
+        sources[name] = text
         artifact, module = None, None
         if args.passes is None:
             try:
@@ -113,7 +116,7 @@ def execute(args: argparse.Namespace) -> int:
         if args.cubin is not None:
             _assemble(ptx, chip, _cubin_path(args), args.verbose, cubin)
     except DiagnosticError as e:
-        print(e, file=sys.stderr)
+        print_diagnostics(e, args, sources)
         return 1
     except (CompileError, ToolchainError) as e:
         print(f"ferrox compile: error: {e}", file=sys.stderr)
@@ -221,7 +224,9 @@ def _lower(module: ModuleOp, spec: str | None) -> None:
     try:
         pipeline = PassPipeline.parse_spec(passes, spec, verify_between)
     except (ArgSpecParseError, ValueError, DiagnosticException) as e:
-        raise CompileError(f"bad pass pipeline '{spec}': {e}") from None
+        said, helps = pipeline_error(str(e), ["-p", spec])
+        told = "".join(f"\n  = help: {h}" for h in helps)
+        raise CompileError(f"bad pass pipeline '{spec}': {said}{told}") from None
     try:
         pipeline.apply(ctx, module)
     except DiagnosticError:

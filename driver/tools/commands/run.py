@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ferrox.diagnostics import DiagnosticError
+from ferrox.driver.tools.report import print_diagnostics
 from ferrox.parser import parse_source, read_source
 from ferrox.registry import make_context
 
@@ -103,7 +104,7 @@ def execute(args: argparse.Namespace) -> int:
             result = run_host_program(module, backend, entry=args.entry, params=params)
     except DiagnosticError as e:
         sys.stdout.flush()
-        print(e, file=sys.stderr)
+        print_diagnostics(e, args)
         return 1
     except RunError as e:
         print(f"ferrox run: error: {e}", file=sys.stderr)

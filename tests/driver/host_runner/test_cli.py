@@ -94,7 +94,7 @@ def test_verifier_errors_are_located_and_nothing_runs(tmp_path):
     path.write_text(text.replace('host.check %out2, "a + b"', 'host.check %out, "a + b"'))
     proc = ferrox_run(str(path), "--device", "cpu")
     assert proc.returncode == 1 and proc.stdout == ""
-    assert f"{path}:" in proc.stderr and "error: use of moved value: %out" in proc.stderr
+    assert f"{path}:" in proc.stderr and "error[E0382]: use of moved value: %out" in proc.stderr
     assert "note: value moved here" in proc.stderr
 
 
@@ -135,8 +135,8 @@ def test_a_refused_prepare_is_located_with_every_problem(tmp_path):
     assert proc.returncode == 1 and proc.stdout == ""
     first, note = proc.stderr.splitlines()
     assert first.startswith(f"{path}:") and first.endswith(
-        "error: cannot prepare the launch of @vecadd: the grid does not cover %out: its 1d witness "
-        "reaches grid.x * block.x = 2 * 256 = 512 elements, but len(%out) = 1000 (grid.x must be "
-        "at least 4)"
+        "error[E1306]: cannot prepare the launch of @vecadd: the grid does not cover %out: its 1d "
+        "witness reaches grid.x * block.x = 2 * 256 = 512 elements, but len(%out) = 1000 (grid.x "
+        "must be at least 4)"
     )
     assert note.endswith("note: launch contract of @vecadd declared here")

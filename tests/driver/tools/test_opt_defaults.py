@@ -36,10 +36,10 @@ def test_safety_rules_run_by_default(capsys):
     assert code == 1
     assert out == ""
     assert err.splitlines() == [
-        f"{UNSAFE}:28:5: error: index space 2d<32> needs a launch contract of domain 2, "
+        f"{UNSAFE}:28:5: error[E1005]: index space 2d<32> needs a launch contract of domain 2, "
         "found domain 1",
         f"{UNSAFE}:11:3: note: launch contract declared here",
-        f"{UNSAFE}:30:5: error: index space 2d_runtime needs a launch contract of domain 2, "
+        f"{UNSAFE}:30:5: error[E1005]: index space 2d_runtime needs a launch contract of domain 2, "
         "found domain 1",
         f"{UNSAFE}:11:3: note: launch contract declared here",
     ]
@@ -72,7 +72,7 @@ def test_ptx_target_on_unsafe_input_reports_the_rule(capsys):
     code, out, err = run(capsys, UNSAFE, "-t", "ptx")
     assert (code, out) == (1, "")
     assert err.splitlines()[0] == (
-        f"{UNSAFE}:28:5: error: index space 2d<32> needs a launch contract of domain 2, "
+        f"{UNSAFE}:28:5: error[E1005]: index space 2d<32> needs a launch contract of domain 2, "
         "found domain 1"
     )
 

@@ -5,7 +5,7 @@
 // RUN: not ferrox compile %s --no-cache -o %t.ptx 2>&1 | filecheck %s
 // RUN: not test -e %t.ptx
 
-// CHECK: compile-ownership.mlir:38:5: error: cannot borrow %out as immutable because it is also borrowed as mutable
+// CHECK: compile-ownership.mlir:38:5: error[E0502]: cannot borrow %out as immutable because it is also borrowed as mutable
 // CHECK-NEXT: compile-ownership.mlir:38:5: note: mutable borrow occurs here
 // CHECK-NEXT: compile-ownership.mlir:38:5: note: immutable borrow occurs here
 // CHECK-NOT: error

@@ -5,7 +5,7 @@
 // RUN: not ferrox-opt %s -p verify-disjoint 2>&1 | filecheck %s
 
 // Rule 4: the kernel casts its disjoint output to a shared slice and reads it.
-// CHECK: refuse-unverified.mlir:[[# @LINE + 5]]:3: error: disjoint slice `%out` cannot be used by 'builtin.unrealized_conversion_cast': it is written only through simt.get_mut
+// CHECK: refuse-unverified.mlir:[[# @LINE + 5]]:3: error[E1004]: disjoint slice `%out` cannot be used by 'builtin.unrealized_conversion_cast': it is written only through simt.get_mut
 // CHECK-NOT: .entry
 simt.kernel @read_own_output(%out: !simt.disjoint_slice<f32, 1d>, %r: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [64]> {
   %w = simt.thread_index_1d
