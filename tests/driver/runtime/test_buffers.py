@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import ferrox
 from ferrox.driver.runtime import buffers
 from ferrox.driver.runtime.buffers import (
     DeviceArray,
@@ -286,3 +287,16 @@ def test_torch_tensors_for_another_stream_go_through_dlpack(torch_on):
     tensor.ptr, tensor.strides, tensor.view_dtype = 0x4000, None, F32
     view_of(tensor, stream=0x800)
     assert torch_on == [0x800]  # cuda.core was asked, with the consumer stream
+
+
+def test_marked_bf16_bits_and_signless_integers_are_staged_as_the_checker_names_them(fake):
+    bits = ferrox.to_bf16(np.array([1.0, -2.5, 3.0e38, np.nan]))
+    array = DeviceArray.from_numpy(np.ascontiguousarray(bits), element="bf16")
+    assert array.element == "bf16"
+    back = ferrox.bf16_bits(np.zeros(4, np.uint16))
+    array.copy_to_host(back)
+    assert list(back.view(np.ndarray)) == [0x3F80, 0xC020, 0x7F62, 0x7FFF]
+    unsigned = DeviceArray.from_numpy(np.arange(5, dtype=np.uint32), element="i32")
+    assert unsigned.element == "i32" and list(unsigned.copy_to_host()) == [0, 1, 2, 3, 4]
+    with pytest.raises(ArrayError, match=r"^expected i32 elements, got i64 \(int64\)$"):
+        DeviceArray.from_numpy(np.zeros(2, np.int64), element="i32")
