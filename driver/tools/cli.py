@@ -21,6 +21,7 @@ COMMANDS = {
     "run": "ferrox.driver.tools.commands.run",
     "doctor": "ferrox.driver.tools.commands.doctor",
     "explore": "ferrox.driver.tools.commands.explore",
+    "explain": "ferrox.driver.tools.commands.explain",
 }
 
 
