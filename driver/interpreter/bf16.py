@@ -190,9 +190,7 @@ def f16_from_f32(x: Any) -> np.ndarray:
     rounds once, from either width), any NaN canonical."""
     a = np.asarray(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = a.astype(np.float16)
-    if out.ndim == 0:
-        return out if not np.isnan(out) else np.uint16(CANONICAL_NAN).view(np.float16)
+        out = np.asarray(a.astype(np.float16))
     nan = np.isnan(out)
     if nan.any():
         out = np.where(nan, np.uint16(CANONICAL_NAN).view(np.float16), out)
