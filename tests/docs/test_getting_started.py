@@ -1,5 +1,5 @@
 """docs/getting-started.md shows, under each `<!-- diagnostic: COMMAND -->` marker, exactly what
-COMMAND prints on standard error (run from the repository's root): the page's diagnostics are
+COMMAND prints on standard error (run from the repository's root, in the human form): the page's diagnostics are
 the tools' own. `python tests/docs/test_getting_started.py` rewrites the blocks."""
 
 from __future__ import annotations
@@ -26,13 +26,18 @@ def tool_stderr(command: str) -> tuple[int, str]:
     argv = shlex.split(command)
     assert argv[0] == "ferrox", command
     err = io.StringIO()
-    cwd = os.getcwd()
+    cwd, form = os.getcwd(), os.environ.get("FERROX_ERROR_FORMAT")
     os.chdir(ROOT)
+    os.environ["FERROX_ERROR_FORMAT"] = "human"  # what a user sees (the suite runs with short)
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             code = main([*argv[1:], "-o", os.devnull])
     finally:
         os.chdir(cwd)
+        if form is None:
+            del os.environ["FERROX_ERROR_FORMAT"]
+        else:
+            os.environ["FERROX_ERROR_FORMAT"] = form
     return code, err.getvalue()
 
 
