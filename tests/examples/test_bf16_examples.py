@@ -17,6 +17,7 @@ from ferrox.driver.interpreter import tile_lowered
 from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
+from ferrox.simt import DisjointSlice, Slice, bf16, f32
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "tile" / "matmul_bf16.mlir"
@@ -91,3 +92,21 @@ def test_the_bound_has_teeth(rng):
     exact = x.astype(np.float64) @ y
     assert within_f32_sum_bound(exact.astype(np.float32), x, y.astype(np.float32))
     assert not within_f32_sum_bound((exact * (1 + 2.0**-10)).astype(np.float32), x, y)
+
+
+@ferrox.simt.kernel(block=256, requires=["len(x) >= len(y)"])
+def axpy_bf16(alpha: f32, x: Slice[bf16], y: DisjointSlice[bf16]):
+    w = ferrox.simt.thread_index_1d()
+    i = w.value
+    with y[w] as slot:
+        slot.value = bf16(alpha * f32(x[i]) + f32(slot.value))
+
+
+def test_a_python_simt_kernel_over_bf16_slices_takes_bf16_bits(rng):
+    n = 3001
+    x, y0 = ferrox.to_bf16(rng.uniform(-1, 1, n)), ferrox.to_bf16(rng.uniform(-1, 1, n))
+    y = y0.copy()
+    axpy_bf16.on("cpu")[-(-n // 256), 256](1.5, x, y)
+    # f32 products and sums of bf16 values, each rounded once to bf16 at the end
+    expected = ferrox.to_bf16(np.float32(1.5) * x.float32() + y0.float32())
+    assert np.array_equal(y.view(np.ndarray), expected.view(np.ndarray))
