@@ -52,8 +52,8 @@ class Bf16Bits(np.ndarray):
         """The values, exactly, as a float32 array of the same shape."""
         return widen(self.view(np.ndarray))
 
-    def __repr__(self) -> str:
-        return f"bf16_bits({self.float32()!r})"
+    def __repr__(self) -> str:  # what makes these values again (NaN payloads aside)
+        return f"to_bf16({self.float32()!r})"
 
 
 def bf16_bits(array: Any) -> Bf16Bits:
