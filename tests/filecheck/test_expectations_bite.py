@@ -3,7 +3,7 @@
 The invalid tests only prove something if an expectation that does not match makes the run fail;
 this alters each file's expectations one at a time (a sample of up to 5 per file, spread over the
 file) and checks that ferrox-opt then exits 1 naming the altered text. ferrox-opt runs in this
-process (`main(argv)`, its output captured), as the RUN lines' leading tools do (conftest.py).
+process (`main(argv)`, its output captured).
 """
 
 from __future__ import annotations

@@ -1,0 +1,56 @@
+"""The filecheck suite (a lit suite: lit.cfg.py), one pytest test per `.mlir` file.
+
+lit discovers the suite here, in this process, through its own unittest adaptor
+(`lit.LitTestCase.load_test_suite`); each test then runs as lit would run it (its format's
+`execute`), so that pytest-xdist spreads the files over its workers and a failure shows lit's
+report of the file: each RUN line, the commands it ran, their output and exit statuses. A test
+whose `// REQUIRES:` features are missing is skipped with lit's reason. `lit tests/filecheck`
+runs the same suite without pytest.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import lit.LitTestCase
+import lit.Test
+import lit.worker
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+if "FERROX_LIT_EXEC_ROOT" not in os.environ:  # scratch files (%t) of this process's tests
+    _scratch = tempfile.mkdtemp(prefix="ferrox-lit-out-")
+    atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+    os.environ["FERROX_LIT_EXEC_ROOT"] = _scratch
+
+CASES = list(lit.LitTestCase.load_test_suite([str(HERE)]))
+
+
+def _name(case) -> str:
+    return "/".join(case._test.path_in_suite)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_name)
+def test_lit(case) -> None:
+    test = case._test
+    result = lit.worker._execute(test, case._lit_config)
+    if result.code is lit.Test.UNSUPPORTED:
+        missing = test.getMissingRequiredFeatures()
+        pytest.skip(f"needs {', '.join(missing)}, which this machine lacks (lit: UNSUPPORTED)")
+    if result.code.isFailure:  # FAIL, XPASS, UNRESOLVED, TIMEOUT
+        pytest.fail(f"lit: {result.code.name}: {_name(case)}\n{result.output}", pytrace=False)
+
+
+def test_the_suite_is_found() -> None:
+    """Every `.mlir` file with RUN lines is one of the suite's tests (none dropped by lit)."""
+    files = {
+        str(p.relative_to(HERE))
+        for p in HERE.rglob("*.mlir")
+        if "RUN:" in p.read_text() and "Output" not in p.parts
+    }
+    assert {_name(case) for case in CASES} == files
