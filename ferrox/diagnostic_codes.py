@@ -267,7 +267,7 @@ CODES: tuple[Code, ...] = (
         "a tile op that cannot be lowered safely",
         ("tile-4",),
         (
-            r"more than the 49152 a block has",
+            r"more than the \d+ a block (?:has|can opt in to)",
             r"^'tile\.\w+' under divergent control flow",
             r"is not proven uniform once lowered",
         ),

@@ -41,7 +41,8 @@ def _dialect_names(dialect: str, kind: str) -> list[str]:
 
 
 def suggest_registered(name: str, kind: str) -> str | None:
-    """The registered op (`kind` "op") or type/attribute ("attr") closest to `name`."""
+    """The registered op (`kind` "op") or type/attribute ("attr") closest to `name`: in its own
+    dialect, else in the (at most three) dialects whose names are closest to its dialect's."""
     from ferrox import registry
 
     dialect, _, _ = name.partition(".")
@@ -49,9 +50,6 @@ def suggest_registered(name: str, kind: str) -> str | None:
     if near is not None:
         return near
     dialects = list(registry.all_dialects())
-    other = closest(dialect, dialects)
-    if other is not None and other != dialect:
-        near = closest(name.replace(dialect, other, 1), _dialect_names(other, kind))
-        if near is not None:
-            return near
-    return None
+    others = difflib.get_close_matches(dialect, dialects, n=3, cutoff=CUTOFF)
+    names = [n for other in others if other != dialect for n in _dialect_names(other, kind)]
+    return closest(name, names)

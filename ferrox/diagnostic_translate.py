@@ -259,20 +259,21 @@ def _convert_help(value: str, src: str, dst: str) -> list[str]:
 
 
 def _variable(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic | None:
-    first, var, second = m["first"], m["var"], m["second"]
+    first, second = m["first"], m["second"]
     op = _op_name(d, lines)
     focus = ""
     subject = _subject_op(d)
     if subject is not None and m["pos"] is not None and int(m["pos"]) < len(subject.operands):
         hint = subject.operands[int(m["pos"])].name_hint
         focus = f"%{hint}" if hint else ""
+    what = focus or "the value"
     return _with(
         d,
-        message=f"mismatched types: `{op}` needs one type for the values its definition calls "
-        f"`{var}`, found `{first}` and `{second}`",
+        message=f"mismatched types: `{op}` needs these values to have one type, found "
+        f"`{first}` and `{second}`",
         label=f"expected `{first}`, found `{second}`",
         focus=focus,
-        help=_convert_help("the value", second, first),
+        help=_convert_help(what, second, first),
     )
 
 

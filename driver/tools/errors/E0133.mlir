@@ -14,3 +14,12 @@ simt.kernel @poke(%p: !simt.ptr<f32>, %i: index, %v: f32) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E0133]: dereference of raw pointer is unsafe and requires an unsafe region or kernel
+//  --> E0133.mlir:2:3
+//   |
+// 2 |   simt.ptr_store %v, %p[%i] : !simt.ptr<f32>
+//   |   ^^^^^^^^^^^^^^
+//   |
+//   = help: use a slice, or wrap the access in `simt.unsafe { ... }` (you vouch for it: ferrox no longer checks it)
+// doc:end

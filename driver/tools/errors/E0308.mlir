@@ -18,3 +18,14 @@ simt.kernel @k(%a: !simt.slice<i32>, %out: !simt.disjoint_slice<f32, 1d>) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E0308]: mismatched types: %x is `i32`, used here as `f32`
+//  --> E0308.mlir:7:16
+//   |
+// 6 |     %x = simt.load %a[%i] : !simt.slice<i32>
+//   |     -- %x is defined here, as `i32`
+// 7 |     simt.yield %x : f32
+//   |                ^^ expected `f32`, found `i32`
+//   |
+//   = help: convert %x to `f32` with `arith.sitofp`, or change one of the two types
+// doc:end

@@ -22,3 +22,15 @@ func.func @main(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E0382]: use of moved value: %c
+//   --> E0382.mlir:10:3
+//    |
+//  8 |   %c2 = host.unsafe_launch @scale grid(%one) block(%one) on %s ins(%x : !host.tensor<f32, [64]>) outs(%c : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+//    |                                                                                                       -- value moved here
+//  9 |   host.sync_on %s
+// 10 |   host.print %c : !host.tensor<f32, [64]>
+//    |              ^^ value used here after move
+//    |
+//    = help: use the tensor the launch gave back (its result) instead, after `host.sync_on` of its stream
+// doc:end

@@ -20,3 +20,14 @@ func.func @f(%a: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E0502]: cannot borrow %c as immutable because it is also borrowed as mutable
+//  --> E0502.mlir:9:3
+//   |
+// 9 |   %c2 = host.launch @vecadd with %p on %s ins(%a, %c : !host.tensor<f32, [64]>, !host.tensor<f32, [64]>) outs(%c : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+//   |                                                   ^^                                                          -- mutable borrow occurs here
+//   |                                                   |
+//   |                                                   immutable borrow occurs here
+//   |
+//   = help: write the output to a tensor of its own (`host.poison`, `host.zeros`)
+// doc:end

@@ -20,3 +20,12 @@ simt.kernel @k(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E1001]: `simt.get_mut` needs a witness (`!simt.thread_index<...>`) as its index, found `index`
+//  --> E1001.mlir:4:3
+//   |
+// 4 |   simt.get_mut %out[%i] : !simt.disjoint_slice<f32, 1d>, index {
+//   |                     ^^ expected a witness, found `index`
+//   |
+//   = help: pass the witness `%w` itself: `%i` is its plain index, read by `simt.witness_value`
+// doc:end

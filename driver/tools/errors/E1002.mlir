@@ -11,3 +11,12 @@ simt.func @make() -> !simt.thread_index<1d> {
   simt.return %w : !simt.thread_index<1d>
 }
 // doc:end
+// doc:begin output
+// error[E1002]: cannot return a witness
+//  --> E1002.mlir:3:3
+//   |
+// 3 |   simt.return %w : !simt.thread_index<1d>
+//   |   ^^^^^^^^^^^
+//   |
+//   = help: pass or store its index (`simt.witness_value`) instead; a witness stays in the kernel that made it
+// doc:end

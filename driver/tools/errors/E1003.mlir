@@ -13,3 +13,12 @@ simt.kernel @k(%out: !simt.disjoint_slice<f32, 2d<64>>, %v: f32) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E1003]: index space mismatch: expected 2d<64>, found 2d<32>
+//  --> E1003.mlir:3:3
+//   |
+// 3 |   simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 2d<64>>, !simt.thread_index<2d<32>> {
+//   |   ^^^^^^^^^^^^
+//   |
+//   = help: index a slice with a witness of the slice's own space
+// doc:end

@@ -10,3 +10,12 @@ simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>, %i: index) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E1004]: cannot read disjoint slice `%out`: it is written only through simt.get_mut, never read
+//  --> E1004.mlir:2:3
+//   |
+// 2 |   %v = simt.load %out[%i] : !simt.disjoint_slice<f32, 1d>
+//   |                  ^^^^
+//   |
+//   = help: read shared slices (`simt.load`), write disjoint slices through `simt.get_mut`, update atomic slices with atomics
+// doc:end

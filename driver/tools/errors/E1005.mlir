@@ -9,3 +9,12 @@ simt.kernel @k() contract<domain = 1, block = [2048]> {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E1005]: launch contract block [2048] has 2048 threads, more than the 1024 a block can hold
+//  --> E1005.mlir:1:1
+//   |
+// 1 | simt.kernel @k() contract<domain = 1, block = [2048]> {
+//   | ^^^^^^^^^^^
+//   |
+//   = help: change the kernel's `contract<...>`: at most 1024 threads a block, a domain for each index space the kernel uses
+// doc:end

@@ -18,3 +18,15 @@ simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E1007]: barrier under divergent control flow: 'simt.sync_threads' must be reached by every thread of the block
+//  --> E1007.mlir:5:5
+//   |
+// 3 |   simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {
+//   |   ------------ control flow diverges here: this region runs only where the witness is in bounds
+// 4 |   ^bb0(%old: f32):
+// 5 |     simt.sync_threads
+//   |     ^^^^^^^^^^^^^^^^^
+//   |
+//   = help: move it out of the branch or loop, or make the condition the same for every thread (block and grid ids, kernel parameters, constants)
+// doc:end

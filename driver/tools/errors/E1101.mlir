@@ -10,3 +10,14 @@ func.func @f() {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1101]: caller array 0 is already bound to a tensor; binding it again would alias it
+//  --> E1101.mlir:3:3
+//   |
+// 2 |   %a = host.from_array 0 : !host.tensor<f32, [?]>
+//   |        --------------- first bound here
+// 3 |   %c = host.from_array 0 : !host.tensor<f32, [?]>
+//   |        ^^^^^^^^^^^^^^^
+//   |
+//   = help: bind each caller array once, and pass the tensor around
+// doc:end

@@ -13,3 +13,12 @@ func.func @f(%p: !host.prepared<@k>, %s: !host.stream, %c: !host.tensor<f32, [8]
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1103]: a launch gives back every tensor it takes: expected results (!host.tensor<f32, [8]>), got ()
+//  --> E1103.mlir:6:3
+//   |
+// 6 |   "host.launch"(%p, %s, %c) <{kernel = @k, operandSegmentSizes = array<i32: 1, 1, 0, 1>}> : (!host.prepared<@k>, !host.stream, !host.tensor<f32, [8]>) -> ()
+//   |   ^^^^^^^^^^^^^
+//   |
+//   = help: give the launch one result per `outs` tensor, of the same type
+// doc:end

@@ -9,3 +9,12 @@ func.func @f() {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1104]: tile dimensions must be static powers of two, got 100 in [100]
+//  --> E1104.mlir:2:46
+//   |
+// 2 |   %z = "host.zeros"() : () -> !host.partition<f32, [1000], [100]>
+//   |                                              ^^^^^^^^^^^^^^^^^^^^
+//   |
+//   = help: use static power-of-two tile shapes that agree on one grid
+// doc:end

@@ -15,3 +15,15 @@ func.func @f(%p: !host.prepared<@scale>, %x: !host.tensor<f32, [64]>, %c: !host.
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1105]: safe launch of @scale needs a launch prepared by host.prepare @scale
+//  --> E1105.mlir:7:3
+//   |
+// 5 | func.func @f(%p: !host.prepared<@scale>, %x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
+//   |              -- this prepared value does not come from host.prepare
+// 6 |   %s = host.stream
+// 7 |   %c2 = host.launch @scale with %p on %s ins(%x : !host.tensor<f32, [64]>) outs(%c : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+//   |         ^^^^^^^^^^^
+//   |
+//   = help: prepare the launch with `host.prepare @kernel ...` and pass its result
+// doc:end

@@ -17,3 +17,14 @@ func.func @f(%x: !host.tensor<f32, [64]>, %c: !host.tensor<f32, [64]>) {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1106]: cannot read %c2 before `host.sync_on %s`: a launch on %s may still be writing it
+//  --> E1106.mlir:9:3
+//   |
+// 8 |   %c2 = host.unsafe_launch @scale grid(%one) block(%one) on %s ins(%x : !host.tensor<f32, [64]>) outs(%c : !host.tensor<f32, [64]>) -> !host.tensor<f32, [64]>
+//   |         ------------------ launched here
+// 9 |   host.print %c2 : !host.tensor<f32, [64]>
+//   |              ^^^
+//   |
+//   = help: add `host.sync_on` of the launch's stream before this use
+// doc:end

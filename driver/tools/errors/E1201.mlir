@@ -10,3 +10,12 @@ tile.kernel @k(%out: !tile.partition<f32, [16]>, %x: !tile.tensor<f32, [?]>) {
   tile.return
 }
 // doc:end
+// doc:begin output
+// error[E1201]: cannot store to an input tensor (!tile.tensor<f32, [?]>); a kernel writes only its own output partition (!tile.partition)
+//  --> E1201.mlir:3:3
+//   |
+// 3 |   tile.store %t, %x : !tile.tile<f32, [16]>, !tile.tensor<f32, [?]>
+//   |   ^^^^^^^^^^
+//   |
+//   = help: store to an output partition (`!tile.partition`), once per block
+// doc:end

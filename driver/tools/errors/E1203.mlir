@@ -10,3 +10,10 @@ simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>, %v: f32) {
   simt.return
 }
 // doc:end
+// doc:begin output
+// error[E1203]: 'simt.store_chunk' writes a slice of a tile<...> space, found 1d
+//  --> E1203.mlir:3:3
+//   |
+// 3 |   simt.store_chunk %out[%w], %v : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d>
+//   |   ^^^^^^^^^^^^^^^^
+// doc:end

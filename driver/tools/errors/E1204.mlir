@@ -27,3 +27,17 @@ tile.kernel @gate(%out: !tile.partition<f32, [16]>, %x: !tile.tensor<f32, [?, ?]
   tile.return
 }
 // doc:end
+// doc:begin output
+// error[E1204]: 'tile.reduce_max' under divergent control flow: it lowers to warp collectives, which every lane of a warp must reach together
+//   --> E1204.mlir:11:5
+//    |
+//  7 |   %v = tile.extract %s : !tile.tile<f32, []> -> f32
+//    |        ------------ it is computed from a value read out of a tile here, which is the same on every thread but is not proven uniform once lowered (it comes out of shuffles and shared memory)
+// ...
+// 10 |   %r = scf.if %pos -> (!tile.tile<f32, [16]>) {
+//    |               ---- control flow diverges here: not every thread may take this branch (`%pos` is not uniform across the warp)
+// 11 |     %m = tile.reduce_max %t axis = 1 : !tile.tile<f32, [16, 128]> -> !tile.tile<f32, [16]>
+//    |          ^^^^^^^^^^^^^^^
+//    |
+//    = help: branch on block coordinates or kernel scalars only, not on a tile's data
+// doc:end

@@ -28,3 +28,15 @@ func.func @main() {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1301]: cannot prepare the launch of @fill: block is (128, 1, 1), but @fill's contract requires block = [256], i.e. (256, 1, 1)
+//   --> E1301.mlir:17:3
+//    |
+//  1 | simt.kernel @fill(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256]> {
+//    | ----------- launch contract of @fill declared here
+// ...
+// 17 |   %p = host.prepare @fill grid(%blocks) block(%threads) args(%out : !host.tensor<f32, [?]>)
+//    |        ^^^^^^^^^^^^
+//    |
+//    = help: launch with the grid, block and shared memory the contract declares
+// doc:end

@@ -31,3 +31,15 @@ func.func @main() {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1305]: cannot prepare the launch of @copy: @copy requires len(arg0) >= len(arg1), but len(arg0) = 512 and len(arg1) = 1024 [arg0 is %a, arg1 is %out]
+//   --> E1305.mlir:20:3
+//    |
+//  1 | simt.kernel @copy(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg1)]> {
+//    | ----------- launch contract of @copy declared here
+// ...
+// 20 |   %p = host.prepare @copy grid(%blocks) block(%threads) args(%a, %out : !host.tensor<f32, [?]>, !host.tensor<f32, [?]>)
+//    |                                                              ^^
+//    |
+//    = help: launch with arguments that satisfy the relation, or change the contract
+// doc:end

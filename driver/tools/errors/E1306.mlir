@@ -28,3 +28,15 @@ func.func @main() {
   func.return
 }
 // doc:end
+// doc:begin output
+// error[E1306]: cannot prepare the launch of @fill: the grid does not cover %out: its 1d witness reaches grid.x * block.x = 3 * 256 = 768 elements, but len(%out) = 1000 (grid.x must be at least 4)
+//   --> E1306.mlir:17:3
+//    |
+//  1 | simt.kernel @fill(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256]> {
+//    | ----------- launch contract of @fill declared here
+// ...
+// 17 |   %p = host.prepare @fill grid(%blocks) block(%threads) args(%out : !host.tensor<f32, [?]>)
+//    |                                                              ^^^^
+//    |
+//    = help: launch enough blocks for every element (ceil(len / block) blocks)
+// doc:end
