@@ -41,10 +41,10 @@ def tool_command() -> str:
     return f'"{sys.executable}" -S "{TOOL}"'
 
 
-def start_server() -> str | None:
+def start_server() -> str:
     """The socket of this process's tool server, started on first use."""
     global _server
-    if _server is None and os.environ.get("FERROX_LIT_NO_SERVER") != "1":
+    if _server is None:
         folder = tempfile.mkdtemp(prefix="ferrox-lit-")
         address = os.path.join(folder, "tools")
         proc = subprocess.Popen(
@@ -102,6 +102,5 @@ def configure(config, name: str) -> None:
     config.environment["PYTHONSAFEPATH"] = "1"  # no test's folder first on a tool's sys.path
     # The diagnostics' one-line form, which the RUN lines pin (tests/conftest.py sets it too).
     config.environment.setdefault("FERROX_ERROR_FORMAT", "short")
-    server = start_server()
-    if server is not None:
-        config.environment[SERVER_ENV] = server
+    if os.environ.get("FERROX_LIT_NO_SERVER") != "1":
+        config.environment[SERVER_ENV] = start_server()
