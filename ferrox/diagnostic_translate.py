@@ -277,6 +277,85 @@ def _variable(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic | Non
     )
 
 
+def _definition(lines: list[str], name: str, before: int) -> int | None:
+    """The line (1-based) at or above `before` that defines `name` (a result, or an argument
+    of a function, kernel or block signature)."""
+    definition = re.compile(
+        rf"^\s*(?:{_VALUE}\s*,\s*)*{re.escape(name)}(?:\s*,\s*{_VALUE})*\s*=(?!=)"
+        rf"|(?:@[\w$.-]+|\^[\w$.-]+)\s*\([^)]*{re.escape(name)}\s*:"
+    )
+    for number in range(min(before, len(lines)), 0, -1):
+        if definition.search(lines[number - 1]):
+            return number
+    return None
+
+
+def _type_at(text: str, start: int) -> str:
+    """The type written from `start` to the first `,` or `)` outside brackets (or the end)."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}" and not (c == ">" and text[i - 1] == "-"):
+            if depth == 0:
+                return text[start:i].strip()
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[start:i].strip()
+    return text[start:].strip()
+
+
+def _declared_type(lines: list[str], value: str, before: int) -> tuple[int, int, str] | None:
+    """(line, column, type) of `value`'s signature declaration (`%a: !simt.slice<f32>`)."""
+    number = _definition(lines, value, before)
+    if number is None:
+        return None
+    m = re.search(rf"{re.escape(value)}\s*:\s*", lines[number - 1])
+    if m is None:
+        return None
+    return number, m.start() + 1, _type_at(lines[number - 1], m.end())
+
+
+def _written_against_declared(
+    d: Diagnostic, lines: list[str], number: int, name: str, used: str
+) -> Diagnostic | None:
+    """`%x = simt.load %a[%i] : !simt.slice<i32>` with `%a: !simt.slice<f32>`: the op's custom
+    syntax took the written type for the result without checking it against `%a`, so the
+    mismatch surfaced at the use of `%x`, one line late. Said at the op instead."""
+    text = lines[number - 1]
+    m = re.match(
+        rf"\s*{re.escape(name)}\s*=\s*(?P<op>[\w.]+)\s+(?P<src>{_VALUE})\b[^:]*:\s*(?P<ty>[^:]+?)\s*$",
+        text,
+    )
+    if m is None or "->" in m["ty"]:
+        return None
+    declared = _declared_type(lines, m["src"], number - 1)
+    if declared is None:
+        return None
+    line, col, have = declared
+    written = m["ty"]
+    if have == written or have.partition("<")[0] != written.partition("<")[0]:
+        return None
+    f = d.loc.file
+    return _with(
+        d,
+        message=f"mismatched types: {m['src']} is `{have}`, but this `{m['op']}` says `{written}`",
+        loc=SourceLoc(f, number, m.start("ty") + 1),
+        label=f"expected `{have}`, found `{written}`",
+        focus=written,
+        length=len(written),
+        notes=[
+            _note(SourceLoc(f, line, col), f"{m['src']} is defined here, as `{have}`", m["src"]),
+            _note(d.loc, f"so {name} has the wrong type here, where `{used}` is expected", name),
+        ],
+        help=[
+            f"write `{have}` after the `:`, as {m['src']} is declared (or declare "
+            f"{m['src']} as `{written}`)"
+        ],
+    )
+
+
 def _used_with_type(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic | None:
     used, defined = m["used"], m["defined"]
     text = _line(lines, d.loc.line)[max(d.loc.col - 1, 0) :]
@@ -285,22 +364,17 @@ def _used_with_type(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic
         return None
     name = value[0]
     notes = list(d.notes)
-    if lines is not None:
-        definition = re.compile(
-            rf"^\s*(?:{_VALUE}\s*,\s*)*{re.escape(name)}(?:\s*,\s*{_VALUE})*\s*=(?!=)"
-            rf"|(?:@[\w$.-]+|\^[\w$.-]+)\s*\([^)]*{re.escape(name)}\s*:"
+    number = _definition(lines, name, d.loc.line) if lines is not None else None
+    if lines is not None and number is not None:
+        earlier = _written_against_declared(d, lines, number, name, used)
+        if earlier is not None:
+            return earlier
+        col = lines[number - 1].find(name) + 1
+        notes.append(
+            _note(
+                SourceLoc(d.loc.file, number, col), f"{name} is defined here, as `{defined}`", name
+            )
         )
-        for number in range(d.loc.line, 0, -1):
-            if definition.search(lines[number - 1]):
-                col = lines[number - 1].find(name) + 1
-                notes.append(
-                    _note(
-                        SourceLoc(d.loc.file, number, col),
-                        f"{name} is defined here, as `{defined}`",
-                        focus=name,
-                    )
-                )
-                break
     return _with(
         d,
         message=f"mismatched types: {name} is `{defined}`, used here as `{used}`",

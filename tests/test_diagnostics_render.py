@@ -2,8 +2,8 @@
 (`--error-format=human`), and the one-line short form (`file:line:col: error[CODE]: ...`).
 
 The inputs are the issue's own cases: a write without a witness, a kernel without its
-`simt.return`, a missing `}`, a load of the wrong type (reported at the use, the definition
-shown by a note), an op whose type variable binds two types, misspelt ops, types and
+`simt.return`, a missing `}`, a load of the wrong type (reported at the load, where the type is
+written, not at the first use of its result), a value used as another type, an op whose type variable binds two types, misspelt ops, types and
 attributes, the ownership rules E0382 and E0502, a refused launch, and a frontend diagnostic
 at its Python line."""
 
@@ -65,6 +65,12 @@ CASES = {
     + "  }\n"
     + "  simt.return\n"
     + "}\n",
+    "use-type": "simt.kernel @k(%p: !simt.ptr<f32>) unsafe {\n"
+    "  %i = arith.constant 0 : index\n"
+    "  %v = arith.constant 1 : i32\n"
+    "  simt.ptr_store %v, %p[%i] : !simt.ptr<f32>\n"
+    "  simt.return\n"
+    "}\n",
     "type-variable": "func.func @f(%a: i32, %b: f32) -> i32 {\n"
     '  %c = "arith.addi"(%a, %b) : (i32, f32) -> i32\n'
     "  func.return %c : i32\n"
@@ -131,15 +137,29 @@ HUMAN = {
            | ^
         """,
     "load-type": """
-        error[E0308]: mismatched types: %x is `i32`, used here as `f32`
-         --> k.mlir:7:16
+        error[E0308]: mismatched types: %a is `!simt.slice<f32>`, but this `simt.load` says `!simt.slice<i32>`
+         --> k.mlir:6:29
           |
+        1 | {KERNEL}
+          |                     -- %a is defined here, as `!simt.slice<f32>`
+        ...
         6 |     %x = simt.load %a[%i] : !simt.slice<i32>
-          |     -- %x is defined here, as `i32`
+          |                             ^^^^^^^^^^^^^^^^ expected `!simt.slice<f32>`, found `!simt.slice<i32>`
         7 |     simt.yield %x : f32
-          |                ^^ expected `f32`, found `i32`
+          |                -- so %x has the wrong type here, where `f32` is expected
           |
-          = help: convert %x to `f32` with `arith.sitofp`, or change one of the two types
+          = help: write `!simt.slice<f32>` after the `:`, as %a is declared (or declare %a as `!simt.slice<i32>`)
+        """,
+    "use-type": """
+        error[E0308]: mismatched types: %v is `i32`, used here as `f32`
+         --> k.mlir:4:18
+          |
+        3 |   %v = arith.constant 1 : i32
+          |   -- %v is defined here, as `i32`
+        4 |   simt.ptr_store %v, %p[%i] : !simt.ptr<f32>
+          |                  ^^ expected `f32`, found `i32`
+          |
+          = help: convert %v to `f32` with `arith.sitofp`, or change one of the two types
         """,
     "type-variable": """
         error[E0308]: mismatched types: `arith.addi` needs these values to have one type, found `i32` and `f32`
@@ -216,8 +236,14 @@ SHORT = {
         "k.mlir:9:1: note: ...as it matches this but it has different indentation",
     ],
     "load-type": [
-        "k.mlir:7:16: error[E0308]: mismatched types: %x is `i32`, used here as `f32`",
-        "k.mlir:6:5: note: %x is defined here, as `i32`",
+        "k.mlir:6:29: error[E0308]: mismatched types: %a is `!simt.slice<f32>`, but this "
+        "`simt.load` says `!simt.slice<i32>`",
+        "k.mlir:1:21: note: %a is defined here, as `!simt.slice<f32>`",
+        "k.mlir:7:16: note: so %x has the wrong type here, where `f32` is expected",
+    ],
+    "use-type": [
+        "k.mlir:4:18: error[E0308]: mismatched types: %v is `i32`, used here as `f32`",
+        "k.mlir:3:3: note: %v is defined here, as `i32`",
     ],
     "type-variable": [
         "k.mlir:2:3: error[E0308]: mismatched types: `arith.addi` needs these values to have one "
