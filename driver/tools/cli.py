@@ -22,6 +22,7 @@ COMMANDS = {
     "doctor": "ferrox.driver.tools.commands.doctor",
     "explore": "ferrox.driver.tools.commands.explore",
     "explain": "ferrox.driver.tools.commands.explain",
+    "new": "ferrox.driver.tools.commands.new",
 }
 
 
