@@ -1,6 +1,7 @@
 """Launch overhead: host time per call of an empty kernel with 4 PTX parameters, every way.
 
     python benchmarks/launch.py [--calls 100] [--batches 300]
+    python benchmarks/launch.py --dispatch    # a decorated kernel's own dispatch, on the CPU
 
 Each row launches the same kind of kernel (two slices: pointer, length, pointer, length; an
 empty body) on the legacy default stream: ferrox's packed fast path (`launch_packed`),
@@ -261,12 +262,52 @@ def frontend_rows(n: int) -> dict[str, Callable[[], None]]:
     }
 
 
+def dispatch_overhead(calls: int, batches: int) -> dict[str, float]:
+    """The Python a decorated kernel's repeated call adds over `ferrox.load`'s: both kernels on
+    the CPU backend with its checked launch replaced by a no-op, so only the dispatch above it
+    is timed (no GPU needed). The GPU rows above include the same dispatch plus the launch."""
+    import ferrox
+
+    n = 1024
+    x, y = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    grid = n // 32
+    direct = py_copy.on("cpu")
+    loaded_kernel = ferrox.load(py_copy.ir(), device="cpu")["py_copy"]
+    for kernel in (direct._loaded([x, y], {}), loaded_kernel):
+        kernel._device.call = lambda *args: None  # the checked launch, stubbed on this instance
+    loaded = loaded_kernel[grid, 32]
+    rows = {
+        "@simt.kernel k[grid, block](x, y), again": lambda: direct[grid, 32](x, y),
+        "ferrox.load kernel's launch(x, y)": lambda: loaded(x, y),
+    }
+    results = {name: float("inf") for name in rows}
+    for _ in range(batches):  # interleaved, best of: the host is shared and noisy
+        for name, fn in rows.items():
+            start = time.perf_counter_ns()
+            for _ in range(calls):
+                fn()
+            results[name] = min(results[name], (time.perf_counter_ns() - start) / calls / 1000)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--batches", type=int, default=300)
     parser.add_argument("--profile", action="append", default=[], help="cProfile rows by name")
+    parser.add_argument(
+        "--dispatch",
+        action="store_true",
+        help="only the Python dispatch of a decorated kernel's repeated call (CPU, no GPU)",
+    )
     args = parser.parse_args()
+    if args.dispatch:
+        found = dispatch_overhead(args.calls, args.batches)
+        base = found["ferrox.load kernel's launch(x, y)"]
+        print("Python dispatch per call, checked launch stubbed (best of batches)")
+        for name, us in found.items():
+            print(f"{name:46} {us:8.3f} us  (+{us - base:.3f} over ferrox.load)")
+        return
     n = 1024
     rows, (artifact, kernel, a, b) = ferrox_rows(n)
     rows |= cuda_core_row(artifact, a, b)
@@ -289,6 +330,10 @@ def main() -> None:
     print(f"{'':46} {'us/call':>8} {'vs cuda.core':>12}")
     for name, us in results.items():
         print(f"{name:46} {us:8.2f} {us / base:11.2f}x")
+    decorated = results.get("ferrox.simt @kernel k[grid, block](torch), again")
+    if decorated is not None:
+        same = results["the same kernel's IR, ferrox.load, checked"]
+        print(f"the decorated call's own dispatch: {decorated - same:+.2f} us over ferrox.load")
     for line in missing:
         print(f"not measured: {line}")
     try:

@@ -120,6 +120,10 @@ from ferrox.jit import target as _target
 
 install_excepthook()  # an uncaught FrontendError prints its diagnostics, not a traceback
 
+_KEPT = 256
+"""At most this many launchers per kernel view, and ready launches per launcher (a program
+that launches over ever new grids starts these memos again rather than grow them)."""
+
 
 def kernel(
     fn: Callable[..., Any] | None = None,
@@ -176,6 +180,13 @@ class _State(KernelState):
         """(device, constants, argument types) -> the loaded kernel: a second call with the
         same types skips the key, the cache and the frontend (a changed module global is not
         seen until the process restarts, as with any JIT)."""
+        self.views: dict[str, SimtKernel] = {}
+        """device -> its view, so `k.on(device)[grid, block](...)` in a loop reuses one view
+        and the launchers it keeps."""
+        self.plain: int | None = None
+        """How many leading parameters are run-time ones (the first Constexpr's position):
+        a call with no more positional arguments than this and no keywords has every
+        Constexpr at its default, so its argument kinds alone pick the launch."""
 
 
 class SimtKernel:
@@ -186,6 +197,8 @@ class SimtKernel:
     def __init__(self, fn: Callable[..., Any], options: KernelOptions, device: str = "auto"):
         self._state = fn if isinstance(fn, _State) else _State(fn, options)
         self.device = device
+        self._launches: dict[Any, _Launch] = {}
+        """`[grid, block]` -> its launcher (which keeps the launches it dispatched)."""
         functools.update_wrapper(self, self._state.fn)
 
     # -- reading the function --------------------------------------------------------------
@@ -202,7 +215,11 @@ class SimtKernel:
 
     def on(self, device: str) -> SimtKernel:
         """This kernel on `device` ("auto", "gpu" or "cpu"), sharing its compiled forms."""
-        return SimtKernel(self._state, self._state.options, checked_device(device))  # type: ignore[arg-type]
+        view = self._state.views.get(device)
+        if view is None:
+            view = SimtKernel(self._state, self._state.options, checked_device(device))  # type: ignore[arg-type]
+            self._state.views[device] = view
+        return view
 
     @property
     def runs_on(self) -> str:
@@ -231,6 +248,15 @@ class SimtKernel:
         return self.artifact(chip, **constants).ptx
 
     # -- compiling -------------------------------------------------------------------------
+
+    def _plain(self) -> int:
+        """How many leading parameters are run-time ones (see `_State.plain`)."""
+        state = self._state
+        if state.plain is None:
+            params = self._params()
+            constexpr = [params.order.index(n) for n in params.constexpr]
+            state.plain = min(constexpr, default=len(params.order))
+        return state.plain
 
     def _split(self, args: Sequence[Any], kwargs: Mapping[str, Any], runtime: bool = True):
         params = self._params()
@@ -281,6 +307,18 @@ class SimtKernel:
     # -- launching -------------------------------------------------------------------------
 
     def __getitem__(self, config: Any) -> _Launch:
+        try:
+            return self._launches[config]
+        except KeyError:
+            pass
+        except TypeError:  # a grid given as a list: a launcher of its own, not kept
+            return self._launcher(config)
+        if len(self._launches) >= _KEPT:
+            self._launches.clear()
+        launch = self._launches[config] = self._launcher(config)
+        return launch
+
+    def _launcher(self, config: Any) -> _Launch:
         if isinstance(config, tuple) and len(config) == 2:
             return _Launch(self, config[0], config[1])
         return _Launch(self, config, None)
@@ -322,12 +360,42 @@ class _Launch:
 
     def __init__(self, kernel: SimtKernel, grid: Any, block: Any):
         self.kernel, self.grid, self.block = kernel, grid, block
+        self._ready: dict[tuple[Any, ...], Callable[..., None]] = {}
+        """The argument kinds (each argument's type and dtype in turn) of a call with every
+        Constexpr at its default -> the loaded kernel's checked launch for this grid and block.
+        The kinds determine the compile key's argument types (`jit.arg_type`), so a repeated
+        call is one dictionary look-up away from the launch checker, as a `ferrox.load`
+        kernel's call is."""
 
     def __call__(
         self, *args: Any, shared_bytes: int | None = None, stream: Any = None, **constants: Any
     ) -> None:
-        runtime, consts = self.kernel._split(args, constants)
-        loaded = self.kernel._loaded(runtime, consts)
+        if not constants:
+            kinds = []  # a plain loop: cheaper than a comprehension or map() on Python 3.11
+            for a in args:
+                kinds.append(type(a))
+                kinds.append(getattr(a, "dtype", None))
+            ready = self._ready.get(tuple(kinds))
+            if ready is not None:
+                ready(shared_bytes, args, stream)
+                return
+        self._first(args, shared_bytes, stream, constants)
+
+    def _first(
+        self, args: tuple[Any, ...], shared_bytes: int | None, stream: Any, constants: Any
+    ) -> None:
+        """A call with argument kinds (or constants) this launcher has not dispatched yet:
+        compile or find the kernel, and keep its launch when its kinds alone pick it again."""
+        kernel = self.kernel
+        runtime, consts = kernel._split(args, constants)
+        loaded = kernel._loaded(runtime, consts)
+        if not constants and len(args) <= kernel._plain():
+            if len(self._ready) >= _KEPT:
+                self._ready.clear()
+            kinds = tuple(k for a in args for k in (type(a), getattr(a, "dtype", None)))
+            # the checked launch itself (the launch checker runs in it), with nothing between
+            call = functools.partial(loaded._device.call, loaded.artifact, self.grid, self.block)
+            self._ready[kinds] = call
         loaded[self.grid, self.block](*runtime, shared_bytes=shared_bytes, stream=stream)
 
     def unsafe(
