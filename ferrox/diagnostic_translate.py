@@ -171,7 +171,7 @@ def _not_a_terminator(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnost
         message = f"the body of `{parent}` does not end with `{terminator}`"
     notes = list(d.notes)
     if parent_loc is not None and parent_loc.file:
-        notes.append(_note(parent_loc, f"the body of this `{parent}`", focus=parent))
+        notes.append(_note(parent_loc, f"the body of this `{parent}`", focus=parent or ""))
     helps = [f"add `{terminator}` after this `{last}`"] if terminator else []
     return _with(
         d,

@@ -157,8 +157,10 @@ def error_format(explicit: str | None = None) -> ErrorFormat:
     import os
 
     value = explicit if explicit is not None else os.environ.get(ERROR_FORMAT_ENV, "") or "human"
-    if value == "human" or value == "short":
-        return value
+    if value == "human":
+        return "human"
+    if value == "short":
+        return "short"
     where = "--error-format" if explicit is not None else ERROR_FORMAT_ENV
     raise ValueError(f"{where}: unknown error format {value!r} (expected human or short)")
 

@@ -21,8 +21,10 @@ ERROR_FORMAT_HELP = (
 
 def add_error_format(parser: argparse.ArgumentParser, suppress: bool = False) -> None:
     """`--error-format` on a parser (`suppress`: on a subcommand, not overriding the top's)."""
-    kwargs = {"default": argparse.SUPPRESS} if suppress else {}
-    parser.add_argument("--error-format", choices=ERROR_FORMATS, help=ERROR_FORMAT_HELP, **kwargs)
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--error-format", choices=ERROR_FORMATS, default=default, help=ERROR_FORMAT_HELP
+    )
 
 
 def print_diagnostics(
