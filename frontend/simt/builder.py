@@ -145,6 +145,9 @@ class SimtBuilder(FunctionBuilder):
         self.results = results  # None: a kernel (no return value)
         self.params: Sequence[SSAValue] = ()  # a kernel's parameters (chunk witnesses name them)
         self.returned = False
+        self.writing: dict[SSAValue, WitnessValueOp] = {}
+        """Witness -> its index read before the guarded write that moves it, while that write's
+        region is built: `w.value` inside `out[w] = ...` reads this (see `guarded_write`)."""
 
     # -- items ---------------------------------------------------------------------------
 
@@ -155,7 +158,7 @@ class SimtBuilder(FunctionBuilder):
                 raise self.fail(node, f"an index must be an integer, found {describe(value)}")
             return self.emit.const(value, index)
         if isinstance(value.type, ThreadIndexType):
-            return self.emit.result(WitnessValueOp(value))
+            return self.witness_index(value)
         d = dtype_of(value.type)
         if d is None or not d.is_integer:
             raise self.fail(node, f"an index must be an integer, found {value.type}")
@@ -264,16 +267,42 @@ class SimtBuilder(FunctionBuilder):
                 f"or warp_index(), found {found}",
             )
         element = self.element(t)
+        # `w.value` inside the write reads the index taken just before `w` is moved: the index
+        # is a number that grants no access (the verifier lets `simt.witness_value` read a
+        # witness only until its move), and it is the element the region writes.
+        index = WitnessValueOp(witness)
+        outer = self.writing.get(witness)
+        self.writing[witness] = index
 
         def build() -> None:
             new = body(self.local("<old>"))
             self.here(node)
             self.emit.emit(YieldOp(self.emit.materialize(new, element)))
 
-        block, _ = self.region([], [t.element_type], ["<old>"], build)
+        try:
+            block, _ = self.region([], [t.element_type], ["<old>"], build)
+        finally:
+            if outer is None:
+                del self.writing[witness]
+            else:
+                self.writing[witness] = outer
         block.args[0].location = self.source.loc(node)
         self.here(node)
+        if index.results[0].uses:
+            first_read = index.location
+            self.emit.emit(index)
+            index.location = first_read  # located at the first `w.value` in the write
         self.emit.emit(GetMutOp(out, witness, Region(block)))
+
+    def witness_index(self, witness: SSAValue) -> SSAValue:
+        """`simt.witness_value`: a witness's index (inside its own guarded write, the one read
+        before the write moved it)."""
+        found = self.writing.get(witness)
+        if found is not None:
+            if not found.results[0].uses:
+                found.location = self.emit.location
+            return found.results[0]
+        return self.emit.result(WitnessValueOp(witness))
 
     # -- with ----------------------------------------------------------------------------
 
@@ -353,7 +382,7 @@ class SimtBuilder(FunctionBuilder):
 
     def ir_attribute(self, base: SSAValue, attr: str, node: ast.Attribute) -> Any:
         if isinstance(base.type, ThreadIndexType) and attr == "value":
-            return self.emit.result(WitnessValueOp(base))
+            return self.witness_index(base)
         return super().ir_attribute(base, attr, node)
 
     def python_attribute(self, base: Any, attr: str, node: ast.Attribute) -> Any:
@@ -402,7 +431,7 @@ class SimtBuilder(FunctionBuilder):
             self.arity(node, fn.name, args, kwargs, 1)
             if not is_ir(args[0]) or not isinstance(args[0].type, ThreadIndexType):
                 raise self.fail(node, f"witness_value takes a witness, found {describe(args[0])}")
-            return e.result(WitnessValueOp(args[0]))
+            return self.witness_index(args[0])
         if fn is s.tile_index:
             self.arity(node, fn.name, args, kwargs, 2)
             out, k = args

@@ -70,6 +70,22 @@ def borrowed_after_move(out: DisjointSlice[f32]):
     out[simt.thread_index_1d()] = f32(i)
 
 
+@simt.kernel(block=256, requires=["len(x) >= len(out)"])
+def index_read_inside_its_write(x: Slice[f32], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    with out[w] as slot:  # the write owns the element: reading its index is safe
+        slot.value = slot.value + x[w.value] * f32(simt.witness_value(w))
+
+
+@simt.kernel(block=256, requires=["len(x) >= len(out)"])
+def index_read_after_its_write_block(x: Slice[f32], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    with out[w] as slot:  # <- write_block
+        slot.value = slot.value + x[w.value]
+    i = w.value  # <- after_block
+    out[simt.thread_index_1d()] = f32(i)
+
+
 @simt.kernel(block=256)
 def moved_in_loop(out: DisjointSlice[f32], n: index):
     w = simt.thread_index_1d()

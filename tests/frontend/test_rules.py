@@ -55,6 +55,11 @@ REFUSED = {
         f"{at('moved', 5)}: note: value moved here\n"
         f"{at('borrowed', 9)}: note: value borrowed here after move"
     ],
+    "index_read_after_its_write_block": [
+        f"{at('after_block', 9)}: error: borrow of moved value: witness\n"
+        f"{at('write_block', 10)}: note: value moved here\n"
+        f"{at('after_block', 9)}: note: value borrowed here after move"
+    ],
     "moved_in_loop": [
         f"{at('loop_move', 9)}: error: use of moved value: witness\n"
         f"{at('loop_move', 9)}: note: value moved here, in previous iteration of loop"
@@ -143,6 +148,7 @@ REFUSED = {
 KEPT = [
     "witness_trusted",
     "moved_in_loop_fresh",
+    "index_read_inside_its_write",
     "space_2d_matches",
     "updates_atomic",
     "warp_space_fits",

@@ -299,3 +299,28 @@ def test_constants_merged_from_two_paths_take_one_type():
     out = poisoned(np.float32, 300)
     constants_by_path.on("cpu")[2, 256](out, 100)
     assert out.tolist() == [1.5] * 100 + [3.0] * 200
+
+
+@simt.kernel(block=256, requires=["len(x) >= len(acc)", "len(x) >= len(scaled)"])
+def index_inside_write(x: Slice[f32], acc: DisjointSlice[f32], scaled: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    with acc[w] as slot:  # an accumulate that reads the index of the element it owns
+        if w.value % 2 == 0:
+            slot.value = slot.value + x[w.value]
+    v = simt.thread_index_1d()
+    scaled[v] = x[v] * f32(v.value)  # the witness as an index, and its value, inside the write
+
+
+def test_a_witness_index_is_read_inside_its_own_guarded_write():
+    x, acc = f32s(), f32s()
+    scaled = poisoned(np.float32)
+    expected = acc.copy()
+    expected[::2] += x[::2]
+    index_inside_write.on("cpu")[GRID, 256](x, acc, scaled)
+    assert np.array_equal(acc, expected)
+    assert np.array_equal(scaled, x * np.arange(N, dtype=np.float32))
+    # one simt.witness_value per witness, taken before the write that moves it
+    ir = index_inside_write.ir()
+    assert ir.count("simt.witness_value") == 2
+    assert ir.index("simt.witness_value %w") < ir.index("simt.get_mut %acc[%w]")
+    assert ir.index("simt.witness_value %v") < ir.index("simt.get_mut %scaled[%v]")
