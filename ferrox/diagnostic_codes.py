@@ -88,6 +88,12 @@ CODES: tuple[Code, ...] = (
         (r"^mismatched types",),
     ),
     Code(
+        "E0425",
+        "a value that is not defined",
+        (),
+        (r"^cannot find value `%[\w$.-]+` in this scope",),
+    ),
+    Code(
         "E1001",
         "a witness not made by a trusted index op",
         ("simt-1",),

@@ -65,7 +65,17 @@ class Sources:
 
 def prepare(d: Diagnostic, sources: Sources) -> Diagnostic:
     """`d` translated, with its code and help (the code's, unless the translation gave one)."""
-    d = translate(d, sources.lines(d.loc.file))
+    lines = sources.lines(d.loc.file)
+    translated = translate(d, lines)
+    if translated is not d and translated.focus and lines is not None:
+        # `-->` names where the underline starts, as rustc's does.
+        text = lines[translated.loc.line - 1] if 1 <= translated.loc.line <= len(lines) else ""
+        start, _ = span(text, translated.loc.col, translated.focus, translated.length)
+        if start < len(text) and start + 1 != translated.loc.col:
+            translated = dataclasses.replace(
+                translated, loc=dataclasses.replace(translated.loc, col=start + 1), length=0
+            )
+    d = translated
     code = classify(d.message) if d.severity == "error" and not d.code else None
     if code is not None:
         helps = d.help or [h for h in [code.help_for(d.message)] if h]

@@ -100,11 +100,24 @@ def _base_attribute(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic
             focus=focus,
             help=helps,
         )
+    sigil = found[0] if found[:1] in ("!", "#") else ""
+    wanted = f"{sigil}{base}<...>" if sigil and "<" in found else f"{sigil}{base}"
+    text = _line(lines, d.loc.line)
     return _with(
         d,
-        message=f"mismatched types: `{op}` expects a `{base}` here, found `{found}`",
-        label=f"expected `{base}`, found `{found}`",
+        message=f"mismatched types: `{op}` expects `{wanted}` here, found `{found}`",
+        label=f"expected `{wanted}`, found `{found}`",
+        focus=found if found in text else "",
+        help=[_BASE_HELP[base]] if base in _BASE_HELP else [],
     )
+
+
+_BASE_HELP = {
+    "simt.disjoint_slice": "a kernel writes only its exclusive outputs: declare this parameter "
+    "`!simt.disjoint_slice<T, 1d>` (or another index space) and write it through a witness",
+    "simt.slice": "a kernel reads a `!simt.slice<T>` parameter (a shared input)",
+    "simt.atomic_slice": "atomics update a `!simt.atomic_slice<T>` parameter",
+}
 
 
 # -- a block that does not end with its terminator ----------------------------------------------
@@ -443,6 +456,36 @@ def _unknown_param(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic 
     return _with(d, help=[near]) if near else None
 
 
+def _undefined(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic | None:
+    """xDSL reports values used but never defined at the end of the input; say it at the first
+    use of each, with the defined name it was probably meant to be."""
+    if lines is None:
+        return None
+    names = re.findall(_VALUE, m["names"])
+    uses: list[tuple[str, SourceLoc]] = []
+    for name in names:
+        pattern = re.compile(re.escape(name) + r"(?![\w$.-])")
+        for number, text in enumerate(lines, 1):
+            at = pattern.search(_strip_comment(text))
+            if at is not None:
+                uses.append((name, SourceLoc(d.loc.file, number, at.start() + 1)))
+                break
+    if not uses:
+        return None
+    defined = set(re.findall(rf"({_VALUE})(?:#\d+)?\s*(?:=(?!=)|:|,)", "\n".join(lines)))
+    (first, loc), rest = uses[0], uses[1:]
+    near = did_you_mean(first, defined - set(names))
+    return _with(
+        d,
+        message=f"cannot find value `{first}` in this scope",
+        loc=loc,
+        label="not found in this scope",
+        focus=first,
+        notes=[_note(at, f"`{name}` is not defined either", name) for name, at in rest],
+        help=[near] if near else [],
+    )
+
+
 Translator = Callable[[Diagnostic, re.Match[str], Lines], Diagnostic | None]
 
 _TRANSLATORS: list[tuple[re.Pattern[str], Translator]] = [
@@ -475,6 +518,7 @@ _TRANSLATORS: list[tuple[re.Pattern[str], Translator]] = [
         _used_with_type,
     ),
     (re.compile(r"^Operation (?P<name>[\w$.]+) is not registered"), _unknown_op),
+    (re.compile(r"^values used but not defined: \[(?P<names>.*)\]$"), _undefined),
     (re.compile(r"^'(?P<name>[\w$.]+)' is not registered"), _unknown_attr),
     (
         re.compile(

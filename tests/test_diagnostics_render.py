@@ -75,6 +75,18 @@ CASES = {
     '  %c = "arith.addi"(%a, %b) : (i32, f32) -> i32\n'
     "  func.return %c : i32\n"
     "}\n",
+    "shared-slice": "simt.kernel @k(%a: !simt.slice<f32>, %out: !simt.slice<f32>) {\n"
+    "  %w = simt.thread_index_1d\n"
+    "  simt.get_mut %out[%w] : !simt.slice<f32>, !simt.thread_index<1d> {\n"
+    "  ^bb0(%old: f32):\n"
+    "    simt.yield %old : f32\n"
+    "  }\n"
+    "  simt.return\n"
+    "}\n",
+    "undefined": "func.func @f(%alpha: f32) -> f32 {\n"
+    "  %beta = arith.addf %alpha, %alpah : f32\n"
+    "  func.return %beta : f32\n"
+    "}\n",
     "op": "func.func @f(%a: i32) -> i32 {\n"
     "  %b = arith.addii %a, %a : i32\n"
     "  func.return %b : i32\n"
@@ -102,7 +114,7 @@ CASES = {
 HUMAN = {
     "witness": """
         error[E1001]: `simt.get_mut` needs a witness (`!simt.thread_index<...>`) as its index, found `index`
-         --> k.mlir:4:3
+         --> k.mlir:4:21
           |
         4 |   simt.get_mut %out[%i] : !simt.disjoint_slice<f32, 1d>, index {
           |                     ^^ expected a witness, found `index`
@@ -163,12 +175,30 @@ HUMAN = {
         """,
     "type-variable": """
         error[E0308]: mismatched types: `arith.addi` needs these values to have one type, found `i32` and `f32`
-         --> k.mlir:2:3
+         --> k.mlir:2:25
           |
         2 |   %c = "arith.addi"(%a, %b) : (i32, f32) -> i32
           |                         ^^ expected `i32`, found `f32`
           |
           = help: convert %b to `i32` with `arith.fptosi`, or change one of the two types
+        """,
+    "shared-slice": """
+        error[E0308]: mismatched types: `simt.get_mut` expects `!simt.disjoint_slice<...>` here, found `!simt.slice<f32>`
+         --> k.mlir:3:27
+          |
+        3 |   simt.get_mut %out[%w] : !simt.slice<f32>, !simt.thread_index<1d> {
+          |                           ^^^^^^^^^^^^^^^^ expected `!simt.disjoint_slice<...>`, found `!simt.slice<f32>`
+          |
+          = help: a kernel writes only its exclusive outputs: declare this parameter `!simt.disjoint_slice<T, 1d>` (or another index space) and write it through a witness
+        """,
+    "undefined": """
+        error[E0425]: cannot find value `%alpah` in this scope
+         --> k.mlir:2:30
+          |
+        2 |   %beta = arith.addf %alpha, %alpah : f32
+          |                              ^^^^^^ not found in this scope
+          |
+          = help: did you mean `%alpha`?
         """,
     "op": """
         error: unknown operation `arith.addii`
@@ -222,7 +252,7 @@ HUMAN = {
 
 SHORT = {
     "witness": [
-        "k.mlir:4:3: error[E1001]: `simt.get_mut` needs a witness (`!simt.thread_index<...>`) as "
+        "k.mlir:4:21: error[E1001]: `simt.get_mut` needs a witness (`!simt.thread_index<...>`) as "
         "its index, found `index`"
     ],
     "terminator": [
@@ -246,9 +276,14 @@ SHORT = {
         "k.mlir:3:3: note: %v is defined here, as `i32`",
     ],
     "type-variable": [
-        "k.mlir:2:3: error[E0308]: mismatched types: `arith.addi` needs these values to have one "
+        "k.mlir:2:25: error[E0308]: mismatched types: `arith.addi` needs these values to have one "
         "type, found `i32` and `f32`"
     ],
+    "shared-slice": [
+        "k.mlir:3:27: error[E0308]: mismatched types: `simt.get_mut` expects "
+        "`!simt.disjoint_slice<...>` here, found `!simt.slice<f32>`"
+    ],
+    "undefined": ["k.mlir:2:30: error[E0425]: cannot find value `%alpah` in this scope"],
     "op": ["k.mlir:2:8: error: unknown operation `arith.addii`"],
     "type": ["k.mlir:1:18: error: unknown type `!simt.slise`"],
     "attribute": ["k.mlir:2:23: error: unknown attribute `#simt.contrct`"],

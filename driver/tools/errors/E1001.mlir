@@ -22,7 +22,7 @@ simt.kernel @k(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) {
 // doc:end
 // doc:begin output
 // error[E1001]: `simt.get_mut` needs a witness (`!simt.thread_index<...>`) as its index, found `index`
-//  --> E1001.mlir:4:3
+//  --> E1001.mlir:4:21
 //   |
 // 4 |   simt.get_mut %out[%i] : !simt.disjoint_slice<f32, 1d>, index {
 //   |                     ^^ expected a witness, found `index`

@@ -9,9 +9,10 @@ func.func @f(%a: i32) -> i64 {
 
 // -----
 
-// A parse error is located too; xDSL reports undefined values at the end of the input.
+// A parse error is located too; xDSL reports undefined values at the end of the input, ferrox
+// at the use.
 func.func @g() {
+  // CHECK: diagnostics.mlir:[[# @LINE + 1]]:17: error[E0425]: cannot find value `%undefined` in this scope
   "func.return"(%undefined) : (i32) -> ()
 }
-// CHECK: diagnostics.mlir:[[# @LINE + 2]]:1: error: values used but not defined: [%undefined]
 // expected-error@+1 {{values used but not defined: [%undefined]}}
