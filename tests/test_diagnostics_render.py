@@ -456,3 +456,11 @@ def test_without_a_source_the_header_and_help_remain():
         "`host.sync_on` of its stream"
     )
     assert render([d], "short") == "<unknown>: error[E0382]: use of moved value: %c"
+
+
+def test_split_input_diagnostics_are_separated_by_a_blank_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("k.mlir").write_text(CASES["op"] + "// -----\n" + CASES["type"])
+    assert opt.main(["k.mlir", "--split-input-file", "--error-format=human"]) == 1
+    second = expected_human("type").replace("k.mlir:1:18", "k.mlir:6:18").replace("1 |", "6 |")
+    assert capsys.readouterr().err == expected_human("op") + "\n" + second

@@ -231,7 +231,10 @@ class FerroxOptMain(xDSLOptMain):
                     print(problem, file=sys.stderr)
                 failed |= bool(problems)
             elif diagnostics:
-                print(render(diagnostics, self.args.error_format, self.sources), file=sys.stderr)
+                text = render(diagnostics, self.args.error_format, self.sources)
+                if failed and error_format(self.args.error_format) == "human":
+                    text = "\n" + text  # a blank line between diagnostics, as within a chunk
+                print(text, file=sys.stderr)
                 failed = True
         if self.args.time_passes:
             for pass_name, seconds in self.timings:
