@@ -43,9 +43,16 @@ from ferrox.dialects.simt.types import SLICE_TYPES, DisjointSliceType, SliceType
 _RESERVED = ("sym_name", "function_type", "contract", "unsafe")
 
 
+def _parameter(parser: Parser) -> Parser.Argument:
+    """`%name: type`, then the `loc(...)` a printer with debug info writes after it."""
+    arg = parser.parse_argument()
+    arg.location = parser.parse_optional_location()
+    return arg
+
+
 def _parse_signature(parser: Parser, allow_results: bool):
     name = parser.parse_symbol_name()
-    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: _parameter(parser))
     results: list[Attribute] = []
     if allow_results and parser.parse_optional_punctuation("->") is not None:
         parsed = parser.parse_optional_comma_separated_list(

@@ -17,6 +17,13 @@ from xdsl.utils.exceptions import VerifyException
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
 
 
+def _parameter(parser: Parser) -> Parser.Argument:
+    """`%name: type`, then the `loc(...)` a printer with debug info writes after it."""
+    arg = parser.parse_argument()
+    arg.location = parser.parse_optional_location()
+    return arg
+
+
 def is_kernel_scalar(t: Attribute) -> bool:
     return isinstance(t, AnyFloat | IntegerType | IndexType)
 
@@ -54,7 +61,7 @@ class KernelOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> KernelOp:
         name = parser.parse_symbol_name()
-        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: _parameter(parser))
         attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name",))
         body = parser.parse_region(args)
         op = cls(name.data, [a.type for a in args], body)
