@@ -101,7 +101,9 @@ def execute(args: argparse.Namespace) -> int:
                 flush=True,
             )
         with step_budget(steps):
-            result = run_host_program(module, backend, entry=args.entry, params=params)
+            result = run_host_program(
+                module, backend, entry=args.entry, params=params, out=sys.stdout
+            )
     except DiagnosticError as e:
         sys.stdout.flush()
         print_diagnostics(e, args)
