@@ -43,6 +43,13 @@ def load_program(source: str | Path | ModuleOp) -> ModuleOp:
     return module
 
 
+class _Stdout:
+    """The default `out`: whatever `sys.stdout` is when `run_program` is called."""
+
+
+_STDOUT = _Stdout()
+
+
 def run_program(
     source: str | Path | ModuleOp,
     device: str = "auto",
@@ -50,9 +57,14 @@ def run_program(
     arrays: Sequence[Any] | None = None,
     *,
     entry: str = "main",
-    out: IO[str] | None = sys.stdout,
+    out: IO[str] | None | _Stdout = _STDOUT,
 ) -> RunResult:
-    """Verify and run `@entry` of a host program on `device` (`auto`, `gpu` or `cpu`)."""
+    """Verify and run `@entry` of a host program on `device` (`auto`, `gpu` or `cpu`).
+
+    Check lines go to `out`: by default `sys.stdout` as it is at the call (a redirection made
+    after import is honoured), None for none."""
+    if isinstance(out, _Stdout):
+        out = sys.stdout
     module = load_program(source)
     backend, why_cpu = select_backend(device)
     result = run_host_program(

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import in_process
 import numpy as np
 import pytest
 from simt_examples import CHECKED, DEFAULTS, OTHER, reference, uniform  # noqa: F401
@@ -30,17 +31,27 @@ def test_every_example_is_covered(name):
     assert name in DEFAULTS and name in CHECKED, f"add {name} to DEFAULTS, CHECKED and reference()"
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_ferrox_run_on_the_interpreter(name):
-    proc = subprocess.run(
-        [FERROX, "run", str(EXAMPLES / f"{name}.mlir"), "--device", "cpu"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+def assert_passed(name: str, proc) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith(f"check {CHECKED[name]}: ok (max abs err ")
     assert lines[-1] == f"{name}.mlir: 1 check passed on the CPU reference interpreter"
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ferrox_run_on_the_interpreter(name):
+    """`ferrox run` in this process (`main(argv)`): a new Python per example cost seconds."""
+    assert_passed(name, in_process.ferrox("run", EXAMPLES / f"{name}.mlir", "--device", "cpu"))
+
+
+def test_the_ferrox_script_runs_an_example():
+    """The console script itself, as CI and the README run it, once."""
+    proc = subprocess.run(
+        [FERROX, "run", str(EXAMPLES / "vecadd.mlir"), "--device", "cpu"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert_passed("vecadd", proc)
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,9 @@ generic host runner, `ferrox run --device cpu`, must pass each example too.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+import in_process
 import numpy as np
 import pytest
 from xdsl.dialects import func
@@ -47,12 +45,6 @@ NAMES = [
     "matmul_bf16",
     "attention",
 ]
-BIN = Path(sys.executable).parent
-
-
-def script(name: str) -> str:
-    """A console script of this environment (beside the interpreter, else on PATH)."""
-    return shutil.which(name, path=str(BIN)) or shutil.which(name) or name
 
 
 def load(name: str) -> ModuleOp:
@@ -200,22 +192,13 @@ def test_example_kernel_is_the_one_in_kernels_mlir(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_passes_verify_ownership(name):
-    path = EXAMPLES / f"{name}.mlir"
-    proc = subprocess.run(
-        [script("ferrox-opt"), str(path), "-p", "verify-ownership"], capture_output=True, text=True
-    )
+    proc = in_process.ferrox_opt(EXAMPLES / f"{name}.mlir", "-p", "verify-ownership")
     assert proc.returncode == 0, proc.stderr
     assert f"host.tile_launch @{name}" in proc.stdout
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ferrox_run_on_the_cpu(name):
-    path = EXAMPLES / f"{name}.mlir"
-    proc = subprocess.run(
-        [script("ferrox"), "run", str(path), "--device", "cpu"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = in_process.ferrox("run", EXAMPLES / f"{name}.mlir", "--device", "cpu")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "FAILED" not in proc.stdout
