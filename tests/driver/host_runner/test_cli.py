@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import in_process
 import programs
 import pytest
 from programs import EXAMPLES
@@ -19,8 +20,13 @@ FERROX = (
 )
 
 
-def ferrox_run(*args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([FERROX, "run", *args], capture_output=True, text=True, timeout=300)
+def ferrox_run(*args: str, script: bool = False) -> subprocess.CompletedProcess | in_process.Ran:
+    """`ferrox run ARGS`: its `main(argv)` in this process (a new Python per test cost seconds
+    of imports), or with `script` the console script in a new process."""
+    if script:
+        proc = subprocess.run([FERROX, "run", *args], capture_output=True, text=True, timeout=300)
+    else:
+        proc = in_process.ferrox("run", *args)
     assert "Traceback" not in proc.stderr + proc.stdout
     return proc
 
@@ -33,7 +39,7 @@ def gpu_reason() -> str | None:
 
 @pytest.mark.skipif(gpu_reason() is None, reason="this machine has a GPU: auto runs there")
 def test_auto_without_a_gpu_falls_back_in_one_line():
-    proc = ferrox_run(str(EXAMPLES / "vecadd.mlir"))
+    proc = ferrox_run(str(EXAMPLES / "vecadd.mlir"), script=True)  # the whole process's stderr
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("ferrox run: no GPU here (")
