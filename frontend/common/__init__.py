@@ -32,7 +32,7 @@ Interfaces (kept stable; the tile track builds on them):
   `UserError` or an xDSL `VerifyException` (an attribute built from the user's values) into a
   diagnostic at the node.
 - `printing.print_located(op)`: IR text with every op's `loc(...)`, which `ferrox-opt` and the
-  CPU interpreter read back (kernel parameters unlocated: their syntax has no `loc`).
+  CPU interpreter read back (kernel and function parameters located too).
 - `errors.install_excepthook()`: an uncaught `FrontendError` prints its diagnostics, no
   traceback (the decorator modules install it).
 """

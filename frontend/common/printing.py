@@ -1,20 +1,17 @@
 """Frontend IR as text with every op's Python location.
 
-`simt.kernel`, `simt.func` and `tile.kernel` spell their parameters `%a: T` with no `loc(...)`
-(their parser takes none), so their parameters' locations are left out; every op and every
-other block argument keeps its `loc("file.py":line:col)`, and `ferrox-opt` parses the text back.
-xDSL prints an op's location after its type even where a custom format (`scf.while`) prints the
-type mid-op; here it comes once, at the op's end, where the parser reads it.
+Every op and every block argument, a kernel's or function's parameters included, keeps its
+`loc("file.py":line:col)`, and `ferrox-opt` parses the text back. xDSL prints an op's location
+after its type even where a custom format (`scf.while`) prints the type mid-op; here it comes
+once, at the op's end, where the parser reads it.
 """
 
 from __future__ import annotations
 
 import io
 
-from xdsl.ir import BlockArgument, Operation
+from xdsl.ir import Operation
 from xdsl.printer import Printer
-
-_NO_PARAMETER_LOCS = ("simt.kernel", "simt.func", "tile.kernel")
 
 
 class _LocatedPrinter(Printer):
@@ -32,22 +29,6 @@ class _LocatedPrinter(Printer):
             super().print_operation_type(op)
         else:  # a custom format (scf.while) prints the type mid-op: its loc comes at the end
             self.print_function_type(op.operand_types, op.result_types)
-
-    def print_block_argument(self, arg: BlockArgument, print_type: bool = True) -> None:
-        owner = arg.block.parent_op()
-        unlocated = (
-            owner is not None
-            and owner.name in _NO_PARAMETER_LOCS
-            and arg.block is owner.regions[0].blocks.first
-        )
-        if self.print_debuginfo and unlocated:
-            self.print_debuginfo = False
-            try:
-                super().print_block_argument(arg, print_type)
-            finally:
-                self.print_debuginfo = True
-            return
-        super().print_block_argument(arg, print_type)
 
 
 def print_located(op: Operation) -> str:

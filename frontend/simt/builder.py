@@ -624,7 +624,6 @@ def device_function(fn: DeviceFunction, module: ModuleState) -> FuncOp:
     source = fn.source
     tree = source.tree
     builder_types: list[Attribute] = []
-    names: list[str] = []
     probe = SimtBuilder(source, Block(), module)
     for arg in tree.args.args:
         if arg.annotation is None:
@@ -638,7 +637,6 @@ def device_function(fn: DeviceFunction, module: ModuleState) -> FuncOp:
         if t is None:
             raise probe.fail(arg, "a device function takes no Constexpr parameters")
         builder_types.append(t)
-        names.append(arg.arg)
     results: list[Attribute] = []
     if tree.returns is not None:
         ret = probe.annotation(tree.returns)
@@ -661,8 +659,9 @@ def device_function(fn: DeviceFunction, module: ModuleState) -> FuncOp:
     func.location = source.loc(tree)
     module.funcs[id(fn)] = func
     builder = SimtBuilder(source, func.body.block, module, results)
-    for n, a in zip(names, func.body.block.args):
-        builder.bind_arg(n, a)  # located by the function (its syntax has no `loc` per parameter)
+    for node, a in zip(tree.args.args, func.body.block.args):
+        builder.bind_arg(node.arg, a)
+        a.location = source.loc(node)  # the parameter's own line and column
     builder.body(tree.body)
     if not builder.returned:
         if results:

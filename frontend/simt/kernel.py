@@ -106,8 +106,10 @@ def build_kernel(
     kernel.location = source.loc(tree)
     builder = SimtBuilder(source, kernel.body.block, module_state)
     builder.params = kernel.body.block.args
+    nodes = {a.arg: a for a in tree.args.args}
     for (name, _), arg in zip(params.runtime, kernel.body.block.args):
-        builder.bind_arg(name, arg)  # located by the kernel (its syntax has no `loc` per parameter)
+        builder.bind_arg(name, arg)
+        arg.location = source.loc(nodes[name])  # the parameter's own line and column
     for name in params.constexpr:
         builder.scopes[-1][name] = constants[name]
     body = list(tree.body)

@@ -34,7 +34,7 @@ def diagnostics(name: str) -> list[str]:
 REFUSED = {
     # SIMT 1
     "witness_from_parameter": [
-        f"{at('param_witness', 1)}: error: witness not produced by a trusted index op: "
+        f"{at('param_witness', 40)}: error: witness not produced by a trusted index op: "
         "!simt.thread_index<1d> comes from a function parameter",
         f"{at('param_witness_call', 5)}: error: cannot pass a witness to a call",
     ],
@@ -108,7 +108,7 @@ REFUSED = {
     ],
     # SIMT 6
     "contract_with_pointer": [
-        f"{at('raw_param', 1)}: error: contracted kernels cannot take a raw mutable buffer: "
+        f"{at('raw_param', 27)}: error: contracted kernels cannot take a raw mutable buffer: "
         "parameter `%p` is !simt.ptr<f32>; take a !simt.disjoint_slice or !simt.atomic_slice, "
         "or drop the contract and launch unsafely"
     ],

@@ -30,9 +30,11 @@ def line_of(text: str) -> int:
 
 def test_vecadd_ir_is_the_mlir_examples_kernel_located_at_python_lines():
     ir = vecadd.ir()
+    d = line_of("def vecadd(")
     signature = (
-        "simt.kernel @vecadd(%a: !simt.slice<f32>, %b: !simt.slice<f32>, "
-        "%out: !simt.disjoint_slice<f32, 1d>) "
+        f'simt.kernel @vecadd(%a: !simt.slice<f32> loc("{HERE}":{d}:12), '
+        f'%b: !simt.slice<f32> loc("{HERE}":{d}:27), '
+        f'%out: !simt.disjoint_slice<f32, 1d> loc("{HERE}":{d}:42)) '
         "contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg2), "
         "len(arg1) >= len(arg2)]>"
     )
