@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import in_process
 import pytest
 
 from ferrox.driver.tools.expected_diagnostics import parse_expectations
@@ -19,10 +20,11 @@ func.func @f(%a: i32) -> i64 {
 """
 
 
-def run_opt(tmp_path: Path, text: str, *flags: str) -> subprocess.CompletedProcess[str]:
+def run_opt(tmp_path: Path, text: str, *flags: str) -> in_process.Ran:
+    """ferrox-opt's main in this process (tests/support/in_process.py)."""
     src = tmp_path / "input.mlir"
     src.write_text(text)
-    return subprocess.run([*OPT, str(src), *flags], capture_output=True, text=True)
+    return in_process.ferrox_opt(src, *flags)
 
 
 @pytest.mark.parametrize(
@@ -37,6 +39,15 @@ def test_matching_expectation_passes(tmp_path, anno):
     proc = run_opt(tmp_path, BAD_RETURN.replace("{anno}", anno), "--verify-diagnostics")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
+
+
+def test_python_m_entry_point_verifies_diagnostics(tmp_path):
+    """`python -m ferrox.driver.tools.opt` itself, once (the other tests run its main here)."""
+    src = tmp_path / "input.mlir"
+    anno = "// expected-error {{Expected arguments to have the same types}}"
+    src.write_text(BAD_RETURN.replace("{anno}", anno))
+    proc = subprocess.run([*OPT, str(src), "--verify-diagnostics"], capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")
 
 
 def test_altered_message_fails_naming_both(tmp_path):
