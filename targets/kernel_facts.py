@@ -195,7 +195,7 @@ def static_shared_bytes(kernel: simt.KernelOp, funcs: dict[str, simt.FuncOp]) ->
     while pending:
         fn = pending.pop()
         for op in fn.walk():
-            if isinstance(op, SharedAllocOp):
+            if isinstance(op, SharedAllocOp) and not op.is_dynamic:  # dynamic: the contract's
                 assert isinstance(op.result.type, SharedArrayType)
                 total += _shared_bytes(op.result.type)
             elif isinstance(op, simt.CallOp):

@@ -29,7 +29,13 @@ from ferrox.dialects.nvvm.attributes import (
 )
 from ferrox.dialects.nvvm.barriers import Barrier0Op, BarrierOp, SyncWarpOp
 from ferrox.dialects.nvvm.fences import FenceAcqRelOp, FenceScOp, MembarOp
-from ferrox.dialects.nvvm.matrix import LdMatrixOp, MmaSyncOp
+from ferrox.dialects.nvvm.matrix import (
+    CpAsyncCommitGroupOp,
+    CpAsyncOp,
+    CpAsyncWaitGroupOp,
+    LdMatrixOp,
+    MmaSyncOp,
+)
 from ferrox.dialects.nvvm.special_registers import (
     SPECIAL_REGISTER_OPS,
     BlockDimXOp,
@@ -68,6 +74,9 @@ NVVM = Dialect(
         AtomicCASOp,
         MmaSyncOp,
         LdMatrixOp,
+        CpAsyncOp,
+        CpAsyncCommitGroupOp,
+        CpAsyncWaitGroupOp,
     ],
     [
         ShflKindAttr,
@@ -114,6 +123,9 @@ __all__ = [
     "AtomicCASOp",
     "MmaSyncOp",
     "LdMatrixOp",
+    "CpAsyncOp",
+    "CpAsyncCommitGroupOp",
+    "CpAsyncWaitGroupOp",
     "ShflKind",
     "ShflKindAttr",
     "VoteSyncKind",

@@ -1,4 +1,6 @@
-"""Tensor-core ops: `nvvm.mma.sync` and `nvvm.ldmatrix`, in MLIR's syntax.
+"""Tensor-core ops: `nvvm.mma.sync` and `nvvm.ldmatrix`, in MLIR's syntax, and the asynchronous
+global-to-shared copies that feed them (`nvvm.cp.async.shared.global`, `.commit.group`,
+`.wait.group`).
 
     %d = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1] C[%c0, %c1, %c2, %c3]
            {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
@@ -258,3 +260,56 @@ class LdMatrixOp(IRDLOperation):
             raise VerifyException(
                 f"ldmatrix with num = {num} returns {ldmatrix_result(num)}, found {self.res.type}"
             )
+
+
+@irdl_op_definition
+class CpAsyncOp(IRDLOperation):
+    """`nvvm.cp.async.shared.global %dst, %src, %n {size = 16} : !llvm.ptr<3>, !llvm.ptr<1>, i32`:
+    PTX `cp.async.cg.shared.global [dst], [src], 16, n`: copy `n` bytes (`n <= 16`), zero-fill
+    the rest of the 16; both addresses 16-byte aligned. Only the 16-byte `.cg` form (L2 only,
+    which suits operands each block reads once) is supported."""
+
+    name = "nvvm.cp.async.shared.global"
+    dst = operand_def(LLVMPointerType)
+    src = operand_def(LLVMPointerType)
+    src_size = operand_def(i32)
+    size = prop_def(IntegerAttr[I32])
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$dst `,` $src `,` $src_size attr-dict `:` type($dst) `,` type($src)"
+
+    def __init__(self, dst: SSAValue, src: SSAValue, src_size: SSAValue):
+        super().__init__(operands=[dst, src, src_size], properties={"size": IntegerAttr(16, i32)})
+
+    def verify_(self) -> None:
+        if self.size.value.data != 16:
+            raise VerifyException(
+                f"cp.async.cg copies 16 bytes, found size = {self.size.value.data}"
+            )
+        if address_space(self.dst.type) != 3 or address_space(self.src.type) != 1:
+            raise VerifyException(
+                "cp.async.shared.global copies from a global pointer (1) to a shared one (3), "
+                f"found {address_space(self.src.type)} to {address_space(self.dst.type)}"
+            )
+
+
+@irdl_op_definition
+class CpAsyncCommitGroupOp(IRDLOperation):
+    """`nvvm.cp.async.commit.group`: PTX `cp.async.commit_group`."""
+
+    name = "nvvm.cp.async.commit.group"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class CpAsyncWaitGroupOp(IRDLOperation):
+    """`nvvm.cp.async.wait.group 1`: PTX `cp.async.wait_group 1`."""
+
+    name = "nvvm.cp.async.wait.group"
+    n = prop_def(IntegerAttr[I32])
+    assembly_format = "$n attr-dict"
+
+    def __init__(self, n: int):
+        super().__init__(properties={"n": IntegerAttr(n, i32)})
+
+
+CP_ASYNC_OPS = (CpAsyncOp, CpAsyncCommitGroupOp, CpAsyncWaitGroupOp)

@@ -47,7 +47,20 @@ from ferrox.dialects.simt.index import (
 )
 from ferrox.dialects.simt.kernel import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.memory import GetMutOp, LenOp, LoadOp, YieldOp
-from ferrox.dialects.simt.shared import SharedAllocOp, SharedLoadOp, SharedStoreOp
+from ferrox.dialects.simt.pipeline import (
+    PIPELINE_ACCESS_OPS,
+    AsyncCommitOp,
+    AsyncCopyOp,
+    AsyncWaitOp,
+    LdMatrixOp,
+    SharedLoadVectorOp,
+)
+from ferrox.dialects.simt.shared import (
+    SharedAllocOp,
+    SharedLoadOp,
+    SharedStoreOp,
+    dynamic_layout,
+)
 from ferrox.dialects.simt.sync import SyncThreadsOp
 from ferrox.dialects.simt.tile_support import (
     TILE_SUPPORT_OPS,
@@ -78,12 +91,16 @@ from ferrox.dialects.simt.warp import (
     VoteAnyOp,
 )
 
+SHARED_ACCESS_OPS = (SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS)
+"""Every op that touches a shared array: unsafe (the verifier keeps them in unsafe code)."""
+
 TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
 """Every op that may produce a witness: the four of `index` and the tile track's
 `simt.tile_index`."""
 
-CONVERGENT_WARP_OPS = (*_WARP_OPS, MmaSyncOp)
-"""Every warp collective: those of `warp` and the tile track's tensor-core `simt.mma_sync`."""
+CONVERGENT_WARP_OPS = (*_WARP_OPS, MmaSyncOp, LdMatrixOp)
+"""Every warp collective: those of `warp` and the tile track's tensor-core `simt.mma_sync` and
+`simt.ldmatrix`."""
 
 SIMT = Dialect(
     "simt",
@@ -109,6 +126,11 @@ SIMT = Dialect(
         SharedAllocOp,
         SharedLoadOp,
         SharedStoreOp,
+        SharedLoadVectorOp,
+        AsyncCopyOp,
+        AsyncCommitOp,
+        AsyncWaitOp,
+        LdMatrixOp,
         SyncThreadsOp,
         ShuffleOp,
         VoteAllOp,
@@ -142,6 +164,13 @@ __all__ = [
     "SIMT",
     "ATOMIC_OPS",
     "CONVERGENT_WARP_OPS",
+    "SHARED_ACCESS_OPS",
+    "dynamic_layout",
+    "AsyncCommitOp",
+    "AsyncCopyOp",
+    "AsyncWaitOp",
+    "LdMatrixOp",
+    "SharedLoadVectorOp",
     "TRUSTED_INDEX_OPS",
     "AtomicAddOp",
     "AtomicAndOp",

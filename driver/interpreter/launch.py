@@ -97,7 +97,7 @@ def static_shared_bytes(bodies: Sequence[Operation]) -> int:
     total = 0
     for body in bodies:
         for op in body.walk():
-            if isinstance(op, simt.SharedAllocOp):
+            if isinstance(op, simt.SharedAllocOp) and not op.is_dynamic:
                 t = op.result.type
                 assert isinstance(t, SharedArrayType)
                 try:
@@ -133,6 +133,12 @@ def check_launch(
         or shared_bytes < 0
     ):
         raise LaunchError(f"shared_bytes must be a non-negative integer, got {shared_bytes!r}")
+    _, dynamic = simt.dynamic_layout(kernel)
+    if dynamic > shared_bytes:
+        raise LaunchError(
+            f"{name}'s dynamic shared arrays take {dynamic} bytes, but the launch provides "
+            f"shared_bytes = {shared_bytes}"
+        )
     if static > STATIC_SHARED_LIMIT:
         raise LaunchError(
             f"{name} allocates {static} bytes of static shared memory; the limit is "
@@ -167,8 +173,9 @@ def run_simt_kernel(
 
     `args` follow the kernel's parameters: a NumPy array for each slice or pointer (1-D, or a
     C-contiguous array taken flat; the dtype of the element type, integers signed or unsigned),
-    a number for each scalar. `shared_bytes` is the launch's dynamic shared memory: no simt op
-    addresses it, so it is only checked. Raises `LaunchError` before anything runs, or a
+    a number for each scalar. `shared_bytes` is the launch's dynamic shared memory: it must
+    hold the kernel's dynamic shared arrays (`simt.shared_alloc {dynamic}`). Raises
+    `LaunchError` before anything runs, or a
     `KernelFault` (`KernelTrap`, `KernelDeadlock`, `KernelRace`, `KernelStepLimit`) at the op
     where a thread went wrong, naming the first such thread in launch order; what the ops
     before it wrote stays written, as on the GPU.

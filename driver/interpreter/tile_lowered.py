@@ -81,10 +81,13 @@ def _run_lowered(module: ModuleOp, kernel: str, values: list[Any], outputs: list
     for i, v in strided:  # written through a contiguous copy, as the host would copy it back
         values[i] = np.ascontiguousarray(v)
     lowered = lowered_module(module)
-    grid, block, simt_args = simt_launch(find_kernel(lowered, kernel), values)
+    simt_kernel = find_kernel(lowered, kernel)
+    grid, block, simt_args = simt_launch(simt_kernel, values)
     grid3 = (*grid, *(1,) * (3 - len(grid)))
+    contract = simt_kernel.contract
+    shared = contract.shared_bytes.data if contract is not None else 0  # dynamic shared arrays
     try:
-        run_simt_kernel(lowered, kernel, grid3, block, simt_args)  # type: ignore[arg-type]
+        run_simt_kernel(lowered, kernel, grid3, block, simt_args, shared)  # type: ignore[arg-type]
     finally:
         for i, v in strided:
             v[...] = values[i]

@@ -18,7 +18,11 @@ from ferrox.lowering.nvvm_to_llvm.barriers import (
     SyncWarpToIntrinsic,
 )
 from ferrox.lowering.nvvm_to_llvm.fences import MembarToIntrinsic, ScopedFenceToPtx
-from ferrox.lowering.nvvm_to_llvm.matrix import LdMatrixToIntrinsic, MmaSyncToIntrinsic
+from ferrox.lowering.nvvm_to_llvm.matrix import (
+    CP_ASYNC_PATTERNS,
+    LdMatrixToIntrinsic,
+    MmaSyncToIntrinsic,
+)
 from ferrox.lowering.nvvm_to_llvm.special_registers import SpecialRegisterToIntrinsic
 from ferrox.lowering.nvvm_to_llvm.warp import ReduxToIntrinsic, ShflToIntrinsic, VoteToIntrinsic
 
@@ -36,6 +40,7 @@ NVVM_TO_LLVM_PATTERNS: list[RewritePattern] = [
     AtomicCASToPtx(),
     MmaSyncToIntrinsic(),
     LdMatrixToIntrinsic(),
+    *CP_ASYNC_PATTERNS,
 ]
 
 

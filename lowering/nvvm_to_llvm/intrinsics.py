@@ -40,6 +40,10 @@ MMA = {
     MMAType.TF32: "llvm.nvvm.mma.m16n8k8.row.col.tf32",
 }
 """f16 mma intrinsics are named by their D and C types, the others by their multiplicand type."""
+CP_ASYNC_CG_16 = "llvm.nvvm.cp.async.cg.shared.global.16.s"
+"""`cp.async.cg.shared.global [dst], [src], 16, src_size` (`.s`: with the source size operand)."""
+CP_ASYNC_COMMIT = "llvm.nvvm.cp.async.commit.group"
+CP_ASYNC_WAIT = "llvm.nvvm.cp.async.wait.group"
 
 
 def special_register(register: str) -> str:
@@ -143,6 +147,16 @@ def _table() -> tuple[Intrinsic, ...]:
                     num, ".trans" if trans else "", ".shared" if space == 3 else ""
                 )
                 t.append(Intrinsic(ldmatrix(num, trans, space), res, (ptr,), ptx))
+    t.append(
+        Intrinsic(
+            CP_ASYNC_CG_16,
+            "void",
+            ("ptr addrspace(3)", "ptr addrspace(1)", "i32"),
+            "cp.async.cg.shared.global",
+        )
+    )
+    t.append(Intrinsic(CP_ASYNC_COMMIT, "void", (), "cp.async.commit_group"))
+    t.append(Intrinsic(CP_ASYNC_WAIT, "void", ("i32 immarg",), "cp.async.wait_group"))
     # Deduplicate (fence.sc.cluster is both a membar scope and a fence) keeping the first entry.
     seen: dict[str, Intrinsic] = {}
     for entry in t:

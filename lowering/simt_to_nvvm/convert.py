@@ -22,6 +22,7 @@ from ferrox.lowering.simt_to_nvvm.ids import IDS_PATTERNS
 from ferrox.lowering.simt_to_nvvm.index import INDEX_PATTERNS
 from ferrox.lowering.simt_to_nvvm.kernel import KERNEL_PATTERNS
 from ferrox.lowering.simt_to_nvvm.memory import MEMORY_PATTERNS
+from ferrox.lowering.simt_to_nvvm.pipeline import PIPELINE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.shared import SHARED_PATTERNS
 from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
@@ -35,6 +36,7 @@ SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
     *IDS_PATTERNS,
     *MEMORY_PATTERNS,
     *SHARED_PATTERNS,
+    *PIPELINE_PATTERNS,
     *SYNC_PATTERNS,
     *WARP_PATTERNS,
     *ATOMIC_PATTERNS,

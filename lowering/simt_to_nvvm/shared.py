@@ -1,9 +1,16 @@
-"""Shared memory: each `simt.shared_alloc` becomes an addrspace(3) global of its kernel.
+"""Shared memory: each static `simt.shared_alloc` becomes an addrspace(3) global of its kernel,
+each dynamic one an offset into the module's `.extern .shared` array.
 
 `llvm.mlir.global internal @<function>_<name>() {addr_space = 3, alignment = 16}` of an (nested)
 LLVM array type, uninitialised (NVPTX cannot initialise `.shared` variables), and the op becomes
 its `llvm.mlir.addressof`. Shared memory is never a kernel parameter: the launcher passes global
 pointers only, and the driver rejects such modules. The 16-byte alignment allows vector accesses.
+
+A dynamic array (`{dynamic}`) is `ferrox_dynamic_shared + offset`, where
+`ferrox_dynamic_shared` is `llvm.mlir.global external` of `!llvm.array<0 x i8>` in addrspace(3)
+(PTX `.extern .shared .align 16 .b8 ferrox_dynamic_shared[]`, the block's dynamic shared memory)
+and the offset is the array's place in `dynamic_layout` (the kernel's contract provides the bytes:
+the kernel verifier checks it).
 
 `simt.shared_load`/`simt.shared_store` index the array row-major with one GEP over the array type;
 they are unchecked (the dialect keeps them inside `unsafe`).
@@ -14,17 +21,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i8,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from ferrox.dialects.simt import SharedAllocOp, SharedLoadOp, SharedStoreOp
+from ferrox.dialects.simt.shared import (
+    dynamic_layout,
+)
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import SHARED, SHARED_PTR, memory_type
+
+DYNAMIC_GLOBAL = "ferrox_dynamic_shared"
+OFFSET_ATTR = "ferrox.dynamic_offset"
+"""Set on every dynamic alloc of a kernel when the first is lowered: its byte offset."""
 
 ALIGNMENT = 16
 
@@ -56,10 +76,27 @@ def _unique_name(module: ModuleOp, base: str) -> str:
     return name
 
 
+def _dynamic_offset(kernel: Operation, op: SharedAllocOp) -> int:
+    """`op`'s offset in the dynamic region; the first dynamic alloc lowered in a kernel (the
+    first in walk order, so none is lowered yet) annotates every one."""
+    if OFFSET_ATTR not in op.attributes:
+        offsets, _ = dynamic_layout(kernel)
+        if next(iter(offsets), None) is not op:
+            raise AssertionError("dynamic shared arrays lowered out of order")
+        for alloc, offset in offsets.items():
+            alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
+    attr = op.attributes[OFFSET_ATTR]
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
 class SharedAllocToGlobal(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SharedAllocOp, rewriter: PatternRewriter, /) -> None:
         assert isinstance(op.result.type, SharedArrayType)
+        if op.is_dynamic:
+            self._dynamic(op, rewriter)
+            return
         global_type = array_type(op.result.type)
         module, kernel = _top_level(op)
         owner = kernel.properties.get("sym_name")
@@ -70,6 +107,24 @@ class SharedAllocToGlobal(RewritePattern):
         rewriter.insert(glob, InsertPoint.before(kernel))
         e = SimtEmitter.before(rewriter, op)
         address = e(llvm.AddressOfOp(name, SHARED_PTR))
+        rewriter.replace(op, [], [e.pack([address], op.result.type)])
+
+    def _dynamic(self, op: SharedAllocOp, rewriter: PatternRewriter) -> None:
+        module, kernel = _top_level(op)
+        offset = _dynamic_offset(kernel, op)
+        if SymbolTable.lookup_symbol(module, DYNAMIC_GLOBAL) is None:
+            glob = llvm.GlobalOp(
+                llvm.LLVMArrayType(0, i8),
+                DYNAMIC_GLOBAL,
+                "external",
+                addr_space=SHARED,
+                alignment=ALIGNMENT,
+            )
+            glob.location = op.location
+            rewriter.insert(glob, InsertPoint.at_start(module.body.block))
+        e = SimtEmitter.before(rewriter, op)
+        base = e(llvm.AddressOfOp(DYNAMIC_GLOBAL, SHARED_PTR))
+        address = e.element(base, [offset], i8, inbounds=True) if offset else base
         rewriter.replace(op, [], [e.pack([address], op.result.type)])
 
 

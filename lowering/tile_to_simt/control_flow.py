@@ -17,6 +17,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering
+from ferrox.lowering.tile_to_simt.gemm import lower_pipelined
 from ferrox.lowering.tile_to_simt.rules import RULES
 from ferrox.lowering.tile_to_simt.uniform import check
 
@@ -93,6 +94,8 @@ def _lower_region_into(ctx: Lowering, source: Block, target: Block, carried) -> 
 
 
 def _for(ctx: Lowering, op: scf.ForOp) -> None:
+    if lower_pipelined(ctx, op):  # a GEMM main loop (gemm.py)
+        return
     body = op.body.block
     carried = list(body.args[1:])
     inits = flatten(ctx, op.iter_args, carried)

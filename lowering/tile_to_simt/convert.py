@@ -26,6 +26,7 @@ from ferrox.dialects import simt, tile
 from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers its rules)
     creation,
+    dynamic_shared,
     elementwise,
     grid,
     matrix,
@@ -59,6 +60,7 @@ def lower_kernel(
         except uniform.Divergent as d:
             state.diagnostics.error(d.op, d.message, d.notes)
             return None
+    dynamic_shared.place(simt_kernel, ctx.shared_bytes)
     return simt_kernel
 
 

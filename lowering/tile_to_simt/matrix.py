@@ -38,7 +38,32 @@ from ferrox.lowering.tile_to_simt.rules import rule
 
 
 def mma_layout(m: int, n: int, threads: int) -> Layout:
-    """The blocked layout of an `[m, n]` accumulator over `threads` threads (module docstring)."""
+    """The layout of an `[m, n]` FMA accumulator over `threads` threads: 4 x 4 register blocks
+    spread over a grid of threads, repeated (`spaced_layout`) where the tile is large enough,
+    else one contiguous block per thread (`_blocked_layout`)."""
+    spaced = spaced_layout(m, n, threads)
+    return spaced if spaced is not None else _blocked_layout(m, n, threads)
+
+
+def spaced_layout(m: int, n: int, threads: int) -> Layout | None:
+    """Thread (ty, tx) holds the 4 x 4 blocks at rows `ty * 4 + R * i` and columns
+    `tx * 4 + C * j` (R, C: 4 times the thread grid's sides): a thread's column blocks are 16
+    bytes wide (vector shared loads) and the threads of a warp read consecutive blocks of a row
+    of `ys` (no bank conflicts); None when the tile is too small for every thread a block."""
+    p = log2(threads)
+    ln, lm = log2(n), log2(m)
+    lx = min(ln - 2, (p + 1) // 2)
+    ly = p - lx
+    if lx < 0 or ly < 0 or ly > lm - 2:
+        return None
+    cols = list(range(ln))
+    rows = list(range(ln, ln + lm))
+    regs = [cols[0], cols[1], *cols[2 + lx :], rows[0], rows[1], *rows[2 + ly :]]
+    lanes = [*cols[2 : 2 + lx], *rows[2 : 2 + ly]]
+    return assign((m, n), threads, regs, lanes)
+
+
+def _blocked_layout(m: int, n: int, threads: int) -> Layout:
     lm, ln = log2(m), log2(n)
     cols = list(range(ln))
     rows = list(range(ln, ln + lm))
@@ -55,8 +80,43 @@ def mma_layout(m: int, n: int, threads: int) -> Layout:
     return assign((m, n), threads, regs, lanes)
 
 
+def warp_split(m: int, n: int, warps: int) -> tuple[int, int] | None:
+    """(log2 warp rows, log2 warp columns) of the warp grid over an `[m, n]` tile: each split
+    halves the longer side of a warp's sub-tile (columns on a tie), keeping it at least 16 x 16;
+    None when `warps` warps cannot each get such a sub-tile."""
+    em, en, wm, wn = m, n, 0, 0
+    for _ in range(log2(warps)):
+        if en >= em and en >= 32:
+            en, wn = en // 2, wn + 1
+        elif em >= 32:
+            em, wm = em // 2, wm + 1
+        elif en >= 32:
+            en, wn = en // 2, wn + 1
+        else:
+            return None
+    return (wm, wn) if em >= 16 and en >= 16 else None
+
+
 def tensor_core_layout(m: int, n: int, threads: int) -> Layout:
-    """The accumulator layout of the tensor-core lowering (module docstring)."""
+    """The accumulator layout of the tensor-core lowering (module docstring): warps tile the
+    result (`warp_split`), each warp's sub-tile is its m16n8 tiles in registers."""
+    split = warp_split(m, n, threads // 32) if threads >= 32 else None
+    if split is None:
+        return _small_tensor_core_layout(m, n, threads)
+    wm, wn = split
+    ln, lm = log2(n), log2(m)
+    col = list(range(ln))
+    row = list(range(ln, ln + lm))
+    nt_bits = col[3 : ln - wn]
+    mt_bits = row[4 : lm - wm]
+    warps = col[ln - wn :] + row[lm - wm :]
+    regs = [col[0], row[3], *nt_bits, *mt_bits]
+    lanes = [col[1], col[2], row[0], row[1], row[2], *warps]
+    return assign((m, n), threads, regs, lanes)
+
+
+def _small_tensor_core_layout(m: int, n: int, threads: int) -> Layout:
+    """Tiles too small for a 16 x 16 sub-tile per warp: warps take tile bits alternately."""
     ln = log2(n)
     col = list(range(ln))
     row = list(range(ln, ln + log2(m)))

@@ -14,6 +14,7 @@ from xdsl.ir import Operation, SSAValue
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import (
     ATOMIC_OPS,
+    AsyncCopyOp,
     AtomicSliceType,
     CallOp,
     DisjointSliceType,
@@ -80,8 +81,8 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
             "it is written only through simt.get_mut"
         )
     if isinstance(t, SliceType):
-        if isinstance(op, LoadOp | LoadChunkOp):
-            return None
+        if isinstance(op, LoadOp | LoadChunkOp) or (isinstance(op, AsyncCopyOp) and index == 0):
+            return None  # reads (an async copy reads its operand 0, checked as a chunk load)
         if isinstance(op, ATOMIC_OPS):
             return (
                 f"cannot update shared slice {name} atomically: a shared slice is read-only; "

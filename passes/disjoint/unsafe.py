@@ -9,13 +9,12 @@ from xdsl.dialects.llvm import LLVMPointerType
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import (
     ATOMIC_OPS,
+    SHARED_ACCESS_OPS,
     KernelOp,
     PtrLoadOp,
     PtrStoreOp,
     PtrType,
     SharedArrayType,
-    SharedLoadOp,
-    SharedStoreOp,
 )
 from ferrox.passes.disjoint.common import Context, Function, describe, in_unsafe
 
@@ -38,7 +37,7 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
             target = op.ptr.type
         elif isinstance(op, ATOMIC_OPS):
             target = op.target.type
-        elif isinstance(op, SharedLoadOp | SharedStoreOp):
+        elif isinstance(op, SHARED_ACCESS_OPS):
             target = op.array.type
         else:
             continue

@@ -68,9 +68,9 @@ def load_from_output(z: Partition[f32, 1024], x: Tensor[f32, None]):
 
 
 @tile.kernel
-def mma_too_big(out: Partition[f32, (128, 128)], a: Tensor[f32, (None, None)]):
-    x = tile.load(a, (0, 0), (128, 64))
-    y = tile.load(a, (0, 0), (64, 128))
+def mma_too_big(out: Partition[f32, (256, 256)], a: Tensor[f32, (None, None)]):
+    x = tile.load(a, (0, 0), (256, 128))
+    y = tile.load(a, (0, 0), (128, 256))
     tile.store(x @ y, out)  # <- big_mma
 
 
@@ -143,9 +143,9 @@ REFUSED = {
         "read its outputs",
     ],
     "mma_too_big": [
-        f"{at('big_mma', 16)}: error: cannot lower 'tile.mma' to SIMT: the lowering needs 66304 "
-        "bytes of shared memory, more than the 49152 a block has; use smaller tiles or fewer "
-        "threads"
+        f"{at('big_mma', 16)}: error: cannot lower 'tile.mma' to SIMT: the lowering needs 263680 "
+        "bytes of shared memory, more than the 232448 a block can opt in to; use smaller tiles "
+        "or fewer threads"
     ],
     "while_loop": [
         f"{at('while', 5)}: error: cannot lower 'scf.while' to SIMT: 'scf.while' has no "

@@ -86,8 +86,14 @@ def assemble(ptx: str, tmp_path: Path) -> None:
 
 def _kernel_for(entry: Intrinsic) -> str:
     """A kernel that takes the intrinsic's arguments as parameters and stores every result."""
-    params = ["ptr addrspace(1) %out"] + [f"{t} %a{i}" for i, t in enumerate(entry.args)]
-    args = ", ".join(f"{t} %a{i}" for i, t in enumerate(entry.args))
+    # An `immarg` argument must be a constant: it gets 0, the others are kernel parameters.
+    params = ["ptr addrspace(1) %out"] + [
+        f"{t} %a{i}" for i, t in enumerate(entry.args) if "immarg" not in t
+    ]
+    args = ", ".join(
+        f"{t.replace(' immarg', '')} 0" if "immarg" in t else f"{t} %a{i}"
+        for i, t in enumerate(entry.args)
+    )
     body = []
     if entry.result == "void":
         body.append(f'  call void @"{entry.name}"({args})')
@@ -155,7 +161,7 @@ def test_unknown_intrinsic_shows_up_as_an_external_call() -> None:
 
 
 def test_table_names_are_unique_and_complete() -> None:
-    assert len(INTRINSIC_NAMES) == len(INTRINSIC_TABLE) == 64
+    assert len(INTRINSIC_NAMES) == len(INTRINSIC_TABLE) == 67
     assert {e.name for e in INTRINSIC_TABLE if e.name.startswith("llvm.nvvm.read.ptx.sreg.")} == {
         f"llvm.nvvm.read.ptx.sreg.{r}.{d}"
         for r in ("tid", "ntid", "ctaid", "nctaid")

@@ -12,6 +12,7 @@ from ferrox.driver.interpreter.simt_ops import (  # noqa: F401 (registration)
     index,
     kernel,
     memory,
+    pipeline,
     shared,
     sync,
     tile_support,

@@ -78,6 +78,7 @@ def test_the_families_are_the_ones_the_lowering_has() -> None:
         "index",
         "kernel",
         "memory",
+        "pipeline",
         "shared",
         "sync",
         "tile_support",

@@ -69,8 +69,10 @@ def interpreter():
     _impls().register()
 
     def run(module, name: str, tile_args: list) -> None:
-        grid, block, args = launch_args(simt_kernel(module, name), tile_args)
-        run_simt_kernel(module, name, grid, block, args)
+        kernel = simt_kernel(module, name)
+        grid, block, args = launch_args(kernel, tile_args)
+        shared = kernel.contract.shared_bytes.data if kernel.contract is not None else 0
+        run_simt_kernel(module, name, grid, block, args, shared)
 
     return run
 

@@ -37,6 +37,10 @@ class Expect:
     vector_loads: int = 0
     """`ld.global.nc.v4` in the PTX: one per 4-element chunk a thread loads."""
     vector_stores: int = 1
+    async_copies: int = 0
+    """`cp.async.cg.shared.global` in the PTX: a pipelined GEMM main loop's 16-byte copies (per
+    issue: one per chunk a thread copies of each operand; S - 1 issues before the loop, one in
+    it)."""
 
 
 def dims(i: int, rank: int) -> tuple[str, ...]:
@@ -67,15 +71,15 @@ EXPECT = {
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
         (64, 64),
         barrier=True,
-        vector_loads=4,
         vector_stores=4,
+        async_copies=4 * (2 + 2),  # 4 stages; 2 chunks of x and 2 of y a thread
     ),
     "matmul_bf16": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
         (64, 64),
         barrier=True,
-        vector_loads=2,
         vector_stores=4,
+        async_copies=4 * (1 + 1),  # 4 stages; 1 chunk of x and 1 of y a thread
     ),
 }
 
@@ -137,11 +141,16 @@ def test_ptx(ptx, name):
     assert ("bar.sync" in body) == expect.barrier
     assert len(re.findall(r"ld\.global\.nc\.v4\.", body)) == expect.vector_loads
     assert len(re.findall(r"st\.global\.v4\.", body)) == expect.vector_stores
+    assert len(re.findall(r"cp\.async\.cg\.shared\.global", body)) == expect.async_copies
     assert ".local" not in body
     # bf16 inputs run on tensor cores, f32 ones with FMAs (f32 is not rounded to tf32).
     assert ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in body) == (
         name == "matmul_bf16"
     )
+    # Tensor-core fragments come from shared memory by ldmatrix, FMA operands as 16-byte vectors.
+    assert ("ldmatrix.sync.aligned.m8n8.x4.shared.b16" in body) == (name == "matmul_bf16")
+    if name == "matmul_f32":
+        assert re.search(r"ld\.shared\.v4\.(f|b)32", body)
 
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")

@@ -131,10 +131,10 @@ def test_chunk_width_is_16_bytes_capped_by_the_row():
 
 def test_tensor_core_layout_is_the_m16n8_fragment():
     layout = tensor_core_layout(64, 64, 256)
-    # c0, r3 in registers, then the warp's own second tile row and column; lanes c1 c2 r0 r1 r2,
-    # then warps on the highest tile column, tile row and next tile column bits.
-    assert layout.regs == (0, 9, 10, 3)
-    assert layout.lanes == (1, 2, 6, 7, 8, 5, 11, 4)
+    # c0, r3 in registers, then the warp's n8 and m16 tile bits; lanes c1 c2 r0 r1 r2, then the
+    # warp grid (2 x 4 warps of 32 x 16): column bits 4 and 5, then row bit 5.
+    assert layout.regs == (0, 9, 3, 10)
+    assert layout.lanes == (1, 2, 6, 7, 8, 4, 5, 11)
     for lane in range(32):
         g, q = lane >> 2, lane & 3
         for i in range(4):  # PTX's C/D fragment of tile 0 for warp 0

@@ -74,5 +74,18 @@ func.func @examples(%mask: i32, %v: i32, %f: f32, %p: i1, %n: i32, %g: !llvm.ptr
   // CHECK-NEXT: %frag = nvvm.ldmatrix %s {num = 4 : i32, layout = #nvvm.mma_layout<row>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
   // LLVM: %d = llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"(%r, %r, %r, %r, %r, %r, %c, %c, %c, %c) {convergent}
   // LLVM-NEXT: %frag = llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3"(%s) {convergent}
+
+  // doc:begin cp_async
+  nvvm.cp.async.shared.global %s, %g, %n {size = 16 : i32} : !llvm.ptr<3>, !llvm.ptr<1>
+  nvvm.cp.async.commit.group
+  nvvm.cp.async.wait.group 1
+  // doc:end
+  // CHECK: nvvm.cp.async.shared.global %s, %g, %n {size = 16 : i32} : !llvm.ptr<3>, !llvm.ptr<1>
+  // CHECK-NEXT: nvvm.cp.async.commit.group
+  // CHECK-NEXT: nvvm.cp.async.wait.group 1
+  // LLVM: llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16.s"(%s, %g, %n) : (!llvm.ptr<3>, !llvm.ptr<1>, i32) -> ()
+  // LLVM-NEXT: llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"() : () -> ()
+  // LLVM-NEXT: %{{.*}} = llvm.mlir.constant(1 : i32) : i32
+  // LLVM-NEXT: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"(%{{.*}}) : (i32) -> ()
   func.return
 }

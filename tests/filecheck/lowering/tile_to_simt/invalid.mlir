@@ -26,14 +26,14 @@ tile.kernel @loop(%out: !tile.partition<f32, [64]>, %n: index) {
 
 // -----
 
-tile.kernel @big(%out: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, ?]>) {
+tile.kernel @big(%out: !tile.partition<f32, [256, 256]>, %a: !tile.tensor<f32, [?, ?]>) {
   %z = arith.constant 0 : index
-  %x = tile.load %a[%z, %z] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 64]>
-  %y = tile.load %a[%z, %z] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 128]>
-  %acc = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
-  // expected-error@+1 {{cannot lower 'tile.mma' to SIMT: the lowering needs 66304 bytes of shared memory, more than the 49152 a block has; use smaller tiles or fewer threads}}
-  %r = tile.mma %x, %y, %acc : !tile.tile<f32, [128, 64]>, !tile.tile<f32, [64, 128]>, !tile.tile<f32, [128, 128]>
-  tile.store %r, %out : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
+  %x = tile.load %a[%z, %z] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [256, 128]>
+  %y = tile.load %a[%z, %z] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 256]>
+  %acc = tile.constant dense<0.0> : !tile.tile<f32, [256, 256]>
+  // expected-error@+1 {{cannot lower 'tile.mma' to SIMT: the lowering needs 263680 bytes of shared memory, more than the 232448 a block can opt in to; use smaller tiles or fewer threads}}
+  %r = tile.mma %x, %y, %acc : !tile.tile<f32, [256, 128]>, !tile.tile<f32, [128, 256]>, !tile.tile<f32, [256, 256]>
+  tile.store %r, %out : !tile.tile<f32, [256, 256]>, !tile.partition<f32, [256, 256]>
   tile.return
 }
 

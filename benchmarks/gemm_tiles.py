@@ -1,0 +1,102 @@
+"""GEMM tile configurations of the tile lowering's pipelined main loop against cuBLAS
+(torch.matmul; TF32 off for f32) in the same process: which tile shape gives the most TFLOP/s,
+and each one's error against torch. Run on a GPU host: `python -m benchmarks.gemm_tiles`;
+writes `$OUT/gemm_tiles.json`.
+
+Timing: `benchmarks.common.bench` (Triton's do_bench median, L2 flushed), kernels launched on
+torch's current stream. Error: max |C - ref| / max |ref|, ref = the f32 product of the same
+inputs (cuBLAS, TF32 off).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from benchmarks.common import bench, compile_source, launcher, write_result
+
+KERNEL = """builtin.module {
+  tile.kernel @mm(%c: !tile.partition<f32, [BM, BN]>, %a: !tile.tensor<T, [?, ?]>,
+                  %b: !tile.tensor<T, [?, ?]>) {
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : !tile.tensor<T, [?, ?]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ck = arith.constant BK : index
+    %ktiles = arith.ceildivui %k, %ck : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [BM, BN]>
+    %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero)
+        -> (!tile.tile<f32, [BM, BN]>) {
+      %x = tile.load %a[%i, %kk] : !tile.tensor<T, [?, ?]> -> !tile.tile<T, [BM, BK]>
+      %y = tile.load %b[%kk, %j] : !tile.tensor<T, [?, ?]> -> !tile.tile<T, [BK, BN]>
+      %next = tile.mma %x, %y, %sum
+          : !tile.tile<T, [BM, BK]>, !tile.tile<T, [BK, BN]>, !tile.tile<f32, [BM, BN]>
+      scf.yield %next : !tile.tile<f32, [BM, BN]>
+    }
+    tile.store %acc, %c : !tile.tile<f32, [BM, BN]>, !tile.partition<f32, [BM, BN]>
+    tile.return
+  }
+}
+"""
+
+
+def kernel(t: str, bm: int, bn: int, bk: int) -> str:
+    text = KERNEL.replace("BM", str(bm)).replace("BN", str(bn)).replace("BK", str(bk))
+    return text.replace("<T,", f"<{t},")
+
+
+CONFIGS = {
+    "bf16": [(128, 128, 32), (128, 128, 64), (128, 256, 32), (64, 64, 32)],
+    "f32": [(128, 128, 16), (128, 128, 8), (64, 64, 32)],
+}
+SIZES = {"bf16": [8192], "f32": [4096]}
+
+
+def main(argv: list[str]) -> None:
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    types = argv or ["bf16", "f32"]
+    rows = []
+    for t in types:
+        dtype = torch.bfloat16 if t == "bf16" else torch.float32
+        for size in SIZES[t]:
+            m = n = k = size
+            torch.manual_seed(0)
+            a = (torch.rand(m, k, device="cuda") - 0.5).to(dtype)
+            b = (torch.rand(k, n, device="cuda") - 0.5).to(dtype)
+            ref = a.float() @ b.float()
+            peer_ms = bench(lambda a=a, b=b: a @ b)
+            flops = 2 * m * n * k
+            row = {"type": t, "size": size, "cublas_tflops": flops / peer_ms / 1e9, "configs": []}
+            for bm, bn, bk in CONFIGS[t]:
+                entry = {"tile": [bm, bn, bk]}
+                try:
+                    art = compile_source(kernel(t, bm, bn, bk))
+                    c = torch.full((m, n), float("nan"), device="cuda")
+                    go = launcher(art, "mm", [c, a, b])
+                    go()
+                    torch.cuda.synchronize()
+                    err = ((c - ref).abs().max() / ref.abs().max()).item()
+                    ms = bench(go)
+                    contract = art["mm"].contract
+                    entry.update(
+                        tflops=flops / ms / 1e9,
+                        ratio=peer_ms / ms,
+                        rel_err=err,
+                        ok=bool(err < 1e-4),
+                        shared_bytes=contract.shared_bytes + contract.static_shared_bytes,
+                        pipelined="cp.async" in art.ptx,
+                        ldmatrix="ldmatrix" in art.ptx,
+                    )
+                except Exception as e:  # noqa: BLE001  (a config that fails is reported, not fatal)
+                    entry["error"] = f"{type(e).__name__}: {e}"[:500]
+                print(t, size, entry, flush=True)
+                row["configs"].append(entry)
+            rows.append(row)
+    write_result("gemm_tiles", {"rows": rows, "device": torch.cuda.get_device_name()})
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,163 @@
+"""The GEMM pipeline's SIMT ops (`dialects/simt/pipeline.py`) to nvvm and llvm ops:
+- `simt.async_copy`: trap unless `i + min(n, w) <= len` (as `simt.load_chunk`), then, where at
+  least one element is read and the source address is 16-byte aligned, one
+  `nvvm.cp.async.shared.global` of `min(n, w) * size` bytes (the hardware zero-fills the rest);
+  else guarded scalar loads, zeros past `n`, and plain shared stores (a synchronous copy, which
+  the later wait and barrier order just as well).
+- `simt.async_commit` / `simt.async_wait`: `nvvm.cp.async.commit.group` / `.wait.group N`.
+- `simt.shared_load_vector`: one `llvm.load` of a vector aligned to its size.
+- `simt.ldmatrix`: `nvvm.ldmatrix` x4 (`.trans` with `trans`) at the element's shared address.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import nvvm
+from ferrox.dialects.llvm import ExtractElementOp
+from ferrox.dialects.nvvm.attributes import MMALayout
+from ferrox.dialects.simt.pipeline import (
+    AsyncCommitOp,
+    AsyncCopyOp,
+    AsyncWaitOp,
+    LdMatrixOp,
+    SharedLoadVectorOp,
+)
+from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.lowering.simt_to_nvvm.shared import shared_element
+from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter
+from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
+
+
+def _if(e: SimtEmitter, cond: SSAValue, types, then_fill, else_fill=None):
+    """`scf.if` with regions filled by `then_fill(emitter)` / `else_fill` (each returns what its
+    region yields); the op's results."""
+
+    def region(fill) -> Region:
+        block = Block()
+        inner = e.at(InsertPoint.at_end(block))
+        inner.emit(scf.YieldOp(*fill(inner)))
+        return Region(block)
+
+    other = region(else_fill) if else_fill is not None else None
+    return e.emit(scf.IfOp(cond, list(types), region(then_fill), other)).results
+
+
+class AsyncCopyToCpAsync(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AsyncCopyOp, rewriter: PatternRewriter, /) -> None:
+        array_t = op.array.type
+        assert isinstance(array_t, SharedArrayType)
+        element = array_t.get_element_type()
+        mem = memory_type(element)
+        size = byte_size(element)
+        w = op.width.value.data
+        e = SimtEmitter.before(rewriter, op)
+        ptr, length = e.unpack(op.source)
+        i = e.to_i64(op.index)
+        count = e.to_i64(op.count)
+        n = e(arith.SelectOp(e(arith.CmpiOp(count, e.const(w), "ult")), count, e.const(w)))
+        fits = e(
+            arith.AndIOp(
+                e(arith.CmpiOp(i, length, "ule")),
+                e(arith.CmpiOp(n, e(arith.SubiOp(length, i)), "ule")),
+            )
+        )
+        reads = e(arith.CmpiOp(n, e.const(0), "ne"))
+        bad = e(arith.AndIOp(reads, e(arith.XOrIOp(fits, e.true()))), "out_of_range")
+        _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
+        src = e.element(ptr, [i], mem)
+        dst = shared_element(e, op.array, [op.offset])
+        bits = e(llvm.PtrToIntOp(src, i64))
+        aligned = e(arith.CmpiOp(e(arith.AndIOp(bits, e.const(15))), e.const(0), "eq"))
+        fast = e(arith.AndIOp(reads, aligned), "async")
+
+        def copy(b: SimtEmitter) -> list[SSAValue]:
+            nbytes = b(arith.TruncIOp(b(arith.MuliOp(n, b.const(size))), i32))
+            b.emit(nvvm.CpAsyncOp(dst, src, nbytes))
+            return []
+
+        def scalar(b: SimtEmitter) -> list[SSAValue]:
+            zero = b(arith.ConstantOp(_zero(mem)))
+            for j in range(w):
+                here = b(arith.CmpiOp(b.const(j), n, "ult"))
+                (v,) = _if(
+                    b,
+                    here,
+                    [mem],
+                    lambda x, j=j: [x(llvm.LoadOp(x.element(src, [j], mem), mem))],
+                    lambda x: [zero],
+                )
+                b.emit(llvm.StoreOp(v, b.element(dst, [j], mem)))
+            return []
+
+        _if(e, fast, [], copy, scalar)
+        rewriter.erase(op)
+
+
+def _zero(t: Attribute) -> Attribute:
+    if isinstance(t, IntegerType):
+        return IntegerAttr(0, t)
+    return FloatAttr(0.0, t)  # type: ignore[arg-type]
+
+
+class AsyncCommitToNvvm(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AsyncCommitOp, rewriter: PatternRewriter, /) -> None:
+        rewriter.replace(op, nvvm.CpAsyncCommitGroupOp())
+
+
+class AsyncWaitToNvvm(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AsyncWaitOp, rewriter: PatternRewriter, /) -> None:
+        rewriter.replace(op, nvvm.CpAsyncWaitGroupOp(op.pending.value.data))
+
+
+class SharedLoadVectorToLoad(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SharedLoadVectorOp, rewriter: PatternRewriter, /) -> None:
+        array_t = op.array.type
+        assert isinstance(array_t, SharedArrayType)
+        mem = memory_type(array_t.get_element_type())
+        w = op.width.value.data
+        e = SimtEmitter.before(rewriter, op)
+        address = shared_element(e, op.array, [op.offset])
+        load = llvm.LoadOp(address, VectorType(mem, [w]), alignment=w * byte_size(mem))
+        vec = e(load)
+        parts = [e(ExtractElementOp(vec, e.const(j, i32))) for j in range(w)]
+        rewriter.replace(op, [], parts)
+
+
+class LdMatrixToNvvm(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LdMatrixOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        address = shared_element(e, op.array, [op.offset])
+        layout = MMALayout.COL if op.trans is not None else MMALayout.ROW
+        matrices = e(nvvm.LdMatrixOp(address, 4, layout))
+        parts = [
+            e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), matrices, i32))
+            for k in range(4)
+        ]
+        rewriter.replace(op, [], parts)
+
+
+PIPELINE_PATTERNS: tuple[RewritePattern, ...] = (
+    AsyncCopyToCpAsync(),
+    AsyncCommitToNvvm(),
+    AsyncWaitToNvvm(),
+    LdMatrixToNvvm(),
+    SharedLoadVectorToLoad(),
+)

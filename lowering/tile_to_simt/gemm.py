@@ -1,0 +1,439 @@
+"""The GEMM main loop as one pipelined unit: a `scf.for` whose body is only
+
+    %x = tile.load %a[%i, %kk]        (zero padding, %i defined outside the loop)
+    %y = tile.load %b[%kk, %j]        (zero padding, %j defined outside the loop)
+    %next = tile.mma %x, %y, %sum
+    scf.yield %next
+
+is lowered without passing `x` and `y` through registers: their tiles are copied from global to
+shared memory with `simt.async_copy` (PTX `cp.async`, 16 bytes a thread per copy) into a ring of
+`S` stages, `S - 1` iterations ahead of the one being computed, and the mma reads the stage of
+its iteration straight from shared memory. Per iteration `t` (one barrier):
+
+    wait until the group of iteration t has landed (`simt.async_wait {pending = S - 2}`)
+    barrier: every thread's copies of stage t % S are visible, and every thread has finished
+             reading stage (t - 1) % S (iteration t - 1's)
+    issue the copies of iteration t + S - 1 into stage (t + S - 1) % S = (t - 1) % S; commit
+    compute on stage t % S
+
+The prologue issues iterations 0 .. S - 2 (one group each); an iteration past the loop's end
+copies nothing (count 0: the stage is zero-filled and never read). After the loop every copy is
+waited for and a barrier ends the stages' use, so the loop may run again. What each copy reads is
+exactly what `tile.load` would (same bounds, zeros outside the tensor), so the result is the
+unpipelined loop's.
+
+**Tensor cores** (bf16, f16): the accumulator's layout is `matrix.tensor_core_layout`: warps tile
+the result, each warp's `MT x NT` m16n8 tiles in registers. Stages hold `x` as `[BM][BK]` and `y`
+as `[BK][BN]` rows of 16-byte chunks, the chunk index XORed with a function of the row
+(`_swizzle`) so that the eight rows one `ldmatrix` phase reads, and the chunks one `cp.async`
+phase writes, fall in distinct banks. Per 16-wide k step each warp reads its A fragments with
+`simt.ldmatrix` (one x4 per m16 tile) and its B fragments with `simt.ldmatrix {trans}` (one per
+two n8 tiles), then issues `MT * NT` `simt.mma_sync`.
+
+**FMAs** (f32): the accumulator's layout is `matrix.spaced_layout` (4 x 4 register blocks per
+thread, spaced by the thread grid). `x` stages are `[BM][BK + 4]` (rows 16-byte aligned, padded
+so the two rows a warp reads at once sit in different banks), `y` stages `[BK][BN]`. Per four k
+values each thread reads its rows of `x` as 4-wide vectors along k and, per k, its column blocks
+of `y` as 4-wide vectors, then does the fused multiply-adds of its blocks, in k order.
+
+All of it is the lowering's trusted code: shared accesses inside `simt.unsafe`, indices computed
+in range (the interpreter checks each one), and the produced kernel is checked by
+`verify-disjoint` like every lowered kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, f32
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import simt, tile
+from ferrox.dialects.tile.attributes import Padding
+from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.tile_to_simt.config import element_bytes
+from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor
+from ferrox.lowering.tile_to_simt.layout import Layout, log2
+from ferrox.lowering.tile_to_simt.matrix import spaced_layout, warp_split
+from ferrox.lowering.tile_to_simt.uniform import check
+
+CHUNK_BYTES = 16
+MAX_STAGES = 4
+STAGE_BUDGET = 160 * 1024
+"""Shared memory the stages may take (of the 227 KiB a block may opt in to)."""
+A_PAD = 4
+"""Elements of padding per `x` row in the FMA stages."""
+
+
+@dataclass(frozen=True)
+class Gemm:
+    """A matched main loop: the loads' tensors and tile indices, the shapes and element type."""
+
+    loop: scf.ForOp
+    mma: tile.MmaOp
+    a: SSAValue
+    b: SSAValue
+    i: SSAValue
+    j: SSAValue
+    m: int
+    n: int
+    k: int
+    element: Attribute
+
+
+def match(op: scf.ForOp) -> Gemm | None:
+    """The loop as a `Gemm` when it is exactly the pattern of the module docstring."""
+    body = op.body.block
+    ops = list(body.ops)
+    if len(ops) != 4 or len(op.iter_args) != 1 or not isinstance(ops[3], scf.YieldOp):
+        return None
+    loads = [o for o in ops[:3] if isinstance(o, tile.LoadOp)]
+    mmas = [o for o in ops[:3] if isinstance(o, tile.MmaOp)]
+    if len(loads) != 2 or len(mmas) != 1:
+        return None
+    mma = mmas[0]
+    if mma.acc is not body.args[1] or list(ops[3].operands) != [mma.result]:
+        return None
+    if not mma.result.has_one_use() or not body.args[1].has_one_use():
+        return None
+    by_result = {load.results[0]: load for load in loads}
+    x, y = by_result.get(mma.lhs), by_result.get(mma.rhs)
+    if x is None or y is None or x is y:
+        return None
+    iv = body.args[0]
+    for load in (x, y):
+        if load.padding.data != Padding.ZERO or not load.results[0].has_one_use():
+            return None
+        if len(load.indices) != 2 or any(v.owner is load for v in load.indices):
+            return None
+    if x.indices[1] is not iv or y.indices[0] is not iv:
+        return None
+    i, j = x.indices[0], y.indices[1]
+    if _inside(i, op) or _inside(j, op) or i is iv or j is iv:
+        return None
+    xt, yt = x.results[0].type, y.results[0].type
+    assert isinstance(xt, TileType) and isinstance(yt, TileType)
+    (m, k), (k2, n) = xt.get_shape(), yt.get_shape()
+    element = xt.element_type
+    if k2 != k or yt.element_type != element:
+        return None
+    chunk = CHUNK_BYTES // element_bytes(element)
+    tensor_cores = isinstance(element, BFloat16Type | Float16Type)
+    if not (tensor_cores or element == f32):
+        return None
+    if k % (16 if tensor_cores else 4) or k < chunk or n < chunk:
+        return None
+    return Gemm(op, mma, x.source, y.source, i, j, m, n, k, element)
+
+
+def _inside(value: SSAValue, loop: scf.ForOp) -> bool:
+    owner = value.owner
+    op = owner.parent_op() if isinstance(owner, Block) else owner
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
+
+
+def lower_pipelined(ctx: Lowering, op: scf.ForOp) -> bool:
+    """Lower `op` as a pipelined GEMM main loop (module docstring); False if it is not one or
+    the block's threads do not fit the pipeline (the generic lowering takes it then)."""
+    g = match(op)
+    if g is None:
+        return False
+    layout = ctx.layout_of(g.mma.result)
+    tensor_cores = isinstance(g.element, BFloat16Type | Float16Type)
+    if tensor_cores:
+        if warp_split(g.m, g.n, ctx.threads // 32) is None:
+            return False
+        pipe: _Pipeline = _TensorCores(ctx, g, layout)
+    else:
+        if spaced_layout(g.m, g.n, ctx.threads) != layout:
+            return False
+        pipe = _Fmas(ctx, g, layout)
+    if pipe.chunks_a % ctx.threads or pipe.chunks_b % ctx.threads:
+        return False
+    ctx.lowering(op)
+    ctx.need = None
+    pipe.run()
+    check(ctx.control, g.mma, ctx.need)
+    return True
+
+
+class _Pipeline:
+    """What both kinds share: the stages, the copies, the loop."""
+
+    a_pitch: int
+    swizzled: bool
+
+    def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
+        self.ctx, self.g, self.layout = ctx, g, layout
+        self.w = CHUNK_BYTES // element_bytes(g.element)
+        self.chunks_a = g.m * g.k // self.w
+        self.chunks_b = g.k * g.n // self.w
+        self.a_stage = g.m * self.a_pitch
+        self.b_stage = g.k * g.n
+        stage_bytes = (self.a_stage + self.b_stage) * element_bytes(g.element)
+        self.stages = max(2, min(MAX_STAGES, STAGE_BUDGET // stage_bytes))
+
+    # -- shared layout --------------------------------------------------------------------
+    def chunk_at(self, row: SSAValue, chunk: SSAValue, chunks: int, pitch: int) -> SSAValue:
+        """The element offset of 16-byte chunk `chunk` of row `row` in a stage of rows of
+        `chunks` chunks, `pitch` elements apart (swizzled or not)."""
+        ctx = self.ctx
+        if self.swizzled:
+            chunk = ctx(arith.XOrIOp(chunk, _swizzle(ctx, row, chunks)))
+        return ctx.add(ctx.mul(row, pitch), ctx.mul(chunk, self.w))
+
+    # -- copies ------------------------------------------------------------------------------
+    def copy_plan(self, rows: int, cols: int, pitch: int):
+        """Per copy of this thread: (row, chunk, offset in the stage), which do not depend on the
+        iteration: computed once, before the loop."""
+        ctx = self.ctx
+        chunks = cols // self.w
+        total = rows * chunks
+        plan = []
+        for u in range(total // ctx.threads):
+            c = ctx.add(ctx.tid(), u * ctx.threads)
+            row = ctx(arith.ShRUIOp(c, ctx.index(log2(chunks))))
+            chunk = ctx(arith.AndIOp(c, ctx.index(chunks - 1)))
+            plan.append((row, chunk, self.chunk_at(row, chunk, chunks, pitch)))
+        return plan
+
+    def issue(self, tensor: Tensor, plan, shape, ti, tk, array, stage_base, k_is_row: bool):
+        """The copies of one tile `(ti, tk)` of `tensor` (`[rows, cols]` tiles) into a stage."""
+        ctx = self.ctx
+        rows, cols = shape
+        d0, d1 = tensor.dims
+        r_idx, c_idx = (tk, ti) if k_is_row else (ti, tk)
+        ok = ctx.all_of(
+            [
+                ctx.cmp("ult", r_idx, ctx(arith.CeilDivUIOp(d0, ctx.index(rows)))),
+                ctx.cmp("ult", c_idx, ctx(arith.CeilDivUIOp(d1, ctx.index(cols)))),
+            ]
+        )
+        row0 = ctx.mul(r_idx, rows)
+        col0 = ctx.mul(c_idx, cols)
+        zero = ctx.index(0)
+        copies = []
+        for row, chunk, at in plan:
+            grow = ctx.add(row0, row)
+            gcol = ctx.add(col0, ctx.mul(chunk, self.w))
+            inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])
+            flat = ctx.add(ctx.mul(grow, d1), gcol)
+            rest = ctx(arith.SubiOp(d1, gcol))
+            count = ctx(arith.MinUIOp(rest, ctx.index(self.w)))
+            count = ctx(arith.SelectOp(inside, count, zero))
+            # A row past the tensor reads nothing: point it at element 0 (count 0 reads none).
+            flat = ctx(arith.SelectOp(inside, flat, zero))
+            copies.append((flat, count, ctx.add(stage_base, at)))
+
+        def fill() -> list[SSAValue]:
+            for flat, count, at in copies:
+                ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
+            return []
+
+        ctx.unsafe(fill)
+
+    def run(self) -> None:
+        ctx, g = self.ctx, self.g
+        loop = g.loop
+        s = self.stages
+        xs = ctx.shared(g.element, s * self.a_stage, "xs")
+        ys = ctx.shared(g.element, s * self.b_stage, "ys")
+        ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
+        i, j = ctx.scalar(g.i), ctx.scalar(g.j)
+        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
+        plan_a = self.copy_plan(g.m, g.k, self.a_pitch)
+        plan_b = self.copy_plan(g.k, g.n, g.n)
+        self.prepare()
+
+        def issue_iteration(kk: SSAValue, stage: SSAValue) -> None:
+            self.issue(ta, plan_a, (g.m, g.k), i, kk, xs, ctx.mul(stage, self.a_stage), False)
+            self.issue(tb, plan_b, (g.k, g.n), j, kk, ys, ctx.mul(stage, self.b_stage), True)
+            ctx.emit(simt.AsyncCommitOp())
+
+        # Prologue: iterations 0 .. S-2 into stages 0 .. S-2 (past the end: count 0).
+        for p in range(s - 1):
+            kk = ctx.add(lb, ctx.mul(step, p)) if p else lb
+            valid = ctx.cmp("ult", kk, ub)
+            # An iteration past the end names tile index `ub` + ...: its copies must read
+            # nothing; a huge index fails every bounds test.
+            kk = ctx(arith.SelectOp(valid, kk, ctx.index(-1)))
+            issue_iteration(kk, ctx.index(p))
+
+        acc = ctx.tile(loop.iter_args[0], self.layout)
+        body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc)])
+        kk, t = body.args[0], body.args[1]
+        with ctx.at(InsertPoint.at_end(body)):
+            ctx.emit(simt.AsyncWaitOp(s - 2))
+            ctx.sync()
+            ahead = ctx.add(kk, ctx.mul(step, s - 1))
+            valid = ctx.cmp("ult", ahead, ub)
+            # `ahead` may wrap past the index range only if the loop's bounds are near it; such
+            # an iteration is invalid either way (`ult` against ub fails or the copy is empty).
+            ahead = ctx(arith.SelectOp(valid, ahead, ctx.index(-1)))
+            issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
+            stage = ctx(arith.RemUIOp(t, ctx.index(s)))
+            out = self.compute(xs, ys, stage, list(body.args[2:]))
+            ctx.emit(scf.YieldOp(ctx.add(t, 1), *out))
+        new = scf.ForOp(lb, ub, step, [ctx.index(0), *acc], Region(body))
+        ctx.emit(new)
+        ctx.emit(simt.AsyncWaitOp(0))
+        ctx.sync()
+        ctx.bind(loop.results[0], Dist(self.layout, list(new.results[1:])))
+
+    def prepare(self) -> None:
+        """Per-thread offsets the compute step uses, computed once."""
+
+    def compute(self, xs, ys, stage, acc: list[SSAValue]) -> list[SSAValue]:
+        raise NotImplementedError
+
+
+def _swizzle(ctx: Lowering, row: SSAValue, chunks: int) -> SSAValue:
+    """The XOR applied to a chunk index in row `row` of a stage with `chunks` 16-byte chunks a
+    row: `(row / L) % min(chunks, 8)` where `L = max(1, 8 / chunks)` rows share a 128-byte line,
+    so that 8 consecutive rows at one logical chunk cover all eight 16-byte bank groups."""
+    line = max(1, 8 // chunks)
+    group = min(chunks, 8)
+    shifted = ctx(arith.ShRUIOp(row, ctx.index(log2(line)))) if line > 1 else row
+    return ctx(arith.AndIOp(shifted, ctx.index(group - 1)))
+
+
+class _TensorCores(_Pipeline):
+    swizzled = True
+
+    def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
+        self.a_pitch = g.k
+        super().__init__(ctx, g, layout)
+
+    def prepare(self) -> None:
+        ctx, g, layout = self.ctx, self.g, self.layout
+        tiles = layout.num_regs // 4
+        m_of = [layout.static_element(4 * t) >> log2(g.n) for t in range(tiles)]
+        n_of = [layout.static_element(4 * t) & (g.n - 1) for t in range(tiles)]
+        self.m_tiles, self.n_tiles = sorted(set(m_of)), sorted(set(n_of))
+        self.tile_of = {(m_of[t], n_of[t]): t for t in range(tiles)}
+        lane = ctx(arith.AndIOp(ctx.tid(), ctx.index(31)))
+        in8 = ctx(arith.AndIOp(lane, ctx.index(7)))
+        hi8 = ctx(arith.AndIOp(ctx(arith.ShRUIOp(lane, ctx.index(3))), ctx.index(1)))
+        half = ctx(arith.ShRUIOp(lane, ctx.index(4)))
+        # The warp's corner: the coordinates of register 0 less its lane's (g, 2q) part.
+        corner = ctx.coords(layout, 0)
+        g4 = ctx(arith.ShRUIOp(lane, ctx.index(2)))
+        q2 = ctx.mul(ctx(arith.AndIOp(lane, ctx.index(3))), 2)
+        warp_row = ctx(arith.SubiOp(corner[0], g4))
+        warp_col = ctx(arith.SubiOp(corner[1], q2))
+        chunks_a, chunks_b = g.k // self.w, g.n // self.w
+        # A: lane t names row (t % 8) + 8 ((t / 8) % 2) of the m16 tile, chunk t / 16 of the k16
+        # step; the row's swizzle is fixed, so (2 ks + half) ^ swz = 2 ks ^ (half ^ swz).
+        self.a_rows = {}
+        for mt in self.m_tiles:
+            row = ctx.add(ctx.add(warp_row, mt), ctx.add(in8, ctx.mul(hi8, 8)))
+            x = ctx(arith.XOrIOp(half, _swizzle(ctx, row, chunks_a)))
+            self.a_rows[mt] = (ctx.mul(row, self.a_pitch), x)
+        # B (transposed): lane t names k row (t % 8) + 8 ((t / 8) % 2) of the k16 step, chunk
+        # t / 16 of each pair of n8 tiles; the swizzle depends on the row mod 8 only.
+        krow = ctx.add(in8, ctx.mul(hi8, 8))
+        self.b_row = ctx.mul(krow, g.n)
+        swz = _swizzle(ctx, krow, chunks_b)
+        self.b_cols = {}
+        for pair in self.n_tiles[::2]:
+            chunk = ctx.add(ctx(arith.ShRUIOp(ctx.add(warp_col, pair), ctx.index(3))), half)
+            self.b_cols[pair] = ctx.mul(ctx(arith.XOrIOp(chunk, swz)), self.w)
+
+    def compute(self, xs, ys, stage, acc):
+        ctx, g = self.ctx, self.g
+        a_base = ctx.mul(stage, self.a_stage)
+        b_base = ctx.mul(stage, self.b_stage)
+        acc = list(acc)
+        for ks in range(g.k // 16):
+
+            def loads(ks=ks) -> list[SSAValue]:
+                out: list[SSAValue] = []
+                for mt in self.m_tiles:
+                    row, x = self.a_rows[mt]
+                    chunk = ctx(arith.XOrIOp(x, ctx.index(2 * ks))) if ks else x
+                    at = ctx.add(ctx.add(a_base, row), ctx.mul(chunk, self.w))
+                    out.extend(ctx.emit(simt.LdMatrixOp(xs, at)).results)
+                for pair in self.n_tiles[::2]:
+                    at = ctx.add(ctx.add(b_base, ks * 16 * g.n), self.b_row)
+                    at = ctx.add(at, self.b_cols[pair])
+                    out.extend(ctx.emit(simt.LdMatrixOp(ys, at, trans=True)).results)
+                return out
+
+            loaded = ctx.unsafe(loads)
+            a_frag = {mt: loaded[4 * u : 4 * u + 4] for u, mt in enumerate(self.m_tiles)}
+            base = 4 * len(self.m_tiles)
+            b_frag = {}
+            for u, pair in enumerate(self.n_tiles[::2]):
+                r = loaded[base + 4 * u : base + 4 * u + 4]
+                b_frag[pair], b_frag[pair + 8] = r[0:2], r[2:4]
+            for mt in self.m_tiles:
+                for nt in self.n_tiles:
+                    t = self.tile_of[(mt, nt)]
+                    c = acc[4 * t : 4 * t + 4]
+                    d = ctx.emit(simt.MmaSyncOp(g.element, a_frag[mt], b_frag[nt], c)).results
+                    acc[4 * t : 4 * t + 4] = list(d)
+        return acc
+
+
+class _Fmas(_Pipeline):
+    swizzled = False
+
+    def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
+        self.a_pitch = g.k + A_PAD
+        super().__init__(ctx, g, layout)
+
+    def prepare(self) -> None:
+        ctx, g, layout = self.ctx, self.g, self.layout
+        ln = log2(g.n)
+        regs = range(layout.num_regs)
+        self.row_of = [layout.static_element(r) >> ln for r in regs]
+        self.col_of = [layout.static_element(r) & (g.n - 1) for r in regs]
+        self.rows = sorted(set(self.row_of))
+        self.col_blocks = sorted({c & ~3 for c in self.col_of})
+        lane_rc = ctx.coords(layout, 0)  # register 0 is the static (0, 0)
+        self.a_row = {s: ctx.mul(ctx.add(lane_rc[0], s), self.a_pitch) for s in self.rows}
+        self.b_col = {s: ctx.add(lane_rc[1], s) for s in self.col_blocks}
+
+    def compute(self, xs, ys, stage, acc):
+        ctx, g = self.ctx, self.g
+        a_base = ctx.mul(stage, self.a_stage)
+        b_base = ctx.mul(stage, self.b_stage)
+        acc = list(acc)
+        index = {(self.row_of[r], self.col_of[r]): r for r in range(len(acc))}
+        for k4 in range(g.k // 4):
+
+            def loads(k4=k4) -> list[SSAValue]:
+                out: list[SSAValue] = []
+                for s in self.rows:
+                    at = ctx.add(ctx.add(a_base, self.a_row[s]), 4 * k4)
+                    out.extend(ctx.emit(simt.SharedLoadVectorOp(xs, at, 4)).results)
+                for kk in range(4):
+                    row = ctx.add(b_base, (4 * k4 + kk) * g.n)
+                    for s in self.col_blocks:
+                        at = ctx.add(row, self.b_col[s])
+                        out.extend(ctx.emit(simt.SharedLoadVectorOp(ys, at, 4)).results)
+                return out
+
+            loaded = ctx.unsafe(loads)
+            a = {s: loaded[4 * u : 4 * u + 4] for u, s in enumerate(self.rows)}
+            base = 4 * len(self.rows)
+            nb = len(self.col_blocks)
+            for kk in range(4):
+                b = {}
+                for u, s in enumerate(self.col_blocks):
+                    first = base + 4 * (kk * nb + u)
+                    for c in range(4):
+                        b[s + c] = loaded[first + c]
+                for (row, col), r in index.items():
+                    acc[r] = ctx(xmath.FmaOp(a[row][kk], b[col], acc[r]))
+        return acc
+
+
+__all__ = ["Gemm", "lower_pipelined", "match"]
