@@ -39,6 +39,7 @@ from ferrox.frontend.common.errors import FrontendError, located
 from ferrox.frontend.host import ops as _ops
 from ferrox.frontend.host.ops import (
     check,
+    fori_loop,
     full,
     launch,
     partition,
@@ -53,7 +54,7 @@ from ferrox.frontend.host.ops import (
     zeros,
 )
 from ferrox.frontend.host.program import Recorded, record
-from ferrox.frontend.host.recorder import Partition, Prepared, Stream, Tensor
+from ferrox.frontend.host.recorder import LoopIndex, Partition, Prepared, Stream, Tensor
 
 _INTERNAL = frozenset(
     {
@@ -302,11 +303,13 @@ __all__ = [
     "FrontendError",
     "HostCheckFailed",
     "HostProgram",
+    "LoopIndex",
     "Partition",
     "Prepared",
     "Stream",
     "Tensor",
     "check",
+    "fori_loop",
     "full",
     "launch",
     "mlir_kernels",

@@ -17,22 +17,28 @@ program rebinds. Using the old value afterwards is `use of moved value`, reporte
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import inspect
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+import numpy as np
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, IntegerAttr, StringAttr, i64
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects import host
 from ferrox.dialects.host import Distribution, DistributionAttr
 from ferrox.frontend.host.recorder import (
+    LoopIndex,
     Partition,
     Prepared,
     Recorder,
     Stream,
     Tensor,
+    _kind,
     _Symbolic,
     dtype_from,
     names_attr,
@@ -196,6 +202,110 @@ def unpartition(p: Partition) -> Tensor:
     return Tensor(op.result, p.dtype, p.shape, p.root)
 
 
+# -- loops that carry values ----------------------------------------------------------------
+
+
+def fori_loop(
+    lower: int, upper: int, body: Callable[..., Any], *carried: Any, step: int = 1
+) -> Any:
+    """A loop the program keeps as a loop (`scf.for` with `iter_args`), where a Python `for`
+    would record its body once per trip: `body(i, *values)` is recorded once, as the loop's
+    body, and returns the values the next trip gets (one value, or a tuple in `carried`'s
+    order); the loop returns what the last trip returned (`carried` itself for no trip).
+
+        def step(i, s, acc):
+            fresh = host.poison(acc.shape, f32)
+            fresh = host.launch(p, s, acc, x, fresh)   # takes `fresh`, reads `acc`
+            return s, fresh
+        s, acc = host.fori_loop(0, steps, step, s, acc)
+        host.sync(s)                                   # the loop's stream, synced after it
+
+    `carried` are tensors, partitions and streams; each trip's values must be of the types
+    they entered with. `i` is an `index` kernel argument. A launch inside the body takes what
+    it takes on every trip, so `verify-ownership` refuses a body that moves a value it did not
+    get through `carried` (`value moved here, in previous iteration of loop`)."""
+    r = current("fori_loop")
+    at = r.here()
+    for name, bound in (("lower", lower), ("upper", upper), ("step", step)):
+        if isinstance(bound, bool) or not isinstance(bound, int | np.integer):
+            raise r.fail(f"host.fori_loop's {name} bound is a Python int, got {_kind(bound)}", at)
+    if step <= 0:
+        raise r.fail(f"host.fori_loop's step must be positive, got {step}", at)
+    for k, value in enumerate(carried):
+        if not isinstance(value, Tensor | Partition | Stream):
+            raise r.fail(
+                f"host.fori_loop carries tensors, partitions and streams; value #{k} is "
+                f"{_kind(value)}",
+                at,
+            )
+    names = _parameter_names(body)
+    if names is None or len(names) != 1 + len(carried):
+        raise r.fail(
+            f"the loop body takes the index and the {len(carried)} carried value(s), "
+            f"{1 + len(carried)} parameter(s); {_describe_body(body, names)}",
+            at,
+        )
+    bounds = [r.constant(int(v), IndexType(), at) for v in (lower, upper, step)]
+    block = Block(arg_types=[IndexType(), *(c.value.type for c in carried)])
+    location = r.location(at)
+    for arg, name in zip(block.args, names):
+        arg.location = location
+        if name.isidentifier():
+            arg.name_hint = name
+    index, *args = block.args
+    given = [_like(c, a) for c, a in zip(carried, args)]
+    with r.into(block):
+        returned = body(LoopIndex(index), *given)
+        got = list(returned) if isinstance(returned, tuple | list) else [returned]
+        if returned is None and not carried:
+            got = []
+        if len(got) != len(carried):
+            raise r.fail(
+                f"the loop body returns {len(got)} value(s), but the loop carries "
+                f"{len(carried)}: return them in the order they were given",
+                at,
+            )
+        for k, (value, init) in enumerate(zip(got, carried)):
+            if not isinstance(value, _Symbolic) or value.value.type != init.value.type:
+                raise r.fail(
+                    f"the loop body returns {_kind(value)} for carried value #{k}, which "
+                    f"entered as {init!r}: a trip must give back what it got, of the same type",
+                    at,
+                )
+        r.emit(scf.YieldOp(*[v.value for v in got]), at)
+    op = scf.ForOp(*bounds, [c.value for c in carried], Region(block))
+    r.emit(op, at)
+    back = [_like(c, res) for c, res in zip(carried, op.results)]
+    if not back:
+        return None
+    return back[0] if len(back) == 1 else tuple(back)
+
+
+def _parameter_names(body: Any) -> list[str] | None:
+    try:
+        params = inspect.signature(body).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        return None
+    return [p.name for p in params]
+
+
+def _describe_body(body: Any, names: list[str] | None) -> str:
+    if names is None:
+        return f"{type(body).__name__} {getattr(body, '__name__', '')} takes other parameters"
+    return f"{getattr(body, '__name__', 'it')} takes {len(names)} ({', '.join(names)})"
+
+
+def _like(value: Any, new: SSAValue) -> Any:
+    """`value`'s kind of symbolic value, for `new` (its loop argument or result)."""
+    if isinstance(value, Stream):
+        return Stream(new)
+    if isinstance(value, Partition):
+        return Partition(new, value.dtype, value.shape, value.tile, value.root)
+    return Tensor(new, value.dtype, value.shape, value.root)
+
+
 # -- tensors the program makes, and checks --------------------------------------------------
 
 
@@ -326,6 +436,7 @@ def _stream(r: Recorder, on: Any, at: tuple[str, int, int]) -> None:
 __all__ = [
     "check",
     "current",
+    "fori_loop",
     "full",
     "random",
     "launch",

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +114,19 @@ class Stream(_Symbolic):
 
     value: SSAValue
 
+    def __repr__(self) -> str:
+        return f"<host stream %{self.value.name_hint}>"
+
+
+@dataclass(eq=False)
+class LoopIndex(_Symbolic):
+    """The induction variable of a `host.fori_loop` (`index`): an `index` kernel argument."""
+
+    value: SSAValue
+
+    def __repr__(self) -> str:
+        return f"<host loop index %{self.value.name_hint}>"
+
 
 @dataclass(eq=False)
 class Prepared(_Symbolic):
@@ -165,9 +179,22 @@ class Recorder:
         file, line, col = at or self.here()
         return FrontendError([Diagnostic("error", message, SourceLoc(file, line, col))])
 
-    def emit(self, op: Operation, at: tuple[str, int, int], names: Sequence[str] = ()) -> None:
+    def location(self, at: tuple[str, int, int]) -> FileLineColLoc:
         file, line, col = at
-        op.location = FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
+        return FileLineColLoc(StringAttr(file), IntAttr(line), IntAttr(col))
+
+    @contextmanager
+    def into(self, block: Block) -> Iterator[Block]:
+        """Record into `block` (a loop's body) until the `with` ends."""
+        outer, self.block = self.block, block
+        try:
+            yield block
+        finally:
+            self.block = outer
+
+    def emit(self, op: Operation, at: tuple[str, int, int], names: Sequence[str] = ()) -> None:
+        op.location = self.location(at)
+        line, col = at[1], at[2]
         hints = list(names) or self.targets.get((line, col), [])
         if len(hints) == len(op.results):
             for result, hint in zip(op.results, hints):
@@ -259,6 +286,10 @@ class Recorder:
         taken: list[Any] = []
         for i, (arg, param, role) in enumerate(zip(args, k.params, k.roles)):
             if role is Role.SCALAR:
+                if isinstance(arg, LoopIndex) and isinstance(param, IndexType):
+                    every.append(arg.value)
+                    ins.append(arg.value)
+                    continue
                 if isinstance(arg, _Symbolic):
                     raise self.fail(f"argument #{i} of @{k.name} is a {param}, got {arg!r}", at)
                 value = self.constant(arg, param, at)
@@ -386,6 +417,7 @@ def _assign_targets(source: FunctionSource) -> dict[tuple[int, int], list[str]]:
 
 
 __all__ = [
+    "LoopIndex",
     "Partition",
     "Prepared",
     "Recorder",

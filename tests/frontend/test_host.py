@@ -318,7 +318,7 @@ def test_ferrox_opt_reads_the_recorded_ir_and_reports_at_the_python_lines(tmp_pa
     assert main([str(path), "-p", "verify-ownership"]) == 1
     used, took = at("at: used out", "host.check"), at("at: took out", "host.launch")
     assert capsys.readouterr().err.splitlines()[:3] == [
-        f"{FILE}:{used[0]}:{used[1]}: error: use of moved value: %out",
+        f"{FILE}:{used[0]}:{used[1]}: error[E0382]: use of moved value: %out",
         f"{FILE}:{took[0]}:{took[1]}: note: value moved here",
         f"{FILE}:{used[0]}:{used[1]}: note: value used here after move",
     ]

@@ -89,6 +89,6 @@ def test_ferrox_opt_reports_a_broken_rule_at_the_python_line(tmp_path):
         if "# <- read_disjoint" in text
     )
     assert done.stderr.splitlines()[0] == (
-        f"{rules}:{line}:9: error: cannot read disjoint slice `%out`: it is written only "
+        f"{rules}:{line}:9: error[E1004]: cannot read disjoint slice `%out`: it is written only "
         "through simt.get_mut, never read"
     )

@@ -68,7 +68,7 @@ def test_ferrox_opt_reports_a_broken_tile_rule_at_the_python_line(tmp_path):
         if "# <- big_mma" in text
     )
     assert done.stderr.splitlines()[0] == (
-        f"{rules}:{line}:16: error: cannot lower 'tile.mma' to SIMT: the lowering needs 263680 "
-        "bytes of shared memory, more than the 232448 a block can opt in to; use smaller tiles "
-        "or fewer threads"
+        f"{rules}:{line}:16: error[E1204]: cannot lower 'tile.mma' to SIMT: the lowering "
+        "needs 263680 bytes of shared memory, more than the 232448 a block can opt in to; use "
+        "smaller tiles or fewer threads"
     )
