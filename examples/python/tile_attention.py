@@ -5,23 +5,24 @@ a running row maximum and row sum rescale the accumulator as each block of keys 
     python examples/python/tile_attention.py [--device auto|gpu|cpu] [--heads 2] [--seq 100]
         [--dim 64] [--causal]
 
-q, k and v are [heads, seq, dim]; one tile block computes BM rows of one head's output. The
-matrix products take bf16 operands with an f32 accumulator (tensor cores on the GPU): with
-`E=f32` (the default, for NumPy, which has no bf16) each tile is rounded to bf16 in registers;
-with `E=bf16` the kernel reads bf16 tensors (torch.bfloat16) directly. The probabilities are
-rounded to bf16 before `p @ v`, as FlashAttention does. Keys past the sequence's end (the last,
+q, k and v are bf16 [heads, seq, dim] arrays: torch.bfloat16 tensors on the GPU where torch is
+installed, otherwise NumPy bf16 bits (`ferrox.to_bf16`); out is f32, NaN-poisoned. One tile block
+computes BM rows of one head's output. The matrix products take bf16 operands with an f32
+accumulator (tensor cores on the GPU); the probabilities are rounded to bf16 before `p @ v`, as
+FlashAttention does. Keys past the sequence's end (the last,
 ragged block) and, when causal, keys after the query are masked to -inf before the softmax.
 """
 
-# Tile shapes and the element type name the kernel's Constexpr parameters, which linters cannot
-# see:
+# Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
 # ruff: noqa: F821
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 import numpy as np
 
+import ferrox
 from ferrox import tile
 from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32, i32
 
@@ -30,19 +31,18 @@ from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32, i32
 @tile.kernel
 def attention(
     out: Partition[f32, (1, BM, D)],
-    q: Tensor[E, (None, None, D)],
-    k: Tensor[E, (None, None, D)],
-    v: Tensor[E, (None, None, D)],
+    q: Tensor[bf16, (None, None, D)],
+    k: Tensor[bf16, (None, None, D)],
+    v: Tensor[bf16, (None, None, D)],
     D: Constexpr = 64,
     CAUSAL: Constexpr = False,
-    E: Constexpr = f32,
     BM: Constexpr = 64,
     BN: Constexpr = 64,
 ):
     head = tile.block_id(0)
     i = tile.block_id(1)  # this block's rows: i * BM ... i * BM + BM - 1
     seq = tile.dim(k, 1)
-    qt = bf16(tile.reshape(tile.load(q, (head, i, 0), (1, BM, D)), (BM, D)))
+    qt = tile.reshape(tile.load(q, (head, i, 0), (1, BM, D)), (BM, D))
     row_max = tile.full((BM, 1), float("-inf"))
     row_sum = tile.zeros((BM, 1), f32)
     acc = tile.zeros((BM, D), f32)
@@ -52,8 +52,8 @@ def attention(
     if CAUSAL:
         blocks = min(blocks, i + 1)  # key blocks past the diagonal are all masked
     for j in range(blocks):
-        kt = bf16(tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D)))
-        vt = bf16(tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D)))
+        kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
+        vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
         s = (qt @ kt.T) * (1.0 / D**0.5)  # [BM, BN] scores, f32
         cols = tile.broadcast(tile.reshape(tile.iota(BN) + i32(j * BN), (1, BN)), (BM, BN))
         s = tile.where(cols < end, s, float("-inf"))  # keys past the end
@@ -71,16 +71,9 @@ def attention(
 # doc:end
 
 
-def to_bf16(x: np.ndarray) -> np.ndarray:
-    """f32 values rounded to the nearest bf16 (ties to even), held as f32."""
-    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return rounded.astype(np.uint32).view(np.float32)
-
-
 def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
-    """Attention in float64 on the bf16-rounded inputs, the [S, S] scores made whole."""
-    q, k, v = (to_bf16(t).astype(np.float64) for t in (q, k, v))
+    """Attention in float64 on the (bf16) inputs' values, the [S, S] scores made whole."""
+    q, k, v = (t.astype(np.float64) for t in (q, k, v))
     s = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
     if causal:
         seq = q.shape[1]
@@ -89,18 +82,39 @@ def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.n
     return (p / p.sum(axis=-1, keepdims=True)) @ v
 
 
+def on_torch(device: str) -> bool:
+    """torch.bfloat16 tensors on the GPU: where torch is installed and sees a GPU."""
+    if device == "cpu" or importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def main(
     device: str = "auto", heads: int = 2, seq: int = 100, dim: int = 64, causal: bool = False
 ) -> int:
     rng = np.random.default_rng()
-    q, k, v = (rng.standard_normal((heads, seq, dim)).astype(np.float32) for _ in range(3))
-    out = np.full((heads, seq, dim), np.nan, np.float32)  # poisoned: unwritten rows stay NaN
+    q64, k64, v64 = (rng.standard_normal((heads, seq, dim)) for _ in range(3))
+    if on_torch(device):
+        import torch
 
-    attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal)
+        q, k, v = (torch.from_numpy(t).to("cuda", torch.bfloat16) for t in (q64, k64, v64))
+        out = torch.full((heads, seq, dim), float("nan"), device="cuda")
+        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal)
+        torch.cuda.synchronize()
+        got = out.cpu().numpy()
+        x, y, z = (t.float().cpu().numpy() for t in (q, k, v))
+    else:
+        q, k, v = (ferrox.to_bf16(t) for t in (q64, k64, v64))  # bf16 bits, nearest even
+        out = np.full((heads, seq, dim), np.nan, np.float32)  # poisoned: unwritten rows stay NaN
+        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal)
+        got = out
+        x, y, z = q.float32(), k.float32(), v.float32()
 
-    expected = reference(q, k, v, causal)
+    expected = reference(x, y, z, causal)
     # The one rounding the reference leaves out: p to bf16 before p @ v (relative 2^-9).
-    assert np.allclose(out, expected, rtol=1e-2, atol=1e-2), np.abs(out - expected).max()
+    assert np.allclose(got, expected, rtol=1e-2, atol=1e-2), np.abs(got - expected).max()
     kind = "causal" if causal else "full"
     print(f"tile attention ({kind}) {heads}x{seq}x{dim} on {device}: matches NumPy")
     return 0

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ferrox
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
 
@@ -40,11 +42,12 @@ def test_the_check_catches_a_wrong_mask():
     """The tolerance is tight enough to see the causal mask: full attention is not causal's."""
     ex = example()
     rng = np.random.default_rng()
-    q, k, v = (rng.standard_normal((1, 70, 64)).astype(np.float32) for _ in range(3))
+    q, k, v = (ferrox.to_bf16(rng.standard_normal((1, 70, 64))) for _ in range(3))
     out = np.full((1, 70, 64), np.nan, np.float32)
     ex.attention.on("cpu")(out, q, k, v, CAUSAL=False)
-    assert np.allclose(out, ex.reference(q, k, v, False), rtol=1e-2, atol=1e-2)
-    assert not np.allclose(out, ex.reference(q, k, v, True), rtol=1e-2, atol=1e-2)
+    x, y, z = q.float32(), k.float32(), v.float32()
+    assert np.allclose(out, ex.reference(x, y, z, False), rtol=1e-2, atol=1e-2)
+    assert not np.allclose(out, ex.reference(x, y, z, True), rtol=1e-2, atol=1e-2)
 
 
 def test_the_command_line():
