@@ -23,6 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ferrox.frontend.common import intrinsics as common
 from ferrox.frontend.common.errors import FrontendError, UserError, error_at
+from ferrox.frontend.common.loops import without_continue
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import DType, as_dtype, dtype_of, f32, i1, index
 from ferrox.frontend.common.values import UNARY_MATH, Emitter, describe, is_ir
@@ -295,11 +296,15 @@ class FunctionBuilder:
 
     def stmt_Break(self, node: ast.Break) -> None:
         raise self.fail(
-            node, "`break` is not supported in a kernel: loop with `while` on a condition"
+            node,
+            "`break` is not supported in a kernel loop (an scf loop has no early exit): carry a "
+            "flag in a `while` condition, `while i < n and not done:`, and set `done = True` "
+            "where you would break",
         )
 
     def stmt_Continue(self, node: ast.Continue) -> None:
-        raise self.fail(node, "`continue` is not supported in a kernel: use `if` in the loop body")
+        # what `without_continue` leaves: a `continue` outside the loop bodies it rewrites
+        raise self.fail(node, "`continue` is supported only at the end of an `if` branch")
 
     def stmt_Return(self, node: ast.Return) -> None:
         self.return_(node)
@@ -393,11 +398,12 @@ class FunctionBuilder:
         self.here(node)
         lb, ub, step = (self.as_index(b, it) for b in bounds)
         var = node.target.id
-        names, inits = self.carried(node, node.body, exclude={var})
+        stmts = without_continue(node.body, self.fail)
+        names, inits = self.carried(node, stmts, exclude={var})
         types = [v.type for v in inits]
 
         def build() -> None:
-            self.body(node.body)
+            self.body(stmts)
             self.here(node)
             self.emit.emit(scf.YieldOp(*self.carried_out(node, names, types)))
 
@@ -411,14 +417,16 @@ class FunctionBuilder:
         if any(is_ir(b) for b in bounds) or not 1 <= len(bounds) <= 3:
             raise self.fail(it, "static_range takes 1 to 3 compile-time integers")
         assert isinstance(node.target, ast.Name)
+        stmts = without_continue(node.body, self.fail)
         for i in range(*bounds):
             self.bind(node.target.id, i)
-            self.body(node.body)
+            self.body(stmts)
 
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:
             raise self.fail(node, "`while ... else` is not supported in a kernel")
-        names, inits = self.carried(node, node.body)
+        stmts = without_continue(node.body, self.fail)
+        names, inits = self.carried(node, stmts)
         types = [v.type for v in inits]
         cond_holder: list[Any] = []
 
@@ -435,7 +443,7 @@ class FunctionBuilder:
             self.emit.emit(scf.ConditionOp(cond, *self.emit.block.args))
 
         def after() -> None:
-            self.body(node.body)
+            self.body(stmts)
             self.here(node)
             self.emit.emit(scf.YieldOp(*self.carried_out(node, names, types)))
 

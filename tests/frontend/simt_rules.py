@@ -233,6 +233,25 @@ def barrier_in_divergent_if(out: DisjointSlice[f32]):
 
 
 @simt.kernel(block=256)
+def barrier_skipped_by_continue(out: DisjointSlice[f32], n: index):
+    t = simt.thread_id.x
+    for _k in range(n):
+        if t < 100:  # <- continue_if
+            continue
+        simt.sync_threads()  # <- skipped_barrier
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
+def barrier_after_uniform_continue(out: DisjointSlice[f32], n: index):
+    for k in range(n):
+        if k % 2 == 0:
+            continue
+        simt.sync_threads()  # every thread skips the same trips
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
 def shuffle_in_divergent_if(x: Slice[f32], out: DisjointSlice[f32]):
     w = simt.thread_index_1d()
     i = w.value

@@ -52,6 +52,27 @@ def breaks(out: DisjointSlice[f32], n: index):
 
 
 @simt.kernel(block=256)
+def continues_on_some_paths(x: Slice[f32], out: DisjointSlice[f32], n: index):
+    total = 0.0
+    for k in range(n):
+        if k > 2:
+            if x[k] < 0.0:
+                continue  # continues sometimes
+            total += 1.0
+        total += x[k]
+    out[simt.thread_index_1d()] = total
+
+
+@simt.kernel(block=256)
+def continues_out_of_a_write(x: Slice[f32], out: DisjointSlice[f32], n: index):
+    for k in range(n):
+        with out[simt.thread_index_1d()] as slot:
+            if x[k] < 0.0:
+                continue  # leaves the write
+            slot.value = x[k]
+
+
+@simt.kernel(block=256)
 def writes_slice(a: Slice[f32]):
     a[simt.thread_id.x] = 1.0  # writes
 
@@ -118,10 +139,24 @@ def test_unknown_name():
     )
 
 
-def test_break_is_refused():
+def test_break_is_refused_saying_what_to_write():
     assert refusal(breaks) == (
-        f"{HERE}:{line_of('# breaks')}:9: error: `break` is not supported in a kernel: loop "
-        "with `while` on a condition"
+        f"{HERE}:{line_of('# breaks')}:9: error: `break` is not supported in a kernel loop (an "
+        "scf loop has no early exit): carry a flag in a `while` condition, `while i < n and not "
+        "done:`, and set `done = True` where you would break"
+    )
+
+
+def test_a_continue_that_does_not_end_its_branch_is_refused():
+    assert refusal(continues_on_some_paths) == (
+        f"{HERE}:{line_of('# continues sometimes')}:17: error: `continue` must end its `if` "
+        "branch: here the branch can also go on to the code after the `if`; put that code under "
+        "the `if`'s `else:` (or end the branch with the `continue`)"
+    )
+    assert refusal(continues_out_of_a_write) == (
+        f"{HERE}:{line_of('# leaves the write')}:17: error: `continue` cannot leave a `with` "
+        "block (a guarded write or an unsafe region runs to its end): test the condition before "
+        "the `with`, or put the rest of the block under `else:`"
     )
 
 

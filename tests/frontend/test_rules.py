@@ -131,6 +131,12 @@ REFUSED = {
         f"{at('divergent_if', 5)}: note: control flow diverges here: not every thread may take "
         "this branch (its operand is not uniform across the block)"
     ],
+    "barrier_skipped_by_continue": [
+        f"{at('skipped_barrier', 9)}: error: barrier under divergent control flow: "
+        "'simt.sync_threads' must be reached by every thread of the block\n"
+        f"{at('continue_if', 9)}: note: control flow diverges here: not every thread may take "
+        "this branch (its operand is not uniform across the block)"
+    ],
     "shuffle_in_divergent_if": [
         f"{at('divergent_shuffle', 13)}: error: warp collective under divergent control flow: "
         "'simt.shuffle' must be reached by every lane of the warp\n"
@@ -155,6 +161,7 @@ KEPT = [
     "pointer_in_unsafe",
     "pointer_in_unsafe_kernel",
     "barrier_in_uniform_if",
+    "barrier_after_uniform_continue",
 ]
 
 

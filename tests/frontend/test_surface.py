@@ -327,3 +327,59 @@ def test_a_witness_index_is_read_inside_its_own_guarded_write():
     assert ir.count("simt.witness_value") == 2
     assert ir.index("simt.witness_value %w") < ir.index("simt.get_mut %acc[%w]")
     assert ir.index("simt.witness_value %v") < ir.index("simt.get_mut %scaled[%v]")
+
+
+@simt.kernel(block=256, requires=["len(x) >= len(out)"])
+def skips(x: Slice[f32], out: DisjointSlice[f32], n: index):
+    w = simt.thread_index_1d()
+    start = w.value
+    total = 0.0
+    for k in range(n):
+        v = x[(start + k) % len(x)]
+        if v < 0.0:
+            continue  # the rest of the trip runs only on the other path
+        total += v
+    k = 0
+    while k < n:
+        v = x[(start + k) % len(x)]
+        k += 1
+        if v > 0.5:
+            total += 1.0
+            continue
+        elif v < -0.5:
+            continue
+        total += 100.0
+    for j in simt.static_range(3):
+        if j == 1:
+            continue  # decided at compile time
+        total += f32(j) * 1000.0
+    out[w] = total
+
+
+def test_continue_at_the_end_of_an_if_branch_skips_the_rest_of_the_trip():
+    x, out = f32s(), poisoned(np.float32)
+    skips.on("cpu")[GRID, 256](x, out, 7)
+    expected = np.empty(N, np.float32)
+    for t in range(N):
+        total = np.float32(0)
+        for k in range(7):
+            v = x[(t + k) % N]
+            if v < 0:
+                continue
+            total += v
+        for k in range(7):
+            v = x[(t + k) % N]
+            if v > 0.5:
+                total += np.float32(1)
+                continue
+            elif v < -0.5:
+                continue
+            total += np.float32(100)
+        for j in (0, 2):
+            total += np.float32(j * 1000)
+        expected[t] = total
+    assert np.array_equal(out, expected)
+    # no flag and no copy: each `continue` became the `if` whose else runs the rest
+    ir = skips.ir()
+    assert ir.count("scf.for") == 1 and ir.count("scf.while") == 1
+    assert ir.count("arith.addf") == 1 + 2 + 2  # one per `total +=` that can run
