@@ -371,7 +371,7 @@ class _Launch:
         self, *args: Any, shared_bytes: int | None = None, stream: Any = None, **constants: Any
     ) -> None:
         if not constants:
-            kinds = []  # a plain loop: cheaper than a comprehension or map() on Python 3.11
+            kinds: list[Any] = []  # a plain loop: cheaper than a comprehension on Python 3.11
             for a in args:
                 kinds.append(type(a))
                 kinds.append(getattr(a, "dtype", None))

@@ -273,7 +273,8 @@ def fori_loop(
                     at,
                 )
         r.emit(scf.YieldOp(*[v.value for v in got]), at)
-    op = scf.ForOp(*bounds, [c.value for c in carried], Region(block))
+    lb, ub, st = bounds
+    op = scf.ForOp(lb, ub, st, [c.value for c in carried], Region(block))
     r.emit(op, at)
     back = [_like(c, res) for c, res in zip(carried, op.results)]
     if not back:
