@@ -18,4 +18,7 @@ for folder in SUBPACKAGES:
         packages.append(f"ferrox.{folder}.{sub}")
         package_dir[f"ferrox.{folder}.{sub}"] = f"{folder}/" + sub.replace(".", "/")
 
-setup(packages=packages, package_dir=package_dir, package_data={"": ["*.mlir"]})
+# The templates of `ferrox new` (driver/tools/scaffold/templates/**, every file a .tmpl).
+package_data = {"": ["*.mlir"], "ferrox.driver.tools.scaffold": ["templates/**/*.tmpl"]}
+
+setup(packages=packages, package_dir=package_dir, package_data=package_data)
