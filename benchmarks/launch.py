@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ferrox import simt
+from ferrox import simt, tile
 from ferrox.driver.runtime.buffers import DeviceArray
 from ferrox.driver.runtime.device import device_limits, synchronize
 from ferrox.driver.runtime.launcher import LoadedModule
@@ -41,6 +41,8 @@ from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.simt import DisjointSlice, Slice, f32
 from ferrox.targets.compile import compile_module
+from ferrox.tile import Partition as TilePartition
+from ferrox.tile import Tensor as TileTensor
 from ferrox.verify import verify_module
 
 EMPTY = """
@@ -245,6 +247,11 @@ def py_copy(a: Slice[f32], out: DisjointSlice[f32]):
     out[w] = a[i]
 
 
+@tile.kernel
+def py_tile_copy(z: TilePartition[f32, 256], x: TileTensor[f32, None]):
+    tile.store(tile.load_like(x, z), z)
+
+
 def frontend_rows(n: int) -> dict[str, Callable[[], None]]:
     """A `@ferrox.simt.kernel` called directly a second time with the same argument types
     (issue 11: no dearer than a launch), beside the same kernel's IR loaded by `ferrox.load`."""
@@ -276,9 +283,15 @@ def dispatch_overhead(calls: int, batches: int) -> dict[str, float]:
     for kernel in (direct._loaded([x, y], {}), loaded_kernel):
         kernel._device.call = lambda *args: None  # the checked launch, stubbed on this instance
     loaded = loaded_kernel[grid, 32]
+    tile_direct = py_tile_copy.on("cpu")
+    tile_loaded = ferrox.load(py_tile_copy.ir(), device="cpu")["py_tile_copy"]
+    tile_loaded._device.call = lambda *args: None
+    tile_direct._loaded({})._device.call = lambda *args: None
     rows = {
         "@simt.kernel k[grid, block](x, y), again": lambda: direct[grid, 32](x, y),
         "ferrox.load kernel's launch(x, y)": lambda: loaded(x, y),
+        "@tile.kernel k(y, x), again": lambda: tile_direct(y, x),
+        "ferrox.load tile kernel's k(y, x)": lambda: tile_loaded(y, x),
     }
     results = {name: float("inf") for name in rows}
     for _ in range(batches):  # interleaved, best of: the host is shared and noisy
@@ -303,10 +316,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.dispatch:
         found = dispatch_overhead(args.calls, args.batches)
-        base = found["ferrox.load kernel's launch(x, y)"]
         print("Python dispatch per call, checked launch stubbed (best of batches)")
         for name, us in found.items():
-            print(f"{name:46} {us:8.3f} us  (+{us - base:.3f} over ferrox.load)")
+            base = found[
+                "ferrox.load tile kernel's k(y, x)"
+                if "tile" in name
+                else "ferrox.load kernel's launch(x, y)"
+            ]
+            print(f"{name:46} {us:8.3f} us  ({us - base:+.3f} against ferrox.load)")
         return
     n = 1024
     rows, (artifact, kernel, a, b) = ferrox_rows(n)

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import simt
+from ferrox import simt, tile
 from ferrox.simt import Constexpr, DisjointSlice, SimtKernel, Slice, f32
+from ferrox.tile import Partition, TileKernel
+from ferrox.tile import Tensor as TileTensor
 
 N = 300
 RNG = np.random.default_rng()
@@ -110,3 +112,44 @@ def test_a_grid_given_as_a_list_launches():
     x, out = fresh()
     times.on("cpu")[[2], 256](x, out)
     assert np.array_equal(out, x * np.float32(2.0))
+
+
+# -- tile kernels: the same shortcut, keyed by the globals the kernel reads --------------------
+
+OFFSET = 1.0
+
+
+@tile.kernel
+def shifted(z: Partition[f32, 256], x: TileTensor[f32, None]):
+    tile.store(tile.load_like(x, z) + OFFSET, z)
+
+
+def test_a_repeated_tile_call_is_dispatched_and_sees_a_changed_global(monkeypatch):
+    k = shifted.on("cpu")
+    x, out = fresh()
+    k(out, x)
+    assert np.array_equal(out, x + np.float32(1.0))
+    reads: list[int] = []
+    params = TileKernel._params
+
+    def counted(self):
+        reads.append(1)
+        return params(self)
+
+    monkeypatch.setattr(TileKernel, "_params", counted)
+    for _ in range(2):
+        x, out = fresh()
+        k(out, x)
+        assert np.array_equal(out, x + np.float32(1.0))
+    assert reads == []  # dispatched: no argument splitting, no key
+    monkeypatch.setitem(globals(), "OFFSET", 2.5)  # another kernel now
+    x, out = fresh()
+    k(out, x)
+    assert np.array_equal(out, x + np.float32(2.5))
+    assert reads == [1]
+    with pytest.raises(ferrox.LaunchError) as refused:  # the checker judges every call
+        k(out, x.astype(np.float64))
+    assert str(refused.value) == (
+        "%x (argument #1) of @shifted is a tile tensor of f32, but the array holds f64 (its "
+        "element type must be f32)"
+    )
