@@ -299,3 +299,34 @@ def test_a_use_before_its_definition_in_a_block_is_located(tmp_path, capsys, bod
     path.write_text(f"func.func @f() {{\n{body}  func.return\n}}\n")
     assert opt.main([str(path)]) == 1
     assert capsys.readouterr().err == f"{path}:" + message.format(path=path) + "\n"
+
+
+@dataclass(frozen=True)
+class BreakPass(ModulePass):
+    """Turns verified IR into IR that does not verify: a function without its terminator."""
+
+    name = "break-ir"
+
+    def apply(self, ctx, op) -> None:
+        for ret in [o for o in op.walk() if o.name == "func.return"]:
+            ret.detach()
+            ret.erase()
+
+
+@pytest.mark.parametrize("tool", ["ferrox-opt", "ferrox compile"])
+def test_a_pass_that_breaks_the_ir_is_an_internal_error(good, monkeypatch, capsys, tool):
+    # `ferrox compile -p` reported the broken output as a located diagnostic against the input.
+    passes = registry.all_passes()
+    monkeypatch.setattr(registry, "all_passes", lambda: {**passes, "break-ir": lambda: BreakPass})
+    if tool == "ferrox-opt":
+        status, during = opt.main(["-p", "break-ir", str(good)]), " while running pass 'break-ir'"
+    else:
+        status, during = cli.main(["compile", "-p", "break-ir", str(good)]), ""
+    assert status == INTERNAL_ERROR_EXIT
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"{tool}: internal error (a ferrox bug, please report it){during}: "
+        "ferrox.driver.tools.opt.InvalidPassOutput: pass 'break-ir' produced IR that does not "
+        f"verify: {good}:1:1: error: block #0 of a region of 'func.func' is empty; a block must "
+        "end with a terminator\n"
+    )

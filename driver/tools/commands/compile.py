@@ -219,7 +219,12 @@ def _lower(module: ModuleOp, spec: str | None) -> None:
 
     def verify_between(previous: ModulePass | None, op: ModuleOp, following: ModulePass | None):
         if previous is not None:
-            verify_module(op)
+            try:
+                verify_module(op)
+            except DiagnosticError as e:  # the input verified before: the pass broke it
+                from ferrox.driver.tools.opt import InvalidPassOutput
+
+                raise InvalidPassOutput(previous.name, e) from e
 
     try:
         pipeline = PassPipeline.parse_spec(passes, spec, verify_between)
