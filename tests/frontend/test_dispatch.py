@@ -153,3 +153,31 @@ def test_a_repeated_tile_call_is_dispatched_and_sees_a_changed_global(monkeypatc
         "%x (argument #1) of @shifted is a tile tensor of f32, but the array holds f64 (its "
         "element type must be f32)"
     )
+
+
+def test_repeated_calls_on_the_gpu_backend(monkeypatch, tmp_path):
+    """The fake GPU (runtime seams faked, packing real): each dispatched call is a launch of
+    its own, checked, with its own arguments."""
+    import gc
+
+    import fake_gpu
+
+    from ferrox.driver.runtime.buffers import DeviceArray
+
+    fake = fake_gpu.install(monkeypatch, tmp_path)
+    try:
+        k = times.on("gpu")
+        for _ in range(3):
+            x, out = fresh()
+            dx, dout = DeviceArray.from_numpy(x), DeviceArray.from_numpy(out)
+            k[2, 256](dx, dout)
+            assert np.array_equal(dout.copy_to_host(), x * np.float32(2.0))
+        assert [(n, g) for n, g, *_ in fake.launches] == [("times", (2, 1, 1))] * 3
+        with pytest.raises(ferrox.LaunchError) as short:
+            k[2, 256](DeviceArray.from_numpy(x[:10]), dout)
+        assert str(short.value) == (
+            "@times requires len(arg0) >= len(arg1), but len(arg0) = 10 and len(arg1) = 300 "
+            "[arg0 is %x, arg1 is %out]"
+        )
+    finally:
+        gc.collect()  # free fake device buffers while the fake driver is still installed
