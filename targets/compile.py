@@ -22,6 +22,7 @@ from ferrox.dialects.simt import KernelOp
 from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
 from ferrox.targets import kernel_facts
 from ferrox.targets.ptx import module_to_ptx, resolve_target
+from ferrox.targets.ptxas_job import start_ptxas
 from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, find_ptxas, run_ptxas
 
@@ -82,13 +83,20 @@ def compile_module(
                 device.append(current.clone())  # verified SIMT kernels, tile ones lowered
         last[0] = time.perf_counter()
 
-    lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
-    ptx = module_to_ptx(lowered, chip, features, opt, timings)
-    image, resources = None, {}
-    if cubin or (cubin is None and find_ptxas() is not None):
-        with stage(timings, "ptxas"):
-            assembled = run_ptxas(ptx, chip)
-        image, resources = assembled.cubin, assembled.resources
+    assemble = bool(cubin or (cubin is None and find_ptxas() is not None))
+    # ptxas starts now, its start-up overlapping the lowering (ptxas_job.py), where it can.
+    job = start_ptxas(chip) if assemble else None
+    try:
+        lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
+        ptx = module_to_ptx(lowered, chip, features, opt, timings)
+        image, resources = None, {}
+        if assemble:
+            with stage(timings, "ptxas"):
+                assembled = job.finish(ptx) if job is not None else run_ptxas(ptx, chip)
+            image, resources = assembled.cubin, assembled.resources
+    finally:
+        if job is not None:
+            job.close()
     with stage(timings, "artifact"):
         kernels = kernel_artifacts(module, device[0], resources)
         _check_abi(kernels, lowered)
