@@ -11,9 +11,11 @@ inputs (cuBLAS, TF32 off).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from benchmarks.common import bench, compile_source, launcher, write_result
 
+ROOT = Path(__file__).resolve().parent.parent
 KERNEL = """builtin.module {
   tile.kernel @mm(%c: !tile.partition<f32, [BM, BN]>, %a: !tile.tensor<T, [?, ?]>,
                   %b: !tile.tensor<T, [?, ?]>) {
@@ -46,10 +48,46 @@ def kernel(t: str, bm: int, bn: int, bk: int) -> str:
 
 
 CONFIGS = {
-    "bf16": [(128, 128, 32), (128, 128, 64), (128, 256, 32), (64, 64, 32)],
-    "f32": [(128, 128, 16), (128, 128, 8), (64, 64, 32)],
+    # (BM, BN, BK, threads per block; 0: the lowering's choice, 256 for these tiles)
+    "bf16": [
+        (128, 128, 32, 0),
+        (128, 256, 32, 0),
+        (128, 128, 64, 0),
+        (128, 256, 32, 512),
+        (256, 128, 32, 512),
+    ],
+    "f32": [(128, 128, 16, 0), (64, 64, 32, 0)],
 }
-SIZES = {"bf16": [8192], "f32": [4096]}
+SIZES = {"bf16": [8192, 4096], "f32": [4096]}
+SIMT = [("sgemm_micro", 128, 256), ("sgemm_tiled", 16, 0)]
+"""The SIMT examples: (name, output tile side, threads: 256 a block, or 0 for 16 x 16)."""
+
+
+def simt_example(name: str, side: int, threads: int, a, b, ref) -> dict:
+    """The SIMT example `name` (examples/simt/) on the same inputs: TFLOP/s and error."""
+    import torch
+
+    from benchmarks.reductions import kernel_only
+
+    m, k = a.shape
+    n = b.shape[1]
+    entry: dict = {"example": name}
+    try:
+        art = compile_source(kernel_only(ROOT / "examples" / "simt" / f"{name}.mlir"))
+        c = torch.full((m, n), float("nan"), device="cuda")
+        if threads:
+            grid, block = (-(-m // side), -(-n // side)), (threads, 1, 1)
+        else:
+            grid, block = (-(-n // side), -(-m // side)), None
+        go = launcher(art, name, [a, b, c, m, n, k], grid=grid, block=block)
+        go()
+        torch.cuda.synchronize()
+        ms = bench(go)
+        err = ((c - ref).abs().max() / ref.abs().max()).item()
+        entry.update(ms=ms, tflops=2 * m * n * k / ms / 1e9, rel_err=err, ok=bool(err < 1e-4))
+    except Exception as e:  # noqa: BLE001
+        entry["error"] = f"{type(e).__name__}: {e}"[:500]
+    return entry
 
 
 def main(argv: list[str]) -> None:
@@ -70,10 +108,10 @@ def main(argv: list[str]) -> None:
             peer_ms = bench(lambda a=a, b=b: a @ b)
             flops = 2 * m * n * k
             row = {"type": t, "size": size, "cublas_tflops": flops / peer_ms / 1e9, "configs": []}
-            for bm, bn, bk in CONFIGS[t]:
-                entry = {"tile": [bm, bn, bk]}
+            for bm, bn, bk, threads in CONFIGS[t]:
+                entry = {"tile": [bm, bn, bk], "threads": threads or 256}
                 try:
-                    art = compile_source(kernel(t, bm, bn, bk))
+                    art = compile_source(kernel(t, bm, bn, bk), threads=threads)
                     c = torch.full((m, n), float("nan"), device="cuda")
                     go = launcher(art, "mm", [c, a, b])
                     go()
@@ -94,6 +132,12 @@ def main(argv: list[str]) -> None:
                     entry["error"] = f"{type(e).__name__}: {e}"[:500]
                 print(t, size, entry, flush=True)
                 row["configs"].append(entry)
+            if t == "f32":
+                row["simt"] = [simt_example(name, side, thr, a, b, ref) for name, side, thr in SIMT]
+                row["simt_cublas_ms"] = peer_ms
+                for e in row["simt"]:
+                    e["ratio"] = peer_ms / e["ms"] if "ms" in e else None
+                    print(t, size, e, flush=True)
             rows.append(row)
     write_result("gemm_tiles", {"rows": rows, "device": torch.cuda.get_device_name()})
 

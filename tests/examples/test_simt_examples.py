@@ -28,6 +28,7 @@ NAMES = [
     "transpose",
     "sgemm_naive",
     "sgemm_tiled",
+    "sgemm_micro",
     "warp_reduce",
     "block_reduce",
     "histogram",

@@ -35,6 +35,7 @@ class Expect:
     vector_accesses: bool = False
     """Every global access of the kernel is a 16-byte vector load or store (on the aligned path)."""
     traps: bool = True
+    max_registers: int = 64
     """Some range check survives. Where the kernel guards an access itself (`i < len`), or the
     contract's `requires` relations prove it (stated to LLVM as assumptions, lowering/
     simt_to_nvvm/facts.py), LLVM proves the lowering's check dead and removes the trap."""
@@ -54,6 +55,12 @@ EXPECT = {
     "transpose": Expect((32, 32, 1), ("slice:f32", "slice:f32", "index", "index"), barrier=True),
     "sgemm_naive": Expect((16, 16, 1), (*F32x3, "index", "index", "index")),
     "sgemm_tiled": Expect((16, 16, 1), (*F32x3, "index", "index", "index"), barrier=True),
+    "sgemm_micro": Expect(
+        (256, 1, 1),
+        (*F32x3, "index", "index", "index"),
+        barrier=True,
+        max_registers=128,  # 64 accumulators a thread; two blocks of 256 fit an SM
+    ),
     "warp_reduce": Expect((256, 1, 1), ("slice:f32", "slice:f32"), shuffle=True, traps=False),
     "block_reduce": Expect(
         (256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, atomic=True, traps=False
@@ -101,6 +108,7 @@ def test_expectations_agree_with_the_source(path: Path):
     assert expect.atomic == ("simt.atomic_" in text)
     assert expect.nc_loads == bool(
         re.search(r"simt\.load(_chunk)? %\w+\[[^]]*\](, [^:]*)? : !simt\.slice<", text)
+        or "simt.async_copy" in text  # its fallback for an unaligned source: plain loads
     )
     assert (expect.block is not None) == ("contract<" in text)
 
@@ -169,5 +177,5 @@ def test_example_assembles_without_spills(path: Path):
     assert resources.entry
     assert resources.spill_stores == 0 and resources.spill_loads == 0
     assert resources.stack_frame == 0 and resources.local_memory == 0
-    assert 0 < resources.registers <= 64
+    assert 0 < resources.registers <= EXPECT[path.stem].max_registers
     assert (resources.barriers > 0) == EXPECT[path.stem].barrier

@@ -21,6 +21,7 @@ EXAMPLE_NAMES = [
     "transpose",
     "sgemm_naive",
     "sgemm_tiled",
+    "sgemm_micro",
     "warp_reduce",
     "block_reduce",
     "histogram",
@@ -148,6 +149,20 @@ def test_sgemm(example, rng, name, m, n, k):
     run_simt_kernel(example(name), name, grid, (16, 16, 1), [a, b, c, m, n, k])
     assert np.array_equal(c.reshape(m, n), sgemm_reference(a, b))
     np.testing.assert_allclose(c.reshape(m, n), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(130, 140, 37), (128, 128, 32), (1, 200, 5)])
+def test_sgemm_micro(example, rng, m, n, k):
+    """The register-tiled SGEMM: 128 x 128 tiles, 8 x 8 outputs a thread, double-buffered
+    async copies; against NumPy in f64 (f32 fused multiply-adds in k order)."""
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = nan(m * n)
+    grid = (-(-m // 128), -(-n // 128), 1)
+    run_simt_kernel(example("sgemm_micro"), "sgemm_micro", grid, (256, 1, 1), [a, b, c, m, n, k])
+    np.testing.assert_allclose(
+        c.reshape(m, n), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5 * np.sqrt(k)
+    )
 
 
 def test_warp_reduce(example, rng):
