@@ -12,6 +12,10 @@ For every example under examples/simt and examples/tile (or the ones named):
 - `hit`: `ferrox.compile(path)` again once it is cached: the median, in milliseconds.
 - `new process hit`: a new `python -c "import ferrox; ferrox.compile(path)"` whose cache has
   the kernel, whole-process wall time (median), and whether it imported xDSL or the lowering.
+- `--launch`: a new process that loads the cached simt/vecadd with `ferrox.load` and launches
+  it once on 2^20 elements (NumPy arrays in and out, the result checked), whole-process wall
+  time (median): issue 14's "to its first launch", on the GPU where there is one (else the CPU
+  interpreter, which imports xDSL to run the kernel), with what it imported.
 
 `--tree DIR` runs the same against another checkout of ferrox (say, an older commit in a git
 worktree): its root folders are imported in place of the installed ones, so one venv measures
@@ -128,6 +132,40 @@ def new_process_hit(path: Path, tree: str | None, reps: int) -> tuple[float, lis
     return statistics.median(times) * 1000, imported
 
 
+LAUNCH = """
+import sys
+import numpy as np
+import ferrox
+n = 1 << 20
+a, b = np.arange(n, dtype=np.float32), np.ones(n, dtype=np.float32)
+out = np.full(n, np.nan, dtype=np.float32)
+module = ferrox.load(sys.argv[1])
+module["vecadd"][(n + 255) // 256, 256](a, b, out)
+assert np.array_equal(out, a + b)
+heavy = sorted({{m.split('.')[0] if m.startswith('xdsl') else m for m in sys.modules
+                if m.startswith({heavy!r})}})
+print(module.device, ",".join(heavy))
+"""
+
+
+def new_process_launch(tree: str | None, reps: int) -> tuple[float, str, str]:
+    """Whole-process wall time of a new process that loads the cached vecadd and launches it."""
+    path = ROOT / "examples" / "simt" / "vecadd.mlir"
+    prelude = _PRELUDE.format(tree=tree or "", bench=str(Path(__file__).parent))
+    code = prelude + LAUNCH.format(heavy=HEAVY)
+    times, device, imported = [], "", ""
+    for i in range(reps + 1):  # the first run fills the cache (its compile is not counted)
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-P", "-c", code, str(path)], capture_output=True,
+                             text=True)  # fmt: skip
+        if i:
+            times.append(time.perf_counter() - start)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        device, _, imported = out.stdout.strip().partition(" ")
+    return statistics.median(times) * 1000, device, imported
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
@@ -135,6 +173,9 @@ def main() -> None:
     parser.add_argument("--tree", help="another ferrox checkout to measure instead")
     parser.add_argument("--json", help="write the results here too")
     parser.add_argument("--no-new-process", action="store_true")
+    parser.add_argument(
+        "--launch", action="store_true", help="also a new process's load and first launch"
+    )
     args = parser.parse_args()
     cache = tempfile.mkdtemp(prefix="ferrox-bench-cache-")
     os.environ["FERROX_CACHE_DIR"] = cache
@@ -166,8 +207,15 @@ def main() -> None:
         )
         if stages:
             print("    " + " ".join(f"{k}={v:.1f}" for k, v in stages.items()))
+    launch = None
+    if args.launch:
+        ms, device, imported = new_process_launch(args.tree, args.reps)
+        launch = {"ms": round(ms, 1), "device": device, "imported": imported.split(",")}
+        print(f"new process, load + first launch of simt/vecadd on {device}: {ms:.1f} ms"
+              f"  imported: {imported or '-'}")  # fmt: skip
     result = {
         "python": sys.version.split()[0],
+        "launch": launch,
         "tree": args.tree or str(ROOT),
         "reps": args.reps,
         "rows": rows,
