@@ -48,7 +48,7 @@ def start_server() -> str:
         folder = tempfile.mkdtemp(prefix="ferrox-lit-")
         address = os.path.join(folder, "tools")
         proc = subprocess.Popen(
-            [sys.executable, str(HERE / "server.py"), address],
+            [sys.executable, str(HERE / "server.py"), address, str(os.getpid())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

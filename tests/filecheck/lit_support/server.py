@@ -1,13 +1,14 @@
 """The tool server of the filecheck suite: runs `ferrox-opt`, `ferrox` and `filecheck` for
 tool.py in forks of one process that imported them (and compiled a kernel) once.
 
-    python server.py SOCKET
+    python server.py SOCKET PARENT_PID
 
-It listens on the Unix socket SOCKET. For each request it forks a handler, which receives the
-client's standard streams (as file descriptors), working folder and environment, forks the
-tool's process onto them, waits for it and replies `exit N` or `signal N`. A fork starts in
+It listens on the Unix socket SOCKET. For each request (the client's standard streams, as file
+descriptors, its working folder and environment) it forks the tool's process onto them, and
+replies `exit N` or `signal N` when that ends. A fork starts in
 milliseconds where a new Python takes half a second to import xDSL and ferrox. The server ends
-when the process that started it ends (lit, or a pytest worker), and removes its socket.
+when PARENT_PID, the process that started it (lit, or a pytest worker), is no longer its parent,
+and removes its socket.
 
 What a fork inherits that a new process would not have, and how it is undone: warnings already
 shown once (the filters are reset, so the registry of shown warnings is void); the standard
@@ -19,6 +20,7 @@ order of writes); `sys.path` (the request's PYTHONPATH is put first, for tools n
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import json
 import os
@@ -48,8 +50,22 @@ simt.kernel @copy(%a: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) con
 """  # noqa: E501
 
 
+WARM_UP_RUNS = [
+    ["lowering/to_llvm/arith.mlir", "-p", "convert-to-llvm"],
+    ["lowering/to_llvm/math.mlir", "-p", "convert-to-llvm"],
+    ["lowering/to_llvm/scf.mlir", "-p", "convert-to-llvm"],
+    ["lowering/tile_to_simt/kernel.mlir", "-p", "lower-to-llvm", "-t", "ptx"],
+    ["dialects/host/ops.mlir"],
+    ["dialects/nvvm/ops.mlir", "-p", "convert-nvvm-to-llvm"],
+]
+"""ferrox-opt runs over a few of the suite's files that warm_up makes: every fork inherits what
+they filled in (imports, xDSL's lazily built op tables and patterns), and pays for what they
+did not in each test again."""
+
+
 def warm_up() -> None:
-    """Import what the tools use and run the whole lowering once, output discarded."""
+    """Import what the tools use and run them over WARM_UP_KERNEL and WARM_UP_RUNS, output
+    and errors discarded (a failed warm-up only costs speed)."""
     import filecheck.main  # noqa: F401
 
     import ferrox.driver.tools.cli  # noqa: F401
@@ -62,14 +78,19 @@ def warm_up() -> None:
     for name in ("compile", "run", "doctor"):
         with contextlib.suppress(ImportError):
             __import__(f"ferrox.driver.tools.commands.{name}")
+    suite = Path(__file__).resolve().parent.parent
+    runs = [["-", "-t", "ptx"]] + [[str(suite / f), *args] for f, *args in WARM_UP_RUNS]
     saved = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin, sys.stdout, sys.stderr = io.StringIO(WARM_UP_KERNEL), io.StringIO(), io.StringIO()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            opt.main(["-", "-t", "ptx"])
-    except BaseException:  # noqa: B036 (a failed warm-up only costs speed)
-        pass
+        for argv in runs:
+            sys.stdin, sys.stdout, sys.stderr = (
+                io.StringIO(WARM_UP_KERNEL),
+                io.StringIO(),
+                io.StringIO(),
+            )
+            with warnings.catch_warnings(), contextlib.suppress(BaseException):
+                warnings.simplefilter("ignore")
+                opt.main(argv)
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved
 
@@ -109,13 +130,18 @@ def become_tool(request: dict, fds: list[int]) -> None:
     os._exit(run_tool(request["argv"][0], request["argv"][1:]))
 
 
-def handle(conn: socket.socket) -> None:
-    """In a handler (a fork of the server): run one request and reply with its status."""
+def start_tool(conn: socket.socket, closing: list[int]) -> int:
+    """Fork the tool's process for the request on `conn`; its pid."""
     request, fds = read_request(conn)
     pid = os.fork()
     if pid == 0:
-        conn.close()
         try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            for fd in closing:
+                os.close(fd)
+            conn.close()
             become_tool(request, fds)
         except BaseException:
             import traceback
@@ -125,38 +151,55 @@ def handle(conn: socket.socket) -> None:
             os._exit(70)
     for fd in fds:
         os.close(fd)
-    _, status = os.waitpid(pid, 0)
+    return pid
+
+
+def status_of(status: int) -> bytes:
+    """The reply: one line, `signal N` or `exit N`."""
     if os.WIFSIGNALED(status):
-        reply = f"signal {os.WTERMSIG(status)}"
-    else:
-        reply = f"exit {os.WEXITSTATUS(status)}"
-    conn.sendall(reply.encode())
-    conn.close()
+        return f"signal {os.WTERMSIG(status)}\n".encode()
+    return f"exit {os.WEXITSTATUS(status)}\n".encode()
 
 
-def serve(address: str) -> None:
+def serve(address: str, parent: int) -> None:
+    """Accept requests and fork their tools; reply to each client when its tool ends (a
+    SIGCHLD wakes the loop). One process, one thread: nothing else runs when it forks."""
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))  # remove the socket
-    parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(64)  # clients queue here while the server warms up
     try:
         warm_up()
+        gc.collect()
+        gc.freeze()  # the collector never visits (so never copies) the warmed-up objects
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        waiting: dict[int, socket.socket] = {}
         while os.getppid() == parent:
-            with contextlib.suppress(ChildProcessError):
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            ready, _, _ = select.select([listener], [], [], 0.5)
-            if not ready:
-                continue
-            conn, _ = listener.accept()
-            if os.fork() == 0:
-                listener.close()
+            ready, _, _ = select.select([listener, wake_r], [], [], 0.5)
+            if wake_r in ready:
+                os.read(wake_r, 4096)
+            while waiting:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                conn = waiting.pop(pid, None)
+                if conn is not None:
+                    with contextlib.suppress(OSError):
+                        conn.sendall(status_of(status))
+                    conn.close()
+            if listener in ready:
+                conn, _ = listener.accept()
                 try:
-                    handle(conn)
-                finally:
-                    os._exit(0)
-            conn.close()
+                    # The tool's process keeps none of the server's descriptors: a client's
+                    # socket held open there would never see its reply end.
+                    closing = [listener.fileno(), wake_r, wake_w]
+                    closing += [c.fileno() for c in waiting.values()]
+                    waiting[start_tool(conn, closing)] = conn
+                except (OSError, ValueError, struct.error):
+                    conn.close()  # a client that went away: it gets no status
     finally:
         listener.close()
         with contextlib.suppress(OSError):
@@ -164,4 +207,4 @@ def serve(address: str) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], int(sys.argv[2]))

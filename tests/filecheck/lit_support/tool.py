@@ -107,9 +107,9 @@ def ask_server(address: str, argv: list[str]) -> int | None:
     socket.send_fds(conn, [data[:4096]], [0, 1, 2])
     conn.sendall(data[4096:])
     reply = b""
-    while chunk := conn.recv(64):
+    while not reply.endswith(b"\n") and (chunk := conn.recv(64)):  # one line, then done
         reply += chunk
-    kind, _, value = reply.decode().partition(" ")
+    kind, _, value = reply.decode().strip().partition(" ")
     if kind == "signal":
         die_by(int(value))
     if kind != "exit":
