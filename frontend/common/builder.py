@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ferrox.frontend.common import intrinsics as common
 from ferrox.frontend.common.errors import FrontendError, UserError, error_at
-from ferrox.frontend.common.loops import without_continue
+from ferrox.frontend.common.loops import loop_body
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import DType, as_dtype, dtype_of, f32, i1, index
 from ferrox.frontend.common.values import UNARY_MATH, Emitter, describe, is_ir
@@ -169,6 +169,8 @@ class FunctionBuilder:
         """Build statements into a new block whose arguments are bound to `names`; returns the
         block (no terminator yet) and the scope it ended with."""
         block = Block(arg_types=arg_types)
+        for arg in block.args:
+            arg.location = self.emit.location  # the op that owns the region: its Python line
         scope: dict[str, Any] = {}
         self.scopes.append(scope)
         try:
@@ -294,17 +296,19 @@ class FunctionBuilder:
             message = self.expr(node.msg) if node.msg is not None else "assertion failed"
             raise self.fail(node, f"compile-time assertion failed: {message}")
 
-    def stmt_Break(self, node: ast.Break) -> None:
-        raise self.fail(
-            node,
-            "`break` is not supported in a kernel loop (an scf loop has no early exit): carry a "
-            "flag in a `while` condition, `while i < n and not done:`, and set `done = True` "
-            "where you would break",
-        )
+    def stmt_Break(self, node: ast.Break) -> None:  # `loop_body` rewrites every loop's
+        raise self.fail(node, "`break` outside a kernel loop")
 
     def stmt_Continue(self, node: ast.Continue) -> None:
-        # what `without_continue` leaves: a `continue` outside the loop bodies it rewrites
-        raise self.fail(node, "`continue` is supported only at the end of an `if` branch")
+        raise self.fail(node, "`continue` outside a kernel loop")
+
+    def loop_body(self, node: ast.For) -> list[ast.stmt]:
+        """The body of a `for` with its `continue`s and `break`s as `if`s (`common/loops.py`);
+        a `break`'s flag is bound to False before the loop."""
+        loop = loop_body(node, self.fail)
+        if loop.flag is not None:
+            self.bind(loop.flag, False)
+        return loop.stmts
 
     def stmt_Return(self, node: ast.Return) -> None:
         self.return_(node)
@@ -398,7 +402,7 @@ class FunctionBuilder:
         self.here(node)
         lb, ub, step = (self.as_index(b, it) for b in bounds)
         var = node.target.id
-        stmts = without_continue(node.body, self.fail)
+        stmts = self.loop_body(node)
         names, inits = self.carried(node, stmts, exclude={var})
         types = [v.type for v in inits]
 
@@ -417,7 +421,7 @@ class FunctionBuilder:
         if any(is_ir(b) for b in bounds) or not 1 <= len(bounds) <= 3:
             raise self.fail(it, "static_range takes 1 to 3 compile-time integers")
         assert isinstance(node.target, ast.Name)
-        stmts = without_continue(node.body, self.fail)
+        stmts = self.loop_body(node)
         for i in range(*bounds):
             self.bind(node.target.id, i)
             self.body(stmts)
@@ -425,13 +429,16 @@ class FunctionBuilder:
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:
             raise self.fail(node, "`while ... else` is not supported in a kernel")
-        stmts = without_continue(node.body, self.fail)
+        loop = loop_body(node, self.fail)
+        if loop.flag is not None:
+            self.bind(loop.flag, False)
+        stmts, test = loop.stmts, loop.test or node.test
         names, inits = self.carried(node, stmts)
         types = [v.type for v in inits]
         cond_holder: list[Any] = []
 
         def before() -> None:
-            cond = self.emit_condition(node.test, "a `while` condition")
+            cond = self.emit_condition(test, "a `while` condition")
             if not is_ir(cond):
                 raise self.fail(
                     node.test,

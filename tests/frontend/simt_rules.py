@@ -243,6 +243,25 @@ def barrier_skipped_by_continue(out: DisjointSlice[f32], n: index):
 
 
 @simt.kernel(block=256)
+def barrier_after_divergent_break(out: DisjointSlice[f32], n: index):
+    t = simt.thread_id.x
+    for _k in range(n):
+        simt.sync_threads()  # <- after_break_barrier
+        if t < 100:
+            break  # <- divergent_break
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
+def barrier_after_uniform_break(out: DisjointSlice[f32], n: index):
+    for k in range(n):
+        simt.sync_threads()  # every thread leaves at the same trip
+        if k == 3:
+            break
+    out[simt.thread_index_1d()] = 1.0
+
+
+@simt.kernel(block=256)
 def barrier_after_uniform_continue(out: DisjointSlice[f32], n: index):
     for k in range(n):
         if k % 2 == 0:

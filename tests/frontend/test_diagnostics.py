@@ -45,10 +45,11 @@ def unknown_name(out: DisjointSlice[f32]):
 
 
 @simt.kernel(block=256)
-def breaks(out: DisjointSlice[f32], n: index):
-    for _k in range(n):
-        break  # breaks
-    out[simt.thread_index_1d()] = 1.0
+def breaks_out_of_a_write(x: Slice[f32], out: DisjointSlice[f32], n: index):
+    for k in range(n):
+        with simt.unsafe():
+            if x[k] < 0.0:
+                break  # breaks out of unsafe
 
 
 @simt.kernel(block=256)
@@ -139,11 +140,11 @@ def test_unknown_name():
     )
 
 
-def test_break_is_refused_saying_what_to_write():
-    assert refusal(breaks) == (
-        f"{HERE}:{line_of('# breaks')}:9: error: `break` is not supported in a kernel loop (an "
-        "scf loop has no early exit): carry a flag in a `while` condition, `while i < n and not "
-        "done:`, and set `done = True` where you would break"
+def test_a_break_out_of_a_with_block_is_refused():
+    assert refusal(breaks_out_of_a_write) == (
+        f"{HERE}:{line_of('# breaks out of unsafe')}:17: error: `break` cannot leave a `with` "
+        "block (a guarded write or an unsafe region runs to its end): test the condition before "
+        "the `with`, or put the rest of the block under `else:`"
     )
 
 

@@ -137,6 +137,12 @@ REFUSED = {
         f"{at('continue_if', 9)}: note: control flow diverges here: not every thread may take "
         "this branch (its operand is not uniform across the block)"
     ],
+    "barrier_after_divergent_break": [
+        f"{at('after_break_barrier', 9)}: error: barrier under divergent control flow: "
+        "'simt.sync_threads' must be reached by every thread of the block\n"
+        f"{at('divergent_break', 13)}: note: control flow diverges here: not every thread may "
+        "take this branch (its operand is not uniform across the block)"
+    ],
     "shuffle_in_divergent_if": [
         f"{at('divergent_shuffle', 13)}: error: warp collective under divergent control flow: "
         "'simt.shuffle' must be reached by every lane of the warp\n"
@@ -162,6 +168,7 @@ KEPT = [
     "pointer_in_unsafe_kernel",
     "barrier_in_uniform_if",
     "barrier_after_uniform_continue",
+    "barrier_after_uniform_break",
 ]
 
 

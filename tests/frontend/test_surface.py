@@ -383,3 +383,47 @@ def test_continue_at_the_end_of_an_if_branch_skips_the_rest_of_the_trip():
     ir = skips.ir()
     assert ir.count("scf.for") == 1 and ir.count("scf.while") == 1
     assert ir.count("arith.addf") == 1 + 2 + 2  # one per `total +=` that can run
+
+
+@simt.kernel(block=256, requires=["len(x) >= len(out)"])
+def stops(x: Slice[f32], out: DisjointSlice[i32], n: index):
+    w = simt.thread_index_1d()
+    start = w.value
+    found = i32(-1)
+    for k in range(n):
+        if x[(start + k) % len(x)] < 0.0:
+            found = i32(k)
+            break  # the remaining trips do nothing
+    j = start
+    while j < len(x):
+        if x[j] > 0.9:
+            break  # `j < len(x)` is not evaluated again
+        j += 1
+    for m in simt.static_range(4):
+        if x[(start + m) % len(x)] > 0.5:
+            break
+        found += 10000
+    out[w] = found * 100 + i32(j - start)
+
+
+def test_break_ends_the_loop():
+    x, out = f32s(), poisoned(np.int32)
+    stops.on("cpu")[GRID, 256](x, out, 9)
+    expected = np.empty(N, np.int32)
+    for t in range(N):
+        found = -1
+        for k in range(9):
+            if x[(t + k) % N] < 0:
+                found = k
+                break
+        j = t
+        while j < N:
+            if x[j] > 0.9:
+                break
+            j += 1
+        for m in range(4):
+            if x[(t + m) % N] > 0.5:
+                break
+            found += 10000
+        expected[t] = found * 100 + (j - t)
+    assert np.array_equal(out, expected)
