@@ -25,7 +25,7 @@ from ferrox.driver.checker import (
 )
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.checker.tile import simt_arguments
-from ferrox.driver.runtime.streams import LEGACY
+from ferrox.driver.runtime.streams import LEGACY, torch_current_stream
 
 if TYPE_CHECKING:  # xDSL loads only when something is parsed (the CPU interpreter's module)
     from xdsl.dialects.builtin import ModuleOp
@@ -69,10 +69,8 @@ class Kernel:
 
     def __getitem__(self, config: Any) -> Launch:
         if isinstance(config, tuple) and len(config) == 2:
-            grid, block = config
-        else:
-            grid, block = config, None
-        return Launch(self, grid, block)
+            return Launch(self, config[0], config[1])
+        return Launch(self, config, None)
 
     def __call__(self, *args: Any, stream: Any = None) -> None:
         """A tile kernel over its output partition's tile grid (a SIMT kernel needs `k[grid]`)."""
@@ -98,18 +96,35 @@ class Kernel:
         return f"<ferrox kernel @{self.name} on {self._device.name}>"
 
 
-@dataclass(frozen=True)
 class Launch:
-    """`k[grid, block]`: call it with the arguments to check and launch."""
+    """`k[grid, block]`: call it with the arguments to check and launch.
 
-    kernel: Kernel
-    grid: Any
-    block: Any
+    A plain class with slots, its device's `call` and the artifact looked up once: one is made
+    per `k[grid, block]`, which a caller may write for every launch (a frozen dataclass cost
+    about 1 µs of a relaunch's few)."""
+
+    __slots__ = ("_artifact", "_call", "block", "grid", "kernel")
+
+    def __init__(self, kernel: Kernel, grid: Any, block: Any):
+        self.kernel, self.grid, self.block = kernel, grid, block
+        self._artifact = kernel.artifact
+        self._call = kernel._device.call
 
     def __call__(self, *args: Any, shared_bytes: int | None = None, stream: Any = None) -> None:
-        self.kernel._device.call(
-            self.kernel.artifact, self.grid, self.block, shared_bytes, args, stream
+        self._call(self._artifact, self.grid, self.block, shared_bytes, args, stream)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Launch and (self.kernel, self.grid, self.block) == (
+            other.kernel,
+            other.grid,
+            other.block,
         )
+
+    def __hash__(self) -> int:
+        return hash((self.kernel, self.grid, self.block))
+
+    def __repr__(self) -> str:
+        return f"<ferrox launch of @{self.kernel.name} grid={self.grid!r} block={self.block!r}>"
 
 
 # -- arguments -------------------------------------------------------------------------------
@@ -167,8 +182,6 @@ def _torch_device(args: Sequence[Any]) -> int | None:
 
 def _torch_stream(device: int) -> int:
     """Torch's current stream on `device`, as a raw handle (the legacy stream for 0)."""
-    from ferrox.driver.runtime.streams import torch_current_stream
-
     return torch_current_stream(device)
 
 
