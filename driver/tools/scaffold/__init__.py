@@ -64,6 +64,7 @@ def dialect_names(name: str) -> dict[str, str]:
     return {
         "name": name,
         "Name": camel,
+        "kebab": name.replace("_", "-"),
         "dist": f"ferrox-{name.replace('_', '-')}",
         "package": f"ferrox_{name}",
         **_versions(),

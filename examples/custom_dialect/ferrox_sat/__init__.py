@@ -1,1 +1,1 @@
-"""ferrox-sat: the worked example of docs/custom-dialect.md."""
+"""ferrox-sat: the sat dialect for ferrox, made by `ferrox new --dialect sat`."""

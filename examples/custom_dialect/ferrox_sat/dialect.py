@@ -1,4 +1,4 @@
-"""The `sat` dialect: saturating float arithmetic, one op."""
+"""The `sat` dialect: one op, `sat.clamp`, a float saturated into [lo, hi]."""
 
 # doc:begin dialect
 from typing import ClassVar

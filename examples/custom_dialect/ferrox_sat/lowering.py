@@ -1,4 +1,9 @@
-"""`lower-sat-to-arith`: a clamp becomes arith.maximumf then arith.minimumf."""
+"""`lower-sat-to-arith`: a clamp becomes arith.maximumf then arith.minimumf.
+
+ferrox's `lower-to-llvm` runs this pass itself (the `ferrox.lowerings` entry point), after it
+has extracted the device code; its own stages then take arith to the llvm dialect, and NVPTX
+to PTX.
+"""
 
 # doc:begin pass
 from dataclasses import dataclass
@@ -24,11 +29,13 @@ class ClampToArith(RewritePattern):
         hi = arith.ConstantOp(op.hi)
         above = arith.MaximumfOp(op.value, lo.result)
         clamped = arith.MinimumfOp(above.result, hi.result)
-        rewriter.replace_op(op, [lo, hi, above, clamped], [clamped.result])
+        rewriter.replace(op, [lo, hi, above, clamped], [clamped.result])
 
 
 @dataclass(frozen=True)
 class LowerSatToArithPass(ModulePass):
+    """lower sat.clamp to arith.maximumf and arith.minimumf"""
+
     name = "lower-sat-to-arith"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

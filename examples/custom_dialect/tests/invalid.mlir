@@ -1,3 +1,4 @@
+// The verifier's error, pinned where it is reported.
 // RUN: ferrox-opt %s --verify-diagnostics
 
 // doc:begin invalid
