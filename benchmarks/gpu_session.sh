@@ -20,8 +20,6 @@ echo "suite wall time: $(( $(date +%s) - start )) s" | tee -a "$OUT/pytest.txt"
   python3 benchmarks/launch.py --batches 200 --profile "torch tensors (current" --profile checked
   echo "== benchmarks/compile_latency.py"
   python3 benchmarks/compile_latency.py --reps 5 --json "$OUT/compile_latency.json"
-  for b in benchmarks/vecadd.py benchmarks/tile.py; do
-    echo "== $b"
-    python3 "$b"
-  done
+  echo "== python3 -m benchmarks"
+  python3 -m benchmarks --out "$OUT"
 } 2>&1 | tee "$OUT/bench.txt"

@@ -8,7 +8,7 @@
 - row sum of 16384 x 4096: the example `row_sum.mlir` as written ([16, 128] tiles reduced every
   step) and `ROW_SUM` ([R, C] tiles accumulated, reduced once);
 - row softmax at 16384 x 4096 and 65536 x 1024: `examples/tile/softmax.mlir` with a [1, C] tile,
-  and `softmax_recip.mlir` (one reciprocal per row, then multiplies).
+  as written and with one reciprocal per row then multiplies (`softmax_source(recip=True)`).
 Variants lower the same kernel with another thread count per tile block (the pass's `threads`
 option) to show what the lowering's own choice costs. Bytes count one read of the input (and
 one write of an output as large as it).
@@ -94,13 +94,24 @@ def kernel_only(path: Path) -> str:
     return text.split("func.func @main", 1)[0].rstrip() + "\n}\n"
 
 
+RECIP_DIV = "    %r = tile.div %e, %sumb : !tile.tile<f32, [4, 1024]>\n"
+RECIP_MUL = """    %one = tile.constant dense<1.0> : !tile.tile<f32, [4, 1]>
+    %inv = tile.div %one, %sum : !tile.tile<f32, [4, 1]>
+    %invb = tile.broadcast %inv : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
+    %r = tile.mul %e, %invb : !tile.tile<f32, [4, 1024]>
+"""
+
+
 def softmax_source(rows: int, cols: int, recip: bool = False) -> str:
-    name = "softmax_recip.mlir" if recip else "softmax.mlir"
-    return (
-        kernel_only(TILE / name)
-        .replace("[4, 1024]", f"[{rows}, {cols}]")
-        .replace("[4, 1]", f"[{rows}, 1]")
-    )
+    """`examples/tile/softmax.mlir`'s kernel with a [rows, cols] tile. `recip`: one division per
+    row and a multiply per element, `e * (1 / sum)` (within 1.5 ulp of `e / sum`: two
+    roundings), the trade Triton's softmax makes; a correctly rounded division per element costs
+    several instructions."""
+    text = kernel_only(TILE / "softmax.mlir")
+    if recip:
+        assert RECIP_DIV in text
+        text = text.replace(RECIP_DIV, RECIP_MUL)
+    return text.replace("[4, 1024]", f"[{rows}, {cols}]").replace("[4, 1]", f"[{rows}, 1]")
 
 
 # -- peers ----------------------------------------------------------------------------------------
@@ -219,9 +230,9 @@ def sum_rows(variants: bool) -> list[dict]:
             )
         )
 
-    configs = [(4096, 4, 0), (4096, 8, 0), (2048, 8, 0)]
+    configs = [(4096, 4, 0), (2048, 16, 0), (1024, 8, 0), (1024, 16, 0)]
     if variants:
-        configs += [(2048, 16, 0), (8192, 4, 0), (8192, 4, 512), (4096, 4, 512), (4096, 2, 1024)]
+        configs += [(2048, 8, 0), (1024, 32, 0), (4096, 2, 1024), (8192, 2, 1024)]
     for width, per_sm, threads in configs:
         artifact = compile_source(tile_sum_source(width), threads)
         g = SMS * per_sm
@@ -317,10 +328,10 @@ def row_sum_rows(variants: bool) -> list[dict]:
             note="[16, 128] tiles, reduced every step",
         )
     ]
-    shapes = [(1, 4096, 0), (4, 1024, 0), (2, 2048, 0)]
+    shapes = [(1, 4096, 0), (1, 2048, 0), (1, 1024, 0), (2, 1024, 0)]
     if variants:
-        shapes += [(1, 4096, 512), (1, 4096, 1024), (2, 2048, 512), (4, 1024, 512), (8, 512, 0)]
-        shapes += [(8, 512, 512), (16, 256, 0), (4, 512, 0), (1, 2048, 0), (1, 2048, 512)]
+        shapes += [(2, 2048, 0), (4, 1024, 0), (4, 512, 0), (1, 2048, 512), (1, 4096, 512)]
+        shapes += [(8, 512, 512), (1, 1024, 128), (2, 512, 0)]
     for r, c, threads in shapes:
         rows.append(
             tile(
@@ -359,12 +370,17 @@ def softmax_rows(variants: bool) -> list[dict]:
         def err(out=out, ref=ref) -> float:
             return (out.double() - ref).abs().max().item()
 
-        configs = [(False, 0), (True, 0)]
-        if variants:
-            more = (512, 1024) if cols == 4096 else (32, 64, 128)
-            configs += [(False, t) for t in more] + [(True, t) for t in more]
-        for recip, threads in configs:
-            source = softmax_source(1, cols, recip)
+        # (rows a tile, one reciprocal a row, threads: 0 is the lowering's choice)
+        configs = [(1, False, 0), (1, True, 0)]
+        if cols == 1024:
+            configs += [(2, True, 0), (4, True, 0)]
+        if variants and cols == 4096:
+            configs += [(1, False, 512), (1, True, 512), (1, True, 1024)]
+        if variants and cols == 1024:
+            configs += [(1, False, 128), (1, True, 128), (1, True, 64), (1, True, 32)]
+            configs += [(2, True, 128), (4, True, 512)]
+        for rows_per_tile, recip, threads in configs:
+            source = softmax_source(rows_per_tile, cols, recip)
             artifact = compile_source(source, threads)
 
             def make(artifact=artifact, out=out, x=x):
@@ -374,7 +390,11 @@ def softmax_rows(variants: bool) -> list[dict]:
                 torch.cuda.synchronize()
                 return go
 
-            label = "softmax, tile " + ("softmax_recip" if recip else "softmax") + f" [1, {cols}]"
+            label = (
+                "softmax, tile softmax"
+                + (" (reciprocal)" if recip else "")
+                + f" [{rows_per_tile}, {cols}]"
+            )
             rows.append(
                 measure(
                     label + (f", {threads} threads" if threads else ""),

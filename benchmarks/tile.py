@@ -3,21 +3,19 @@ add (2^28 f32, `examples/tile/vector_add.mlir`) and transpose (16384^2 f32,
 `examples/tile/transpose.mlir`, against `x.t().contiguous()`). Reductions and softmax are in
 `reductions.py`.
 
-Part of `python -m benchmarks`; alone on a GPU host: `python benchmarks/tile.py`.
+Part of `python -m benchmarks`; alone, from the checkout's root on a GPU host:
+`python -m benchmarks.tile`.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if not __package__:  # run as a script: find the package `benchmarks` after the installed ferrox
-    sys.path.append(str(ROOT))
+from benchmarks.common import compile_source, launcher, write_result
+from benchmarks.reductions import kernel_only
+from benchmarks.suite import measure
 
-from benchmarks.common import compile_source, launcher, write_result  # noqa: E402
-from benchmarks.reductions import kernel_only  # noqa: E402
-from benchmarks.suite import measure  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TILE = ROOT / "examples" / "tile"
 

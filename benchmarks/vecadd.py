@@ -1,22 +1,21 @@
 """vecadd on 2^28 f32 through ferrox, beside torch.add (and CuPy) in the same process.
 
 Bandwidth counts 3 x 4 bytes per element (two reads, one write). Part of `python -m benchmarks`;
-alone on a GPU host: `python benchmarks/vecadd.py [--log2n 28]`.
+alone, from the checkout's root on a GPU host:
+`python -m benchmarks.vecadd [--log2n 28]` (a module of the package: xDSL installs another
+top-level `benchmarks`, so the root must come first, as `-m` puts it).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if not __package__:  # run as a script: find the package `benchmarks` after the installed ferrox
-    sys.path.append(str(ROOT))
+from benchmarks.common import compile_source, launcher, write_result
+from benchmarks.suite import measure
 
-from benchmarks.common import compile_source, launcher, write_result  # noqa: E402
-from benchmarks.suite import measure  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 KERNELS = {
     # example file, kernel, elements per thread, whether the length is a parameter

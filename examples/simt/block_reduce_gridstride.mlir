@@ -105,11 +105,11 @@ builtin.module {
   // adds into sum[0], so the output starts at zero instead of NaN; inputs are positive so that
   // the relative error of f32 sums taken in any order stays small.
   func.func @main() -> !host.tensor<f32, [1]> {
-    %n = host.param "n" = 100000 : index
+    %n = host.param "n" = 20000 : index
     %x = host.random uniform(0.0, 1.0) seed 1 (%n) : !host.tensor<f32, [?]>
     %sum = host.zeros : !host.tensor<f32, [1]>
     %s = host.stream
-    %blocks = arith.constant 12 : index
+    %blocks = arith.constant 4 : index
     %threads = arith.constant 256 : index
     %p = host.prepare @block_reduce_gridstride grid(%blocks) block(%threads) args(%x, %sum : !host.tensor<f32, [?]>, !host.tensor<f32, [1]>)
     %sum2 = host.launch @block_reduce_gridstride with %p on %s ins(%x : !host.tensor<f32, [?]>) outs(%sum : !host.tensor<f32, [1]>) -> !host.tensor<f32, [1]>

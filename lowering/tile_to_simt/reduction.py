@@ -8,9 +8,14 @@ layout. Reducing along them, in three steps:
    values on both lanes, and the ops are commutative), so the result is replicated along those
    bits;
 3. for axis thread bits of 5 and above (across warps), each thread writes its partials to a
-   shared array at `[register][thread]`, a barrier, and each thread combines, in one fixed order
-   (so every thread gets the same bits), the partials of the threads that differ from it only in
-   those bits.
+   shared array at `[register][thread]` and a barrier follows. Then, where the value is
+   replicated along at least as many lane bits (below 5) as there are such warp bits (the usual
+   case: the axis' lane bits were just reduced), each lane reads one partial, the one of the
+   thread whose warp bits are its own lane bits there, and a butterfly of shuffles over those
+   lane bits combines them: one shared load and log2(warps) shuffles a partial, however many
+   warps, and every lane ends with the same bits (as in step 2). Otherwise each thread reads
+   the partials of all the threads that differ from it only in those bits and combines them in
+   one fixed order.
 The result's layout keeps the other bits, renumbered for the dropped axis (or its size-1 place
 with `keepdims`); the axis' thread bits become replicated. Shuffles move 32 bits: 16-bit and 8-bit
 values travel widened (exactly), 64-bit ones as two halves.
@@ -125,13 +130,24 @@ def reduce(ctx: Lowering, value: Dist, axis: int, combine: Combine, shape: Seque
         out = [combine(ctx, v, shuffle_xor(ctx, v, 1 << q)) for v in out]
     high = [q for q in lanes if q >= WARP_BITS]
     if high:
-        out = _across_warps(ctx, out, high, combine)
+        free = [
+            q
+            for q in range(min(WARP_BITS, len(layout.lanes)))
+            if q in lanes or layout.lanes[q] is None
+        ]
+        out = _across_warps(ctx, out, high, combine, free)
     return Dist(reduced_layout(layout, axis, shape), out)
 
 
 def _across_warps(
-    ctx: Lowering, partials: list[SSAValue], bits: list[int], combine: Combine
+    ctx: Lowering,
+    partials: list[SSAValue],
+    bits: list[int],
+    combine: Combine,
+    free: list[int],
 ) -> list[SSAValue]:
+    """Combine `partials` across the thread bits `bits` (5 and above) through shared memory;
+    `free` are the lane bits (below 5) along which they are replicated (module docstring)."""
     threads = ctx.threads
     array = ctx.shared(partials[0].type, len(partials) * threads, "partials")
     tid = ctx.tid()
@@ -144,6 +160,21 @@ def _across_warps(
     ctx.unsafe(write)
     ctx.sync()
     mask = sum(1 << q for q in bits)
+    if len(free) >= len(bits):
+        use = free[: len(bits)]
+        source = _gathered(ctx, tid, mask, use, bits)
+
+        def read_one() -> list[SSAValue]:
+            return [
+                ctx(simt.SharedLoadOp(array, [ctx.add(source, o * threads)]))
+                for o in range(len(partials))
+            ]
+
+        values = ctx.unsafe(read_one)
+        ctx.sync_if_repeated()
+        for q in use:
+            values = [combine(ctx, v, shuffle_xor(ctx, v, 1 << q)) for v in values]
+        return values
     base = ctx(arith.AndIOp(tid, ctx.index(~mask & (threads - 1))))
 
     def read() -> list[SSAValue]:
@@ -158,6 +189,31 @@ def _across_warps(
     ctx.sync_if_repeated()
     n = 1 << len(bits)
     return [_tree(ctx, combine, loaded[o * n : (o + 1) * n]) for o in range(len(partials))]
+
+
+def _gathered(ctx: Lowering, tid: SSAValue, mask: int, use: list[int], bits: list[int]) -> SSAValue:
+    """The thread whose `bits` are this thread's `use` lane bits and whose other bits are this
+    thread's: `(tid & ~mask) | sum(bit use[k] of tid << bits[k])`, computed once, at the
+    kernel's start."""
+
+    def op(o: Operation) -> SSAValue:
+        return ctx.in_prologue(o)
+
+    def const(v: int) -> SSAValue:
+        return op(arith.ConstantOp(IntegerAttr(v, IndexType())))
+
+    source = op(arith.AndIOp(tid, const(~mask & (ctx.threads - 1))))
+    k = 0
+    while k < len(use):  # runs of consecutive bits move with one shift and one mask
+        run = 1
+        while k + run < len(use) and (use[k + run], bits[k + run]) == (use[k] + run, bits[k] + run):
+            run += 1
+        field = op(arith.AndIOp(tid, const(((1 << run) - 1) << use[k])))
+        moved = op(arith.ShLIOp(field, const(bits[k] - use[k])))  # bits above 5 > lane bits
+        source = op(arith.OrIOp(source, moved))
+        k += run
+    source.name_hint = "partner"
+    return source
 
 
 def _infer(op: Operation, operands, config) -> list[Layout | None]:

@@ -31,6 +31,7 @@ NAMES = [
     "sgemm_micro",
     "warp_reduce",
     "block_reduce",
+    "block_reduce_gridstride",
     "histogram",
     "gcd",
     "alu",

@@ -16,6 +16,7 @@ CHECKED = {
     "sgemm_micro": "c2",
     "warp_reduce": "out2",
     "block_reduce": "sum2",
+    "block_reduce_gridstride": "sum2",
     "histogram": "bins2",
     "gcd": "out2",
     "alu": "out2",
@@ -45,7 +46,7 @@ def reference(name: str, p: dict) -> tuple[np.ndarray, dict]:
     if name == "warp_reduce":
         x = uniform(1, p["n"]).astype(np.float64)
         return np.add.reduceat(x, np.arange(0, x.size, 32)), {"rtol": 1e-5, "atol": 1e-5}
-    if name == "block_reduce":
+    if name in ("block_reduce", "block_reduce_gridstride"):
         return np.array([uniform(1, p["n"], 0.0, 1.0).astype(np.float64).sum()]), {
             "rtol": 1e-5,
             "atol": 0,
@@ -80,6 +81,7 @@ DEFAULTS = {
     "sgemm_micro": {"m": 130, "n": 140, "k": 37},
     "warp_reduce": {"n": 1000},
     "block_reduce": {"n": 3000},
+    "block_reduce_gridstride": {"n": 20000},
     "histogram": {"n": 3000, "nbins": 64},
     "gcd": {"n": 1000},
     "alu": {"n": 1000},
@@ -93,6 +95,7 @@ OTHER = {
     "sgemm_tiled": {"m": 16, "n": 17, "k": 40},
     "sgemm_micro": {"m": 40, "n": 300, "k": 16},
     "warp_reduce": {"n": 33},
+    "block_reduce_gridstride": {"n": 8195},
     "histogram": {"n": 500, "nbins": 7},
     "gcd": {"n": 300},
     "alu": {"n": 4099},

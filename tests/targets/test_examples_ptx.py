@@ -65,6 +65,9 @@ EXPECT = {
     "block_reduce": Expect(
         (256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, atomic=True, traps=False
     ),
+    "block_reduce_gridstride": Expect(
+        (256, 1, 1), ("slice:f32", "slice:f32"), barrier=True, shuffle=True, atomic=True
+    ),
     "histogram": Expect((256, 1, 1), ("slice:i32", "slice:i32"), atomic=True, traps=False),
     "gcd": Expect((256, 1, 1), ("slice:i32", "slice:i32", "slice:i32"), traps=False),
     "alu": Expect((256, 1, 1), ("slice:f32", "slice:f32", "slice:i32", "slice:f32"), traps=False),

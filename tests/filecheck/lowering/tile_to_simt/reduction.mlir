@@ -3,9 +3,11 @@
 // A row max of a [2, 256] tile over 64 threads (two warps): each thread holds two chunks of 4,
 // one per row. In each thread a tree over its 4 registers of a row, then xor shuffles over the
 // five lane bits (offsets 1, 2, 4, 8, 16), then across the two warps through a shared array
-// [register][thread]: a barrier, and every thread combines both warps' partials in the same
-// order. The [2, 1] result is replicated, which is the layout its broadcast over the row needs:
-// the subtraction uses it in place.
+// [register][thread]: a barrier, each lane reads one partial per row, the one of the thread in
+// the warp its lane bit 0 names (`partner`, computed once at the start), and one more xor
+// shuffle (offset 1) combines the two warps' values, the same bits in every lane. The [2, 1]
+// result is replicated, which is the layout its broadcast over the row needs: the subtraction
+// uses it in place.
 
 tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, [?, ?]>) {
   %t = tile.load_like %x, %out padding = neg_inf : !tile.tensor<f32, [?, ?]>, !tile.partition<f32, [2, 256]> -> !tile.tile<f32, [2, 256]>
@@ -18,6 +20,13 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 
 // CHECK-LABEL: simt.kernel @rowmax(
 // CHECK:         %partials = simt.shared_alloc : !simt.shared<f32, [128]>
+// CHECK-NEXT:    %[[C31:.*]] = arith.constant 31 : index
+// CHECK-NEXT:    %[[OWN:.*]] = arith.andi %tid, %[[C31]] : index
+// CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[BIT0:.*]] = arith.andi %tid, %[[C1]] : index
+// CHECK-NEXT:    %[[C5:.*]] = arith.constant 5 : index
+// CHECK-NEXT:    %[[WARP:.*]] = arith.shli %[[BIT0]], %[[C5]] : index
+// CHECK-NEXT:    %partner = arith.ori %[[OWN]], %[[WARP]] : index
 // CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]] = simt.load_chunk %x
 // CHECK:         %[[B0:.*]], %[[B1:.*]], %[[B2:.*]], %[[B3:.*]] = simt.load_chunk %x
 // CHECK-NEXT:    %[[T0:.*]] = arith.maximumf %[[A0]], %[[A1]] : f32
@@ -42,14 +51,16 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 // CHECK-NEXT:      simt.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    simt.sync_threads
-// CHECK-NEXT:    %[[MASK:.*]] = arith.constant 31 : index
-// CHECK-NEXT:    %[[BASE:.*]] = arith.andi %tid, %[[MASK]] : index
-// CHECK-NEXT:    %[[P0:.*]], %[[P1:.*]], %[[P2:.*]], %[[P3:.*]] = simt.unsafe -> f32, f32, f32, f32 {
-// CHECK-NEXT:      simt.shared_load %partials[%[[BASE]]] : !simt.shared<f32, [128]>
-// CHECK-COUNT-3:   simt.shared_load %partials
+// CHECK-NEXT:    %[[P0:.*]], %[[P1:.*]] = simt.unsafe -> f32, f32 {
+// CHECK-NEXT:      simt.shared_load %partials[%partner] : !simt.shared<f32, [128]>
+// CHECK-COUNT-1:   simt.shared_load %partials
 // CHECK:         }
-// CHECK-NEXT:    %[[MAX0:.*]] = arith.maximumf %[[P0]], %[[P1]] : f32
-// CHECK-NEXT:    %[[MAX1:.*]] = arith.maximumf %[[P2]], %[[P3]] : f32
+// CHECK-NEXT:    %[[X1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[Q0:.*]] = simt.shuffle xor %[[P0]], %[[X1]] : f32
+// CHECK-NEXT:    %[[MAX0:.*]] = arith.maximumf %[[P0]], %[[Q0]] : f32
+// CHECK-NEXT:    %[[X2:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[Q1:.*]] = simt.shuffle xor %[[P1]], %[[X2]] : f32
+// CHECK-NEXT:    %[[MAX1:.*]] = arith.maximumf %[[P1]], %[[Q1]] : f32
 // CHECK-NEXT:    arith.subf %[[A0]], %[[MAX0]] : f32
 // CHECK-COUNT-3: arith.subf %{{.*}}, %[[MAX0]] : f32
 // CHECK-NEXT:    arith.subf %[[B0]], %[[MAX1]] : f32
