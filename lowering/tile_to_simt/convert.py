@@ -13,11 +13,13 @@ produced an unsafe kernel fails here rather than running.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -49,6 +51,9 @@ def lower_kernel(
     """The SIMT kernel for `kernel`, or None after reporting (in `state`) the first op that
     cannot be lowered."""
     config = Config(threads or choose_threads(kernel_tiles(kernel), elems), elems)
+    if (too_big := _too_big_for_registers(kernel, config.threads)) is not None:
+        state.diagnostics.error(*too_big)
+        return None
     simt_kernel, _ = new_kernel(kernel, config)
     ctx = Lowering(config, analyse(kernel, config), simt_kernel.body.blocks[0])
     ctx.control = uniform.analyse(kernel, config.threads)
@@ -62,6 +67,31 @@ def lower_kernel(
             return None
     dynamic_shared.place(simt_kernel, ctx.shared_bytes)
     return simt_kernel
+
+
+MAX_ELEMENTS_PER_THREAD = 256
+"""A tile may spread at most this many elements over each thread of the block (a thread has 255
+registers). The lowering emits each thread's elements one by one, so a bigger tile only makes
+the compile run for minutes (a 4096 x 128 f32 tile) or, in effect, forever (a 16 x 2^31 one)."""
+
+
+def _too_big_for_registers(kernel: tile.KernelOp, threads: int) -> tuple[Operation, str] | None:
+    """The first tile or partition (its op, the message) that would hold more than
+    MAX_ELEMENTS_PER_THREAD elements in each of the block's `threads` threads, if any."""
+    for op in kernel.walk():
+        values = list(op.results) + [a for r in op.regions for b in r.blocks for a in b.args]
+        for v in values:
+            t = v.type
+            if not isinstance(t, tile.TileType | tile.PartitionType) or not t.get_shape():
+                continue
+            count = math.prod(t.get_shape())
+            if -(-count // threads) > MAX_ELEMENTS_PER_THREAD:
+                return op, (
+                    f"cannot lower '{op.name}' to SIMT: its {t} of {count} elements spreads "
+                    f"{-(-count // threads)} over each of the block's {threads} threads, more "
+                    f"than the {MAX_ELEMENTS_PER_THREAD} a thread may hold; use smaller tiles"
+                )
+    return None
 
 
 def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> None:

@@ -298,3 +298,33 @@ def test_aliases_that_verify_are_used(tmp_path: Path, capsys):
     assert opt.main([str(path)]) == 0
     out, _ = capsys.readouterr()
     assert "arith.constant 100 : i8" in out
+
+
+ROW_SUM = """tile.kernel @row_sum(%out: !tile.partition<f32, [16]>, %x: !tile.tensor<f32, [?, ?]>) {
+  %i = tile.block_id 0
+  %t = tile.load %x[%i, %i] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [16, N]>
+  %s = tile.reduce_sum %t axis = 1 : !tile.tile<f32, [16, N]> -> !tile.tile<f32, [16]>
+  tile.store %s, %out : !tile.tile<f32, [16]>, !tile.partition<f32, [16]>
+  tile.return
+}
+"""
+
+
+def test_a_tile_too_big_for_the_threads_registers_is_refused(tmp_path: Path, capsys):
+    # The lowering emits each thread's elements one by one: 2^31 columns never finished, 4096 x
+    # 128 took minutes. 256 threads x 256 elements is the most a block may hold.
+    path = tmp_path / "big.mlir"
+    path.write_text(ROW_SUM.replace("N", "8192"))
+    assert cli.main(["compile", "--no-cache", "-o", os.devnull, str(path)]) == 1
+    _, err = capsys.readouterr()
+    assert err == (
+        f"{path}:3:3: error: cannot lower 'tile.load' to SIMT: its !tile.tile<f32, [16, 8192]> "
+        "of 131072 elements spreads 512 over each of the block's 256 threads, more than the 256 a "
+        "thread may hold; use smaller tiles\n"
+    )
+
+
+def test_a_tile_at_the_register_limit_compiles(tmp_path: Path, capsys):
+    path = tmp_path / "limit.mlir"
+    path.write_text(ROW_SUM.replace("N", "4096"))
+    assert opt.main(["-p", "convert-tile-to-simt", "-o", os.devnull, str(path)]) == 0
