@@ -102,15 +102,29 @@ RECIP_MUL = """    %one = tile.constant dense<1.0> : !tile.tile<f32, [4, 1]>
 """
 
 
-def softmax_source(rows: int, cols: int, recip: bool = False) -> str:
+EXP = "    %e = tile.exp %shifted : !tile.tile<f32, [4, 1024]>\n"
+EXP2 = """    %log2e = tile.constant dense<1.44269502> : !tile.tile<f32, [4, 1024]>
+    %scaled = tile.mul %shifted, %log2e : !tile.tile<f32, [4, 1024]>
+    %e = tile.exp2 %scaled : !tile.tile<f32, [4, 1024]>
+"""
+
+
+def softmax_source(rows: int, cols: int, recip: bool = False, exp2: bool = False) -> str:
     """`examples/tile/softmax.mlir`'s kernel with a [rows, cols] tile. `recip`: one division per
     row and a multiply per element, `e * (1 / sum)` (within 1.5 ulp of `e / sum`: two
-    roundings), the trade Triton's softmax makes; a correctly rounded division per element costs
-    several instructions."""
+    roundings); a correctly rounded division per element costs several instructions. `exp2`:
+    `exp2((x - max) * log2(e))`, one `ex2.approx` an element where `tile.exp` adds a correction
+    for its error bound (docs/lowering-math.md); the relative error grows with |x - max| by
+    |x - max| * 2^-24 from the rounded product, on elements that are then below e^-16 of the
+    row's largest when it matters. Both are the trades Triton's softmax (`tl.exp`, `/` as
+    `div.full`) makes."""
     text = kernel_only(TILE / "softmax.mlir")
     if recip:
         assert RECIP_DIV in text
         text = text.replace(RECIP_DIV, RECIP_MUL)
+    if exp2:
+        assert EXP in text
+        text = text.replace(EXP, EXP2)
     return text.replace("[4, 1024]", f"[{rows}, {cols}]").replace("[4, 1]", f"[{rows}, 1]")
 
 
@@ -370,17 +384,17 @@ def softmax_rows(variants: bool) -> list[dict]:
         def err(out=out, ref=ref) -> float:
             return (out.double() - ref).abs().max().item()
 
-        # (rows a tile, one reciprocal a row, threads: 0 is the lowering's choice)
-        configs = [(1, False, 0), (1, True, 0)]
+        # (rows a tile, one reciprocal a row, exp2, threads: 0 is the lowering's choice)
+        configs = [(1, False, False, 0), (1, True, False, 0), (1, True, True, 0)]
         if cols == 1024:
-            configs += [(2, True, 0), (4, True, 0)]
+            configs += [(2, True, True, 0), (4, True, True, 0)]
         if variants and cols == 4096:
-            configs += [(1, False, 512), (1, True, 512), (1, True, 1024)]
+            configs += [(1, True, False, 512), (1, True, True, 512), (1, True, True, 1024)]
         if variants and cols == 1024:
-            configs += [(1, False, 128), (1, True, 128), (1, True, 64), (1, True, 32)]
-            configs += [(2, True, 128), (4, True, 512)]
-        for rows_per_tile, recip, threads in configs:
-            source = softmax_source(rows_per_tile, cols, recip)
+            configs += [(1, True, False, 128), (1, True, True, 128), (1, True, True, 64)]
+            configs += [(2, True, True, 128), (4, True, True, 512)]
+        for rows_per_tile, recip, exp2, threads in configs:
+            source = softmax_source(rows_per_tile, cols, recip, exp2)
             artifact = compile_source(source, threads)
 
             def make(artifact=artifact, out=out, x=x):
@@ -390,11 +404,9 @@ def softmax_rows(variants: bool) -> list[dict]:
                 torch.cuda.synchronize()
                 return go
 
-            label = (
-                "softmax, tile softmax"
-                + (" (reciprocal)" if recip else "")
-                + f" [{rows_per_tile}, {cols}]"
-            )
+            how = ", ".join(n for n, on in (("reciprocal", recip), ("exp2", exp2)) if on)
+            label = "softmax, tile softmax" + (f" ({how})" if how else "")
+            label += f" [{rows_per_tile}, {cols}]"
             rows.append(
                 measure(
                     label + (f", {threads} threads" if threads else ""),
@@ -410,7 +422,7 @@ def softmax_rows(variants: bool) -> list[dict]:
                     tolerance=1e-6,
                     artifact=artifact,
                     kernel="softmax",
-                    note="one reciprocal per row" if recip else "",
+                    note=how,
                 )
             )
     return rows

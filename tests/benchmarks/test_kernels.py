@@ -34,9 +34,11 @@ def test_row_sum_accumulates_tiles(rows, cols):
     np.testing.assert_allclose(out, x.sum(axis=1, dtype=np.float64), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("rows, recip", [(1, False), (1, True), (2, True)])
-def test_softmax_variants(rows, recip):
-    module = ferrox.load(reductions.softmax_source(rows, 256, recip), device="cpu")
+@pytest.mark.parametrize(
+    "rows, recip, exp2", [(1, False, False), (1, True, False), (2, True, True), (1, False, True)]
+)
+def test_softmax_variants(rows, recip, exp2):
+    module = ferrox.load(reductions.softmax_source(rows, 256, recip, exp2), device="cpu")
     x = rng.normal(0.0, 3.0, (5, 200)).astype(np.float32)
     out = np.full((5, 200), np.nan, np.float32)
     module["softmax"](out, x)
@@ -44,7 +46,8 @@ def test_softmax_variants(rows, recip):
     np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
-def test_the_reciprocal_variant_multiplies():
-    text = reductions.softmax_source(1, 1024, recip=True)
+def test_the_variants_change_what_they_say():
+    text = reductions.softmax_source(1, 1024, recip=True, exp2=True)
     assert "tile.div %one, %sum" in text and "tile.mul %e, %invb" in text
     assert "tile.div %e" not in text
+    assert "tile.exp2 %scaled" in text and "tile.exp %" not in text
