@@ -35,9 +35,20 @@ TIMEOUT_S = 60.0
 _POLL_S = 0.0002
 
 
+_unusable = False
+"""Set when an early start failed on something of this machine's (`/proc` unreadable): each
+later compile would pay for two ptxas runs, so they run it the plain way."""
+
+
 def early_start_possible() -> bool:
-    """Linux (named pipes, and `/proc` to see how far ptxas has read), with ptxas installed."""
-    return sys.platform == "linux" and os.path.isdir("/proc/self/fd") and find_ptxas() is not None
+    """Linux (named pipes, and `/proc` to see how far ptxas has read), with ptxas installed,
+    and no earlier job having found `/proc` unusable."""
+    return (
+        not _unusable
+        and sys.platform == "linux"
+        and os.path.isdir("/proc/self/fd")
+        and find_ptxas() is not None
+    )
 
 
 class PtxasJob:
@@ -59,13 +70,14 @@ class PtxasJob:
 
     def finish(self, ptx: str) -> PtxasResult:
         """The cubin and `-v` report of `ptx`, as `run_ptxas(ptx, chip)` gives them."""
+        global _unusable
         try:
             if self._feed(ptx.encode("utf-8")) and self._proc.wait() == 0:
                 result = self._result()
                 if result is not None:
                     return result
-        except OSError:
-            pass
+        except OSError:  # /proc not readable here, say: later compiles start ptxas late
+            _unusable = True
         finally:
             self.close()
         return run_ptxas(ptx, self.chip)

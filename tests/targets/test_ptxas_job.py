@@ -84,10 +84,13 @@ def test_an_early_start_gone_wrong_falls_back_to_run_ptxas(ptx_of, monkeypatch):
         raise OSError("no /proc here")
 
     monkeypatch.setattr(ptxas_job.PtxasJob, "_bytes_read", no_proc)
+    monkeypatch.setattr(ptxas_job, "_unusable", False)
     ptx = ptx_of("simt/vecadd")
     started = job()
     assert started.finish(ptx).cubin == run_ptxas(ptx, "sm_90").cubin
     assert started._proc.returncode is not None and not started._source.parent.exists()
+    # ... and later compiles no longer try (each would run ptxas twice).
+    assert ptxas_job.start_ptxas("sm_90") is None
 
 
 def test_compile_module_assembles_through_it(ptx_of, monkeypatch):
