@@ -111,32 +111,33 @@ BROKEN = [
         "    simt.return\n",
         "    simt.get_mut %out[%w] : !simt.disjoint_slice<f32, 1d>, !simt.thread_index<1d> {\n"
         "    ^bb0(%o: f32):\n      simt.yield %o : f32\n    }\n    simt.return\n",
-        "error: use of moved value: witness",
+        "error[E0382]: use of moved value: witness",
     ),
     (
         "vecadd",
         "%x = simt.load %a[%i] : !simt.slice<f32>",
         "%x = simt.load %out[%i] : !simt.disjoint_slice<f32, 1d>",
-        "error: cannot read disjoint slice `%out`",
+        "error[E1004]: cannot read disjoint slice `%out`",
     ),
     (
         "transpose",
         "domain = 2, block = [32, 32]",
         "domain = 2, block = [32, 64]",
-        "error: launch contract block [32, 64] has 2048 threads, more than the 1024 a block can "
-        "hold",
+        "error[E1005]: launch contract block [32, 64] has 2048 threads, more than the 1024 a "
+        "block can hold",
     ),
     (
         "sgemm_tiled",
         "%acc = scf.for %t = %c0 to %tiles",
         "%acc = scf.for %t = %c0 to %tx",
-        "error: barrier under divergent control flow",
+        "error[E1007]: barrier under divergent control flow",
     ),
     (
         "vecadd_unchecked",
         ") unsafe {",
         ") {",
-        "error: dereference of raw pointer is unsafe and requires an unsafe region or kernel",
+        "error[E0133]: dereference of raw pointer is unsafe and requires an unsafe region or "
+        "kernel",
     ),
 ]
 
