@@ -19,10 +19,10 @@ order of writes); `sys.path` (the request's PYTHONPATH is put first, for tools n
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import io
-import json
 import os
 import select
 import signal
@@ -96,15 +96,17 @@ def warm_up() -> None:
 
 
 def read_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    """The request tool.py's `encode_request` sent, and the descriptors that came with it."""
     data, fds, _, _ = socket.recv_fds(conn, 4096, 3)
-    size = struct.unpack("!I", data[:4])[0]
+    size = int.from_bytes(data[:4], "big")
     data = data[4:]
     while len(data) < size:
         chunk = conn.recv(size - len(data))
         if not chunk:
             break
         data += chunk
-    return json.loads(data), fds
+    argv, cwd, env = ast.literal_eval(data.decode("utf-8", "surrogateescape"))
+    return {"argv": argv, "cwd": cwd, "env": env}, fds
 
 
 def become_tool(request: dict, fds: list[int]) -> None:

@@ -22,10 +22,10 @@ tests of this rule use it.
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import struct
 import sys
+
+# The client imports only what a Python started with -S has cheaply (C modules): `socket`,
+# `json` and `signal` would double its start-up, paid on every tool a RUN line names.
 
 TOOLS = {
     "ferrox-opt": "ferrox.driver.tools.opt:main",
@@ -67,16 +67,19 @@ def run_tool(name: str, args: list[str]) -> int:
 
 def crash(why: str) -> None:
     """End this process with SIGABRT (no core file), as a crashing native tool would."""
+    import signal
+
     _flush()
     print(f"lit tool: {why}: ending with SIGABRT", file=sys.stderr, flush=True)
     die_by(signal.SIGABRT)
 
 
 def die_by(signum: int) -> None:
+    import _signal
     import resource
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    signal.signal(signum, signal.SIG_DFL)
+    _signal.signal(signum, _signal.SIG_DFL)
     os.kill(os.getpid(), signum)
     os._exit(128 + signum)  # not reached: the signal's default action ends the process
 
@@ -89,22 +92,25 @@ def _flush() -> None:
             pass
 
 
-def pack(message: bytes) -> bytes:
-    return struct.pack("!I", len(message)) + message
+def encode_request(argv: list[str]) -> bytes:
+    """The request: its length (4 bytes, big-endian), then the repr of (argv, folder,
+    environment), which the server reads back with `ast.literal_eval`."""
+    body = repr((argv, os.getcwd(), dict(os.environ))).encode("utf-8", "surrogateescape")
+    return len(body).to_bytes(4, "big") + body
 
 
 def ask_server(address: str, argv: list[str]) -> int | None:
     """Have the server run the tool on this process's streams; None when there is none."""
-    import json
+    import _socket
 
     try:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         conn.connect(address)
     except OSError:
         return None
-    request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
-    data = pack(request)
-    socket.send_fds(conn, [data[:4096]], [0, 1, 2])
+    data = encode_request(argv)
+    fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # C ints
+    conn.sendmsg([data[:4096]], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
     conn.sendall(data[4096:])
     reply = b""
     while not reply.endswith(b"\n") and (chunk := conn.recv(64)):  # one line, then done
