@@ -3,8 +3,9 @@ intensity, under the H200's HBM bandwidth and its FP32 and bf16 tensor-core limi
 
     python -m benchmarks.roofline results.json docs/roofline.png
 
-Needs matplotlib (the `bench` extra). Filled markers are ferrox, hollow ones the best peer of the
-same row. Rows without FLOPs (a transpose) are left out.
+Needs matplotlib (the `bench` extra). One point per computation, track and shape, its fastest
+correct ferrox row: filled markers are ferrox, hollow ones the best peer of the same row. Rows
+without FLOPs (a transpose) are left out.
 """
 
 from __future__ import annotations
@@ -21,11 +22,25 @@ BF16_TFLOPS = 989.0
 """H200 SXM dense bf16 tensor-core peak, TFLOP/s."""
 
 
-def points(results: dict) -> list[dict]:
-    """(label, intensity in FLOP/byte, ferrox and best peer TFLOP/s) of each plottable row."""
-    out = []
+def best_rows(results: dict) -> list[dict]:
+    """Per computation (the name up to its first comma), track and shape, the row where ferrox
+    was fastest (a run with `--variants` measures several lowerings of one computation; the
+    plot shows the best of each)."""
+    best: dict[tuple[str, str], dict] = {}
     for row in results["rows"]:
-        if "ms" not in row or not row.get("flops") or not row.get("bytes"):
+        if "ms" not in row or row.get("correct") is False:
+            continue
+        key = (row["name"].split(",")[0], row.get("track", ""), row["shape"])
+        if key not in best or row["ms"] < best[key]["ms"]:
+            best[key] = row
+    return list(best.values())
+
+
+def points(results: dict) -> list[dict]:
+    """(label, intensity in FLOP/byte, ferrox and best peer TFLOP/s) of each group's best row."""
+    out = []
+    for row in best_rows(results):
+        if not row.get("flops") or not row.get("bytes"):
             continue
         best = row.get("best_peer")
         peer_ms = row["peers"][best]["ms"] if best else None

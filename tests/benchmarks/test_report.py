@@ -143,7 +143,15 @@ def test_fill_resources_reads_them_from_the_saved_ptx(monkeypatch):
 
 
 def test_roofline_points():
-    points = roofline.points(RESULTS)
+    """One point per group and shape, its fastest correct row; a wrong or broken row is none."""
+    assert [p["label"] for p in roofline.points(RESULTS)] == [
+        "sum, SIMT block_reduce_gridstride (grid 1056) 2^28 f32"
+    ]
+    results = json.loads(json.dumps(RESULTS))
+    slower = dict(results["rows"][0], name="sum, SIMT a slower variant", ms=2.0)
+    results["rows"].insert(0, slower)
+    results["rows"][2]["correct"] = True
+    points = roofline.points(results)
     assert [p["label"] for p in points] == [
         "sum, SIMT block_reduce_gridstride (grid 1056) 2^28 f32",
         "matmul f32, tile matmul_f32.mlir 4096^3 float32",
