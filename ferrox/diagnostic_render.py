@@ -35,7 +35,7 @@ from ferrox.diagnostics import Diagnostic
 _VALUE = re.compile(r"%[\w$.-]+")
 _TOKEN = re.compile(
     r'(?P<op>(?:%[\w$.-]+(?::\d+)?(?:\s*,\s*%[\w$.-]+)*\s*=\s*)"?(?P<name>[A-Za-z_][\w$.]*))'
-    r'|"[^"]*"|[%@!#^]?[\w$.]+(?:<[^<>]*>)?'
+    r'|"[^"]*"|[%@!#^]?[\w$.]+(?:<[^<>]*>|\[[^\[\]]*\])?'
 )
 # Notes about the value the error names (rustc's "value moved here"): their span is that value.
 _ABOUT_THE_VALUE = re.compile(r"\b(?:value|moved|borrow|bound)\b")

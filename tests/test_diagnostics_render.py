@@ -427,6 +427,37 @@ def unknown(a: Slice[f32], out: DisjointSlice[f32]):
     out[w] = a[w.value] + nope  # noqa: F821
 
 
+@simt.kernel(block=256)
+def writes_twice(a: Slice[f32], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    out[w] = a[w.value]  # first write
+    out[w] = 2.0  # second write
+
+
+def test_a_safety_rule_in_python_reads_as_in_mlir():
+    """verify-disjoint's E0382 on frontend IR: both places are Python lines, the subscript
+    underlined at each."""
+    import numpy as np
+
+    with pytest.raises(FrontendError) as refused:
+        writes_twice[1, 256](np.zeros(4, np.float32), np.zeros(4, np.float32))
+    first, second = _line(Path(__file__), "# first write"), _line(Path(__file__), "# second write")
+    source = Path(__file__).read_text().splitlines()
+    width = len(str(second))
+    assert render(refused.value, "human") == (
+        "error[E0382]: use of moved value: witness\n"
+        f"{' ' * width}--> {__file__}:{second}:5\n"
+        f"{' ' * (width + 1)}|\n"
+        f"{first:>{width}} | {source[first - 1]}\n"
+        f"{' ' * (width + 1)}|     ------ value moved here\n"
+        f"{second:>{width}} | {source[second - 1]}\n"
+        f"{' ' * (width + 1)}|     ^^^^^^ value used here after move\n"
+        f"{' ' * (width + 1)}|\n"
+        f"{' ' * (width + 1)}= help: a witness is moved by the one write it guards: make a new "
+        "witness for another write, or read its index with `simt.witness_value` before the move"
+    )
+
+
 def test_a_python_diagnostic_shows_the_python_line_with_a_caret():
     """The frontend's diagnostics are at Python lines; the renderer reads the .py file."""
     with pytest.raises(FrontendError) as refused:
