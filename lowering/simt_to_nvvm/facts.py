@@ -132,12 +132,13 @@ def assume_requires(
         lhs, rhs = _bound(relation.lhs, inputs, nonneg), _bound(relation.rhs, inputs, nonneg)
         if lhs is None or rhs is None:
             continue
-        t = _width(lhs, rhs)
-        if t is None:
+        width = _width(lhs, rhs)
+        if width is None:
             continue
         rel = relation.relation.data
         pred = (_UNSIGNED if lhs.nonneg and rhs.nonneg else _SIGNED)[rel]
-        a, b = _value(e, relation.lhs, t, values), _value(e, relation.rhs, t, values)
+        a = _value(e, relation.lhs, width, values)
+        b = _value(e, relation.rhs, width, values)
         cond = e(arith.CmpiOp(a, b, pred), "requires")
         e.emit(llvm.CallIntrinsicOp(ASSUME, [cond], []))
         stated += 1
