@@ -80,7 +80,25 @@ def prepare(d: Diagnostic, sources: Sources) -> Diagnostic:
     if code is not None:
         helps = d.help or [h for h in [code.help_for(d.message)] if h]
         d = dataclasses.replace(d, code=code.code, help=helps)
+    if d.loc.file.endswith(".py") and d.help:
+        d = dataclasses.replace(d, help=[_in_python(h) for h in d.help])
     return d
+
+
+# The help lines name MLIR's spelling; a kernel written in Python spells these its own way.
+_PYTHON_SPELLING = {
+    "`simt.witness_value`": "`w.value`",
+    "`simt.thread_index_1d`": "`simt.thread_index_1d()`",
+    "`simt.unsafe { ... }`": "`with simt.unsafe():`",
+    "`simt.load`": "`a[i]`",
+    "`simt.get_mut`": "`out[w] = ...`",
+}
+
+
+def _in_python(text: str) -> str:
+    for mlir, python in _PYTHON_SPELLING.items():
+        text = text.replace(mlir, python)
+    return text
 
 
 def render_all(diagnostics: list[Diagnostic], fmt: str, given: dict[str, str]) -> str:

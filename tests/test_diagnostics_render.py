@@ -454,7 +454,7 @@ def test_a_safety_rule_in_python_reads_as_in_mlir():
         f"{' ' * (width + 1)}|     ^^^^^^ value used here after move\n"
         f"{' ' * (width + 1)}|\n"
         f"{' ' * (width + 1)}= help: a witness is moved by the one write it guards: make a new "
-        "witness for another write, or read its index with `simt.witness_value` before the move"
+        "witness for another write, or read its index with `w.value` before the move"
     )
 
 
