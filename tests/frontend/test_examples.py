@@ -18,6 +18,10 @@ EXAMPLES = {
         ["--n", "3001"],
         "simt block reduce of 3001 elements on cpu: matches NumPy",
     ),
+    "simt_block_reduce_gridstride": (
+        ["--n", "9001"],
+        "simt grid-stride block reduce of 9001 elements on cpu: matches NumPy",
+    ),
     "simt_warp_reduce": (
         ["--n", "3001"],
         "simt warp reduce of 3001 elements on cpu: matches NumPy",

@@ -17,6 +17,7 @@ EXAMPLES = {
     "simt_saxpy.py": "saxpy",
     "simt_stencil.py": "neighbour",
     "simt_block_reduce.py": "block_reduce",
+    "simt_block_reduce_gridstride.py": "block_reduce_gridstride",
     "simt_warp_reduce.py": "warp_reduce",
     "simt_histogram.py": "histogram",
     "simt_sgemm.py": "sgemm_tiled",

@@ -25,6 +25,10 @@ def twin(name: str):
         "saxpy": ("simt_saxpy.py", "saxpy"),
         "neighbour": ("simt_stencil.py", "neighbour"),
         "block_reduce": ("simt_block_reduce.py", "block_reduce"),
+        "block_reduce_gridstride": (
+            "simt_block_reduce_gridstride.py",
+            "block_reduce_gridstride",
+        ),
         "warp_reduce": ("simt_warp_reduce.py", "warp_reduce"),
         "histogram": ("simt_histogram.py", "histogram"),
         "sgemm_tiled": ("simt_sgemm.py", "sgemm_tiled"),
@@ -67,6 +71,12 @@ CASES = {
     ),
     "warp_reduce": ((4,), 256, lambda s: [f32s(s, 1000), nan(32)], [1]),
     "block_reduce": ((12,), 256, lambda s: [f32s(s, 3000, lo=0.0), np.zeros(1, np.float32)], [1]),
+    "block_reduce_gridstride": (
+        (3,),
+        256,
+        lambda s: [f32s(s, 9001, lo=0.0), np.zeros(1, np.float32)],
+        [1],
+    ),
     "histogram": (
         (12,),
         256,
