@@ -407,14 +407,27 @@ def _name_start(d: Diagnostic, lines: Lines, name: str) -> int:
     return text.rfind(name, 0, max(d.loc.col - 1, 0) + len(name))
 
 
+def _written_before(d: Diagnostic, lines: Lines, name: str) -> SourceLoc:
+    """Where `name` is written: on the reported line at or before its column, else on the
+    closest line above (an op with no operands or type is reported at the next token, which
+    may be the next line's first)."""
+    at = _name_start(d, lines, name)
+    if at >= 0:
+        return dataclasses.replace(d.loc, col=at + 1)
+    for number in range(d.loc.line - 1, max(d.loc.line - 4, 0), -1):
+        col = _line(lines, number).rfind(name)
+        if col >= 0:
+            return dataclasses.replace(d.loc, line=number, col=col + 1)
+    return d.loc
+
+
 def _unknown_op(d: Diagnostic, m: re.Match[str], lines: Lines) -> Diagnostic | None:
     name = m["name"]
-    at = _name_start(d, lines, name)
     near = suggest_registered(name, "op")
     return _with(
         d,
         message=f"unknown operation `{name}`",
-        loc=dataclasses.replace(d.loc, col=at + 1) if at >= 0 else d.loc,
+        loc=_written_before(d, lines, name),
         label="not a registered operation",
         focus=name,
         help=[f"did you mean `{near}`?"] if near else _no_dialect(name),

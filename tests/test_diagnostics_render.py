@@ -97,6 +97,8 @@ CASES = {
     "  func.return\n"
     "}\n",
     "generic-op": '"simt.thread_idx_1d"() : () -> !simt.thread_index<1d>\n',
+    # No operands, no type: xDSL reports the next line's first token; the name is found above.
+    "bare-op": KERNEL + "  %w = simt.thread_idx_1d\n  simt.return\n}\n",
     "moved": "simt.kernel @scale(%x: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) {\n"
     "  simt.return\n"
     "}\n"
@@ -236,6 +238,15 @@ HUMAN = {
           |
           = help: did you mean `simt.thread_index_1d`?
         """,
+    "bare-op": """
+        error: unknown operation `simt.thread_idx_1d`
+         --> k.mlir:2:8
+          |
+        2 |   %w = simt.thread_idx_1d
+          |        ^^^^^^^^^^^^^^^^^^ not a registered operation
+          |
+          = help: did you mean `simt.thread_index_1d`?
+        """,
     "moved": """
         error[E0382]: use of moved value: %c
          --> k.mlir:9:3
@@ -288,6 +299,7 @@ SHORT = {
     "type": ["k.mlir:1:18: error: unknown type `!simt.slise`"],
     "attribute": ["k.mlir:2:23: error: unknown attribute `#simt.contrct`"],
     "generic-op": ["k.mlir:1:2: error: unknown operation `simt.thread_idx_1d`"],
+    "bare-op": ["k.mlir:2:8: error: unknown operation `simt.thread_idx_1d`"],
     "moved": [
         "k.mlir:9:3: error[E0382]: use of moved value: %c",
         "k.mlir:7:3: note: value moved here",

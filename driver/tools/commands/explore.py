@@ -24,6 +24,7 @@ from ferrox.driver.tools.commands.compile import (
     is_llvm_only,
 )
 from ferrox.driver.tools.explorer import explore, render_page
+from ferrox.driver.tools.report import print_diagnostics
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,8 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    sources: dict[str, str] = {}
     try:
         text, name = _read(args.input)
+        sources[name] = text
         module = _parse_verified(text, name, None)
         if is_llvm_only(module):
             raise CompileError(
@@ -51,7 +54,7 @@ def execute(args: argparse.Namespace) -> int:
         )
         _write(output, page)
     except DiagnosticError as e:
-        print(e, file=sys.stderr)
+        print_diagnostics(e, args, sources)
         return 1
     except CompileError as e:
         print(f"ferrox explore: error: {e}", file=sys.stderr)

@@ -105,7 +105,7 @@ def test_unsafe_input_gets_the_diagnostic_and_no_page(tmp_path, capsys):
     out = tmp_path / "racy.html"
     assert main(["explore", str(src), "-o", str(out)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"{src}:7:3: error: use of moved value: witness",
+        f"{src}:7:3: error[E0382]: use of moved value: witness",
         f"{src}:3:3: note: value moved here",
         f"{src}:7:3: note: value used here after move",
     ]
