@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -107,10 +108,11 @@ class AsyncCopyToCpAsync(RewritePattern):
         rewriter.erase(op)
 
 
-def _zero(t: Attribute) -> Attribute:
+def _zero(t: Attribute) -> IntegerAttr | FloatAttr:
     if isinstance(t, IntegerType):
         return IntegerAttr(0, t)
-    return FloatAttr(0.0, t)  # type: ignore[arg-type]
+    assert isinstance(t, AnyFloat)
+    return FloatAttr(0.0, t)
 
 
 class AsyncCommitToNvvm(RewritePattern):

@@ -99,7 +99,7 @@ def match(op: scf.ForOp) -> Gemm | None:
         return None
     if not mma.result.has_one_use() or not body.args[1].has_one_use():
         return None
-    by_result = {load.results[0]: load for load in loads}
+    by_result: dict[SSAValue, tile.LoadOp] = {load.results[0]: load for load in loads}
     x, y = by_result.get(mma.lhs), by_result.get(mma.rhs)
     if x is None or y is None or x is y:
         return None
