@@ -171,9 +171,7 @@ def serve(address: str, parent: int) -> None:
     listener.bind(address)
     listener.listen(64)  # clients queue here while the server warms up
     try:
-        warm_up()
-        gc.collect()
-        gc.freeze()  # the collector never visits (so never copies) the warmed-up objects
+        warm = False  # warmed up on the first request: a run that starts no tool pays nothing
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_w, False)
         signal.set_wakeup_fd(wake_w)
@@ -192,6 +190,11 @@ def serve(address: str, parent: int) -> None:
                     with contextlib.suppress(OSError):
                         conn.sendall(status_of(status))
                     conn.close()
+            if listener in ready and not warm:
+                warm_up()
+                gc.collect()
+                gc.freeze()  # the collector never visits (so never copies) the warmed-up objects
+                warm = True
             if listener in ready:
                 conn, _ = listener.accept()
                 try:
