@@ -56,7 +56,9 @@ class InvalidPassOutput(RuntimeError):
 
 
 class FerroxOptMain(xDSLOptMain):
-    version_format = f"ferrox-opt {ferrox.__version__} (xDSL {{xdsl_version}})"
+    version_format = f"ferrox-opt {ferrox.__version__} ({xDSLOptMain.version_format})"
+    """`ferrox-opt 0.1.0 (xdsl-opt built from xdsl version 0.74.0)`: names our tool, and keeps
+    xdsl-opt's own line, which xDSL's `version.mlir` checks."""
 
     def __init__(self, args: Sequence[str] | None = None):
         self.sources = {}
