@@ -155,8 +155,6 @@ def lower_pipelined(ctx: Lowering, op: scf.ForOp) -> bool:
         if spaced_layout(g.m, g.n, ctx.threads) != layout:
             return False
         pipe = _Fmas(ctx, g, layout)
-    if pipe.chunks_a % ctx.threads or pipe.chunks_b % ctx.threads:
-        return False
     ctx.lowering(op)
     ctx.need = None
     pipe.run()
@@ -173,8 +171,6 @@ class _Pipeline:
     def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
         self.ctx, self.g, self.layout = ctx, g, layout
         self.w = CHUNK_BYTES // element_bytes(g.element)
-        self.chunks_a = g.m * g.k // self.w
-        self.chunks_b = g.k * g.n // self.w
         self.a_stage = g.m * self.a_pitch
         self.b_stage = g.k * g.n
         stage_bytes = (self.a_stage + self.b_stage) * element_bytes(g.element)
@@ -192,21 +188,24 @@ class _Pipeline:
     # -- copies ------------------------------------------------------------------------------
     def copy_plan(self, rows: int, cols: int, pitch: int):
         """Per copy of this thread: (row, chunk, offset in the stage), which do not depend on the
-        iteration: computed once, before the loop."""
+        iteration: computed once, before the loop; and the condition under which the thread
+        copies (None: always; a tile of fewer chunks than threads leaves the last threads out)."""
         ctx = self.ctx
         chunks = cols // self.w
         total = rows * chunks
         plan = []
-        for u in range(total // ctx.threads):
+        for u in range(max(1, total // ctx.threads)):
             c = ctx.add(ctx.tid(), u * ctx.threads)
             row = ctx(arith.ShRUIOp(c, ctx.index(log2(chunks))))
             chunk = ctx(arith.AndIOp(c, ctx.index(chunks - 1)))
             plan.append((row, chunk, self.chunk_at(row, chunk, chunks, pitch)))
-        return plan
+        guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
+        return plan, guard
 
-    def issue(self, tensor: Tensor, plan, shape, ti, tk, array, stage_base, k_is_row: bool):
+    def issue(self, tensor: Tensor, copy_plan, shape, ti, tk, array, stage_base, k_is_row: bool):
         """The copies of one tile `(ti, tk)` of `tensor` (`[rows, cols]` tiles) into a stage."""
         ctx = self.ctx
+        plan, guard = copy_plan
         rows, cols = shape
         d0, d1 = tensor.dims
         r_idx, c_idx = (tk, ti) if k_is_row else (ti, tk)
@@ -237,7 +236,10 @@ class _Pipeline:
                 ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
             return []
 
-        ctx.unsafe(fill)
+        def guarded() -> None:
+            ctx.unsafe(fill)
+
+        ctx.when(guard, guarded)
 
     def run(self) -> None:
         ctx, g = self.ctx, self.g

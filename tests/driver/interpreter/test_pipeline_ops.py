@@ -119,3 +119,46 @@ def test_the_pipeline_ops_lower_to_cp_async_and_ldmatrix():
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
     ):
         assert instruction in ptx, instruction
+
+
+RACY = """builtin.module {
+  simt.kernel @racy(%a: !simt.slice<f32>, %out: !simt.ptr<f32>) unsafe {
+    %s = simt.shared_alloc : !simt.shared<f32, [128]>
+    %t = simt.thread_id x
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %first = arith.cmpi ult, %t, %c32 : index
+    scf.if %first {
+      %i = arith.muli %t, %c4 : index
+      simt.async_copy %a[%i], %c4, %s[%i] {width = 4} : !simt.slice<f32>, !simt.shared<f32, [128]>
+    }
+    simt.async_commit
+    simt.async_wait {pending = 0}
+    BARRIER
+    %j = arith.remui %t, %c32 : index
+    %v = simt.shared_load %s[%j] : !simt.shared<f32, [128]>
+    simt.ptr_store %v, %out[%t] : !simt.ptr<f32>
+    simt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("barrier", [True, False])
+def test_a_copy_read_by_another_warp_needs_a_barrier(rng, barrier):
+    """The copy's shared writes are recorded when it is issued: the second warp reading what the
+    first copied is fine after a barrier and a data race without one."""
+    from ferrox.driver.interpreter.errors import KernelRace
+
+    text = RACY.replace("BARRIER", "simt.sync_threads" if barrier else "")
+    module = parse_module(make_context(), text, "racy.mlir")
+    a = rng.standard_normal(128).astype(np.float32)
+    out = np.full(64, np.nan, np.float32)
+    if barrier:
+        run_simt_kernel(module, "racy", (1, 1, 1), (64, 1, 1), [a, out])
+        np.testing.assert_array_equal(out, np.concatenate([a[:32], a[:32]]))
+        return
+    with pytest.raises(KernelRace) as e:
+        run_simt_kernel(module, "racy", (1, 1, 1), (64, 1, 1), [a, out])
+    assert "data race on element" in str(e.value)
+    assert "(no simt.sync_threads between them)" in str(e.value)
