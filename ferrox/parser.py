@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     StructPackableType,
     UnknownLoc,
+    UnregisteredOp,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.parser import Parser
@@ -49,6 +50,9 @@ class LocatedParser(Parser):
         super().__init__(ctx, input, name)
         self._line_offset = line_offset
         self._open_blocks: list[Block] = []
+        self._order_problems: list[tuple[Block, str, Span]] = []
+        self.graph_region_uses: list[tuple[str, Span]] = []
+        """Uses before definition accepted because their block may be a graph region."""
 
     def _loc(self, span: Span) -> FileLineColLoc:
         where = span.get_location()
@@ -83,6 +87,7 @@ class LocatedParser(Parser):
             )
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc(start)
+        self._judge_order(op)
         return op
 
     def _parse_alias_def(self):
@@ -171,7 +176,9 @@ class LocatedParser(Parser):
     def _check_defined_before_use(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         """xDSL resolves a use that comes before its definition in the same block (or inside an
         earlier op of that block, or in the defining op itself) without a word; every analysis
-        after it then meets a value that does not dominate its use."""
+        after it then meets a value that does not dominate its use. Such a use is recorded here
+        and judged once the op that owns the block is parsed (`_judge_order`): only then is it
+        known whether the block may be a graph region, where MLIR and xDSL allow it."""
         pending = self.forward_ssa_references.get(name)
         if not pending or not self._open_blocks or not isinstance(values[0], OpResult):
             return
@@ -180,15 +187,39 @@ class LocatedParser(Parser):
             for use in forward.uses:
                 user: Operation | None = use.operation
                 if user is definer:
-                    self.raise_error(f"%{name} is used by the operation that defines it", span)
+                    message = f"%{name} is used by the operation that defines it"
+                    self._order_problems.append((here, message, span))
+                    return
                 while user is not None:
                     if user.parent_block() is here:
-                        self.raise_error(
+                        message = (
                             f"%{name} is defined after a use of it in the same block "
-                            f"(used at {location_of(use.operation)})",
-                            span,
+                            f"(used at {location_of(use.operation)})"
                         )
+                        self._order_problems.append((here, message, span))
+                        return
                     user = user.parent_op()
+
+    def _judge_order(self, owner: Operation | None) -> None:
+        """Raise the first recorded use-before-definition in a block of `owner` (None: every
+        block left, at the end of the input) unless that block may be a graph region."""
+        for problem in list(self._order_problems):
+            block, message, span = problem
+            if owner is not None and block.parent_op() is not owner:
+                continue
+            self._order_problems.remove(problem)
+            if not may_be_graph_region(block):
+                self.raise_error(message, span)
+            self.graph_region_uses.append((message, span))
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        module = super().parse_module(allow_implicit_module)
+        self._judge_order(None)
+        if self.graph_region_uses and any(
+            op.name.partition(".")[0] in _SSA_ONLY_DIALECTS for op in module.walk()
+        ):  # a ferrox program is analysed as SSA throughout: no graph regions in it
+            self.raise_error(*self.graph_region_uses[0])
+        return module
 
     def _parse_block(self) -> Block:
         self._check_block_name()
@@ -232,6 +263,22 @@ class LocatedParser(Parser):
         for value in values:
             if isinstance(value, BlockArgument) and isinstance(value.location, UnknownLoc):
                 value.location = self._loc(span)
+
+
+_SSA_ONLY_DIALECTS = frozenset({"simt", "tile", "host", "nvvm"})
+"""ferrox's dialects: a module holding their ops allows no use before its definition."""
+
+
+def may_be_graph_region(block: Block) -> bool:
+    """Whether `block` may use a value before its definition, as in an MLIR graph region. xDSL
+    has no region kinds; what needs one: an op of unknown semantics (unregistered, or of xDSL's
+    `test` dialect that stands in for such ops; MLIR's `mayBeGraphRegion` says yes for these)
+    and an e-graph (a block holding `equivalence` ops, whose cycles xDSL's equality saturation
+    writes as uses before definitions)."""
+    owner = block.parent_op()
+    if owner is not None and (isinstance(owner, UnregisteredOp) or owner.name.startswith("test.")):
+        return True
+    return any(op.name.startswith("equivalence.") for op in block.ops)
 
 
 # The deepest bracket nesting (`(`, `[`, `{`, `<` together) that the tools accept. xDSL's parser,
