@@ -31,6 +31,10 @@ def convert_module(module: ModuleOp) -> ir.Module:
     """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export."""
     diag = DiagnosticEngine()
     out = ir.Module(name=_module_name(module))
+    for key in ("llvm.target_triple", "llvm.data_layout"):  # misspelt, it would be ignored
+        attr = module.attributes.get(key)
+        if attr is not None and not isinstance(attr, StringAttr):
+            diag.error(module, f"Unsupported {key} attribute: {attr} (expected a string)")
     out.triple = _string_attr(module, "llvm.target_triple") or NVPTX_TRIPLE
     layout = _string_attr(module, "llvm.data_layout")
     out.data_layout = (
