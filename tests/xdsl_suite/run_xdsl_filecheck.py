@@ -43,14 +43,14 @@ _RESULT = re.compile(
 
 
 def test_files(suite: Path, dirs: list[str]) -> list[Path]:
-    """The suite's `.mlir` files under `dirs` whose RUN lines start `xdsl-opt`."""
+    """The suite's `.mlir` files under `dirs` (folders or files) whose RUN lines call `xdsl-opt`."""
     roots = [suite] if dirs == ["all"] else [suite / d for d in dirs]
     found: list[Path] = []
     for root in roots:
         if not root.exists():  # the suite's layout changes between releases
             print(f"run_xdsl_filecheck: no folder {root}, skipped", file=sys.stderr)
             continue
-        for path in sorted(root.rglob("*.mlir")):
+        for path in [root] if root.is_file() else sorted(root.rglob("*.mlir")):
             text = path.read_text(errors="replace")
             if any("RUN:" in line and "xdsl-opt" in line for line in text.splitlines()):
                 found.append(path)
@@ -83,7 +83,9 @@ def failure_text(log: str, name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("suite", type=Path, help="xDSL's tests/filecheck folder")
-    parser.add_argument("dirs", nargs="*", help="folders of the suite to run (default: issue 15's)")
+    parser.add_argument(
+        "dirs", nargs="*", help="folders or files of the suite to run (default: issue 15's)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--quiet", action="store_true", help="no lit output for regressions")
     args = parser.parse_args(argv)
