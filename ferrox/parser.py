@@ -296,7 +296,8 @@ class _HexElement(Parser._TensorLiteralElement):
         if not isinstance(type, AnyFloat):
             return super().to_type(parser, type)
         width = type.bitwidth
-        bits = int(self.value)
+        bits = self.value
+        assert isinstance(bits, int), "a hex token is read as an integer"
         if bits >= 1 << width:
             parser.raise_error(
                 f"hex literal {self.span.text} has more than the {width} bits of {type}",
