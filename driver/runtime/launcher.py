@@ -256,16 +256,9 @@ class LoadedKernel:
         return grid3, block3, shared_bytes
 
     def _opt_in(self, shared_bytes: int) -> None:
-        """Allow `shared_bytes` of dynamic shared memory (cuda.core's kernel attributes are
-        read-only, so the driver is asked directly)."""
-        core_device(self.ordinal)
-        attr = _cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-        check(
-            _cu.cuKernelSetAttribute(
-                attr, shared_bytes, self.core.handle, _cu.CUdevice(self.ordinal)
-            ),
-            "cuKernelSetAttribute",
-        )
+        """Allow `shared_bytes` of dynamic shared memory (past 48 KiB a kernel must opt in:
+        the tile lowering's GEMM stages, `simt.shared_alloc {dynamic}`)."""
+        _opt_in_shared(self.core, self.ordinal, shared_bytes)
         self._shared_opt_in = shared_bytes
 
     def _explain(self, block: Dim3) -> str | None:
@@ -298,6 +291,17 @@ def _load_object(artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal
         return ObjectCode.from_ptx(image)
     except CoreCudaError as exc:
         raise from_core(exc, "cuLibraryLoadData") from exc
+
+
+def _opt_in_shared(core: Any, ordinal: int, shared_bytes: int) -> None:
+    """`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` of a loaded kernel (cuda.core's kernel
+    attributes are read-only, so the driver is asked directly)."""
+    core_device(ordinal)
+    attr = _cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    check(
+        _cu.cuKernelSetAttribute(attr, shared_bytes, core.handle, _cu.CUdevice(ordinal)),
+        "cuKernelSetAttribute",
+    )
 
 
 def _launch(stream: Any, config: Any, kernel: Any, values: tuple) -> None:

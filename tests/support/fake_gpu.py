@@ -181,4 +181,6 @@ def install(monkeypatch, tmp_path) -> FakeDevice:
     )
     monkeypatch.setattr(launcher, "_launch", launch)
     monkeypatch.setattr(launcher, "_launch_packed", launch_packed)
+    # opting in to dynamic shared memory past 48 KiB: the interpreter models the H200's 227 KiB
+    monkeypatch.setattr(launcher, "_opt_in_shared", lambda core, ordinal, nbytes: None)
     return fake

@@ -152,3 +152,28 @@ def test_the_interpreter_holds_an_uncontracted_launch_to_the_dynamic_arrays():
         run_simt_kernel(module, "k", (1, 1, 1), (32, 1, 1), [out], 1024)
     assert "@k's dynamic shared arrays take 65548 bytes, but the launch provides " in str(e.value)
     run_simt_kernel(module, "k", (1, 1, 1), (32, 1, 1), [out], 65548)
+
+
+def test_the_runtime_opts_in_to_the_dynamic_bytes_and_launches_with_them(
+    monkeypatch, tmp_path, rng
+):
+    """On the (fake) GPU: the loaded kernel is opted in to its contract's dynamic shared memory
+    once, and the launch passes that many bytes (the fake runs the kernel on the interpreter)."""
+    import fake_gpu
+
+    from ferrox.driver.runtime import launcher
+
+    fake = fake_gpu.install(monkeypatch, tmp_path)
+    opted: list[int] = []
+    monkeypatch.setattr(launcher, "_opt_in_shared", lambda core, ordinal, n: opted.append(n))
+    module = ferrox.load(matmul("f32", 128, 128, 16), device="gpu")
+    needed = module.artifact.kernels["mm"].contract.shared_bytes
+    assert needed > 48 * 1024
+    a = rng.standard_normal((130, 40)).astype(np.float32)
+    b = rng.standard_normal((40, 70)).astype(np.float32)
+    for _ in range(2):
+        c = np.full((130, 70), np.nan, np.float32)
+        module["mm"](c, a, b)
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+    assert opted == [needed]
+    assert [launch[3] for launch in fake.launches] == [needed, needed]
