@@ -100,6 +100,7 @@ class FakeKernel:
         self.module, self.info = module, artifact[name]
         self.arguments_info = [(0, slot.nbytes) for slot in self.info.abi]
         self.name = name
+        self.handle = 0  # what cuKernelSetAttribute is given (the fake accepts any)
 
 
 class FakeCode:
@@ -182,5 +183,5 @@ def install(monkeypatch, tmp_path) -> FakeDevice:
     monkeypatch.setattr(launcher, "_launch", launch)
     monkeypatch.setattr(launcher, "_launch_packed", launch_packed)
     # opting in to dynamic shared memory past 48 KiB: the interpreter models the H200's 227 KiB
-    monkeypatch.setattr(launcher, "_opt_in_shared", lambda core, ordinal, nbytes: None)
+    monkeypatch.setattr(launcher._cu, "cuKernelSetAttribute", lambda attr, n, k, dev: (0,))
     return fake
