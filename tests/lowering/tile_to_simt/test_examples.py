@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from ferrox.driver.interpreter.bf16 import to_bf16
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
 from ferrox.passes.verify_disjoint import collect
 from ferrox.targets.compile import compile_module
@@ -219,26 +220,18 @@ def cases(name):
     elif name == "matmul_f32":
         a, b = f32(70, 50), f32(50, 90)
         yield [poisoned(70, 90), a, b], a @ b, 1e-5
+    elif name == "matmul_bf16":  # bf16 bits in; each product exact in f32
+        a, b = to_bf16(f32(70, 50)), to_bf16(f32(50, 90))
+        yield [poisoned(70, 90), a, b], a.float32().astype(np.float64) @ b.float32(), 1e-5
 
 
-@pytest.mark.parametrize("name", [n for n in EXAMPLES if n != "matmul_bf16"])
+@pytest.mark.parametrize("name", EXAMPLES)
 def test_numerics(lowered, interpreter, name):
     for args, want, tol in cases(name):
         out = args[0]
         interpreter(lowered, name, args)
         assert not np.isnan(out).any(), "an output element was not written"
         np.testing.assert_allclose(out, want, rtol=tol, atol=tol * 10)
-
-
-def test_matmul_bf16_numerics_need_bf16_memory():
-    """The interpreter holds no bf16 memory (NumPy has no bf16); test_ops.py runs the same
-    lowering on f16 inputs instead."""
-    from xdsl.dialects.builtin import BFloat16Type
-
-    from ferrox.driver.interpreter.values import storage_dtype
-
-    with pytest.raises(TypeError, match="bf16 has no NumPy type"):
-        storage_dtype(BFloat16Type())
 
 
 @pytest.fixture(scope="module")
