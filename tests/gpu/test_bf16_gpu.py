@@ -228,3 +228,24 @@ def test_python_matmul_bf16_example_at_its_gpu_size(torch):
     assert done.stdout.splitlines()[-1] == (
         "tile matmul bf16 1030x1000 @ 1000x1050 on gpu: matches NumPy"
     )
+
+
+def test_torch_and_cupy_float16_tensors(both, torch):
+    gpu = both[0]["narrow_f16"]
+    x = torch.randn(5000, device="cuda") * 1e4  # past f16's range too: infinities
+    out = torch.full((5000,), float("nan"), device="cuda", dtype=torch.float16)
+    gpu[-(-5000 // 256), 256](x, out)
+    torch.cuda.synchronize()
+    assert torch.equal(out.view(torch.int16), x.half().view(torch.int16))
+    with pytest.raises(ferrox.LaunchError) as info:
+        gpu[-(-5000 // 256), 256](x, out.bfloat16())
+    assert info.value.problems == [
+        "%out (argument #1) of @narrow_f16 is a disjoint slice of f16, but the array holds bf16 "
+        "(its element type must be f16)"
+    ]
+    cupy = pytest.importorskip("cupy")
+    cx = cupy.asarray(x.cpu().numpy())
+    cout = cupy.full(5000, cupy.nan, dtype=cupy.float16)
+    gpu[-(-5000 // 256), 256](cx, cout)
+    cupy.cuda.runtime.deviceSynchronize()
+    assert (cupy.asnumpy(cout).view(np.uint16) == x.half().cpu().numpy().view(np.uint16)).all()
