@@ -1,6 +1,6 @@
 """docs/getting-started.md shows, under each `<!-- diagnostic: COMMAND -->` marker, exactly what
-COMMAND prints on standard error (run from the repository's root, in the human form): the page's diagnostics are
-the tools' own. `python tests/docs/test_getting_started.py` rewrites the blocks."""
+COMMAND prints on standard error (run from the repository's root, in the human form): the page's
+diagnostics are the tools' own. `python tests/docs/test_getting_started.py` rewrites the blocks."""
 
 from __future__ import annotations
 
