@@ -26,6 +26,7 @@ EXAMPLES = (
     "transpose",
     "matmul_f32",
     "matmul_bf16",
+    "attention",
 )
 
 
@@ -39,6 +40,8 @@ class Expect:
     """`ld.global.nc.v4` in the PTX: one per 4-element chunk a thread loads."""
     vector_stores: int = 1
     async_copies: int = 0
+    tensor_cores: bool = False
+    """`mma.sync ... bf16` in the PTX: bf16 products run on tensor cores."""
     """`cp.async.cg.shared.global` in the PTX: a pipelined GEMM main loop's 16-byte copies (per
     issue: one per chunk a thread copies of each operand; S - 1 issues before the loop, one in
     it)."""
@@ -81,6 +84,16 @@ EXPECT = {
         barrier=True,
         vector_stores=4,
         async_copies=4 * (1 + 1),  # 4 stages; 1 chunk of x and 1 of y a thread
+        tensor_cores=True,
+    ),
+    "attention": Expect(
+        (*dims(0, 3), *dims(1, 3), *dims(2, 3), *dims(3, 3)),
+        (1, 64, 64),
+        shuffle=True,
+        barrier=True,
+        vector_loads=6,
+        vector_stores=4,
+        tensor_cores=True,
     ),
 }
 
@@ -145,9 +158,7 @@ def test_ptx(ptx, name):
     assert len(re.findall(r"cp\.async\.cg\.shared\.global", body)) == expect.async_copies
     assert ".local" not in body
     # bf16 inputs run on tensor cores, f32 ones with FMAs (f32 is not rounded to tf32).
-    assert ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in body) == (
-        name == "matmul_bf16"
-    )
+    assert ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in body) == expect.tensor_cores
     # Tensor-core fragments come from shared memory by ldmatrix, FMA operands as 16-byte vectors.
     assert ("ldmatrix.sync.aligned.m8n8.x4.shared.b16" in body) == (name == "matmul_bf16")
     if name == "matmul_f32":
@@ -223,6 +234,12 @@ def cases(name):
     elif name == "matmul_bf16":  # bf16 bits in; each product exact in f32
         a, b = to_bf16(f32(70, 50)), to_bf16(f32(50, 90))
         yield [poisoned(70, 90), a, b], a.float32().astype(np.float64) @ b.float32(), 1e-5
+    elif name == "attention":  # causal; a ragged last block; p rounded to bf16 before p @ v
+        q, k, v = (to_bf16(f32(2, 100, 64)) for _ in range(3))
+        x, y, z = (t.float32().astype(np.float64) for t in (q, k, v))
+        s = np.where(np.tri(100, dtype=bool), x @ y.transpose(0, 2, 1) / 8.0, -np.inf)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        yield [poisoned(2, 100, 64), q, k, v], (p / p.sum(-1, keepdims=True)) @ z, 2e-3
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
