@@ -9,7 +9,6 @@ summation is unspecified, within a float32 tolerance.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ NAMES = [
     "transpose",
     "matmul_f32",
     "matmul_bf16",
+    "attention",
 ]
 PAD = 3  # extra poisoned elements past each end
 
@@ -156,11 +156,25 @@ def test_matmul_bf16(module, rng, m, k, n):
     check(c, backing, a.astype(np.float64) @ b.astype(np.float64), exact=False)
 
 
-def test_a_large_vector_add_is_quick(module, rng):
-    n = 1 << 20  # 1024 tile blocks
+def test_a_large_vector_add(module, rng):
+    n = 1 << 20  # 1024 tile blocks (its time is benchmarks/interpreter.py's, never asserted)
     x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
     z = np.full(n, np.nan, dtype=np.float32)
-    start = time.perf_counter()
     run_tile_kernel(module, "vector_add", [z, x, y])
-    assert time.perf_counter() - start < 10
     assert np.array_equal(z, x + y)
+
+
+@pytest.mark.parametrize(("heads", "seq"), [(1, 64), (2, 130)])
+def test_attention(module, rng, heads, seq):
+    """Causal attention with the online softmax: one block of keys, and a ragged third block."""
+    q, k, v = (
+        bf16_bits_round(rng.standard_normal((heads, seq, 64), dtype=np.float32)) for _ in range(3)
+    )
+    out, backing = poisoned(heads, seq, 64)
+    run_tile_kernel(module, "attention", [out, q, k, v])
+    x, y, z = (t.astype(np.float64) for t in (q, k, v))
+    s = np.where(np.tri(seq, dtype=bool), x @ y.transpose(0, 2, 1) / 8.0, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    # p is rounded to bf16 before p @ v in the kernel (relative 2^-9), not in this reference.
+    assert untouched_outside(out, backing)
+    np.testing.assert_allclose(out, (p / p.sum(-1, keepdims=True)) @ z, rtol=1e-2, atol=1e-2)
