@@ -191,6 +191,13 @@ class LocatedParser(Parser):
                     self._order_problems.append((here, message, span))
                     return
                 while user is not None:
+                    if user is definer:  # in a region of it: the op is not in `here` yet
+                        message = (
+                            f"%{name} is used inside the operation that defines it (at "
+                            f"{location_of(use.operation)})"
+                        )
+                        self._order_problems.append((here, message, span))
+                        return
                     if user.parent_block() is here:
                         message = (
                             f"%{name} is defined after a use of it in the same block "

@@ -292,6 +292,12 @@ def test_string_literals_that_would_hang_the_lexer_are_diagnosed(
             "  %x = arith.addi %x, %x : i32\n",
             "2:3: error: %x is used by the operation that defines it",
         ),
+        (
+            # Used two regions down: compile erased the op while the use remained (ValueError).
+            "  %x = scf.execute_region -> i32 {\n    %y = scf.execute_region -> i32 {\n"
+            "      scf.yield %x : i32\n    }\n    scf.yield %y : i32\n  }\n",
+            "2:3: error: %x is used inside the operation that defines it (at {path}:4:7)",
+        ),
     ],
 )
 def test_a_use_before_its_definition_in_a_block_is_located(tmp_path, capsys, body, message):
