@@ -57,7 +57,11 @@ def start_server() -> str:
 
         def stop() -> None:
             proc.terminate()
-            proc.wait()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
             shutil.rmtree(folder, ignore_errors=True)
 
         atexit.register(stop)

@@ -88,7 +88,7 @@ def warm_up() -> None:
                 io.StringIO(),
                 io.StringIO(),
             )
-            with warnings.catch_warnings(), contextlib.suppress(BaseException):
+            with warnings.catch_warnings(), contextlib.suppress(Exception, SystemExit):
                 warnings.simplefilter("ignore")
                 opt.main(argv)
     finally:
@@ -163,10 +163,18 @@ def status_of(status: int) -> bytes:
     return f"exit {os.WEXITSTATUS(status)}\n".encode()
 
 
+class Stopped(BaseException):
+    """SIGTERM: end the server (removing its socket), even in the middle of its warm-up."""
+
+
+def stop(signum, frame) -> None:
+    raise Stopped
+
+
 def serve(address: str, parent: int) -> None:
     """Accept requests and fork their tools; reply to each client when its tool ends (a
     SIGCHLD wakes the loop). One process, one thread: nothing else runs when it forks."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))  # remove the socket
+    signal.signal(signal.SIGTERM, stop)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(64)  # clients queue here while the server warms up
@@ -212,4 +220,5 @@ def serve(address: str, parent: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    with contextlib.suppress(Stopped):
+        serve(sys.argv[1], int(sys.argv[2]))
