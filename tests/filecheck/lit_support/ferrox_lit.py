@@ -9,7 +9,7 @@
   `// REQUIRES: ptxas`;
 - the environment passed on: PATH, HOME, temporary folders, locale, and every FERROX_*,
   PYTHON* and CUDA* variable (the kernel cache the test run chose among them), with
-  FERROX_ERROR_FORMAT=short where it is not set (the diagnostics' one-line form);
+  FERROX_ERROR_FORMAT=short where it is not set or empty (the diagnostics' one-line form);
 - scratch files (`%t`) under FERROX_LIT_EXEC_ROOT, else a temporary folder, never the checkout.
 
 The tool server starts once per process that loads a configuration (lit, or each pytest
@@ -105,6 +105,7 @@ def configure(config, name: str) -> None:
     config.environment["PATH"] = os.pathsep.join(path)
     config.environment["PYTHONSAFEPATH"] = "1"  # no test's folder first on a tool's sys.path
     # The diagnostics' one-line form, which the RUN lines pin (tests/conftest.py sets it too).
-    config.environment.setdefault("FERROX_ERROR_FORMAT", "short")
+    if not config.environment.get("FERROX_ERROR_FORMAT"):
+        config.environment["FERROX_ERROR_FORMAT"] = "short"
     if os.environ.get("FERROX_LIT_NO_SERVER") != "1":
         config.environment[SERVER_ENV] = start_server()
