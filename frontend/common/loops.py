@@ -61,8 +61,8 @@ def loop_body(node: ast.For | ast.While, fail: Fail) -> LoopBody:
         # located at the `break`: where a trip's threads may part (a barrier's note says so)
         assert flag is not None
         running = ast.UnaryOp(op=ast.Not(), operand=_name(flag, first_break))
-        guard = ast.If(test=ast.copy_location(running, first_break), body=stmts or [_pass(node)])
-        guard.orelse = []
+        test_ = ast.copy_location(running, first_break)
+        guard = ast.If(test=test_, body=stmts or [_pass(node)], orelse=[])
         stmts = [ast.copy_location(guard, first_break)]
     return LoopBody(stmts, flag, test)
 
