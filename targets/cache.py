@@ -103,6 +103,60 @@ def compiler_fingerprint() -> str:
     return fingerprint(compiler_sources())
 
 
+PLUGIN_GROUPS = ("ferrox.dialects", "ferrox.passes", "ferrox.lowerings", "ferrox.interpreter")
+"""ferrox/registry.py's entry-point groups: what an installed plugin adds to the compiler."""
+
+
+def plugin_modules() -> list[tuple[str, str]]:
+    """(distribution folder, top-level module) of every installed ferrox plugin, read from the
+    distributions' `entry_points.txt` on sys.path without importing importlib.metadata (whose
+    import would cost a cache hit more than the rest of its work)."""
+    found: set[tuple[str, str]] = set()
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                text = Path(folder or ".", name, "entry_points.txt").read_text()
+            except (OSError, UnicodeDecodeError):
+                continue
+            group = ""
+            for line in text.splitlines():
+                line = line.strip()
+                if line.startswith("[") and line.endswith("]"):
+                    group = line[1:-1].strip()
+                elif group in PLUGIN_GROUPS and "=" in line:
+                    target = line.split("=", 1)[1].split(":", 1)[0].strip()
+                    found.add((name, target.split(".", 1)[0]))
+    return sorted(found)
+
+
+@functools.cache
+def plugins_fingerprint() -> str:
+    """The installed plugins and their sources: a plugin's lowering, verifier or dialect decides
+    a kernel's bytes as much as the compiler's own modules, and an editable plugin changes
+    without a new version. "" when no plugin is installed (the common case costs a listing of
+    sys.path's folders). Never memoised on disk: installing a plugin changes no toolchain file."""
+    plugins = plugin_modules()
+    if not plugins:
+        return ""
+    sources: list[tuple[str, Path]] = []
+    for dist, module in plugins:
+        sources.append((f"dist:{dist}", Path(os.devnull)))
+        spec = importlib.util.find_spec(module)
+        roots = (spec.submodule_search_locations or []) if spec is not None else []
+        if spec is not None and spec.origin and not roots:
+            sources.append((f"{module}.py", Path(spec.origin)))
+        for root in roots:
+            for path in sorted(Path(root).rglob("*.py")):
+                sources.append((f"{module}/{path.relative_to(root).as_posix()}", path))
+    return fingerprint(sources)
+
+
 @functools.cache
 def ptxas_version() -> str:
     """`ptxas --version`'s last line (`absent` where there is none), once per process."""
@@ -253,6 +307,7 @@ class KernelKey:
             "options": _canonical_options(self.options),
             "artifact": self.artifact,
             **toolchain_versions(),
+            **({"plugins": plugged} if (plugged := plugins_fingerprint()) else {}),
         }
 
     def digest(self) -> str:
