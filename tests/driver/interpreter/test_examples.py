@@ -24,6 +24,7 @@ EXAMPLE_NAMES = [
     "sgemm_micro",
     "warp_reduce",
     "block_reduce",
+    "block_reduce_gridstride",
     "histogram",
     "gcd",
     "alu",
@@ -194,6 +195,22 @@ def test_block_reduce(example, rng):
     for block_total in tiles[:, 0]:  # the interpreter runs blocks in order
         expected = np.float32(expected + block_total)
     assert total[0] == expected
+    assert abs(float(total[0]) - (1.5 + float(x.astype(np.float64).sum()))) < 1e-3
+
+
+@pytest.mark.parametrize("n, blocks", [(9001, 3), (100, 5), (0, 2)])
+def test_block_reduce_gridstride(example, rng, n, blocks):
+    """Any grid covers the array: blocks stride over it (more blocks than chunks too), the ragged
+    last chunk is padded with 0, and every block adds its total to what was there."""
+    x = rng.standard_normal(n, dtype=np.float32)
+    total = np.array([1.5], dtype=np.float32)
+    run_simt_kernel(
+        example("block_reduce_gridstride"),
+        "block_reduce_gridstride",
+        (blocks, 1, 1),
+        (256, 1, 1),
+        [x, total],
+    )
     assert abs(float(total[0]) - (1.5 + float(x.astype(np.float64).sum()))) < 1e-3
 
 
