@@ -25,6 +25,8 @@ def rows(variants: bool = False) -> list[dict]:
          torch.float32, "tile"),
         ("SGEMM, SIMT sgemm_tiled.mlir", "simt/sgemm_tiled.mlir", "sgemm_tiled", 4096,
          torch.float32, "simt"),
+        ("SGEMM, SIMT sgemm_micro.mlir (8x8 micro-tiles)", "simt/sgemm_micro.mlir",
+         "sgemm_micro", 4096, torch.float32, "simt"),
         ("matmul bf16, tile matmul_bf16.mlir", "tile/matmul_bf16.mlir", "matmul_bf16", 8192,
          torch.bfloat16, "tile"),
     ):  # fmt: skip
@@ -41,7 +43,12 @@ def rows(variants: bool = False) -> list[dict]:
             if track == "tile":
                 go = launcher(artifact, name, [c, a, b])
             else:
-                go = launcher(artifact, name, [a, b, c, m, n, k], grid=(-(-n // 16), -(-m // 16)))
+                grid = (
+                    (-(-m // 128), -(-n // 128))  # one 128 x 128 tile of C a block
+                    if name == "sgemm_micro"
+                    else (-(-n // 16), -(-m // 16))
+                )
+                go = launcher(artifact, name, [a, b, c, m, n, k], grid=grid)
             c.fill_(float("nan"))
             go()
             torch.cuda.synchronize()
