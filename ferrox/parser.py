@@ -224,7 +224,7 @@ class LocatedParser(Parser):
         self._judge_order(None)
         if self.graph_region_uses and any(
             op.name.partition(".")[0] in _SSA_ONLY_DIALECTS for op in module.walk()
-        ):  # a ferrox program is analysed as SSA throughout: no graph regions in it
+        ):  # ferrox's analyses and exporter need every use dominated: no graph regions
             self.raise_error(*self.graph_region_uses[0])
         return module
 
@@ -272,8 +272,9 @@ class LocatedParser(Parser):
                 value.location = self._loc(span)
 
 
-_SSA_ONLY_DIALECTS = frozenset({"simt", "tile", "host", "nvvm"})
-"""ferrox's dialects: a module holding their ops allows no use before its definition."""
+_SSA_ONLY_DIALECTS = frozenset({"simt", "tile", "host", "nvvm", "llvm"})
+"""ferrox's dialects and the llvm dialect its exporter reads: a module holding their ops allows
+no use before its definition."""
 
 
 def may_be_graph_region(block: Block) -> bool:
