@@ -114,6 +114,24 @@ def test_a_ferrox_module_allows_no_graph_region(capsys, tmp_path):
     )
 
 
+def test_an_egraph_in_an_llvm_function_is_refused(capsys, tmp_path):
+    # The exporter reads llvm ops in order; it met %c before its definition.
+    text = (
+        "llvm.func @f(%a: i64) -> i64 {\n"
+        "  %s = llvm.add %c, %a : i64\n"
+        "  %c = llvm.add %a, %a : i64\n"
+        "  %b = llvm.add %a, %a : i64\n"
+        "  %d = equivalence.class %b : i64\n"
+        "  llvm.return %s : i64\n"
+        "}\n"
+    )
+    code, out, err = run(capsys, tmp_path, text, "-t", "llvm", "--error-format=short")
+    assert (code, out) == (1, "")
+    assert err == (
+        "IN:3:3: error: %c is defined after a use of it in the same block (used at IN:2:3)\n"
+    )
+
+
 def test_a_target_triple_that_is_not_a_string_is_refused(capsys, tmp_path):
     text = 'builtin.module attributes {llvm.target_triple = 1, llvm.data_layout = "e"} {}\n'
     message = "error: Unsupported llvm.target_triple attribute: 1 : i64 (expected a string)\n"
