@@ -61,7 +61,8 @@ def render() -> str:
         explanation = load(code.code)
         out += ["", f'## <a id="{code.code.lower()}"></a>{code.code}: {code.title}', ""]
         out.append(explanation.text)
-        relative = path_of(code.code).relative_to(ROOT)
+        # the checkout's copy (the installed package's may live elsewhere, as on a GPU host)
+        relative = Path("driver", "tools", "errors", path_of(code.code).name)
         if explanation.example:
             out += ["", f"<!-- snippet: {relative}#example -->", "```mlir"]
             out.append(explanation.example.rstrip("\n"))

@@ -66,7 +66,11 @@ def test_not_fails_on_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, s
             sys.path.insert(0, {str(LIT_SUPPORT)!r})
             from ferrox_lit import configure
             configure(config, "not-semantics")
-            config.environment["PYTHONPATH"] = {str(tmp_path)!r}
+            import os
+            # the test's tools first, then wherever ferrox itself is on PYTHONPATH (a GPU host)
+            config.environment["PYTHONPATH"] = os.pathsep.join(
+                p for p in ({str(tmp_path)!r}, os.environ.get("PYTHONPATH", "")) if p
+            )
         """)
     )
     for name, (run, _) in CASES.items():

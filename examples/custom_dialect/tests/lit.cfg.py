@@ -30,6 +30,7 @@ for tool, module in [
     config.substitutions.append(  # noqa: F821
         (rf"(?<![^\s|;&(]){tool}(?![^\s|;&)])", f"{python} -m {module}")
     )
-for name in ("HOME", "TMPDIR", "FERROX_CACHE_DIR", "FERROX_ERROR_FORMAT"):
+# PYTHONPATH too: where ferrox is installed into a folder on it rather than site-packages.
+for name in ("HOME", "TMPDIR", "PYTHONPATH", "FERROX_CACHE_DIR", "FERROX_ERROR_FORMAT"):
     if name in os.environ:
         config.environment[name] = os.environ[name]  # noqa: F821
