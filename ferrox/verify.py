@@ -11,19 +11,32 @@ from ferrox.diagnostics import DiagnosticEngine, DiagnosticError
 
 
 def verify_module(root: Operation) -> None:
-    """Run each op's own verifier (not recursively) so that all failures are collected."""
+    """Run each op's own verifier (not recursively) so that all failures are collected.
+
+    The ops inside an op that fails are not verified: their verifiers may rely on what it
+    guarantees (a `simt.call` looks its callee up in the module's one block; a module body of
+    two blocks made that an internal error), as xDSL's recursive verify relies on it too."""
     engine = DiagnosticEngine()
-    for op in root.walk():
+    pending = [root]
+    while pending:  # pre-order, as root.walk()
+        op = pending.pop()
         try:
             _check_before_xdsl(op)
             op.verify(verify_nested_ops=False)
             _check_terminators(op)
         except DiagnosticError as e:
             engine.diagnostics.extend(e.diagnostics)
+            continue
         except VerifyException as e:
             # xDSL's constraint errors span lines ("operand 'x' ... does not verify:\n<why>").
             lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
             engine.error(op, " ".join(lines) if lines else type(e).__name__)
+            continue
+        pending.extend(
+            reversed(
+                [inner for region in op.regions for block in region.blocks for inner in block.ops]
+            )
+        )
     engine.raise_if_errors()
 
 

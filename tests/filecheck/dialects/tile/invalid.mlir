@@ -83,7 +83,7 @@ tile.kernel @k(%a: !tile.partition<f32, [16, 16]>, %x: !tile.tensor<f32, [?]>, %
 
 // expected-error@+1 {{tile.kernel body must end with tile.return}}
 tile.kernel @k(%out: !tile.partition<f32, [16]>) {
-  // expected-error@+1 {{Operation tile.block_id terminates block in single-block region but is not a terminator}}
+  // The ops inside an op that fails are not verified (ferrox/verify.py).
   %i = tile.block_id 0
 }
 
