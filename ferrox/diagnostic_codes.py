@@ -274,6 +274,7 @@ CODES: tuple[Code, ...] = (
         ("tile-4",),
         (
             r"more than the \d+ a block (?:has|can opt in to)",
+            r"thread may hold; use smaller tiles",
             r"^'tile\.\w+' under divergent control flow",
             r"is not proven uniform once lowered",
         ),

@@ -318,9 +318,9 @@ def test_a_tile_too_big_for_the_threads_registers_is_refused(tmp_path: Path, cap
     assert cli.main(["compile", "--no-cache", "-o", os.devnull, str(path)]) == 1
     _, err = capsys.readouterr()
     assert err == (
-        f"{path}:3:3: error: cannot lower 'tile.load' to SIMT: its !tile.tile<f32, [16, 8192]> "
-        "of 131072 elements spreads 512 over each of the block's 256 threads, more than the 256 a "
-        "thread may hold; use smaller tiles\n"
+        f"{path}:3:3: error[E1204]: cannot lower 'tile.load' to SIMT: its "
+        "!tile.tile<f32, [16, 8192]> of 131072 elements spreads 512 over each of the block's 256 "
+        "threads, more than the 256 a thread may hold; use smaller tiles\n"
     )
 
 
