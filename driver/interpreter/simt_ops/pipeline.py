@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.ops import lowers
 from ferrox.driver.interpreter.simt_ops.shared import load, store
+from ferrox.driver.interpreter.simt_ops.tile_support import chunk_range
 from ferrox.driver.interpreter.simt_ops.warp import collective
 
 
@@ -32,21 +33,7 @@ def _async_copy(op):
     def run(ex, args, mask):
         source, index, count, array, offset = args
         n = ex.n
-        i = np.broadcast_to(np.asarray(index).astype(np.int64).view(np.uint64), (n,))
-        m = np.minimum(
-            np.broadcast_to(np.asarray(count).astype(np.int64).view(np.uint64), (n,)), np.uint64(w)
-        )
-        with np.errstate(all="ignore"):
-            bad = mask & (m > 0) & ((i + m > np.uint64(source.length)) | (i + m < i))
-        if bad.any():
-            k = int(np.argmax(bad))
-            first, last = int(i[k]), int(i[k]) + int(m[k]) - 1
-            raise ex.fault(
-                op,
-                bad,
-                f"simt.async_copy out of range: elements {first} to {last} of {source.name} "
-                f"(length {source.length})",
-            )
+        i, m = chunk_range(ex, op, source, index, count, w, mask)
         at = np.broadcast_to(np.asarray(offset).astype(np.int64), (n,))
         misaligned = mask & (at % w != 0)
         if misaligned.any():

@@ -91,6 +91,28 @@ def _store_chunk(op):
     return run
 
 
+def chunk_range(ex, op, buffer, index, count, w: int, mask):
+    """(first element, element count) a lane's chunk covers, each lane's count capped at `w`;
+    a lane whose chunk leaves `buffer` (or wraps) is a fault naming the op."""
+    n = ex.n
+    i = np.broadcast_to(np.asarray(index).astype(np.int64).view(np.uint64), (n,))
+    m = np.minimum(
+        np.broadcast_to(np.asarray(count).astype(np.int64).view(np.uint64), (n,)), np.uint64(w)
+    )
+    with np.errstate(all="ignore"):
+        bad = mask & (m > 0) & ((i + m > np.uint64(buffer.length)) | (i + m < i))
+    if bad.any():
+        k = int(np.argmax(bad))
+        first, last = int(i[k]), int(i[k]) + int(m[k]) - 1
+        raise ex.fault(
+            op,
+            bad,
+            f"{op.name} out of range: elements {first} to {last} of {buffer.name} "
+            f"(length {buffer.length})",
+        )
+    return i, m
+
+
 @lowers(simt.LoadChunkOp)
 def _load_chunk(op):
     w = len(op.res)
@@ -98,21 +120,7 @@ def _load_chunk(op):
     def run(ex, args, mask):
         buffer, index, count, pad = args
         n = ex.n
-        i = np.broadcast_to(np.asarray(index).astype(np.int64).view(np.uint64), (n,))
-        m = np.minimum(
-            np.broadcast_to(np.asarray(count).astype(np.int64).view(np.uint64), (n,)), np.uint64(w)
-        )
-        with np.errstate(all="ignore"):
-            bad = mask & (m > 0) & ((i + m > np.uint64(buffer.length)) | (i + m < i))
-        if bad.any():
-            k = int(np.argmax(bad))
-            first, last = int(i[k]), int(i[k]) + int(m[k]) - 1
-            raise ex.fault(
-                op,
-                bad,
-                f"simt.load_chunk out of range: elements {first} to {last} of {buffer.name} "
-                f"(length {buffer.length})",
-            )
+        i, m = chunk_range(ex, op, buffer, index, count, w, mask)
         results = []
         for j in range(w):
             take = mask & (m > j)
