@@ -20,6 +20,9 @@ from xdsl.dialects.builtin import Float32Type, FunctionType, i32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from ferrox.dialects.simt import (
+    AsyncCommitOp,
+    AsyncCopyOp,
+    AsyncWaitOp,
     AtomicAddOp,
     AtomicAndOp,
     AtomicCasOp,
@@ -41,6 +44,7 @@ from ferrox.dialects.simt import (
     Index2DOp,
     Index2DRuntimeOp,
     LaneIdOp,
+    LdMatrixOp,
     LenOp,
     LoadChunkOp,
     LoadOp,
@@ -53,6 +57,7 @@ from ferrox.dialects.simt import (
     SharedAllocOp,
     SharedArrayType,
     SharedLoadOp,
+    SharedLoadVectorOp,
     SharedStoreOp,
     ShuffleOp,
     SliceType,
@@ -94,6 +99,7 @@ _DIM_OPS = {
     "block_dim": BlockDimOp,
     "grid_dim": GridDimOp,
 }
+_PIPELINE = (s.async_copy, s.async_commit, s.async_wait, s.shared_load_vector, s.ldmatrix)
 _SHUFFLES = {s.shuffle_xor: "xor", s.shuffle_down: "down", s.shuffle_up: "up", s.shuffle_idx: "idx"}
 
 
@@ -460,6 +466,8 @@ class SimtBuilder(FunctionBuilder):
                 LoadChunkOp(x, self.index_of(i, node), self.index_of(count, node), pad_value, width)
             )
             return tuple(op.results)
+        if fn in _PIPELINE:
+            return self.pipeline(fn, args, kwargs, node)
         if fn is s.lane_id:
             self.arity(node, fn.name, args, kwargs, 0)
             return e.result(LaneIdOp())
@@ -491,6 +499,67 @@ class SimtBuilder(FunctionBuilder):
         if fn in (s.Slice, s.DisjointSlice, s.AtomicSlice, s.Ptr, Constexpr):
             raise self.fail(node, f"{fn!r} is an annotation, not a function")
         return NotImplemented
+
+    def pipeline(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """The GEMM pipeline's ops, one call each (`dialects/simt/pipeline.py`): what they
+        refuse (a copy that is not 16 bytes, a pending count past 7, an ldmatrix of 32-bit
+        elements, shared memory outside unsafe code) is built as written and refused by the op
+        verifiers and verify-disjoint, at this line."""
+        e = self.emit
+        if fn is s.async_commit:
+            self.arity(node, fn.name, args, kwargs, 0)
+            e.emit(AsyncCommitOp())
+            return None
+        if fn is s.async_wait:
+            self.arity(node, fn.name, args, kwargs, 1)
+            self.constant_int(node, fn.name, "pending count", args[0])
+            e.emit(AsyncWaitOp(args[0]))
+            return None
+        if fn is s.ldmatrix:
+            trans = kwargs.pop("trans", False)
+            self.arity(node, fn.name, args, kwargs, 2)
+            if not isinstance(trans, bool):
+                raise self.fail(node, f"ldmatrix's trans is True or False, found {describe(trans)}")
+            t = self.shared_operand(node, fn.name, args[0])
+            op = e.emit(LdMatrixOp(t, self.index_of(args[1], node), trans))
+            return tuple(op.results)
+        if fn is s.shared_load_vector:
+            self.arity(node, fn.name, args, kwargs, 3)
+            t, i, width = args
+            t = self.shared_operand(node, fn.name, t)
+            self.constant_int(node, fn.name, "width", width)
+            op = e.emit(SharedLoadVectorOp(t, self.index_of(i, node), width))
+            return tuple(op.results)
+        self.arity(node, fn.name, args, kwargs, 6)  # async_copy
+        x, i, count, t, j, width = args
+        if not is_ir(x) or not isinstance(x.type, SLICES):
+            raise self.fail(node, f"async_copy copies from a Slice, found {describe(x)}")
+        t = self.shared_operand(node, fn.name, t)
+        self.constant_int(node, fn.name, "width", width)
+        e.emit(
+            AsyncCopyOp(
+                x,
+                self.index_of(i, node),
+                self.index_of(count, node),
+                t,
+                self.index_of(j, node),
+                width,
+            )
+        )
+        return None
+
+    def shared_operand(self, node: ast.Call, name: str, value: Any) -> SSAValue:
+        if not is_ir(value) or not isinstance(value.type, SharedArrayType):
+            raise self.fail(
+                node, f"{name} takes a shared array (simt.shared(...)), found {describe(value)}"
+            )
+        return value
+
+    def constant_int(self, node: ast.Call, name: str, what: str, value: Any) -> None:
+        if is_ir(value) or not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(
+                node, f"{name}'s {what} is a compile-time integer, found {describe(value)}"
+            )
 
     def shared_alloc(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> SSAValue:
         if len(args) != 2 or kwargs:

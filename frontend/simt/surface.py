@@ -207,6 +207,25 @@ load_chunk = _i(
     "load_chunk",
     "load_chunk(x, i, count, pad, width): x[i + j] for j < count, pad for the rest (a tuple)",
 )
+async_copy = _i(
+    "async_copy",
+    "async_copy(x, i, count, t, j, width): x[i + e] for e < count, zeros for the rest of the "
+    "width elements (16 bytes), into t[j ..] of a 1-D shared array, landing by async_wait",
+)
+async_commit = _i("async_commit", "async_commit(): the copies issued since the last form a group")
+async_wait = _i(
+    "async_wait", "async_wait(pending): wait until at most `pending` groups (0 to 7) are in flight"
+)
+shared_load_vector = _i(
+    "shared_load_vector",
+    "shared_load_vector(t, i, width): t[i .. i + width) of a 1-D shared array in one access "
+    "(a tuple; at most 16 bytes, i a multiple of width)",
+)
+ldmatrix = _i(
+    "ldmatrix",
+    "ldmatrix(t, i, trans=False): four 8 x 8 matrices of 16-bit elements as mma fragments "
+    "(four i32; a warp collective)",
+)
 ATOMIC_KINDS = ("add", "sub", "min", "max", "and", "or", "xor", "exch")
 atomic_add = _i("atomic_add", "atomic_add(t, i, v, scope='gpu', ordering='relaxed') -> old")
 atomic_sub = _i("atomic_sub", "atomic_sub(t, i, v) -> old (integers)")
