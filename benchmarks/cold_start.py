@@ -109,7 +109,12 @@ else:
     a, b = rng.random(N, dtype=np.float32), rng.random(N, dtype=np.float32)
     out = np.full(N, np.nan, dtype=np.float32)
 import ferrox.api
+from ferrox.targets import cache
 mark("import ferrox")
+cache.toolchain_versions()
+mark("key: toolchain memo")
+cache.plugins_fingerprint()
+mark("key: plugins")
 artifact = ferrox.compile(PATH, chip="sm_90")
 mark("cache hit")
 import cuda.bindings.driver
