@@ -83,9 +83,11 @@ def test_an_early_start_gone_wrong_falls_back_to_run_ptxas(ptx_of, monkeypatch):
     def no_proc(self):
         raise OSError("no /proc here")
 
+    # The PTX first: compiling it (when no earlier test in this worker has) runs a job too, and
+    # with `/proc` patched away that job would already mark early starts unusable.
+    ptx = ptx_of("simt/vecadd")
     monkeypatch.setattr(ptxas_job.PtxasJob, "_bytes_read", no_proc)
     monkeypatch.setattr(ptxas_job, "_unusable", False)
-    ptx = ptx_of("simt/vecadd")
     started = job()
     assert started.finish(ptx).cubin == run_ptxas(ptx, "sm_90").cubin
     assert started._proc.returncode is not None and not started._source.parent.exists()
