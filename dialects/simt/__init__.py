@@ -91,9 +91,19 @@ from ferrox.dialects.simt.warp import (
     VoteAnyOp,
 )
 
-SHARED_ACCESS_OPS = (SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS)
+SHARED_ACCESS_OPS = (SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS, *WGMMA_ACCESS_OPS)
 """Every op that touches a shared array: unsafe (the verifier keeps them in unsafe code)."""
 
+from ferrox.dialects.simt.wgmma import (
+    WARPGROUP_COLLECTIVE_OPS,
+    WGMMA_ACCESS_OPS,
+    WGMMA_OPS,
+    WgmmaCommitOp,
+    WgmmaFenceOp,
+    WgmmaOp,
+    WgmmaStoreOp,
+    WgmmaWaitOp,
+)
 TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
 """Every op that may produce a witness: the four of `index` and the tile track's
 `simt.tile_index`."""
@@ -145,6 +155,7 @@ SIMT = Dialect(
     [
         IndexSpaceAttr,
         SliceType,
+        *WGMMA_OPS,
         DisjointSliceType,
         AtomicSliceType,
         ThreadIndexType,
@@ -169,6 +180,12 @@ __all__ = [
     "AsyncCommitOp",
     "AsyncCopyOp",
     "AsyncWaitOp",
+    "WARPGROUP_COLLECTIVE_OPS",
+    "WgmmaCommitOp",
+    "WgmmaFenceOp",
+    "WgmmaOp",
+    "WgmmaStoreOp",
+    "WgmmaWaitOp",
     "LdMatrixOp",
     "SharedLoadVectorOp",
     "TRUSTED_INDEX_OPS",

@@ -6,9 +6,11 @@ decision between it and its function's entry (an `scf.if` or `scf.index_switch` 
 bounds, an `scf.while` condition, a `cf` branch in a region of several blocks at any depth,
 an early exit) must be uniform across the block. A warp collective (`simt.shuffle`,
 `simt.vote_all`, `simt.vote_any`, `simt.ballot`, `simt.mma_sync`) needs decisions uniform
-across the warp. A `simt.call` to a device function that contains either, however deeply, needs
-what the callee needs. A `simt.get_mut` region runs only where its witness is in bounds, and a
-region of an op the verifier does not know may run on some threads only: both are divergent.
+across the warp; a warpgroup collective (`simt.wgmma` and its fence, commit and wait) is held to
+the block's, as a barrier is. A `simt.call` to a device function that contains one, however
+deeply, needs what the callee needs. A `simt.get_mut` region runs only where its witness is in
+bounds, and a region of an op the verifier does not know may run on some threads only: both are
+divergent.
 What is uniform is decided by the uniformity analysis (`passes/analysis/uniformity.py`,
 docs/uniformity-analysis.md); anything it cannot prove uniform is divergent.
 """
@@ -18,13 +20,19 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from ferrox.diagnostics import DiagnosticEngine
-from ferrox.dialects.simt import CONVERGENT_WARP_OPS, CallOp, FuncOp, SyncThreadsOp
+from ferrox.dialects.simt import (
+    CONVERGENT_WARP_OPS,
+    WARPGROUP_COLLECTIVE_OPS,
+    CallOp,
+    FuncOp,
+    SyncThreadsOp,
+)
 from ferrox.passes.analysis.uniformity import Level, Uniformity, UniformityInternalError
 from ferrox.passes.disjoint.common import Context, Function, functions
 
 
 def _own_need(op: Operation) -> Level | None:
-    if isinstance(op, SyncThreadsOp):
+    if isinstance(op, (SyncThreadsOp, *WARPGROUP_COLLECTIVE_OPS)):  # no warpgroup level: block
         return Level.BLOCK
     if isinstance(op, CONVERGENT_WARP_OPS):
         return Level.WARP
@@ -103,6 +111,8 @@ def _params(fn: Function, ctx: Context) -> list[Level] | None:
 
 def _what(op: Operation, ctx: Context) -> tuple[Level, str] | None:
     need = _own_need(op)
+    if isinstance(op, WARPGROUP_COLLECTIVE_OPS):
+        return Level.BLOCK, "warpgroup collective"
     if need == Level.BLOCK:
         return need, "barrier"
     if need == Level.WARP:

@@ -1,0 +1,428 @@
+"""Hopper warpgroup tensor-core ops (PTX `wgmma`, sm_90a only): a warpgroup (128 consecutive
+threads of a 1-D block) multiplies tiles that sit in shared memory into f32 accumulators that sit
+in its registers, asynchronously.
+
+- `%d.. = simt.wgmma %a[..], %b[..], acc(%c..) {n = N} : A, B`: `D = A_t @ B_t^T + C` with `A_t`
+  the 64 x 16 tile of `a` whose element (0, 0) is `a[..]` and `B_t` the N x 16 tile of `b`
+  (both K-major: rows of 16-bit elements along K). Both arrays hold their last two dimensions
+  `[R, 64]` in the 128-byte swizzled form wgmma reads: logical element `(r, c)` of a `[R, 64]`
+  matrix is stored at `[r, c ^ (8 (r % 8))]` (the 16-byte chunk index of the row XOR the row
+  modulo 8), `R` a multiple of 8. The starting row is a multiple of 8 and the starting column
+  one of 0, 16, 32, 48; every index of the warpgroup's 128 threads is the same. The accumulator
+  is the thread's `N / 2` f32 values of the 64 x N tile: value `i` of thread `t` (warpgroup lane
+  `l = t % 128`, warp `w = l / 32`, `g = l % 32`) is element `(16 w + g / 4 + 8 ((i / 2) % 2),
+  8 (i / 4) + 2 (g % 4) + i % 2)`.
+- `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
+  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
+- `simt.wgmma_commit` closes the warpgroup's group of wgmma ops issued since the last one.
+- `%e.. = simt.wgmma_wait %d.. {pending = 0}`: waits until at most `pending` groups are in
+  flight; its results are its operands, now readable.
+- `simt.wgmma_store %t[%i], %d.. {n = N, stride = S}`: element `(r, c)` of the thread's
+  fragment into `t[i + r S + c]` of a 1-D f32 array (pairs of 8 bytes: `i` and `S` even).
+
+The safety rule (docs/safety.md, "wgmma"): the hardware reads the shared tiles and writes the
+accumulators after the op has issued, until the wait that retires its group. So in one block, a
+`simt.wgmma` has a `simt.wgmma_fence` before it and `simt.wgmma_commit` then
+`simt.wgmma_wait {pending = 0}` after it, with only wgmma ops and `arith` ops between (nothing
+that writes memory, no barrier, no branch), and each of its results is used once, by a later
+`simt.wgmma` as its accumulator or by a `simt.wgmma_wait`. All five ops are warpgroup
+collectives, so verify-disjoint holds them to block-uniform control flow, and the kernel's
+contract names a 1-D block of a multiple of 128 threads. The shared arrays are read (and
+`wgmma_store` writes) unchecked, as every shared access is, so they belong in unsafe code.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from ferrox.dialects.simt.shared import check_rank
+from ferrox.dialects.simt.types import SharedArrayType
+
+WARPGROUP = 128
+"""Threads in a warpgroup: four consecutive warps."""
+M = 64
+K = 16
+SWIZZLE_ROW = 64
+"""Elements in one 128-byte row of a swizzled tile (16-bit elements)."""
+SWIZZLE_ROWS = 8
+"""Rows of one swizzle atom (1024 bytes): the XOR pattern repeats every 8 rows."""
+
+
+def fragment_position(i: int, lane: int) -> tuple[int, int]:
+    """Row and column in the 64 x N tile of accumulator value `i` of warpgroup lane `lane`."""
+    w, g = lane // 32, lane % 32
+    return 16 * w + g // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (g % 4) + i % 2
+
+
+def _kernel(op: Operation) -> Operation | None:
+    owner = op.parent_op()
+    while owner is not None and owner.name not in ("simt.kernel", "simt.func"):
+        owner = owner.parent_op()
+    return owner
+
+
+def check_warpgroups(op: Operation) -> None:
+    """The kernel's contract must name a 1-D block of whole warpgroups (device functions are
+    refused: their caller's block is unknown here)."""
+    owner = _kernel(op)
+    if owner is None:
+        return  # not in a kernel yet (being built)
+    contract = getattr(owner, "contract", None)
+    if owner.name != "simt.kernel" or contract is None:
+        raise VerifyException(
+            f"'{op.name}' is a warpgroup collective: it needs a kernel whose launch contract "
+            "names the block"
+        )
+    x, y, z = contract.block_xyz
+    if y != 1 or z != 1 or x % WARPGROUP:
+        raise VerifyException(
+            f"'{op.name}' is a warpgroup collective: the block must be 1-D with a multiple of "
+            f"{WARPGROUP} threads, got {list(contract.block_shape)}"
+        )
+
+
+def _check_tile(op: Operation, name: str, array: SSAValue, indices, rows: int) -> Attribute:
+    t = array.type
+    assert isinstance(t, SharedArrayType)
+    element = t.get_element_type()
+    if not isinstance(element, BFloat16Type | Float16Type):
+        raise VerifyException(f"'simt.wgmma' multiplies bf16 or f16, found {name} of {element}")
+    shape = t.get_shape()
+    if len(shape) < 2 or shape[-1] != SWIZZLE_ROW or shape[-2] % SWIZZLE_ROWS or shape[-2] < rows:
+        raise VerifyException(
+            f"'simt.wgmma' reads {name} as 128-byte swizzled rows: its last two dimensions must "
+            f"be [R, {SWIZZLE_ROW}] with R a multiple of {SWIZZLE_ROWS} and at least {rows}, got "
+            f"{list(shape)}"
+        )
+    check_rank(op, array, indices)  # type: ignore[arg-type]
+    return element
+
+
+# --- the window rule --------------------------------------------------------------------------
+def _quiet(op: Operation) -> bool:
+    """Ops allowed between a wgmma and its fence or wait: other wgmma ops, and arith ops (no
+    memory, no regions)."""
+    return isinstance(op, WgmmaOp) or (op.dialect_name() == "arith" and not op.regions)
+
+
+def check_window(op: WgmmaOp) -> None:
+    block = op.parent_block()
+    if block is None:
+        return
+    prev = op.prev_op
+    while prev is not None and not isinstance(prev, WgmmaFenceOp):
+        if not _quiet(prev):
+            raise VerifyException(
+                "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only "
+                f"wgmma and arith ops between; found '{prev.name}'"
+            )
+        prev = prev.prev_op
+    if prev is None:
+        raise VerifyException(
+            "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma "
+            "and arith ops between"
+        )
+    committed = False
+    nxt = op.next_op
+    while nxt is not None:
+        if isinstance(nxt, WgmmaCommitOp):
+            committed = True
+        elif isinstance(nxt, WgmmaWaitOp):
+            if committed and nxt.pending.value.data == 0:
+                break
+        elif not _quiet(nxt):
+            raise VerifyException(
+                "'simt.wgmma' reads shared memory and writes its results until a "
+                "'simt.wgmma_wait' with pending = 0 retires it: only wgmma and arith ops may "
+                f"come between, found '{nxt.name}'"
+            )
+        nxt = nxt.next_op
+    if nxt is None:
+        raise VerifyException(
+            "'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then "
+            "'simt.wgmma_wait' with pending = 0"
+        )
+    for k, r in enumerate(op.res):
+        uses = list(r.uses)
+        if len(uses) != 1:
+            raise VerifyException(
+                f"result {k} of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it must be "
+                f"used exactly once, by a later 'simt.wgmma' or 'simt.wgmma_wait', found "
+                f"{len(uses)} uses"
+            )
+        user = uses[0].operation
+        ok = (isinstance(user, WgmmaOp) and uses[0].index >= op_acc_start(user)) or isinstance(
+            user, WgmmaWaitOp
+        )
+        if not ok or user.parent_block() is not block:
+            raise VerifyException(
+                f"result {k} of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it may only "
+                f"be the accumulator of a later 'simt.wgmma' or an operand of "
+                f"'simt.wgmma_wait' in its block, found '{user.name}'"
+            )
+
+
+def op_acc_start(op: WgmmaOp) -> int:
+    """The index of the first accumulator operand."""
+    return 2 + len(op.a_indices) + len(op.b_indices)
+
+
+def _operands(parser: Parser, delimiter, t: Attribute) -> list[SSAValue]:
+    return parser.parse_comma_separated_list(delimiter, lambda: parser.parse_operand(t))
+
+
+# --- ops --------------------------------------------------------------------------------------
+@irdl_op_definition
+class WgmmaOp(IRDLOperation):
+    """`%d0, .. = simt.wgmma %a[%s, %r, %k], %b[%s, %q, %k], acc(%c0, ..) {n = 128} : A, B`:
+    one m64nNk16 multiply-accumulate of the warpgroup (module docstring)."""
+
+    name = "simt.wgmma"
+
+    a = operand_def(SharedArrayType)
+    b = operand_def(SharedArrayType)
+    a_indices = var_operand_def(IndexType())
+    b_indices = var_operand_def(IndexType())
+    acc = var_operand_def(f32)
+    n = prop_def(IntegerAttr[IntegerType])
+    res = var_result_def(f32)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        a: SSAValue,
+        a_indices: list[SSAValue],
+        b: SSAValue,
+        b_indices: list[SSAValue],
+        acc: list[SSAValue],
+        n: int,
+    ):
+        super().__init__(
+            operands=[a, b, a_indices, b_indices, acc],
+            result_types=[[f32] * len(acc)],
+            properties={"n": IntegerAttr(n, i64)},
+        )
+
+    @property
+    def array(self) -> SSAValue:
+        """The A array (what verify-disjoint's unsafe check names)."""
+        return self.a
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WgmmaOp:
+        a = parser.parse_unresolved_operand()
+        ai = _operands(parser, parser.Delimiter.SQUARE, IndexType())
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        bi = _operands(parser, parser.Delimiter.SQUARE, IndexType())
+        parser.parse_punctuation(",")
+        parser.parse_keyword("acc")
+        acc = _operands(parser, parser.Delimiter.PAREN, f32)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ta = parser.parse_type()
+        parser.parse_punctuation(",")
+        tb = parser.parse_type()
+        n = attrs.pop("n", None)
+        if not isinstance(n, IntegerAttr):
+            parser.raise_error("'simt.wgmma' needs {n = N}")
+        a_value = parser.resolve_operand(a, ta)
+        b_value = parser.resolve_operand(b, tb)
+        op = cls(a_value, ai, b_value, bi, acc, n.value.data)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.a)
+        printer.print_string("[")
+        printer.print_list(self.a_indices, printer.print_operand)
+        printer.print_string("], ")
+        printer.print_operand(self.b)
+        printer.print_string("[")
+        printer.print_list(self.b_indices, printer.print_operand)
+        printer.print_string("], acc(")
+        printer.print_list(self.acc, printer.print_operand)
+        printer.print_string(f") {{n = {self.n.value.data}}}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.a.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.b.type)
+
+    def verify_(self) -> None:
+        n = self.n.value.data
+        if not (8 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"'simt.wgmma' needs n a multiple of 8 from 8 to 256, got {n}")
+        if len(self.acc) != n // 2:
+            raise VerifyException(
+                f"'simt.wgmma' with n = {n} takes {n // 2} f32 accumulator values a thread, "
+                f"got {len(self.acc)}"
+            )
+        ta = _check_tile(self, "A", self.a, self.a_indices, M)
+        tb = _check_tile(self, "B", self.b, self.b_indices, n)
+        if ta != tb:
+            raise VerifyException(f"'simt.wgmma' needs A and B of one type, got {ta} and {tb}")
+        check_warpgroups(self)
+        check_window(self)
+
+
+@irdl_op_definition
+class WgmmaFenceOp(IRDLOperation):
+    """`simt.wgmma_fence`: shared memory and accumulators written before it are seen by the
+    wgmma ops after it."""
+
+    name = "simt.wgmma_fence"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        check_warpgroups(self)
+
+
+@irdl_op_definition
+class WgmmaCommitOp(IRDLOperation):
+    """`simt.wgmma_commit`: the wgmma ops issued since the last commit form a group."""
+
+    name = "simt.wgmma_commit"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        check_warpgroups(self)
+
+
+@irdl_op_definition
+class WgmmaWaitOp(IRDLOperation):
+    """`%e0, .. = simt.wgmma_wait %d0, .. {pending = 0}`: wait until at most `pending` groups
+    are in flight; the results are the operands, retired."""
+
+    name = "simt.wgmma_wait"
+    values = var_operand_def(f32)
+    pending = prop_def(IntegerAttr[IntegerType])
+    res = var_result_def(f32)
+
+    def __init__(self, values: list[SSAValue], pending: int):
+        super().__init__(
+            operands=[values],
+            result_types=[[f32] * len(values)],
+            properties={"pending": IntegerAttr(pending, i64)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WgmmaWaitOp:
+        values: list[SSAValue] = []
+        if parser.parse_optional_punctuation("{") is None:
+            values.append(parser.parse_operand(f32))
+            while parser.parse_optional_punctuation(",") is not None:
+                values.append(parser.parse_operand(f32))
+        else:
+            parser.parse_keyword("pending")
+            parser.parse_punctuation("=")
+            pending = parser.parse_integer()
+            parser.parse_punctuation("}")
+            return cls(values, pending)
+        attrs = parser.parse_optional_attr_dict()
+        pending_attr = attrs.pop("pending", None)
+        if not isinstance(pending_attr, IntegerAttr):
+            parser.raise_error("'simt.wgmma_wait' needs {pending = N}")
+        op = cls(values, pending_attr.value.data)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_operand)
+        printer.print_string(f" {{pending = {self.pending.value.data}}}")
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if not 0 <= self.pending.value.data <= 7:
+            raise VerifyException(
+                f"'simt.wgmma_wait' pending must be 0 to 7, got {self.pending.value.data}"
+            )
+        check_warpgroups(self)
+
+
+@irdl_op_definition
+class WgmmaStoreOp(IRDLOperation):
+    """`simt.wgmma_store %t[%i], %d0, .. {n = 128, stride = 136} : !simt.shared<f32, [L]>`: the
+    thread's fragment of a 64 x N f32 tile into a 1-D shared array, row `r` at `i + r stride`."""
+
+    name = "simt.wgmma_store"
+    array = operand_def(SharedArrayType)
+    offset = operand_def(IndexType())
+    values = var_operand_def(f32)
+    n = prop_def(IntegerAttr[IntegerType])
+    stride = prop_def(IntegerAttr[IntegerType])
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$array `[` $offset `]` `,` $values attr-dict `:` type($array)"
+
+    def __init__(
+        self, array: SSAValue, offset: SSAValue, values: list[SSAValue], n: int, stride: int
+    ):
+        super().__init__(
+            operands=[array, offset, values],
+            properties={"n": IntegerAttr(n, i64), "stride": IntegerAttr(stride, i64)},
+        )
+
+    def verify_(self) -> None:
+        n, stride = self.n.value.data, self.stride.value.data
+        if not (8 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(
+                f"'simt.wgmma_store' needs n a multiple of 8 from 8 to 256, got {n}"
+            )
+        if len(self.values) != n // 2:
+            raise VerifyException(
+                f"'simt.wgmma_store' with n = {n} stores {n // 2} f32 values a thread, got "
+                f"{len(self.values)}"
+            )
+        if stride < n or stride % 2:
+            raise VerifyException(
+                f"'simt.wgmma_store' needs an even stride of at least n = {n}, got {stride}"
+            )
+        t = self.array.type
+        assert isinstance(t, SharedArrayType)
+        if t.get_element_type() != f32:
+            raise VerifyException(
+                f"'simt.wgmma_store' writes f32 accumulators, found an array of "
+                f"{t.get_element_type()}"
+            )
+        check_rank(self, self.array, [self.offset])
+        check_warpgroups(self)
+
+
+WGMMA_OPS = (WgmmaOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaStoreOp)
+WGMMA_ACCESS_OPS = (WgmmaOp, WgmmaStoreOp)
+"""The wgmma ops that touch a shared array (unsafe: the verifier keeps them in unsafe code)."""
+WARPGROUP_COLLECTIVE_OPS = (WgmmaOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp)
+"""The warpgroup collectives: verify-disjoint holds them to block-uniform control flow."""
