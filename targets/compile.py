@@ -20,6 +20,7 @@ from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt import KernelOp
 from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
+from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
 from ferrox.targets import kernel_facts
 from ferrox.targets.ptx import module_to_ptx, resolve_target
 from ferrox.targets.ptxas_job import start_ptxas
@@ -69,6 +70,7 @@ def compile_module(
     """
     chip, features = resolve_target(module, chip, features)
     _check_min_cc(module, chip)
+    check_wgmma_target(module, chip)
     with stage(timings, "clone"):
         lowered = module.clone()
     device: list[ModuleOp] = []

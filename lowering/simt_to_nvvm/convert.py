@@ -28,6 +28,7 @@ from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
 from ferrox.lowering.simt_to_nvvm.unsafe import UNSAFE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.warp import WARP_PATTERNS
+from ferrox.lowering.simt_to_nvvm.wgmma import WGMMA_PATTERNS
 from ferrox.passes.verify_disjoint import verify_disjoint
 
 SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
@@ -42,6 +43,7 @@ SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
     *ATOMIC_PATTERNS,
     *UNSAFE_PATTERNS,
     *TILE_SUPPORT_PATTERNS,
+    *WGMMA_PATTERNS,
 )
 
 

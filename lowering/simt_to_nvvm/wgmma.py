@@ -1,0 +1,197 @@
+"""The warpgroup tensor-core ops (`dialects/simt/wgmma.py`) to PTX inline assembly (LLVM 22 has
+no wgmma intrinsic), for sm_90a only (`check_target`):
+- `simt.wgmma`: a shared-memory matrix descriptor for each tile, then one
+  `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` with the accumulators tied in and out
+  (`"=f"` outputs, `"0".."N/2-1"` inputs), so LLVM keeps them in the same registers. Before it, a
+  trap unless each array's base is 1024-byte aligned: the 128-byte swizzle is on address bits,
+  so only an aligned base gives the layout the op's meaning names.
+- `simt.wgmma_fence`: `fence.proxy.async.shared::cta` (shared writes of the generic proxy, such
+  as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`.
+- `simt.wgmma_commit` / `simt.wgmma_wait`: `wgmma.commit_group` / `wgmma.wait_group N`, the wait
+  with its values tied through it, so no use of them moves above it.
+- `simt.wgmma_store`: the fragment as pairs of f32 stores to shared memory (the first of each
+  pair 8-byte aligned, which NVPTX's store vectoriser merges).
+
+Every asm is `convergent` with side effects and a memory clobber: LLVM neither sinks it into
+divergent code nor reorders it with loads and stores.
+
+The descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 the start address >> 4, 16-29
+the leading-dimension byte offset >> 4 (unused by a K-major swizzled tile: 1), 32-45 the stride
+byte offset >> 4 (1024 bytes between groups of 8 rows: 64), 62-63 the swizzle mode (1: 128-byte).
+A step of 16 elements along K adds 32 bytes to the start address, inside the swizzle atom.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    ModuleOp,
+    UnitAttr,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from ferrox.diagnostics import DiagnosticEngine
+from ferrox.dialects import nvvm
+from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.dialects.simt.wgmma import (
+    WGMMA_OPS,
+    WgmmaCommitOp,
+    WgmmaFenceOp,
+    WgmmaOp,
+    WgmmaStoreOp,
+    WgmmaWaitOp,
+)
+from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
+from ferrox.lowering.simt_to_nvvm.pipeline import _if
+from ferrox.lowering.simt_to_nvvm.shared import shared_element
+from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter
+
+WGMMA_CHIP = "sm_90a"
+SWIZZLE_ALIGN = 1024
+DESCRIPTOR_BITS = (1 << 16) | (64 << 32) | (1 << 62)
+"""Leading byte offset 16 (encoded 1), stride byte offset 1024 (64), 128-byte swizzle (1)."""
+
+
+def check_target(module: ModuleOp, chip: str) -> None:
+    """wgmma exists only on sm_90a (the arch-specific target): refuse any other chip at the first
+    wgmma op, a located diagnostic, before LLVM and ptxas see it."""
+    if chip == WGMMA_CHIP:
+        return
+    for op in module.walk():
+        if isinstance(op, WGMMA_OPS):
+            diag = DiagnosticEngine()
+            diag.error(
+                op,
+                f"'{op.name}' needs the arch-specific target {WGMMA_CHIP} (PTX wgmma), but the "
+                f'target is {chip}: set "ferrox.chip" = "{WGMMA_CHIP}" on the module or compile '
+                f"with --chip {WGMMA_CHIP}",
+            )
+            diag.raise_if_errors()
+
+
+def _asm(asm: str, constraints: str, args, result=None) -> llvm.InlineAsmOp:
+    op = ptx_asm(asm, constraints, args, result)
+    op.attributes[CONVERGENT] = UnitAttr()
+    return op
+
+
+def _struct(count: int) -> llvm.LLVMStructType:
+    return llvm.LLVMStructType.from_type_list([f32] * count)
+
+
+def _tied(e: SimtEmitter, asm: str, values, extra_constraints: str, extra) -> list[SSAValue]:
+    """Run `asm` with `values` as tied f32 in-out operands ($0..), then `extra` operands."""
+    n = len(values)
+    outs = ",".join(["=f"] * n)
+    ins = ",".join(str(k) for k in range(n))
+    constraints = ",".join(c for c in (outs, ins, extra_constraints) if c)
+    if n == 0:
+        e.emit(_asm(asm, extra_constraints, list(extra)))
+        return []
+    result = e(_asm(asm, constraints, [*values, *extra], _struct(n)))
+    return [
+        e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), result, f32)) for k in range(n)
+    ]
+
+
+def _descriptor(e: SimtEmitter, array: SSAValue, indices) -> SSAValue:
+    """The 128-byte swizzled K-major descriptor of the tile at `array[indices]`, after trapping
+    unless the array's base is 1024-byte aligned."""
+    t = array.type
+    assert isinstance(t, SharedArrayType)
+    base = e(llvm.PtrToIntOp(shared_element(e, array, [e.const(0)] * len(indices)), i64))
+    misaligned = e(
+        arith.CmpiOp(e(arith.AndIOp(base, e.const(SWIZZLE_ALIGN - 1))), e.const(0), "ne"),
+        "unaligned_swizzle",
+    )
+    _if(e, misaligned, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
+    start = e(llvm.PtrToIntOp(shared_element(e, array, list(indices)), i64))
+    field = e(arith.ShRUIOp(e(arith.AndIOp(start, e.const(0x3FFFF))), e.const(4)))
+    return e(arith.OrIOp(field, e.const(DESCRIPTOR_BITS)))
+
+
+class WgmmaToPtx(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        a_t = op.a.type
+        assert isinstance(a_t, SharedArrayType)
+        ty = "bf16" if isinstance(a_t.get_element_type(), BFloat16Type) else "f16"
+        n = op.n.value.data
+        count = n // 2
+        da = _descriptor(e, op.a, op.a_indices)
+        db = _descriptor(e, op.b, op.b_indices)
+        one = e.const(1, i32)
+        regs = ", ".join(f"${k}" for k in range(count))
+        # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.
+        asm = (
+            "{\n.reg .pred p;\n"
+            f"setp.ne.b32 p, ${2 * count + 2}, 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
+            f"{{{regs}}}, ${2 * count}, ${2 * count + 1}, p, 1, 1, 0, 0;\n}}"
+        )
+        parts = _tied(e, asm, list(op.acc), "l,l,r", [da, db, one])
+        rewriter.replace(op, [], parts)
+
+
+class WgmmaFenceToPtx(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaFenceOp, rewriter: PatternRewriter, /) -> None:
+        rewriter.replace(
+            op, _asm("fence.proxy.async.shared::cta;\nwgmma.fence.sync.aligned;", "", [])
+        )
+
+
+class WgmmaCommitToPtx(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaCommitOp, rewriter: PatternRewriter, /) -> None:
+        rewriter.replace(op, _asm("wgmma.commit_group.sync.aligned;", "", []))
+
+
+class WgmmaWaitToPtx(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaWaitOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        asm = f"wgmma.wait_group.sync.aligned {op.pending.value.data};"
+        rewriter.replace(op, [], _tied(e, asm, list(op.values), "", []))
+
+
+class WgmmaStoreToStores(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaStoreOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        stride = op.stride.value.data
+        lane = e(arith.RemUIOp(e.register(nvvm.ThreadIdXOp), e.const(128)))
+        warp = e(arith.DivUIOp(lane, e.const(32)))
+        g = e(arith.RemUIOp(lane, e.const(32)))
+        row0 = e(arith.AddiOp(e(arith.MuliOp(warp, e.const(16))), e(arith.DivUIOp(g, e.const(4)))))
+        col0 = e(arith.MuliOp(e(arith.RemUIOp(g, e.const(4))), e.const(2)))
+        base = e(
+            arith.AddiOp(
+                e.to_i64(op.offset),
+                e(arith.AddiOp(e(arith.MuliOp(row0, e.const(stride))), col0)),
+            )
+        )
+        values = list(op.values)
+        for j in range(len(values) // 2):
+            at = 8 * stride * (j % 2) + 8 * (j // 2)
+            first = e(arith.AddiOp(base, e.const(at)))
+            address = shared_element(e, op.array, [first])
+            e.emit(llvm.StoreOp(values[2 * j], address, alignment=8))
+            e.emit(llvm.StoreOp(values[2 * j + 1], e.element(address, [1], f32), alignment=4))
+        rewriter.erase(op)
+
+
+WGMMA_PATTERNS: tuple[RewritePattern, ...] = (
+    WgmmaToPtx(),
+    WgmmaFenceToPtx(),
+    WgmmaCommitToPtx(),
+    WgmmaWaitToPtx(),
+    WgmmaStoreToStores(),
+)
