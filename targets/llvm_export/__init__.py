@@ -2,8 +2,9 @@
 
 `to_llvm_ir(module)` is the text LLVM and llvmlite read; `LLVMIRTarget` is `ferrox-opt -t llvm`.
 The module gets the `nvptx64-nvidia-cuda` triple and NVPTX data layout unless it names its own
-(`llvm.target_triple`, `llvm.data_layout`). Importing this package teaches xDSL's `convert_type`
-builtin `bf16` (LLVM's `bfloat`, see `types`).
+(`llvm.target_triple`, `llvm.data_layout`). `ferrox-opt -t llvm` uses it for GPU code only
+(`gpu_input.is_gpu_module`); other input gets xDSL's exporter, as from `xdsl-opt`. Importing
+this package teaches xDSL's `convert_type` builtin `bf16` (LLVM's `bfloat`, see `types`).
 """
 
 from __future__ import annotations

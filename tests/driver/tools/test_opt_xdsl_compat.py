@@ -8,6 +8,7 @@ from __future__ import annotations
 from importlib.metadata import version
 
 import pytest
+from xdsl.xdsl_opt_main import xDSLOptMain
 
 import ferrox
 from ferrox.driver.tools.opt import main
@@ -133,19 +134,29 @@ def test_an_egraph_in_an_llvm_function_is_refused(capsys, tmp_path):
 
 
 def test_a_target_triple_that_is_not_a_string_is_refused(capsys, tmp_path):
+    # Not GPU code, so xDSL's exporter refuses it, in its words, located at the module.
     text = 'builtin.module attributes {llvm.target_triple = 1, llvm.data_layout = "e"} {}\n'
-    message = "error: Unsupported llvm.target_triple attribute: 1 : i64 (expected a string)\n"
+    message = "Unsupported llvm.target_triple attribute: 1 : i64\n"
     code, out, err = run(capsys, tmp_path, text, "-t", "llvm", "--error-format=short")
-    assert (code, out, err) == (1, "", "IN:1:1: " + message)
-    # xDSL's --verify-diagnostics (no expected-* annotations): the error is the output, as
-    # xdsl-opt prints it (xDSL's parser read the input: no location).
+    assert (code, out, err) == (1, "", "IN:1:1: error: " + message)
+    # xDSL's --verify-diagnostics (no expected-* annotations): the error is the output, exactly
+    # as xdsl-opt prints it.
     code, out, err = run(capsys, tmp_path, text, "-t", "llvm", "--verify-diagnostics")
-    assert (code, out, err) == (0, "<unknown>: " + message, "")
+    assert (code, out, err) == (0, message, "")
 
 
-def test_llvm_target_exports_plain_llvm_input_for_nvptx(capsys, tmp_path):
-    # Unlike xdsl-opt (the host's triple, no data layout: xDSL's backend/llvm/module.mlir).
+def test_llvm_target_exports_input_that_is_not_gpu_code_as_xdsl_opt_does(capsys, tmp_path):
+    # xDSL's exporter: the host's triple, no data layout (xDSL's backend/llvm/module.mlir).
     code, out, err = run(capsys, tmp_path, "module {}\n", "-t", "llvm")
+    assert (code, err) == (0, "")
+    xDSLOptMain(args=[str(tmp_path / "in.mlir"), "-t", "llvm"]).run()
+    assert out == capsys.readouterr().out
+    assert out.splitlines()[2] == 'target datalayout = ""'
+
+
+def test_llvm_target_exports_gpu_code_for_nvptx(capsys, tmp_path):
+    text = 'module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {}\n'
+    code, out, err = run(capsys, tmp_path, text, "-t", "llvm")
     assert (code, err) == (0, "")
     assert out == (
         '; ModuleID = ""\n'
