@@ -23,9 +23,9 @@ from ferrox.driver.checker import (
     check_launch,
     numpy_buffer,
 )
+from ferrox.driver.checker.relaunch import Relaunch, relaunch_for
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.checker.tile import simt_arguments
-from ferrox.driver.runtime.streams import LEGACY, torch_current_stream
 
 if TYPE_CHECKING:  # xDSL loads only when something is parsed (the CPU interpreter's module)
     from xdsl.dialects.builtin import ModuleOp
@@ -180,9 +180,17 @@ def _torch_device(args: Sequence[Any]) -> int | None:
     return None
 
 
-def _torch_stream(device: int) -> int:
-    """Torch's current stream on `device`, as a raw handle (the legacy stream for 0)."""
-    return torch_current_stream(device)
+def _exact(config: Any) -> bool:
+    """Whether a grid or block is None, an int or a tuple of ints, exactly: a memo key only
+    for those (4.0 == 4 and True == 1 hash alike, but the checker refuses a float or a bool)."""
+    if config is None or type(config) is int:
+        return True
+    if type(config) is not tuple:
+        return False
+    for d in config:
+        if type(d) is not int:
+            return False
+    return True
 
 
 def _on_cuda(obj: Any) -> bool:
@@ -336,35 +344,32 @@ class GpuDevice:
         self.ordinal = ordinal
         self.limits = limits
         self.loaded = LoadedModule.load(artifact, ordinal)
-        self._passed: dict[tuple, tuple[Any, tuple, Any, int | None]] = {}
-        """Launches the checker passed, by (kernel, grid, block, shared bytes, signature):
-        the loaded kernel, its dims, its packed parameters, and the device whose torch
-        stream it goes on (None: the legacy default stream)."""
+        self._passed: dict[tuple, Relaunch] = {}
+        """Launches the checker passed, by (kernel, grid, block, shared bytes, signature key):
+        what launches them again on other addresses (`driver/checker/relaunch.py`)."""
 
-    def call(self, artifact, grid, block, shared_bytes, args, stream) -> None:
-        """A checked launch. One whose signature (`driver/checker/signature.py`: everything
-        the checker reads from the arguments) was checked before goes straight to the driver
-        with the parameters packed then; any other is checked in full, and remembered when
-        nothing had to be staged for it. With an explicit `stream` every launch is checked in
-        full (foreign streams may need ordering)."""
-        key = None
-        if stream is None:
+    def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
+        """A checked launch. One whose signature key (`driver/checker/signature.py`: all the
+        checker reads from the arguments but their addresses) was checked before goes to the
+        driver with the parameters packed then and this call's addresses written in, once the
+        aliasing rule passed on them; any other is checked in full, and remembered when nothing
+        had to be staged for it. With an explicit `stream` every launch is checked in full
+        (foreign streams may need ordering). Returns the `Relaunch` that can repeat it (the
+        decorated kernels keep it), else None."""
+        found = key = None
+        if stream is None and _exact(grid) and _exact(block):
             found = signature(args)
             if found is not None:
-                key = (artifact.name, grid, block, shared_bytes, found)
-                try:
-                    passed = self._passed.get(key)
-                except TypeError:  # a grid given as a list
-                    key = passed = None
-                if passed is not None:
-                    kernel, dims, packed, on = passed
-                    kernel.relaunch(dims, packed, LEGACY if on is None else _torch_stream(on))
-                    return
+                key = (artifact.name, grid, block, shared_bytes, found[0])
+                relaunch = self._passed.get(key)
+                if relaunch is not None and relaunch(found[1]):
+                    return relaunch
         with self.arguments(artifact, args, stream) as bound:
             checked = self.check(artifact, grid, block, shared_bytes, bound)
             if key is None or bound.after:  # NumPy staged in and out: never repeated
                 self.launch(artifact, checked, bound, stream)
-                return
+                return None
+            assert found is not None
             kernel = self.loaded.kernel(artifact.name)
             entry = self._entry(artifact, checked.entry_args, bound, bound.stream)
             packed = kernel.pack(entry, stream=bound.stream)
@@ -375,10 +380,14 @@ class GpuDevice:
                 shared_bytes=checked.shared_bytes,
                 stream=bound.stream,
             )
-            if len(self._passed) >= 256:
-                self._passed.clear()
-            dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
-            self._passed[key] = (kernel, dims, packed, _torch_device(args))
+            relaunch = relaunch_for(
+                found[0], found[1], artifact, checked, kernel, packed, _torch_device(args)
+            )
+            if relaunch is not None:
+                if len(self._passed) >= 256:
+                    self._passed.clear()
+                self._passed[key] = relaunch
+            return relaunch
 
     def _stream(self, args: Sequence[Any], stream: Any) -> Any:
         if stream is not None:

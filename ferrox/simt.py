@@ -365,26 +365,48 @@ class _Launch:
 
     def __init__(self, kernel: SimtKernel, grid: Any, block: Any):
         self.kernel, self.grid, self.block = kernel, grid, block
-        self._ready: dict[tuple[Any, ...], Callable[..., None]] = {}
+        self._ready: dict[tuple[Any, ...], Callable[..., Any]] = {}
         """The argument kinds (each argument's type and dtype in turn) of a call with every
         Constexpr at its default -> the loaded kernel's checked launch for this grid and block.
         The kinds determine the compile key's argument types (`jit.arg_type`), so a repeated
         call is one dictionary look-up away from the launch checker, as a `ferrox.load`
         kernel's call is."""
+        self._relaunches: dict[tuple[Any, ...], Any] = {}
+        """(shared bytes, signature key) -> the `Relaunch` the GPU's checked launch returned
+        for such a call: the same look-up and relaunch (aliasing rule included) as a
+        `ferrox.load` kernel's repeated call, from this launcher's own dict. The key holds
+        every argument's type and dtype, so it also picks the specialisation."""
+        self._signature: Any = None  # `driver/checker/signature.signature`, once kept one
 
     def __call__(
         self, *args: Any, shared_bytes: int | None = None, stream: Any = None, **constants: Any
     ) -> None:
         if not constants:
+            if stream is None and self._relaunches:
+                found = self._signature(args)
+                if found is not None:
+                    relaunch = self._relaunches.get((shared_bytes, found[0]))
+                    if relaunch is not None and relaunch(found[1]):
+                        return
             kinds: list[Any] = []  # a plain loop: cheaper than a comprehension on Python 3.11
             for a in args:
                 kinds.append(type(a))
                 kinds.append(getattr(a, "dtype", None))
             ready = self._ready.get(tuple(kinds))
             if ready is not None:
-                ready(shared_bytes, args, stream)
+                self._keep(shared_bytes, ready(shared_bytes, args, stream))
                 return
         self._first(args, shared_bytes, stream, constants)
+
+    def _keep(self, shared_bytes: int | None, relaunch: Any) -> None:
+        """Keep the `Relaunch` a GPU launch returned (None: nothing to keep)."""
+        if relaunch is not None:
+            from ferrox.driver.checker.signature import signature
+
+            self._signature = signature  # what a GPU launch reads the key with
+            if len(self._relaunches) >= _KEPT:
+                self._relaunches.clear()
+            self._relaunches[(shared_bytes, relaunch.key)] = relaunch
 
     def _first(
         self, args: tuple[Any, ...], shared_bytes: int | None, stream: Any, constants: Any
@@ -401,6 +423,8 @@ class _Launch:
             # the checked launch itself (the launch checker runs in it), with nothing between
             call = functools.partial(loaded._device.call, loaded.artifact, self.grid, self.block)
             self._ready[kinds] = call
+            self._keep(shared_bytes, call(shared_bytes, tuple(runtime), stream))
+            return
         loaded[self.grid, self.block](*runtime, shared_bytes=shared_bytes, stream=stream)
 
     def unsafe(

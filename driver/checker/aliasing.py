@@ -22,6 +22,18 @@ def overlap(a: BufferArg, b: BufferArg) -> int:
     return max(0, min(a.end, b.end) - max(a.start, b.start))
 
 
+def checked_pairs(params: Sequence[Param], args: Sequence[object]) -> list[tuple[int, int]]:
+    """The argument pairs (i < j) the rule compares: two buffers, one of them exclusive. What
+    `problems` checks, and what a relaunch from the memo checks again on new addresses."""
+    buffers = [i for i, a in enumerate(args) if isinstance(a, BufferArg)]
+    return [
+        (i, j)
+        for n, i in enumerate(buffers)
+        for j in buffers[n + 1 :]
+        if params[i].kind.is_exclusive or params[j].kind.is_exclusive
+    ]
+
+
 def problems(
     kernel: str,
     params: Sequence[Param],
@@ -29,23 +41,21 @@ def problems(
     name: Callable[[int], str],
 ) -> list[str]:
     """One sentence per pair of arguments that overlap where one of them is an exclusive output."""
-    buffers = [(i, a) for i, a in enumerate(args) if isinstance(a, BufferArg)]
     out = []
-    for n, (i, a) in enumerate(buffers):
-        for j, b in buffers[n + 1 :]:
-            if not (params[i].kind.is_exclusive or params[j].kind.is_exclusive):
-                continue
-            shared = overlap(a, b)
-            if shared == 0:
-                continue
-            w = i if params[i].kind.is_exclusive else j
-            out.append(
-                f"{name(i)} (argument #{i}) and {name(j)} (argument #{j}) of {kernel} overlap "
-                f"by {shared} bytes, but {name(w)} is an exclusive output "
-                f"({KIND_WORDS[params[w].kind]}) and must not alias any other argument "
-                "(pass a copy)"
-            )
+    for i, j in checked_pairs(params, args):
+        a, b = args[i], args[j]
+        assert isinstance(a, BufferArg) and isinstance(b, BufferArg)
+        shared = overlap(a, b)
+        if shared == 0:
+            continue
+        w = i if params[i].kind.is_exclusive else j
+        out.append(
+            f"{name(i)} (argument #{i}) and {name(j)} (argument #{j}) of {kernel} overlap "
+            f"by {shared} bytes, but {name(w)} is an exclusive output "
+            f"({KIND_WORDS[params[w].kind]}) and must not alias any other argument "
+            "(pass a copy)"
+        )
     return out
 
 
-__all__ = ["overlap", "problems"]
+__all__ = ["checked_pairs", "overlap", "problems"]

@@ -1,18 +1,20 @@
-"""A launch's signature: everything the checker and the packing read from its arguments, as one
-hashable value, so that a launch the checker has passed can be repeated from a memo.
+"""A launch's signature: everything the checker and the packing read from its arguments, split
+into a hashable key (what does not move) and the buffers' addresses (what does), so that a
+launch the checker has passed can be repeated from a memo on other buffers of the same kind.
 
 The checker's verdict on a launch depends only on the kernel's artifact, the device's limits,
-the grid, block and shared memory, and per argument what this signature holds: a buffer's
-address, element type, shape, strides and device (so its byte range, contiguity and length), a
-scalar's type and value. Two launches with equal signatures get the same verdict and pack to the
-same parameter bytes; `ferrox/api.py` keeps the packed parameters of each signature it has
-checked and launches them again directly, which is what makes a checked relaunch cost about what
-an unchecked one does.
+the grid, block and shared memory, and per argument on what this signature holds: a buffer's
+element type, shape, contiguity, device and address, a scalar's type and value. Every rule but
+one reads no address: the verdict of two launches with equal keys differs at most in the
+aliasing rule (`aliasing.py`), which `relaunch.Relaunch` runs again on the addresses of every
+call before it launches. Two launches with equal keys pack to the same parameter bytes except
+for the addresses, which the relaunch writes into its packed parameters.
 
 Reading a signature must be cheaper than checking: each argument type has one reader, chosen
-once per type (`reader_for`). Types without one (NumPy arrays, which are copied in; other
-libraries' arrays, which may need stream ordering) give None: such launches are always checked
-in full.
+once per type (`reader_for`); a torch tensor, the common case, is read inline. Types without a
+reader (NumPy arrays, which are copied in; other libraries' arrays, which may need stream
+ordering) give None: such launches are always checked in full. So does a reader that raises
+(a sparse tensor has no address): the full check then says what is wrong.
 """
 
 from __future__ import annotations
@@ -20,37 +22,46 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-Reader = Callable[[Any], Any]
+Reader = Callable[[Any, list], Any]
+"""reader(value, addresses) -> the value's key part (None: no signature), appending a buffer's
+address to `addresses`."""
 
 _readers: dict[type, Reader | None] = {}
+_tensor: Any = None
+"""`torch.Tensor`, once a reader for it was asked for: read inline in `signature`."""
 
 
-def _torch_tensor(t: Any) -> Any:
-    """A CUDA tensor's address, dtype, shape, strides and device; a CPU tensor is refused in
-    full each time (None)."""
+def _torch_tensor(t: Any, addresses: list) -> Any:
+    """A CUDA tensor's dtype, shape, contiguity and device (`is_contiguous` is the same rule as
+    the runtime's `c_contiguous`: size-1 dimensions and empty tensors do not count); a CPU or
+    other device's tensor is refused in full each time (None)."""
     if not t.is_cuda:
         return None
-    return (t.data_ptr(), t.dtype, t.shape, t.stride(), t.get_device())
+    addresses.append(t.data_ptr())
+    return (t.dtype, t.shape, t.is_contiguous(), t.get_device())
 
 
-def _device_array(a: Any) -> Any:
-    return ("array", a.ptr, a.shape, a.element, a.ordinal)
+def _device_array(a: Any, addresses: list) -> Any:
+    addresses.append(a.ptr)
+    return (a.shape, a.element, a.ordinal)
 
 
-def _device_view(v: Any) -> Any:
-    return ("view", v.ptr, v.nbytes, v.shape, v.element, v.ordinal, v.readonly)
+def _device_view(v: Any, addresses: list) -> Any:
+    addresses.append(v.ptr)
+    return (v.nbytes, v.shape, v.element, v.ordinal, v.readonly)
 
 
-def _scalar(x: Any) -> Any:
+def _scalar(x: Any, addresses: list) -> Any:
     return x  # with its type, added by `signature`
 
 
-def _float(x: Any) -> Any:
+def _float(x: Any, addresses: list) -> Any:
     return float(x).hex()  # -0.0 == 0.0, but they pack to other bytes
 
 
 def reader_for(cls: type) -> Reader | None:
     """The signature reader of arguments of class `cls`, chosen once per class."""
+    global _tensor
     try:
         return _readers[cls]
     except KeyError:
@@ -68,6 +79,8 @@ def reader_for(cls: type) -> Reader | None:
         reader = _device_view
     elif cls.__module__ == "torch" and cls.__name__ in ("Tensor", "Parameter"):
         reader = _torch_tensor
+        if cls.__name__ == "Tensor":
+            _tensor = cls
     elif cls.__module__ == "numpy" and issubclass(cls, _numpy_scalar_types()):
         reader = _float if issubclass(cls, _numpy_float_types()) else _scalar
     _readers[cls] = reader
@@ -86,19 +99,33 @@ def _numpy_float_types() -> tuple[type, ...]:
     return (np.floating,)
 
 
-def signature(args: Sequence[Any]) -> tuple | None:
-    """The launch's signature over `args`, or None when some argument has no reader."""
-    parts = []
-    for value in args:
-        cls = type(value)
-        reader = _readers[cls] if cls in _readers else reader_for(cls)
-        if reader is None:
-            return None
-        part = reader(value)
-        if part is None:
-            return None
-        parts.append((cls, part))
-    return tuple(parts)
+def signature(args: Sequence[Any]) -> tuple[tuple, list[int]] | None:
+    """(key, addresses) of the launch over `args`, or None when some argument has no reader.
+
+    The key is flat: each argument's class, then its reader's part. The addresses are the
+    buffer arguments', in order."""
+    key: list[Any] = []
+    addresses: list[int] = []
+    try:
+        for value in args:
+            cls = type(value)
+            if cls is _tensor:  # inline: a call to the reader costs as much as its reads
+                if not value.is_cuda:
+                    return None
+                addresses.append(value.data_ptr())
+                part = (value.dtype, value.shape, value.is_contiguous(), value.get_device())
+                key += (cls, part)
+                continue
+            reader = _readers[cls] if cls in _readers else reader_for(cls)
+            if reader is None:
+                return None
+            part = reader(value, addresses)
+            if part is None:
+                return None
+            key += (cls, part)
+    except Exception:  # an argument that cannot say (a sparse tensor's address): check in full
+        return None
+    return tuple(key), addresses
 
 
 __all__ = ["reader_for", "signature"]

@@ -186,17 +186,42 @@ _C_TYPES: dict[AbiSlot, type] = {
 
 class Packed:
     """Packed arguments, reusable across launches: `values` (what `cuda.core.launch` takes)
-    and the `void**` array cuLaunchKernel reads (`address`), built once here."""
+    and the `void**` array cuLaunchKernel reads (`address`), built once here.
 
-    __slots__ = ("values", "address", "_cells", "_array")
+    A relaunch of the checked API writes new buffer addresses into the address slots it was
+    given (`address_cell`, `moved`); `values` reads them back (the fake GPU decodes them)."""
+
+    __slots__ = ("_values", "address", "_cells", "_array", "_moved")
 
     def __init__(self, slots: Sequence[AbiSlot], values: tuple):
-        self.values = values
+        self._values = values
+        self._moved: frozenset[int] = frozenset()
         self._cells = [_cell(slot, value) for slot, value in zip(slots, values, strict=True)]
         self._array = (ctypes.c_void_p * max(len(self._cells), 1))(
             *[ctypes.addressof(c) for c in self._cells]
         )
         self.address = ctypes.addressof(self._array) if self._cells else 0
+
+    @property
+    def values(self) -> tuple:
+        """The parameter values as packed, with the addresses a relaunch wrote since."""
+        if not self._moved:
+            return self._values
+        return tuple(
+            self._cells[i].value if i in self._moved else v for i, v in enumerate(self._values)
+        )
+
+    def address_cell(self, slot: int) -> ctypes.c_uint64:
+        """The cell of address slot `slot` (an address is always a u64 slot: a slice's first,
+        a pointer's only), which `cuLaunchKernel` reads at each launch."""
+        cell = self._cells[slot]
+        if not isinstance(cell, ctypes.c_uint64):
+            raise TypeError(f"parameter slot {slot} holds no address")
+        return cell
+
+    def moved(self, slots: Sequence[int]) -> None:
+        """Say that a relaunch writes the address slots `slots` (see `values`)."""
+        self._moved = self._moved | frozenset(slots)
 
     def as_bytes(self) -> list[bytes]:
         """Each parameter's bytes as the driver copies them."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import sys
 import types
+import weakref
 from pathlib import Path
 
 import fake_gpu
@@ -16,9 +17,10 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import loaded
+from ferrox import loaded, simt
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.runtime.buffers import DeviceArray
+from ferrox.simt import DisjointSlice, Slice, f32
 
 ROOT = Path(__file__).resolve().parents[2]
 VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
@@ -116,18 +118,97 @@ def test_numpy_arrays_and_explicit_streams_are_checked_every_time(fake, checks):
     assert checks == ["vecadd"] * 4 and signature([a]) is None
 
 
+def test_a_relaunch_on_new_buffers_of_the_same_shapes_skips_the_checker(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    rng = np.random.default_rng(11)
+    first = [device(v) for v in rng.standard_normal((3, 1000), dtype=np.float32)]
+    k[4, 256](*first)
+    poison(fake, first[2])
+    for _ in range(2):
+        a, b = rng.standard_normal((2, 1000), dtype=np.float32)
+        da, db, dout = device(a), device(b), device(np.full(1000, np.nan, np.float32))
+        k[4, 256](da, db, dout)  # other addresses, the same key: the packed addresses rewritten
+        np.testing.assert_array_equal(dout.copy_to_host(), a + b)
+    assert np.isnan(first[2].copy_to_host()).all(), "the first launch's output was written again"
+    assert checks == ["vecadd"] and len(fake.launches) == 3
+
+
+def test_the_aliasing_rule_runs_on_every_relaunch(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    base = device(np.ones(5000, np.float32))  # a, out, b inside, with room around a
+    a, out, b = (DeviceArray(base.ptr + at, (1000,), "f32") for at in (4000, 8000, 16000))
+    k[4, 256](a, b, out)
+    for start, shared in ((a.ptr, 4000), (a.ptr + 400, 3600), (a.ptr - 3996, 4)):
+        with pytest.raises(ferrox.LaunchError) as info:
+            k[4, 256](a, b, DeviceArray(start, (1000,), "f32"))
+        assert info.value.problems == [
+            f"%a (argument #0) and %out (argument #2) of @vecadd overlap by {shared} bytes, but "
+            "%out is an exclusive output (disjoint slice) and must not alias any other argument "
+            "(pass a copy)"
+        ]
+    k[4, 256](a, a, out)  # two inputs may share memory: relaunched
+    np.testing.assert_array_equal(out.copy_to_host(), np.full(1000, 2, np.float32))
+    assert checks == ["vecadd"] * 4 and len(fake.launches) == 2
+
+
+def test_a_grid_that_only_equals_an_int_is_checked_in_full(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    for grid in (4.0, True, (4.0,)):
+        with pytest.raises(ferrox.LaunchError) as info:
+            k[grid, 256](a, b, out)
+        assert info.value.problems[0] == f"grid must be 1 to 3 positive integers, got {grid!r}"
+    assert checks == ["vecadd"] * 4 and len(fake.launches) == 1
+
+
+def test_the_memo_keeps_no_buffer_alive(fake):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    k[4, 256](a, b, out)
+    gone = weakref.ref(out)
+    del out
+    gc.collect()
+    assert gone() is None
+
+
+@simt.kernel(block=256, requires=["len(x) >= len(out)"])
+def doubled(x: Slice[f32], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    i = w.value
+    out[w] = x[i] * 2.0
+
+
+def test_a_decorated_kernel_relaunches_as_a_loaded_one_does(fake, checks):
+    k = doubled.on("gpu")
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        x = rng.standard_normal(300, dtype=np.float32)
+        dx, dout = device(x), device(np.full(300, np.nan, np.float32))
+        k[2, 256](dx, dout)
+        np.testing.assert_array_equal(dout.copy_to_host(), x * np.float32(2))
+    with pytest.raises(ferrox.LaunchError) as aliased:
+        k[2, 256](dx, dx)
+    assert str(aliased.value) == (
+        "%x (argument #0) and %out (argument #1) of @doubled overlap by 1200 bytes, but %out is "
+        "an exclusive output (disjoint slice) and must not alias any other argument (pass a copy)"
+    )
+    assert checks == ["doubled"] * 2 and len(fake.launches) == 3
+
+
 class Tensor:
     """Just enough of a torch tensor for `signature` (the class is named as torch's is)."""
 
-    def __init__(self, ptr: int, shape: tuple, stride: tuple, cuda: bool = True):
-        self.ptr, self.shape, self._stride, self.is_cuda = ptr, shape, stride, cuda
+    def __init__(self, ptr: int, shape: tuple, contiguous: bool = True, cuda: bool = True):
+        self.ptr, self.shape, self.contiguous, self.is_cuda = ptr, shape, contiguous, cuda
         self.dtype = "torch.float32"
 
     def data_ptr(self) -> int:
         return self.ptr
 
-    def stride(self) -> tuple:
-        return self._stride
+    def is_contiguous(self) -> bool:
+        return self.contiguous
 
     def get_device(self) -> int:
         return 0
@@ -136,11 +217,15 @@ class Tensor:
 Tensor.__module__ = "torch"
 
 
-def test_a_torch_tensors_signature_is_its_address_shape_strides_and_device():
-    t = Tensor(0x1000, (4, 8), (8, 1))
-    assert signature([t]) == ((Tensor, (0x1000, "torch.float32", (4, 8), (8, 1), 0)),)
-    assert signature([Tensor(0x1000, (4, 8), (1, 4))]) != signature([t]), "a transposed view"
-    assert signature([Tensor(0x1000, (4, 8), (8, 1), cuda=False)]) is None
+def test_a_torch_tensors_signature_is_its_kind_and_its_address():
+    t = Tensor(0x1000, (4, 8))
+    assert signature([t]) == ((Tensor, ("torch.float32", (4, 8), True, 0)), [0x1000])
+    assert signature([t, 3, Tensor(0x2000, (4, 8))]) == (
+        (Tensor, ("torch.float32", (4, 8), True, 0), int, 3, Tensor, signature([t])[0][1]),
+        [0x1000, 0x2000],
+    )
+    assert signature([Tensor(0x1000, (4, 8), contiguous=False)]) != signature([t])
+    assert signature([Tensor(0x1000, (4, 8), cuda=False)]) is None
     assert signature([t, np.zeros(3)]) is None
 
 

@@ -1,0 +1,114 @@
+"""A launch the checker passed, kept to be launched again on any buffers with the same key.
+
+`signature.signature` splits a launch's arguments into a key (types, element types, shapes,
+contiguity, devices, scalar values) and the buffers' addresses. The checker's verdict on two
+launches with equal keys (and equal kernel, grid, block and shared memory) differs at most in
+the aliasing rule, the one rule that reads addresses. So a `Relaunch` keeps, from one launch
+the checker passed in full, what every later launch with that key needs:
+
+- the buffer pairs the aliasing rule compares (`aliasing.checked_pairs`) with their sizes, to
+  compare them again on each call's addresses; a pair that overlaps sends the call back to the
+  full check, which refuses it with the rule's own message (never skipped: it can fail);
+- the packed parameters, whose address slots each call rewrites (every other byte is a
+  function of the key), and the launch dimensions;
+- the device whose torch current stream the launch goes on (read each call), else the legacy
+  default stream.
+
+A torch training loop that allocates new activations of the same shapes each step therefore
+pays the address comparisons, not the checker. The packed parameters are shared by every
+thread, so writing the addresses and launching hold a lock (the driver copies the parameters
+when `cuLaunchKernel` is called, and so does CUDA graph capture: a later rewrite never reaches
+an earlier launch).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ferrox.artifact import KernelArtifact
+from ferrox.driver.checker.aliasing import checked_pairs
+from ferrox.driver.checker.args import BufferArg
+from ferrox.driver.checker.check import CheckedLaunch
+from ferrox.driver.runtime.streams import LEGACY, torch_current_stream
+
+
+class Relaunch:
+    """`relaunch(addresses)`: launch again on these buffer addresses (in the order
+    `signature` reads them), or return False when two of them now overlap where the aliasing
+    rule forbids it (the caller then checks in full)."""
+
+    __slots__ = ("key", "_kernel", "_dims", "_packed", "_cells", "_pairs", "_device", "_lock")
+
+    def __init__(self, key: tuple, kernel: Any, dims: tuple, packed: Any, cells: list,
+                 pairs: list, device: int | None):  # fmt: skip
+        self.key = key
+        self._kernel, self._dims, self._packed = kernel, dims, packed
+        self._cells = cells  # (address index, the ctypes cell it is written to)
+        self._pairs = pairs  # (address index, bytes, address index, bytes): both non-empty
+        self._device = device
+        self._lock = threading.Lock()
+
+    def __call__(self, addresses: list[int]) -> bool:
+        for a, a_bytes, b, b_bytes in self._pairs:
+            start_a, start_b = addresses[a], addresses[b]
+            if start_a < start_b + b_bytes and start_b < start_a + a_bytes:
+                return False
+        device = self._device
+        stream = LEGACY if device is None else torch_current_stream(device)
+        with self._lock:
+            for k, cell in self._cells:
+                cell.value = addresses[k]
+            self._kernel.relaunch(self._dims, self._packed, stream)
+        return True
+
+
+def relaunch_for(
+    key: tuple,
+    addresses: Sequence[int],
+    artifact: KernelArtifact,
+    checked: CheckedLaunch,
+    kernel: Any,
+    packed: Any,
+    device: int | None,
+) -> Relaunch | None:
+    """The `Relaunch` of a launch the checker passed (`checked`, on arguments whose signature
+    is `key`, `addresses`) and that was packed as `packed` for the loaded `kernel`; None when
+    the addresses do not line up with the checker's buffers one to one (then every such launch
+    is checked in full)."""
+    args = checked.args
+    index: dict[int, int] = {}  # caller argument -> its address's position
+    for i, value in enumerate(args):
+        if isinstance(value, BufferArg):
+            k = len(index)
+            if k >= len(addresses) or value.start != addresses[k]:
+                return None
+            index[i] = k
+    if len(index) != len(addresses):
+        return None
+    pairs = []
+    for i, j in checked_pairs(artifact.params, args):
+        a, b = args[i], args[j]
+        assert isinstance(a, BufferArg) and isinstance(b, BufferArg)
+        if a.nbytes and b.nbytes:
+            pairs.append((index[i], a.nbytes, index[j], b.nbytes))
+    by_id = {id(v): i for i, v in enumerate(args) if isinstance(v, BufferArg)}
+    cells, slots, slot = [], [], 0
+    for param, value in zip(kernel.params, checked.entry_args, strict=True):
+        if isinstance(value, BufferArg):
+            i = by_id.get(id(value))
+            if i is None:
+                return None
+            cell = packed.address_cell(slot)
+            if cell.value != addresses[index[i]]:
+                return None
+            cells.append((index[i], cell))
+            slots.append(slot)
+        slot += len(param.abi)
+    packed.moved(slots)
+    dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
+    return Relaunch(key, kernel, dims, packed, cells, pairs, device)
+
+
+__all__ = ["Relaunch", "relaunch_for"]
