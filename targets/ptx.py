@@ -96,6 +96,14 @@ def resolve_target(
     return chip, normalize_features(features)
 
 
+def device_chip(module: ModuleOp | None, chip: str) -> str:
+    """The chip to compile `module` for on a device of `chip`: the module's arch-specific variant
+    of that chip when its `"ferrox.chip"` asks for one (`sm_90a` on an sm_90 device: wgmma), else
+    `chip`. An arch-specific target is opt-in, so every other module keeps the device's chip."""
+    wanted = _module_string(module, CHIP_ATTR)
+    return wanted if wanted == f"{chip}a" else chip
+
+
 def _module_string(module: ModuleOp | None, name: str) -> str | None:
     if module is None or name not in module.attributes:
         return None

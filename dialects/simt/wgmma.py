@@ -2,15 +2,16 @@
 threads of a 1-D block) multiplies tiles that sit in shared memory into f32 accumulators that sit
 in its registers, asynchronously.
 
-- `%d.. = simt.wgmma %a[..], %b[..], acc(%c..) {n = N} : A, B`: `D = A_t @ B_t^T + C` with `A_t`
-  the 64 x 16 tile of `a` whose element (0, 0) is `a[..]` and `B_t` the N x 16 tile of `b`
-  (both K-major: rows of 16-bit elements along K). Both arrays hold their last two dimensions
-  `[R, 64]` in the 128-byte swizzled form wgmma reads: logical element `(r, c)` of a `[R, 64]`
-  matrix is stored at `[r, c ^ (8 (r % 8))]` (the 16-byte chunk index of the row XOR the row
-  modulo 8), `R` a multiple of 8. The starting row is a multiple of 8 and the starting column
-  one of 0, 16, 32, 48; every index of the warpgroup's 128 threads is the same. The accumulator
-  is the thread's `N / 2` f32 values of the 64 x N tile: value `i` of thread `t` (warpgroup lane
-  `l = t % 128`, warp `w = l / 32`, `g = l % 32`) is element `(16 w + g / 4 + 8 ((i / 2) % 2),
+- `%d.. = simt.wgmma %a[%i], %b[%j], acc(%c..) {n = N} : A, B`: `D = A_t @ B_t^T + C` with `A_t`
+  the 64 x 16 tile of `a` that starts at element `i` and `B_t` the N x 16 tile of `b` that starts
+  at `j` (both K-major: rows of 16-bit elements along K). Each 1-D array holds a matrix of rows of
+  64 elements (128 bytes: element `(r, c)` at `64 r + c`) in the 128-byte swizzled form wgmma
+  reads: logical element `(r, c)` is stored at `64 r + (c ^ 8 (r % 8))` (the 16-byte chunk index
+  of the row XOR the row modulo 8); the length is a multiple of 512 (8 rows). A tile starts at
+  row `r0` a multiple of 8 and column `c0` one of 0, 16, 32, 48 (`i % 512` is 0, 16, 32 or 48),
+  the same on all 128 threads of the warpgroup. The accumulator is the thread's `N / 2` f32
+  values of the 64 x N tile: value `i` of thread `t` (warpgroup lane `l = t % 128`, warp
+  `w = l / 32`, `g = l % 32`) is element `(16 w + g / 4 + 8 ((i / 2) % 2),
   8 (i / 4) + 2 (g % 4) + i % 2)`.
 - `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
   before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
@@ -44,7 +45,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -103,20 +103,19 @@ def check_warpgroups(op: Operation) -> None:
         )
 
 
-def _check_tile(op: Operation, name: str, array: SSAValue, indices, rows: int) -> Attribute:
+def _check_tile(op: Operation, name: str, array: SSAValue, rows: int) -> Attribute:
     t = array.type
     assert isinstance(t, SharedArrayType)
     element = t.get_element_type()
     if not isinstance(element, BFloat16Type | Float16Type):
         raise VerifyException(f"'simt.wgmma' multiplies bf16 or f16, found {name} of {element}")
     shape = t.get_shape()
-    if len(shape) < 2 or shape[-1] != SWIZZLE_ROW or shape[-2] % SWIZZLE_ROWS or shape[-2] < rows:
+    atom = SWIZZLE_ROW * SWIZZLE_ROWS
+    if len(shape) != 1 or shape[0] % atom or shape[0] < rows * SWIZZLE_ROW:
         raise VerifyException(
-            f"'simt.wgmma' reads {name} as 128-byte swizzled rows: its last two dimensions must "
-            f"be [R, {SWIZZLE_ROW}] with R a multiple of {SWIZZLE_ROWS} and at least {rows}, got "
-            f"{list(shape)}"
+            f"'simt.wgmma' reads {name} as 128-byte swizzled rows of a 1-D array: its length must "
+            f"be a multiple of {atom} and at least {rows * SWIZZLE_ROW}, got {list(shape)}"
         )
-    check_rank(op, array, indices)  # type: ignore[arg-type]
     return element
 
 
@@ -185,8 +184,8 @@ def check_window(op: WgmmaOp) -> None:
 
 
 def op_acc_start(op: WgmmaOp) -> int:
-    """The index of the first accumulator operand."""
-    return 2 + len(op.a_indices) + len(op.b_indices)
+    """The index of the first accumulator operand (after a, b and their indices)."""
+    return 4
 
 
 def _operands(parser: Parser, delimiter, t: Attribute) -> list[SSAValue]:
@@ -196,32 +195,30 @@ def _operands(parser: Parser, delimiter, t: Attribute) -> list[SSAValue]:
 # --- ops --------------------------------------------------------------------------------------
 @irdl_op_definition
 class WgmmaOp(IRDLOperation):
-    """`%d0, .. = simt.wgmma %a[%s, %r, %k], %b[%s, %q, %k], acc(%c0, ..) {n = 128} : A, B`:
+    """`%d0, .. = simt.wgmma %a[%i], %b[%j], acc(%c0, ..) {n = 128} : A, B`:
     one m64nNk16 multiply-accumulate of the warpgroup (module docstring)."""
 
     name = "simt.wgmma"
 
     a = operand_def(SharedArrayType)
     b = operand_def(SharedArrayType)
-    a_indices = var_operand_def(IndexType())
-    b_indices = var_operand_def(IndexType())
+    a_index = operand_def(IndexType())
+    b_index = operand_def(IndexType())
     acc = var_operand_def(f32)
     n = prop_def(IntegerAttr[IntegerType])
     res = var_result_def(f32)
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
     def __init__(
         self,
         a: SSAValue,
-        a_indices: list[SSAValue],
+        a_index: SSAValue,
         b: SSAValue,
-        b_indices: list[SSAValue],
+        b_index: SSAValue,
         acc: list[SSAValue],
         n: int,
     ):
         super().__init__(
-            operands=[a, b, a_indices, b_indices, acc],
+            operands=[a, b, a_index, b_index, acc],
             result_types=[[f32] * len(acc)],
             properties={"n": IntegerAttr(n, i64)},
         )
@@ -234,10 +231,14 @@ class WgmmaOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> WgmmaOp:
         a = parser.parse_unresolved_operand()
-        ai = _operands(parser, parser.Delimiter.SQUARE, IndexType())
+        parser.parse_punctuation("[")
+        ai = parser.parse_operand(IndexType())
+        parser.parse_punctuation("]")
         parser.parse_punctuation(",")
         b = parser.parse_unresolved_operand()
-        bi = _operands(parser, parser.Delimiter.SQUARE, IndexType())
+        parser.parse_punctuation("[")
+        bi = parser.parse_operand(IndexType())
+        parser.parse_punctuation("]")
         parser.parse_punctuation(",")
         parser.parse_keyword("acc")
         acc = _operands(parser, parser.Delimiter.PAREN, f32)
@@ -259,11 +260,11 @@ class WgmmaOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.a)
         printer.print_string("[")
-        printer.print_list(self.a_indices, printer.print_operand)
+        printer.print_operand(self.a_index)
         printer.print_string("], ")
         printer.print_operand(self.b)
         printer.print_string("[")
-        printer.print_list(self.b_indices, printer.print_operand)
+        printer.print_operand(self.b_index)
         printer.print_string("], acc(")
         printer.print_list(self.acc, printer.print_operand)
         printer.print_string(f") {{n = {self.n.value.data}}}")
@@ -282,8 +283,8 @@ class WgmmaOp(IRDLOperation):
                 f"'simt.wgmma' with n = {n} takes {n // 2} f32 accumulator values a thread, "
                 f"got {len(self.acc)}"
             )
-        ta = _check_tile(self, "A", self.a, self.a_indices, M)
-        tb = _check_tile(self, "B", self.b, self.b_indices, n)
+        ta = _check_tile(self, "A", self.a, M)
+        tb = _check_tile(self, "B", self.b, n)
         if ta != tb:
             raise VerifyException(f"'simt.wgmma' needs A and B of one type, got {ta} and {tb}")
         check_warpgroups(self)

@@ -18,10 +18,12 @@ def has_kernels(module: ModuleOp) -> bool:
 
 
 def module_artifact(module: ModuleOp, chip: str) -> ModuleArtifact:
-    """The artifact of `module`'s kernels for `chip` (host code is not compiled)."""
+    """The artifact of `module`'s kernels for `chip`, or for its arch-specific variant where the
+    module opts in (`targets.ptx.device_chip`); host code is not compiled."""
     from ferrox.targets.cache import compile_cached
+    from ferrox.targets.ptx import device_chip
 
-    return compile_cached(module, chip=chip)
+    return compile_cached(module, chip=device_chip(module, chip))
 
 
 __all__ = ["has_kernels", "module_artifact"]

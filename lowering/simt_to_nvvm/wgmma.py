@@ -100,18 +100,18 @@ def _tied(e: SimtEmitter, asm: str, values, extra_constraints: str, extra) -> li
     ]
 
 
-def _descriptor(e: SimtEmitter, array: SSAValue, indices) -> SSAValue:
-    """The 128-byte swizzled K-major descriptor of the tile at `array[indices]`, after trapping
+def _descriptor(e: SimtEmitter, array: SSAValue, index: SSAValue) -> SSAValue:
+    """The 128-byte swizzled K-major descriptor of the tile at `array[index]`, after trapping
     unless the array's base is 1024-byte aligned."""
     t = array.type
     assert isinstance(t, SharedArrayType)
-    base = e(llvm.PtrToIntOp(shared_element(e, array, [e.const(0)] * len(indices)), i64))
+    base = e(llvm.PtrToIntOp(shared_element(e, array, [e.const(0)]), i64))
     misaligned = e(
         arith.CmpiOp(e(arith.AndIOp(base, e.const(SWIZZLE_ALIGN - 1))), e.const(0), "ne"),
         "unaligned_swizzle",
     )
     _if(e, misaligned, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
-    start = e(llvm.PtrToIntOp(shared_element(e, array, list(indices)), i64))
+    start = e(llvm.PtrToIntOp(shared_element(e, array, [index]), i64))
     field = e(arith.ShRUIOp(e(arith.AndIOp(start, e.const(0x3FFFF))), e.const(4)))
     return e(arith.OrIOp(field, e.const(DESCRIPTOR_BITS)))
 
@@ -125,8 +125,8 @@ class WgmmaToPtx(RewritePattern):
         ty = "bf16" if isinstance(a_t.get_element_type(), BFloat16Type) else "f16"
         n = op.n.value.data
         count = n // 2
-        da = _descriptor(e, op.a, op.a_indices)
-        db = _descriptor(e, op.b, op.b_indices)
+        da = _descriptor(e, op.a, op.a_index)
+        db = _descriptor(e, op.b, op.b_index)
         one = e.const(1, i32)
         regs = ", ".join(f"${k}" for k in range(count))
         # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.

@@ -18,4 +18,5 @@ from ferrox.driver.interpreter.simt_ops import (  # noqa: F401 (registration)
     tile_support,
     unsafe,
     warp,
+    wgmma,
 )

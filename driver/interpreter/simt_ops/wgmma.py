@@ -1,0 +1,168 @@
+"""The warpgroup tensor-core ops (dialects/simt/wgmma.py): `simt.wgmma`, its fence, commit and
+wait, and `simt.wgmma_store`.
+
+`simt.wgmma` completes at once here: each thread reads, through the ordinary checked and
+race-tracked shared loads, the elements of A's two rows and B's N/4 rows its own accumulator
+values need (A and B in the 128-byte swizzled form the op names) and adds their products, exact
+and rounded once to f32 (an order the GPU may take). A thread's result depends only on shared
+memory and its own accumulators, so no registers cross lanes. The fence, commit and wait are then
+no-ops (the wait hands its values back).
+
+What the GPU checks and this does too: every index in range (a trap), the starting row a
+multiple of 8 and the starting column one of 0, 16, 32, 48, the same indices on all 128 threads
+of a warpgroup, all of whom take part. What this cannot see: the asynchrony itself (the GPU reads
+the tiles and writes the accumulators until the wait; the verifier's window rule is what keeps a
+kernel from touching them meanwhile), a `cp.async` still in flight into a tile the wgmma reads
+(here the copy has landed; on the GPU the kernel must have waited and synchronised first), a
+missing fence, and the array base's 1024-byte alignment (a GPU trap in the lowering).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ferrox.dialects import simt
+from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, SWIZZLE_ROWS, WARPGROUP, K
+from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops.shared import load, store
+
+
+def _lanes(ex):
+    """Each lane's warpgroup lane (0..127) and its warpgroup's number in the group of blocks."""
+    tpb = ex.launch.tpb
+    return ex.linear % WARPGROUP, ex.block_local * (tpb // WARPGROUP) + ex.linear // WARPGROUP
+
+
+def _check_warpgroup(ex, op, mask, values) -> None:
+    """All 128 threads of each warpgroup that takes part are here, with the same `values`."""
+    if ex.sync is not None:
+        return  # replaying one thread at a time: the warpgroup is not in view
+    _, group = _lanes(ex)
+    groups = ex.nblocks * (ex.launch.tpb // WARPGROUP)
+    here = np.bincount(group[mask], minlength=groups)
+    if np.any((here != 0) & (here != WARPGROUP)):
+        bad = mask & (here[group] != WARPGROUP)
+        raise ex.fault(op, bad, f"'{op.name}' needs all {WARPGROUP} threads of the warpgroup")
+    for v in values:
+        v = np.broadcast_to(np.asarray(v).astype(np.int64), (ex.n,))
+        low = np.full(groups, np.iinfo(np.int64).max)
+        high = np.full(groups, np.iinfo(np.int64).min)
+        np.minimum.at(low, group[mask], v[mask])
+        np.maximum.at(high, group[mask], v[mask])
+        if np.any(low[here > 0] != high[here > 0]):
+            bad = mask & (low[group] != high[group])
+            raise ex.fault(
+                op,
+                bad,
+                f"'{op.name}' needs the same indices on every thread of the warpgroup",
+            )
+
+
+def _fragment(lane: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+    w, g = lane // 32, lane % 32
+    return 16 * w + g // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (g % 4) + i % 2
+
+
+def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray]):
+    """The lanes' `(len(rows), 16)` elements of a swizzled tile starting at flat `index`: rows
+    `r0 + rows[j]`, columns `c0 .. c0 + 16` of the logical matrix, read at their swizzled
+    places."""
+    at = np.broadcast_to(np.asarray(index).astype(np.int64), (ex.n,))
+    atom = SWIZZLE_ROW * SWIZZLE_ROWS
+    bad = mask & ~np.isin(at % atom, np.arange(0, SWIZZLE_ROW, K))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ex.fault(
+            op,
+            bad,
+            f"'simt.wgmma' reads {name} from element {int(at[k])} of {buffer.name}: a tile "
+            f"starts at a row that is a multiple of {SWIZZLE_ROWS} and a column of 0, 16, 32 "
+            f"or 48 (element % {atom} in 0, 16, 32, 48)",
+        )
+    r0, c0 = at // SWIZZLE_ROW, at % SWIZZLE_ROW
+    out = np.zeros((ex.n, len(rows), K), np.float64)
+    for j, dr in enumerate(rows):
+        r = r0 + dr
+        for kk in range(K):
+            c = (c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8)
+            v = load(ex, op, buffer, [r * SWIZZLE_ROW + c], mask, f"simt.wgmma ({name})")
+            out[:, j, kk] = np.asarray(v, np.float64)
+    return out
+
+
+@lowers(simt.WgmmaOp)
+def _wgmma(op):
+    n = op.n.value.data
+    count = n // 2
+
+    def run(ex, args, mask):
+        a, b, ai, bi, *acc = args
+        _check_warpgroup(ex, op, mask, [ai, bi])
+        lane, _ = _lanes(ex)
+        w, g = lane // 32, lane % 32
+        row0 = 16 * w + g // 4
+        a_rows = _tile(ex, op, a, ai, mask, "A", [row0, row0 + 8])
+        cols = [8 * j + 2 * (g % 4) + h for j in range(n // 8) for h in (0, 1)]
+        b_rows = _tile(ex, op, b, bi, mask, "B", cols)
+        prod = np.einsum("lrk,lck->lrc", a_rows, b_rows)  # (lanes, 2, n / 4)
+        out = []
+        for i in range(count):
+            r, c = (i // 2) % 2, 2 * (i // 4) + i % 2
+            c_in = np.broadcast_to(np.asarray(acc[i], np.float64), (ex.n,))
+            d = (prod[:, r, c] + c_in).astype(np.float32)
+            out.append(np.where(mask, d, np.float32(0)))
+        return tuple(out)
+
+    return run
+
+
+@lowers(simt.WgmmaFenceOp)
+def _fence(op):
+    def run(ex, args, mask):
+        _check_warpgroup(ex, op, mask, [])
+        return ()
+
+    return run
+
+
+@lowers(simt.WgmmaCommitOp)
+def _commit(op):
+    def run(ex, args, mask):
+        _check_warpgroup(ex, op, mask, [])
+        return ()
+
+    return run
+
+
+@lowers(simt.WgmmaWaitOp)
+def _wait(op):
+    def run(ex, args, mask):
+        _check_warpgroup(ex, op, mask, [])
+        return tuple(args)
+
+    return run
+
+
+@lowers(simt.WgmmaStoreOp)
+def _store(op):
+    stride = op.stride.value.data
+
+    def run(ex, args, mask):
+        array, offset, *values = args
+        at = np.broadcast_to(np.asarray(offset).astype(np.int64), (ex.n,))
+        odd = mask & (at % 2 != 0)
+        if odd.any():
+            k = int(np.argmax(odd))
+            raise ex.fault(
+                op,
+                odd,
+                f"simt.wgmma_store at element {int(at[k])} of {array.name}: the offset must be "
+                "even (8-byte pairs)",
+            )
+        lane, _ = _lanes(ex)
+        for i, v in enumerate(values):
+            r, c = _fragment(lane, i)
+            store(ex, op, array, v, [at + r * stride + c], mask, "simt.wgmma_store")
+        return ()
+
+    return run
