@@ -4,7 +4,8 @@
 of scopes (one per region); a name holds an IR value or a Python object (a constant, a module,
 an intrinsic). Control flow maps one-to-one onto scf: `if` on an i1 is `scf.if` whose results
 are the names either branch rebinds, `for ... in range(...)` is `scf.for` carrying the names the
-body rebinds, `while` is `scf.while`. A condition that is a Python value (a constant) picks its
+body rebinds (a tuple of numbers as its elements: `acc = (0.0,) * 8` carries eight values),
+`while` is `scf.while`. A condition that is a Python value (a constant) picks its
 branch at compile time. Surfaces subclass it and fill in the hooks (`call_intrinsic`,
 `load_item`, `assign_item`, `ir_attribute`, `python_attribute`, `with_`, `return_`).
 """
@@ -81,6 +82,40 @@ def assigned_names(stmts: Iterable[ast.stmt]) -> set[str]:
     return names
 
 
+def _is_unrolled(node: ast.AST) -> bool:
+    """`for NAME in static_range(...)` (`static_range` by that name, plain or as an attribute)."""
+    if not isinstance(node, ast.For) or not isinstance(node.target, ast.Name):
+        return False
+    it = node.iter
+    if not isinstance(it, ast.Call):
+        return False
+    f = it.func
+    return (isinstance(f, ast.Name) and f.id == "static_range") or (
+        isinstance(f, ast.Attribute) and f.attr == "static_range"
+    )
+
+
+def unrolled_targets(stmts: Iterable[ast.stmt]) -> set[str]:
+    """The names the statements bind only as the variable of a `for ... in static_range(...)`:
+    a Python int at each use, which a loop around them does not carry."""
+    unrolled: set[str] = set()
+    other: list[ast.stmt] = []
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if _is_unrolled(node):
+                assert isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+                unrolled.add(node.target.id)
+            elif isinstance(node, ast.For):
+                other.append(ast.For(target=node.target, iter=node.iter, body=[], orelse=[]))
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                other.append(node)
+            elif isinstance(node, ast.NamedExpr):
+                other.append(ast.Expr(node))
+            elif isinstance(node, ast.With):
+                other.append(ast.With(items=node.items, body=[]))
+    return unrolled - assigned_names(other)
+
+
 def _common_dtype(values: Sequence[Any]) -> DType:
     """The type Python constants merged from several paths take: f32 if any is a float,
     else index if any is an int, else i1."""
@@ -93,6 +128,13 @@ def _common_dtype(values: Sequence[Any]) -> DType:
 
 def _one_line(e: Exception) -> str:
     return " ".join(line.strip() for line in str(e).splitlines() if line.strip())
+
+
+def _number(value: Any) -> bool:
+    """A number a loop can carry: an IR scalar or a Python number."""
+    if is_ir(value):
+        return dtype_of(value.type) is not None
+    return carryable(value)
 
 
 def carryable(value: Any) -> bool:
@@ -407,6 +449,7 @@ class FunctionBuilder:
         types = [v.type for v in inits]
 
         def build() -> None:
+            self.pack(names)
             self.body(stmts)
             self.here(node)
             self.emit.emit(scf.YieldOp(*self.carried_out(node, names, types)))
@@ -415,6 +458,7 @@ class FunctionBuilder:
         op = self.emit.emit(scf.ForOp(lb, ub, step, inits, Region(block)))
         for name, result in zip(names, op.results):
             self.bind(name, result)
+        self.pack(names)
 
     def unrolled(self, node: ast.For, it: ast.Call) -> None:
         bounds = [self.expr(a) for a in it.args]
@@ -438,6 +482,7 @@ class FunctionBuilder:
         cond_holder: list[Any] = []
 
         def before() -> None:
+            self.pack(names)
             cond = self.emit_condition(test, "a `while` condition")
             if not is_ir(cond):
                 raise self.fail(
@@ -450,6 +495,7 @@ class FunctionBuilder:
             self.emit.emit(scf.ConditionOp(cond, *self.emit.block.args))
 
         def after() -> None:
+            self.pack(names)
             self.body(stmts)
             self.here(node)
             self.emit.emit(scf.YieldOp(*self.carried_out(node, names, types)))
@@ -461,14 +507,21 @@ class FunctionBuilder:
         op = self.emit.emit(scf.WhileOp(inits, types, Region(before_block), Region(after_block)))
         for name, result in zip(names, op.results):
             self.bind(name, result)
+        self.pack(names)
 
     def carried(
         self, node: ast.AST, stmts: Sequence[ast.stmt], exclude: AbstractSet[str] = frozenset()
     ) -> tuple[list[str], list[SSAValue]]:
         """The names a loop body rebinds that exist before it, and their initial IR values."""
         names, inits = [], []
-        for name in sorted(assigned_names(stmts) - exclude):
+        for name in sorted(assigned_names(stmts) - exclude - unrolled_targets(stmts)):
             value = self.local(name)
+            if isinstance(value, tuple) and value and all(_number(v) for v in value):
+                # a tuple of numbers (accumulators) is carried as its elements, `name#k`
+                for k, v in enumerate(value):
+                    names.append(f"{name}#{k}")
+                    inits.append(self.emit.materialize(v))
+                continue
             if value is MISSING or not carryable(value):
                 continue
             if is_ir(value) and dtype_of(value.type) is None:
@@ -477,10 +530,37 @@ class FunctionBuilder:
             inits.append(self.emit.materialize(value))
         return names, inits
 
+    def pack(self, names: Sequence[str]) -> None:
+        """Bind each tuple a loop carries as its elements (`name#k`, see `carried`) again as
+        the tuple of those elements' current values."""
+        sizes: dict[str, int] = {}
+        for name in names:
+            base, sep, _ = name.rpartition("#")
+            if sep:
+                sizes[base] = sizes.get(base, 0) + 1
+        for base, size in sizes.items():
+            self.scopes[-1][base] = tuple(self.local(f"{base}#{k}") for k in range(size))
+
+    def carried_value(self, node: ast.AST, name: str, names: Sequence[str]) -> Any:
+        """A carried name's value at the end of a loop body: a tuple's element for `name#k`."""
+        base, sep, k = name.rpartition("#")
+        if not sep:
+            return self.local(name)
+        packed = self.local(base)
+        size = sum(1 for n in names if n.rpartition("#")[0] == base)
+        if not isinstance(packed, tuple) or len(packed) != size:
+            found = f"a tuple of {len(packed)}" if isinstance(packed, tuple) else describe(packed)
+            raise self.fail(
+                node,
+                f"`{base}` is a tuple of {size} values before the loop and {found} after its "
+                "body (a carried tuple keeps its length)",
+            )
+        return packed[int(k)]
+
     def carried_out(self, node: ast.AST, names: Sequence[str], types: Sequence[Attribute]):
         out = []
         for name, t in zip(names, types):
-            value = self.local(name)
+            value = self.carried_value(node, name, names)
             if is_ir(value) and value.type != t:
                 raise self.fail(
                     node,
@@ -535,6 +615,14 @@ class FunctionBuilder:
         return tuple(self.expr(e) for e in node.elts)
 
     expr_List = expr_Tuple
+
+    def expr_Slice(self, node: ast.Slice) -> Any:
+        parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]
+        if any(is_ir(p) for p in parts):
+            raise self.fail(
+                node, "a slice's bounds are compile-time integers (tuples are sliced as built)"
+            )
+        return slice(*parts)
 
     def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:
         value = self.expr(node.value)

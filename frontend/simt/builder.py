@@ -364,25 +364,35 @@ class SimtBuilder(FunctionBuilder):
         def build() -> None:
             self.body(node.body)
             self.here(node)
-            values = []
             for name in names:
                 value = self.local(name)
-                if is_ir(value) and dtype_of(value.type) is not None:
-                    values.append(value)
+                if isinstance(value, tuple) and any(is_ir(v) for v in value):
+                    # a tuple leaves as its elements: the numbers are results, the rest kept
+                    if not all(_number(v) or not is_ir(v) for v in value) or any(
+                        isinstance(v, tuple) for v in value
+                    ):
+                        raise self.fail(
+                            node, f"`{name}` leaves a `with unsafe():` block as a tuple of numbers"
+                        )
                     kept[name] = value
-                elif value is not MISSING and not is_ir(value):
+                elif _number(value) or (value is not MISSING and not is_ir(value)):
                     kept[name] = value
-            self.emit.emit(YieldOp(*values))
+            self.emit.emit(YieldOp(*[v for v in _flat(kept.values()) if is_ir(v)]))
 
         self.here(node)
         block, _ = self.region([], build=build)
-        ir_names = [n for n, v in kept.items() if is_ir(v)]
-        op = self.emit.emit(UnsafeOp(Region(block), [kept[n].type for n in ir_names]))
+        leaving = [v for v in _flat(kept.values()) if is_ir(v)]
+        op = self.emit.emit(UnsafeOp(Region(block), [v.type for v in leaving]))
+        results = iter(op.results)
+
+        def outside(value: Any) -> Any:
+            return next(results) if is_ir(value) else value
+
         for name, value in kept.items():
-            if not is_ir(value):
-                self.bind(name, value)
-        for name, result in zip(ir_names, op.results):
-            self.bind(name, result)
+            if isinstance(value, tuple):
+                self.bind(name, tuple(outside(v) for v in value))
+            else:
+                self.bind(name, outside(value))
 
     # -- attributes ----------------------------------------------------------------------
 
@@ -664,6 +674,18 @@ class SimtBuilder(FunctionBuilder):
 
     def scopes_depth(self) -> int:
         return len(self.scopes)
+
+
+def _number(value: Any) -> bool:
+    return is_ir(value) and dtype_of(value.type) is not None
+
+
+def _flat(values: Any) -> list[Any]:
+    """Names' values with each tuple spread into its elements."""
+    out: list[Any] = []
+    for v in values:
+        out.extend(v if isinstance(v, tuple) else (v,))
+    return out
 
 
 def param_type(annotation: Any, positions: Mapping[str, int] | None = None) -> Attribute | None:
