@@ -1,7 +1,7 @@
 """Launch overhead: host time per call of an empty kernel with 4 PTX parameters, every way.
 
     python benchmarks/launch.py [--calls 100] [--batches 300]
-    python benchmarks/launch.py --dispatch    # a decorated kernel's own dispatch, on the CPU
+    python benchmarks/launch.py --dispatch    # the checked relaunch's own Python, no GPU
 
 Each row launches the same kind of kernel (two slices: pointer, length, pointer, length; an
 empty body) on the legacy default stream: ferrox's packed fast path (`launch_packed`),
@@ -10,13 +10,18 @@ from the tensor; torch tensors launched on another stream, viewed through cuda.c
 StridedMemoryView so the streams are ordered), cuda.core's `launch` directly (Python ints),
 cuda.bindings' cuLaunchKernel with pre-packed parameters, CuPy's RawKernel, a small
 `torch.add`, and Triton when it is installed.
-The checked API rows: the same arguments each call (a relaunch, served by the memo of launches
-the checker passed), DeviceArrays likewise, and with an explicit stream (checked in full every
-call). Last, checked launches are captured in a CUDA graph with `torch.cuda.graph`, replayed,
-and the result compared with torch's.
-Only the launch calls are timed (they return before the kernel runs); the device is
-synchronised between batches. The figure is the median over batches of the mean per call, in
-microseconds, with its ratio to cuda.core's `launch`. A benchmark, never a test.
+The checked API rows: the same arguments each call (a relaunch from the memo of launches the
+checker passed, the aliasing rule run again on the addresses), other tensors of the same
+shapes each call (512 pairs in turn), DeviceArrays, and with an explicit stream (checked in
+full every call); a `@ferrox.simt.kernel` called again beside the same kernel's IR through
+`ferrox.load`. Then the memo's rows again with the driver call stubbed (what the host's
+Python and torch's reads cost), and what each torch read costs. Last, checked launches are
+captured in a CUDA graph with `torch.cuda.graph`, replayed, and the result compared with
+torch's.
+Only the launch calls are timed (they return before the kernel runs); the rows take turns
+batch by batch and the device is synchronised between batches. The figure is the median over
+batches of the mean per call, in microseconds, with its ratio to cuda.core's `launch`. A
+benchmark, never a test.
 """
 
 from __future__ import annotations
@@ -55,21 +60,6 @@ builtin.module {
 """
 
 CUDA_EMPTY = 'extern "C" __global__ void empty(float* a, long long n, float* b, long long m) {}'
-
-
-def per_call_us(launch: Callable[[], None], calls: int, batches: int) -> float:
-    """Median over `batches` of the mean host time of `calls` launches, in microseconds."""
-    for _ in range(3):
-        launch()
-    synchronize()
-    means = []
-    for _ in range(batches):
-        start = time.perf_counter_ns()
-        for _ in range(calls):
-            launch()
-        means.append((time.perf_counter_ns() - start) / calls / 1000)
-        synchronize()
-    return statistics.median(means)
 
 
 def ferrox_rows(n: int) -> tuple[dict[str, Callable[[], None]], object]:
@@ -147,9 +137,17 @@ def api_rows(n: int) -> dict[str, Callable[[], None]]:
     b = DeviceArray.from_numpy(np.zeros(n, np.float32))
     checked = kernel[1, 32]
     current = torch.cuda.current_stream()
+    fresh = [(torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")) for _ in range(512)]
+    turn = [0]
+
+    def other_tensors() -> None:  # 512 pairs in turn: more than any memo of exact addresses
+        turn[0] = (turn[0] + 1) & 511
+        checked(*fresh[turn[0]])
+
     return {
         # the same arguments again: the checker's verdict comes from the memo of passed launches
         "ferrox API k[grid, block](torch), checked": lambda: checked(x, y),
+        "ferrox API, checked, other tensors each call": other_tensors,
         "ferrox API k[grid, block](DeviceArrays), checked": lambda: checked(a, b),
         # an explicit stream is never served from the memo: the checker runs in full each call
         "ferrox API k[grid, block](torch, stream=), full check": lambda: checked(
@@ -270,37 +268,108 @@ def frontend_rows(n: int) -> dict[str, Callable[[], None]]:
 
 
 def dispatch_overhead(calls: int, batches: int) -> dict[str, float]:
-    """The Python a decorated kernel's repeated call adds over `ferrox.load`'s: both kernels on
-    the CPU backend with its checked launch replaced by a no-op, so only the dispatch above it
-    is timed (no GPU needed). The GPU rows above include the same dispatch plus the launch."""
-    import ferrox
+    """The Python of each checked relaunch, with no GPU: the runtime's seams faked
+    (`tests/support/fake_gpu.py`) and the driver call (`launcher._launch_packed`) a no-op, so
+    what is timed is the dispatch, the signature, the memo look-up, the aliasing rule on the
+    call's addresses and the packing, on DeviceArrays. The GPU rows include the same plus the
+    launch (and torch's own attribute reads)."""
+    import sys
+    import tempfile
 
+    import pytest
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+    import fake_gpu
+
+    import ferrox
+    from ferrox.driver.runtime import launcher
+
+    patch = pytest.MonkeyPatch()
+    fake_gpu.install(patch, Path(tempfile.mkdtemp()))
+    patch.setattr(launcher, "_launch_packed", lambda *args: None)
     n = 1024
-    x, y = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    x, y = (DeviceArray.from_numpy(np.zeros(n, np.float32)) for _ in range(2))
+    others = [[DeviceArray.from_numpy(np.zeros(n, np.float32)) for _ in range(2)] for _ in "ab"]
     grid = n // 32
-    direct = py_copy.on("cpu")
-    loaded_kernel = ferrox.load(py_copy.ir(), device="cpu")["py_copy"]
-    for kernel in (direct._loaded([x, y], {}), loaded_kernel):
-        kernel._device.call = lambda *args: None  # the checked launch, stubbed on this instance
-    loaded = loaded_kernel[grid, 32]
-    tile_direct = py_tile_copy.on("cpu")
-    tile_loaded = ferrox.load(py_tile_copy.ir(), device="cpu")["py_tile_copy"]
-    tile_loaded._device.call = lambda *args: None
-    tile_direct._loaded({})._device.call = lambda *args: None
+    direct = py_copy.on("gpu")
+    loaded = ferrox.load(py_copy.ir(), device="gpu")["py_copy"][grid, 32]
+    kernel = ferrox.load(py_copy.ir(), device="gpu")["py_copy"]
+    tile_direct = py_tile_copy.on("gpu")
+    tile_loaded = ferrox.load(py_tile_copy.ir(), device="gpu")["py_tile_copy"]
+    turn = [0]
+
+    def other_arrays() -> None:
+        turn[0] ^= 1
+        loaded(*others[turn[0]])
+
     rows = {
         "@simt.kernel k[grid, block](x, y), again": lambda: direct[grid, 32](x, y),
         "ferrox.load kernel's launch(x, y)": lambda: loaded(x, y),
+        "ferrox.load k[grid, block](x, y) written per call": lambda: kernel[grid, 32](x, y),
+        "ferrox.load launch, other arrays in turn": other_arrays,
         "@tile.kernel k(y, x), again": lambda: tile_direct(y, x),
         "ferrox.load tile kernel's k(y, x)": lambda: tile_loaded(y, x),
     }
     results = {name: float("inf") for name in rows}
+    for fn in rows.values():
+        fn()
     for _ in range(batches):  # interleaved, best of: the host is shared and noisy
         for name, fn in rows.items():
             start = time.perf_counter_ns()
             for _ in range(calls):
                 fn()
             results[name] = min(results[name], (time.perf_counter_ns() - start) / calls / 1000)
-    return results
+    return results  # the fake device stays installed: the process ends after this
+
+
+def interleaved(rows: dict[str, Callable[[], None]], calls: int, batches: int) -> dict:
+    """Host µs per call of every row: the mean over `calls` launches, median over `batches`,
+    the rows taking turns batch by batch (so a drift of the machine's speed during the run
+    reaches every row alike); the device is synchronised after each batch."""
+    for fn in rows.values():
+        for _ in range(3):
+            fn()
+    synchronize()
+    means: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(batches):
+        for name, fn in rows.items():
+            start = time.perf_counter_ns()
+            for _ in range(calls):
+                fn()
+            means[name].append((time.perf_counter_ns() - start) / calls / 1000)
+            synchronize()
+    return {name: statistics.median(m) for name, m in means.items()}
+
+
+def torch_reads(calls: int = 20000) -> dict[str, float]:
+    """What each read of a CUDA tensor (and of torch's current stream) costs, in ns: the
+    parts of a relaunch's signature that torch itself spends."""
+    import torch
+
+    t = torch.zeros(1024, device="cuda")
+    get_stream = torch._C._cuda_getCurrentRawStream
+    reads: dict[str, Callable[[], object]] = {
+        "t.data_ptr()": t.data_ptr,
+        "t.dtype": lambda: t.dtype,
+        "t.shape": lambda: t.shape,
+        "t.stride()": t.stride,
+        "t.is_contiguous()": t.is_contiguous,
+        "t.get_device()": t.get_device,
+        "t.is_cuda": lambda: t.is_cuda,
+        "torch._C._cuda_getCurrentRawStream(0)": lambda: get_stream(0),
+        "torch.cuda.current_stream()": torch.cuda.current_stream,
+        "(a Python lambda returning None)": lambda: None,
+    }
+    out = {}
+    for name, read in reads.items():
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter_ns()
+            for _ in range(calls):
+                read()
+            best = min(best, (time.perf_counter_ns() - start) / calls)
+        out[name] = best
+    return out
 
 
 def main() -> None:
@@ -316,14 +385,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.dispatch:
         found = dispatch_overhead(args.calls, args.batches)
-        print("Python dispatch per call, checked launch stubbed (best of batches)")
+        print("checked relaunch, fake GPU, cuLaunchKernel stubbed: Python only (best of batches)")
         for name, us in found.items():
             base = found[
                 "ferrox.load tile kernel's k(y, x)"
                 if "tile" in name
                 else "ferrox.load kernel's launch(x, y)"
             ]
-            print(f"{name:46} {us:8.3f} us  ({us - base:+.3f} against ferrox.load)")
+            print(f"{name:50} {us:8.3f} us  ({us - base:+.3f} against ferrox.load)")
         return
     n = 1024
     rows, (artifact, kernel, a, b) = ferrox_rows(n)
@@ -341,12 +410,30 @@ def main() -> None:
             rows |= make()
         except Exception as exc:  # an optional library that is absent or cannot run here
             missing.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
-    results = {name: per_call_us(fn, args.calls, args.batches) for name, fn in rows.items()}
+    results = interleaved(rows, args.calls, args.batches)
     base = results["cuda.core launch (ints packed per call)"]
     print(f"launch overhead on {device_limits(0).name}, empty kernel, 4 PTX parameters")
     print(f"{'':46} {'us/call':>8} {'vs cuda.core':>12}")
     for name, us in results.items():
         print(f"{name:46} {us:8.2f} {us / base:11.2f}x")
+    from ferrox.driver.runtime import launcher
+
+    real = launcher._launch_packed
+    launcher._launch_packed = lambda *args: None  # the memo's driver call, stubbed
+    try:
+        memo = {name: fn for name, fn in rows.items() if "checked" in name or "again" in name}
+        stubbed = interleaved(memo, args.calls, max(args.batches // 3, 5))
+    finally:
+        launcher._launch_packed = real
+    print("\nthe same relaunches with cuLaunchKernel stubbed (host Python and torch reads only)")
+    for name, us in stubbed.items():
+        print(f"{name:46} {us:8.2f}  (the launch itself: {results[name] - us:.2f})")
+    results |= {f"{name} [launch stubbed]": us for name, us in stubbed.items()}
+    if "torch" not in " ".join(missing):
+        print("\ntorch's reads, ns each (best of 5 x 20000)")
+        for name, ns in torch_reads().items():
+            print(f"{name:46} {ns:8.0f}")
+            results[f"torch read: {name} (ns)"] = ns
     decorated = results.get("ferrox.simt @kernel k[grid, block](torch), again")
     if decorated is not None:
         same = results["the same kernel's IR, ferrox.load, checked"]

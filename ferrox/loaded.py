@@ -357,7 +357,11 @@ class GpuDevice:
         (foreign streams may need ordering). Returns the `Relaunch` that can repeat it (the
         decorated kernels keep it), else None."""
         found = key = None
-        if stream is None and _exact(grid) and _exact(block):
+        if (
+            stream is None
+            and (type(grid) is int or _exact(grid))
+            and (type(block) is int or _exact(block))
+        ):
             found = signature(args)
             if found is not None:
                 key = (artifact.name, grid, block, shared_bytes, found[0])

@@ -318,9 +318,9 @@ def _launch_packed(kernel: LoadedKernel, dims: tuple, stream: int, packed: abi.P
     if handle is None:
         handle = _cu_streams[stream] = _cu.CUstream(stream)
     (gx, gy, gz), (bx, by, bz), shared = dims
-    check(
-        _cu.cuLaunchKernel(
-            kernel.function, gx, gy, gz, bx, by, bz, shared, handle, packed.address, 0
-        ),
-        "cuLaunchKernel",
-    )
+    function = kernel._function or kernel.function
+    status = _cu.cuLaunchKernel(
+        function, gx, gy, gz, bx, by, bz, shared, handle, packed.address, 0
+    )[0]
+    if status:  # a CUresult is an int: CUDA_SUCCESS is 0 (`check`'s work, without its call)
+        raise CudaError("cuLaunchKernel", status)

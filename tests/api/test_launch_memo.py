@@ -241,3 +241,28 @@ def test_the_launch_stream_is_torchs_current_raw_stream(monkeypatch):
     fake_torch._C._cuda_getCurrentRawStream = lambda device: 0
     monkeypatch.setattr(streams, "_raw_stream", None)
     assert streams.torch_current_stream(0) == streams.LEGACY
+
+
+def test_the_packed_launch_reads_the_drivers_status(monkeypatch):
+    from cuda.bindings import driver as cu
+
+    from ferrox.driver.runtime import launcher
+    from ferrox.driver.runtime.errors import CudaError
+
+    calls, status = [], [cu.CUresult.CUDA_SUCCESS]
+
+    def launch(*args):
+        calls.append(args)
+        return (status[0],)
+
+    monkeypatch.setattr(launcher._cu, "cuLaunchKernel", launch)
+    kernel = types.SimpleNamespace(_function="the function")
+    packed = types.SimpleNamespace(address=0x1234)
+    launcher._launch_packed(kernel, ((2, 1, 1), (32, 1, 1), 0), 0xABC, packed)
+    assert calls[0][:8] + calls[0][9:] == ("the function", 2, 1, 1, 32, 1, 1, 0, 0x1234, 0)
+    assert int(calls[0][8]) == 0xABC
+    status[0] = cu.CUresult.CUDA_ERROR_INVALID_VALUE
+    with pytest.raises(CudaError) as info:
+        launcher._launch_packed(kernel, ((2, 1, 1), (32, 1, 1), 0), 0xABC, packed)
+    error = info.value  # the driver's sentence for it, where there is a driver to ask
+    assert (error.call, error.code, error.name) == ("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE")
