@@ -41,6 +41,7 @@ PAIRS = [
     ("simt_warp_reduce.py", "warp_reduce", "simt/warp_reduce.mlir"),
     ("simt_histogram.py", "histogram", "simt/histogram.mlir"),
     ("simt_sgemm.py", "sgemm_tiled", "simt/sgemm_tiled.mlir"),
+    ("simt_sgemm_micro.py", "sgemm_micro", "simt/sgemm_micro.mlir"),
     ("tile_vector_add.py", "vector_add", "tile/vector_add.mlir"),
     ("tile_softmax.py", "softmax", "tile/softmax.mlir"),
     ("tile_layernorm.py", "layernorm", "tile/layernorm.mlir"),

@@ -30,6 +30,10 @@ EXAMPLES = {
         ["--n", "3001", "--bins", "37"],
         "simt histogram of 3001 values into 37 bins on cpu: matches NumPy",
     ),
+    "simt_sgemm_micro": (
+        ["--m", "40", "--n", "150", "--k", "21"],
+        "simt sgemm micro 40x21 @ 21x150 on cpu: matches NumPy",
+    ),
     "simt_sgemm": (
         ["--m", "20", "--n", "24", "--k", "18"],
         "simt sgemm 20x18 @ 18x24 on cpu: matches NumPy",

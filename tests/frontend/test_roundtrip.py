@@ -21,6 +21,7 @@ EXAMPLES = {
     "simt_warp_reduce.py": "warp_reduce",
     "simt_histogram.py": "histogram",
     "simt_sgemm.py": "sgemm_tiled",
+    "simt_sgemm_micro.py": "sgemm_micro",
 }
 
 

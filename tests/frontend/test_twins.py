@@ -32,6 +32,7 @@ def twin(name: str):
         "warp_reduce": ("simt_warp_reduce.py", "warp_reduce"),
         "histogram": ("simt_histogram.py", "histogram"),
         "sgemm_tiled": ("simt_sgemm.py", "sgemm_tiled"),
+        "sgemm_micro": ("simt_sgemm_micro.py", "sgemm_micro"),
     }
     if name in files:
         file, attr = files[name]
@@ -67,6 +68,12 @@ CASES = {
         (2, 2),
         (16, 16),
         lambda s: [f32s(s, 20, 18), f32s(s + 1, 18, 24), nan(20, 24), 20, 24, 18],
+        [2],
+    ),
+    "sgemm_micro": (  # ragged against the 128 x 128 tile and the 16-wide k step
+        (1, 2),
+        256,
+        lambda s: [f32s(s, 40, 21), f32s(s + 1, 21, 150), nan(40, 150), 40, 150, 21],
         [2],
     ),
     "warp_reduce": ((4,), 256, lambda s: [f32s(s, 1000), nan(32)], [1]),
