@@ -11,10 +11,11 @@ from ferrox.simt import DisjointSlice, Slice, f16, f32, i16, i32, index, space_t
 # -- kept -------------------------------------------------------------------------------------
 
 
+# doc:begin staged_sum
 @simt.kernel(block=64, requires=["len(x) >= len(out)"])
 def staged_sum(x: Slice[f32], out: DisjointSlice[f32]):
-    """out[i] = x[4 i] + x[4 i + 1] + x[4 i + 2] + x[4 i + 3], through shared memory: each
-    thread copies 4 elements (zeros past x's end), then reads another thread's 4 back."""
+    """Each thread copies 4 elements of x into shared memory (zeros past x's end), then sums
+    the 4 thread 63 - t copied: out[64 b + t] = sum(x[256 b + 4 (63 - t) ..][:4])."""
     stage = simt.shared(f32, 256)
     t = simt.thread_id.x
     start = simt.block_id.x * 256 + t * 4
@@ -28,6 +29,9 @@ def staged_sum(x: Slice[f32], out: DisjointSlice[f32]):
         v = simt.shared_load_vector(stage, (63 - t) * 4, 4)  # thread 63 - t's copy
     w = simt.thread_index_1d()
     out[w] = (v[0] + v[1]) + (v[2] + v[3])
+
+
+# doc:end
 
 
 @simt.kernel(block=32, requires=["len(x) >= n", "len(out) == n"])
