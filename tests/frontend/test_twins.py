@@ -91,6 +91,33 @@ CASES = {
         [1],
     ),
     "vecadd_vec4": ((1,), 256, lambda s: [f32s(s, 1000), f32s(s + 1, 1000), nan(1000), 1000], [2]),
+    "alu": (
+        (4,),
+        256,
+        lambda s: [
+            f32s(s, 1000),
+            f32s(s + 1, 1000),
+            rng(s + 2).integers(-1, 5, 1000).astype(np.int32),  # -1 and 3, 4 take the default
+            nan(1000),
+        ],
+        [3],
+    ),
+    "gcd": (
+        (4,),
+        256,
+        lambda s: [
+            rng(s).integers(1, 1_000_000, 1000).astype(np.int32),
+            rng(s + 1).integers(1, 1_000_000, 1000).astype(np.int32),
+            np.full(1000, np.iinfo(np.int32).max, np.int32),
+        ],
+        [2],
+    ),
+    "piecewise": (
+        (4,),
+        256,
+        lambda s: [f32s(s, 1000), rng(s + 1).integers(-1, 8, 1000).astype(np.int32), nan(1000)],
+        [2],
+    ),
     "vecadd_unchecked": (
         (4,),
         256,
