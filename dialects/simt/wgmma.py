@@ -55,6 +55,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects.simt.shared import check_rank
@@ -146,6 +147,9 @@ def check_window(op: WgmmaOp) -> None:
     committed = False
     nxt = op.next_op
     while nxt is not None:
+        if nxt.has_trait(IsTerminator):
+            nxt = None
+            break
         if isinstance(nxt, WgmmaCommitOp):
             committed = True
         elif isinstance(nxt, WgmmaWaitOp):

@@ -1,0 +1,353 @@
+// RUN: ferrox-opt %s --split-input-file --verify-diagnostics
+
+// Every op-local rule of the warpgroup tensor-core ops (dialects/simt/wgmma.py): shapes and
+// types, the warpgroup block, and the window rule (a fence before each wgmma, a commit and a
+// wait with pending = 0 after it in its block, only wgmma and arith ops between, and each result
+// used once, by a later wgmma's accumulator or the wait).
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' needs n a multiple of 8 from 8 to 256, got 12}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 12} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' with n = 16 takes 8 f32 accumulator values a thread, got 4}}
+    %d:4 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:4 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %fs = simt.shared_alloc : !simt.shared<f32, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' multiplies bf16 or f16, found A of f32}}
+    %d:8 = simt.wgmma %fs[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<f32, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %xs = simt.shared_alloc : !simt.shared<bf16, [4000]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' reads A as 128-byte swizzled rows of a 1-D array: its length must be a multiple of 512 and at least 4096, got [4000]}}
+    %d:8 = simt.wgmma %xs[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4000]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %hs = simt.shared_alloc : !simt.shared<f16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' needs A and B of one type, got bf16 and f16}}
+    %d:8 = simt.wgmma %as[%c0], %hs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<f16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [64, 2], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma_fence' is a warpgroup collective: the block must be 1-D with a multiple of 128 threads, got [64, 2]}}
+    simt.wgmma_fence
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma_commit' is a warpgroup collective: it needs a kernel whose launch contract names the block}}
+    simt.wgmma_commit
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma and arith ops between}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
+    // expected-error@+1 {{'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma and arith ops between; found 'simt.shared_store'}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' reads shared memory and writes its results until a 'simt.wgmma_wait' with pending = 0 retires it: only wgmma and arith ops may come between, found 'simt.shared_store'}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then 'simt.wgmma_wait' with pending = 0}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then 'simt.wgmma_wait' with pending = 0}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.wgmma_commit
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it must be used exactly once, by a later 'simt.wgmma' or 'simt.wgmma_wait', found 2 uses}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    %x = arith.addf %d#0, %z : f32
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it must be used exactly once, by a later 'simt.wgmma' or 'simt.wgmma_wait', found 0 uses}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %z, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it may only be the accumulator of a later 'simt.wgmma' or an operand of 'simt.wgmma_wait' in its block, found 'arith.addf'}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    %x = arith.addf %d#0, %z : f32
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %x, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma_wait' pending must be 0 to 7, got 8}}
+    simt.wgmma_wait {pending = 8}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma_store' needs an even stride of at least n = 16, got 17}}
+    simt.wgmma_store %cs[%c0], %z, %z, %z, %z, %z, %z, %z, %z {n = 16, stride = 17} : !simt.shared<f32, [1024]>
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma_store' writes f32 accumulators, found an array of bf16}}
+    simt.wgmma_store %as[%c0], %z, %z, %z, %z, %z, %z, %z, %z {n = 16, stride = 16} : !simt.shared<bf16, [4096]>
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    // expected-error@+1 {{'simt.wgmma_store' with n = 16 stores 8 f32 values a thread, got 2}}
+    simt.wgmma_store %cs[%c0], %z, %z {n = 16, stride = 16} : !simt.shared<f32, [1024]>
+    simt.yield
+  }
+  simt.return
+}
