@@ -7,6 +7,7 @@ when ptxas ran, and per kernel everything a launcher needs, read from the verifi
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Mapping
@@ -22,7 +23,7 @@ from ferrox.dialects.simt import KernelOp
 from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
 from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
 from ferrox.targets import kernel_facts
-from ferrox.targets.ptx import module_to_ptx, resolve_target
+from ferrox.targets.ptx import resolve_target, submit_module
 from ferrox.targets.ptxas_job import start_ptxas
 from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, find_ptxas, run_ptxas
@@ -73,7 +74,7 @@ def compile_module(
     check_wgmma_target(module, chip)
     with stage(timings, "clone"):
         lowered = module.clone()
-    device: list[ModuleOp] = []
+    kernels: dict[str, KernelArtifact] = {}
     last = [time.perf_counter()]
 
     def snapshot(ran, current: ModuleOp, _following) -> None:
@@ -81,29 +82,54 @@ def compile_module(
         if timings is not None and ran is not None:
             timings.add(ran.name, now - last[0])
         if isinstance(ran, ExtractDeviceCodePass):
-            with stage(timings, "clone"):
-                device.append(current.clone())  # verified SIMT kernels, tile ones lowered
+            # The facts of the verified SIMT kernels (tile ones lowered), read before the
+            # next stage lowers them: what a copy of the module here would give.
+            with stage(timings, "artifact"):
+                kernels.update(kernel_artifacts(module, current))
         last[0] = time.perf_counter()
 
     assemble = bool(cubin or (cubin is None and find_ptxas() is not None))
-    # ptxas starts now, its start-up overlapping the lowering (ptxas_job.py), where it can.
+    # A ptxas started ahead, waiting for its input (ptxas_job.py), where it can be.
     job = start_ptxas(chip) if assemble else None
     try:
         lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
-        ptx = module_to_ptx(lowered, chip, features, opt, timings)
-        image, resources = None, {}
+        wait_ptx = submit_module(lowered, chip, features, opt, timings)
+        # While LLVM works (in its own process): what the artifact needs besides the PTX.
+        failed: BaseException | None = None
+        try:
+            with stage(timings, "artifact"):
+                _check_abi(kernels, lowered)
+                source = str(module)
+        except BaseException as e:  # raised once LLVM has answered (the worker waits for it)
+            failed = e
+        ptx = wait_ptx()
+        if failed is not None:
+            raise failed
+        image = None
         if assemble:
             with stage(timings, "ptxas"):
                 assembled = job.finish(ptx) if job is not None else run_ptxas(ptx, chip)
-            image, resources = assembled.cubin, assembled.resources
+            image = assembled.cubin
+            kernels = _with_resources(kernels, assembled.resources)
     finally:
         if job is not None:
             job.close()
-    with stage(timings, "artifact"):
-        kernels = kernel_artifacts(module, device[0], resources)
-        _check_abi(kernels, lowered)
-        source = str(module)
     return ModuleArtifact(chip, features, opt, ptx, kernels, image, source)
+
+
+def _with_resources(
+    kernels: dict[str, KernelArtifact], resources: Mapping[str, FunctionResources]
+) -> dict[str, KernelArtifact]:
+    """Each contract's static shared memory as ptxas counts it (the lowering's own included)."""
+    out = {}
+    for name, k in kernels.items():
+        if k.contract is not None and name in resources:
+            shared = resources[name].shared_memory
+            k = dataclasses.replace(
+                k, contract=dataclasses.replace(k.contract, static_shared_bytes=shared)
+            )
+        out[name] = k
+    return out
 
 
 def kernel_artifacts(

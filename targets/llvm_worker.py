@@ -90,22 +90,47 @@ class LLVMWorker:
 
     def compile(self, llvm_ir: str, chip: str, features: str, opt: int) -> str:
         """PTX for `llvm_ir`; `LLVMFailure` with LLVM's message when it cannot make it."""
+        return self.submit(llvm_ir, chip, features, opt).result()
+
+    def submit(self, llvm_ir: str, chip: str, features: str, opt: int) -> PendingPtx:
+        """Send `llvm_ir` to the child and return at once: LLVM works while the caller does
+        something else, and `result()` waits for the PTX. The worker serves no one else until
+        then, so `result()` must be called (a `try`/`finally`)."""
         data = llvm_ir.encode()
         header = {"chip": chip, "features": features, "opt": opt, "size": len(data)}
-        with self._lock:
+        self._lock.acquire()
+        try:
             proc, log = self._ready()
             start = os.lseek(log.fileno(), 0, os.SEEK_END)
-            assert proc.stdin is not None and proc.stdout is not None
+            assert proc.stdin is not None
             try:
                 proc.stdin.write(json.dumps(header).encode() + b"\n" + data)
                 proc.stdin.flush()
-                line = proc.stdout.readline()
-                answer = json.loads(line) if line else None
-                text = proc.stdout.read(answer["size"]).decode() if answer else ""
+                sent = True
             except (OSError, ValueError):
-                answer = None
+                sent = False
+        except BaseException:
+            self._lock.release()
+            raise
+        return PendingPtx(self, proc, log, start, sent)
+
+    def _answer(self, pending: PendingPtx) -> str:
+        """The reply to `pending`'s request (the lock is held since `submit`)."""
+        proc, log = pending.proc, pending.log
+        try:
+            answer, text = None, ""
+            if pending.sent:
+                assert proc.stdout is not None
+                try:
+                    line = proc.stdout.readline()
+                    answer = json.loads(line) if line else None
+                    text = proc.stdout.read(answer["size"]).decode() if answer else ""
+                except (OSError, ValueError):
+                    answer = None
             if answer is None or len(text.encode()) != answer["size"]:
-                raise LLVMFailure(self._died(proc, log, start))
+                raise LLVMFailure(self._died(proc, log, pending.start))
+        finally:
+            self._lock.release()
         if not answer["ok"]:
             raise LLVMFailure(text)
         return text
@@ -154,6 +179,23 @@ class LLVMWorker:
                 proc.wait()
 
 
+class PendingPtx:
+    """A request sent to the worker whose answer is not read yet (`LLVMWorker.submit`)."""
+
+    def __init__(
+        self, worker: LLVMWorker, proc: subprocess.Popen[bytes], log: IO[bytes], start: int,
+        sent: bool,
+    ):  # fmt: skip
+        self.worker, self.proc, self.log, self.start, self.sent = worker, proc, log, start, sent
+        self._done = False
+
+    def result(self) -> str:
+        """The PTX; `LLVMFailure` with LLVM's message when it could not make it. Once only."""
+        assert not self._done, "the answer of a worker request is read once"
+        self._done = True
+        return self.worker._answer(self)
+
+
 _worker: LLVMWorker | None = None
 _worker_lock = threading.Lock()
 
@@ -173,4 +215,15 @@ def compile_in_worker(llvm_ir: str, chip: str, features: str, opt: int) -> str:
     return worker().compile(llvm_ir, chip, features, opt)
 
 
-__all__ = ["LLVMFailure", "LLVMWorker", "compile_in_worker", "worker"]
+def submit_to_worker(llvm_ir: str, chip: str, features: str, opt: int) -> PendingPtx:
+    return worker().submit(llvm_ir, chip, features, opt)
+
+
+__all__ = [
+    "LLVMFailure",
+    "LLVMWorker",
+    "PendingPtx",
+    "compile_in_worker",
+    "submit_to_worker",
+    "worker",
+]

@@ -20,6 +20,7 @@ where that is newer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -31,7 +32,7 @@ from xdsl.utils.target import Target
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
 from ferrox.targets.llvm_export import to_llvm_ir
-from ferrox.targets.llvm_worker import LLVMFailure, compile_in_worker
+from ferrox.targets.llvm_worker import LLVMFailure, submit_to_worker
 from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, run_ptxas
 
@@ -148,16 +149,30 @@ def compile_ptx(
 ) -> str:
     """PTX for `llvm_ir` (text); raises `PTXError` with LLVM's own message when it cannot.
     LLVM runs in this process's persistent worker (`llvm_worker`), restarted if it dies."""
+    return submit_ptx(llvm_ir, chip, features, opt)()
+
+
+def submit_ptx(
+    llvm_ir: str, chip: str = DEFAULT_CHIP, features: str = DEFAULT_FEATURES, opt: int = 3
+) -> Callable[[], str]:
+    """`compile_ptx` in two steps: the IR goes to LLVM now, and the function returned waits for
+    the PTX (raising what `compile_ptx` raises). It must be called, even when the work done
+    meanwhile fails: the worker serves no other compile until then."""
     features = normalize_features(features)
     validate_target(chip, features)
     if opt not in (0, 1, 2, 3):
         raise PTXError(f"optimisation level must be 0, 1, 2 or 3, got {opt}")
-    try:
-        ptx = compile_in_worker(llvm_ir, chip, features, opt)
-    except LLVMFailure as e:
-        raise PTXError(f"LLVM could not compile the module for {chip}: {e}") from None
-    check_ptx_symbols(ptx)
-    return ptx
+    pending = submit_to_worker(llvm_ir, chip, features, opt)
+
+    def wait() -> str:
+        try:
+            ptx = pending.result()
+        except LLVMFailure as e:
+            raise PTXError(f"LLVM could not compile the module for {chip}: {e}") from None
+        check_ptx_symbols(ptx)
+        return ptx
+
+    return wait
 
 
 _LLVM_SYMBOL = re.compile(r"(?<![\w.$])llvm\.[\w.$]+")
@@ -214,6 +229,19 @@ def module_to_ptx(
 ) -> str:
     """PTX for an llvm-dialect module, with errors located at the ops that cause them
     (`timings`: the export and LLVM's time, as `llvm-export` and `llvm`)."""
+    return submit_module(module, chip, features, opt, timings)()
+
+
+def submit_module(
+    module: ModuleOp,
+    chip: str | None = None,
+    features: str | None = None,
+    opt: int = 3,
+    timings: Timings | None = None,
+) -> Callable[[], str]:
+    """`module_to_ptx` in two steps (as `submit_ptx`): the module is exported and handed to LLVM
+    now; the function returned waits for the PTX and must be called. The `llvm` stage's time is
+    that wait."""
     chip, features = resolve_target(module, chip, features)
     try:
         validate_target(chip, features)
@@ -224,11 +252,20 @@ def module_to_ptx(
         llvm_ir = to_llvm_ir(module)
     try:
         with stage(timings, "llvm"):
-            return compile_ptx(llvm_ir, chip, features, opt)
+            wait = submit_ptx(llvm_ir, chip, features, opt)
     except PTXError as e:
-        if not e.symbols:
-            raise PTXError(e.diagnostics[0].message, module) from None
-        raise _locate_symbols(module, e) from None
+        raise PTXError(e.diagnostics[0].message, module) from None
+
+    def located() -> str:
+        try:
+            with stage(timings, "llvm"):
+                return wait()
+        except PTXError as e:
+            if not e.symbols:
+                raise PTXError(e.diagnostics[0].message, module) from None
+            raise _locate_symbols(module, e) from None
+
+    return located
 
 
 def _locate_symbols(module: ModuleOp, e: PTXError) -> DiagnosticError:

@@ -24,6 +24,15 @@ class ToolchainError(Exception):
     """A tool is missing or failed; the message says what happened and what to do."""
 
 
+def scratch_dir() -> str | None:
+    """Where ptxas's input and output files go: `/dev/shm` (memory) where it is writable and
+    TMPDIR does not name another place, else the system's temporary folder (None). On a disk,
+    creating and removing a job's few files took several ms of each compile."""
+    if "TMPDIR" not in os.environ and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        return "/dev/shm"
+    return None
+
+
 def find_ptxas() -> str | None:
     if found := shutil.which("ptxas"):
         return found
@@ -127,7 +136,7 @@ def run_ptxas(
 ) -> PtxasResult:
     """Assemble `ptx` for `chip` (e.g. `sm_90`); raises `ToolchainError` with ptxas's own errors."""
     ptxas = require_ptxas()
-    with tempfile.TemporaryDirectory(prefix="ferrox-ptxas-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ferrox-ptxas-", dir=scratch_dir()) as tmp:
         source, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         source.write_text(ptx, encoding="utf-8")
         command = [ptxas, f"-arch={chip}", *(["-v"] if verbose else []), *extra_args]

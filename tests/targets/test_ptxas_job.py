@@ -5,6 +5,9 @@ to `run_ptxas` whenever the early start goes wrong."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -80,13 +83,13 @@ def test_a_compile_that_fails_first_leaves_nothing_running():
 
 
 def test_an_early_start_gone_wrong_falls_back_to_run_ptxas(ptx_of, monkeypatch):
-    def no_proc(self):
+    def no_proc(self, data):
         raise OSError("no /proc here")
 
     # The PTX first: compiling it (when no earlier test in this worker has) runs a job too, and
     # with `/proc` patched away that job would already mark early starts unusable.
     ptx = ptx_of("simt/vecadd")
-    monkeypatch.setattr(ptxas_job.PtxasJob, "_bytes_read", no_proc)
+    monkeypatch.setattr(ptxas_job.PtxasJob, "_feed", no_proc)
     monkeypatch.setattr(ptxas_job, "_unusable", False)
     started = job()
     assert started.finish(ptx).cubin == run_ptxas(ptx, "sm_90").cubin
@@ -109,3 +112,44 @@ def test_compile_module_assembles_through_it(ptx_of, monkeypatch):
     assert len(made) == 1 and not made[0]._source.parent.exists()
     assert artifact.cubin == run_ptxas(artifact.ptx, "sm_90").cubin
     assert not os.path.exists(made[0]._source)
+
+
+def test_each_finish_leaves_a_spare_that_the_next_job_is():
+    """The next compile's ptxas is started when one finishes, and handed out by start_ptxas;
+    it has had its input opened before the PTX existed, and gives the same cubin. (sm_80: a
+    chip no other test here compiles for, so its spare is this test's.)"""
+    ptx = ferrox.compile(ROOT / "examples" / "simt" / "vecadd.mlir", chip="sm_80", cache=False).ptx
+    job("sm_80").finish(ptx)
+    waiting = ptxas_job.spare_pid("sm_80")
+    assert waiting is not None
+    time.sleep(0.5)  # long enough for it to be waiting on its input
+    spare = job("sm_80")
+    assert spare.pid == waiting and ptxas_job.spare_pid("sm_80") is None
+    assert spare.finish(ptx).cubin == run_ptxas(ptx, "sm_80").cubin
+    assert ptxas_job.spare_pid("sm_80") not in (None, waiting)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.5])
+def test_a_waiting_ptxas_ends_with_the_process_that_started_it(delay):
+    """A process that dies without cleaning up (os._exit) leaves no ptxas behind: the end of its
+    input goes with it, whether ptxas had opened that input yet (0.5 s) or not (0 s)."""
+    code = (
+        "import os, time\n"
+        "from ferrox.targets import ptxas_job\n"
+        "j = ptxas_job.start_ptxas('sm_90')\n"
+        f"time.sleep({delay})\n"
+        "print(j.pid, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except FileNotFoundError:
+            return  # gone (reaped by init)
+        if state == "Z":
+            return  # exited, not reaped yet
+        time.sleep(0.05)
+    raise AssertionError(f"ptxas {pid} still runs 30 s after its parent died")
