@@ -29,10 +29,14 @@ other places involved as labels (`-`) in the same snippet, and `= help:` with th
 one line per diagnostic and note instead, for tools and tests:
 `E0382.mlir:10:3: error[E0382]: use of moved value: %c`. The default is `human`, as in rustc;
 the test suite sets `short` (`tests/conftest.py`), so tests pin one line per diagnostic, and the
-human form is pinned by `tests/test_diagnostics_render.py`. Diagnostics of Python kernels point
-at the Python line, shown the same way. In Python, a `DiagnosticError` keeps the plain
-`file:line:col: error: message` text; `ferrox.diagnostics.render(error, "human")` gives the
-rendered form.
+human form is pinned by `tests/test_diagnostics_render.py`. Diagnostics of Python kernels and
+host programs point at the Python line, shown the same way with the same codes: a
+`FrontendError`'s text is this rendering (`file.py:line:col: error[E0382]: ...` in the short
+form), and a script that does not catch it prints it without a traceback. Any other
+`DiagnosticError` keeps the plain `file:line:col: error: message` text;
+`ferrox.diagnostics.render(error, "human")` gives the rendered form. A refused launch
+(`ferrox.LaunchError`) has no source place: its `codes` give each problem's code, and
+`render(error.diagnostics)` prints them in the same shape.
 
 xDSL's generic parser and constraint messages are said in the op's own words: for a write
 without a witness, `index should be of base attribute simt.thread_index` becomes a diagnostic

@@ -101,6 +101,7 @@ CODES: tuple[Code, ...] = (
             r"witness not produced by a trusted index op",
             r"produces a \S+ witness, found",
             r"needs a witness",
+            r"is written only through a witness",  # the Python frontend's words for it
         ),
         (
             (
@@ -150,6 +151,7 @@ CODES: tuple[Code, ...] = (
             r"cannot update disjoint slice",
             r"cannot read atomic slice",
             r"disjoint slice `%[\w$.-]+` cannot be used by",
+            r"a Slice is read-only",  # the Python frontend's words for a write to a shared slice
         ),
         (
             (
@@ -198,7 +200,10 @@ CODES: tuple[Code, ...] = (
         "E1101",
         "a caller array bound to two tensors",
         ("host-1",),
-        (r"is already bound to a tensor",),
+        (
+            r"is already bound to a tensor",
+            r"each caller array is bound to its own tensor, so no two may alias",  # Python's
+        ),
         (("", "bind each caller array once, and pass the tensor around"),),
     ),
     Code(

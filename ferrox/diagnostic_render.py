@@ -92,6 +92,8 @@ _PYTHON_SPELLING = {
     "`simt.unsafe { ... }`": "`with simt.unsafe():`",
     "`simt.load`": "`a[i]`",
     "`simt.get_mut`": "`out[w] = ...`",
+    "`host.sync_on` of": "`host.sync` of",
+    "an output partition (`!tile.partition`)": "an output partition (a `Partition[...]` parameter)",
 }
 
 
@@ -167,11 +169,14 @@ def _closing(text: str, at: int) -> int:
     return len(text)
 
 
-def _focus_of(message: str, text: str) -> str:
-    """A value (`%c`) the message names that the line holds, else ''."""
+def _focus_of(message: str, text: str, python: bool = False) -> str:
+    """A value (`%c`) the message names that the line holds, else ''. On a Python line the
+    value is the variable of that name (`%out` is `out`): the frontend names values after them."""
     for m in _VALUE.finditer(message):
         if re.search(re.escape(m[0]) + r"(?![\w$.-])", text):
             return m[0]
+        if python and re.search(r"(?<![\w.])" + re.escape(m[0][1:]) + r"(?![\w])", text):
+            return m[0][1:]
     return ""
 
 
@@ -194,8 +199,12 @@ def _label_rows(labels: list[Label], text: str) -> list[str]:
     if not texted:
         return [row]
     last = texted[-1]
-    rows = [f"{row} {last.text}"]
-    hanging = texted[:-1]
+    if last is ordered[-1]:  # the rightmost label's text goes beside the underline
+        rows = [f"{row} {last.text}"]
+        hanging = texted[:-1]
+    else:  # an unlabelled span further right: every text hangs below its own span
+        rows = [row]
+        hanging = texted
     if hanging:
         cols = [_display(text, lab.start) for lab in hanging]
         rows.append(_bars(cols))
@@ -217,9 +226,10 @@ def human(d: Diagnostic, sources: Sources) -> str:
     tail: list[str] = []
     elsewhere: list[Diagnostic] = []
     labels: list[Label] = []
+    python = d.loc.file.endswith(".py")
     if d.loc.file and lines is not None and d.loc.line >= 1:
         text = _text(lines, d.loc.line)
-        focus = d.focus or _focus_of(d.message, text)
+        focus = d.focus or _focus_of(d.message, text, python)
         a, b = span(text, d.loc.col, focus, d.length)
         primary = Label(d.loc.line, a, b, d.label, True)
         labels.append(primary)
@@ -229,9 +239,9 @@ def human(d: Diagnostic, sources: Sources) -> str:
                 continue
             note_text = _text(lines, note.loc.line)
             anchor = _ANCHORS.get(note.message)
-            nf = note.focus or _focus_of(note.message, note_text)
+            nf = note.focus or _focus_of(note.message, note_text, python)
             if not nf and _ABOUT_THE_VALUE.search(note.message):
-                nf = _focus_of(d.message, note_text)
+                nf = _focus_of(d.message, note_text, python)
             na, nb = span(note_text, note.loc.col, nf, note.length)
             if anchor and nf:
                 listed = re.search(anchor + r"[^)]*?" + re.escape(nf) + r"(?![\w$.-])", note_text)

@@ -7,10 +7,11 @@ Interfaces (kept stable; the tile track builds on them):
   globals, builtins; KeyError when none), `.evaluate(expr)` (an annotation, in the function's
   namespace).
 - `errors`: `UserError(message)` (raise it while building a node; the builder adds the node's
-  location), `FrontendError` (a `DiagnosticError` whose `str()` is `file.py:line:col: error: ...`
-  followed by the source line and a caret, for each diagnostic and note), `error_at(source,
-  node, message, notes)`, `located(DiagnosticError)` (a verifier's diagnostics on frontend IR,
-  shown the same way), `render(diagnostic)`.
+  location), `FrontendError` (a `DiagnosticError` whose `str()` is the tools' rendering:
+  rustc's shape with the Python line, or `file.py:line:col: error[CODE]: ...` under
+  FERROX_ERROR_FORMAT=short), `error_at(source, node, message, notes)`,
+  `located(DiagnosticError)` (a verifier's diagnostics on frontend IR, shown the same way),
+  `render(diagnostic, fmt=None)`.
 - `types`: `DType` objects `f16 bf16 f32 f64 i1 i8 i16 i32 i64 index` (`.ir`, `.kind`, `.bits`),
   `dtype_of(ir_type)`, `as_dtype(annotation)` (`float` is f32, `int` index, `bool` i1) and the
   `Constexpr` marker.

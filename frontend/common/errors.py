@@ -1,19 +1,25 @@
-"""Diagnostics at Python lines: `file.py:line:col: error: ...`, the source line, a caret.
+"""Diagnostics at Python lines, printed by the one renderer every tool uses (rustc's shape).
 
 The frontend's own refusals and the verifiers' diagnostics on frontend-made IR (whose ops carry
 Python locations) are both a `FrontendError`: a `DiagnosticError` with the same diagnostics and
-the same words as for MLIR input, whose text adds the Python source line under each one.
+the same words as for MLIR input. Its text is `ferrox.diagnostics.render`'s, as `ferrox-opt`
+prints an MLIR file's: the human form (`error[E0382]: use of moved value: witness`, `-->` and
+the Python line with the span underlined, the notes as labels, `= help:`), or under
+FERROX_ERROR_FORMAT=short one line each, `file.py:line:col: error[E0382]: message`. A rule has
+the same code whichever way the kernel was written: the code comes from the message
+(`ferrox/diagnostic_codes.py`), and the messages are the verifiers' own.
 """
 
 from __future__ import annotations
 
 import ast
-import linecache
+import dataclasses
 import sys
 from collections.abc import Iterable, Sequence
 from types import TracebackType
 
-from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from ferrox.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc
+from ferrox.diagnostics import render as render_diagnostics
 from ferrox.frontend.common.source import FunctionSource
 
 
@@ -21,36 +27,22 @@ class UserError(Exception):
     """A mistake in the kernel found while building one node; the builder locates it there."""
 
 
-def _excerpt(loc: SourceLoc) -> list[str]:
-    if not loc.file or loc.line <= 0:
-        return []
-    text = linecache.getline(loc.file, loc.line).rstrip("\n")
-    if not text.strip():
-        return []
-    caret = " " * max(loc.col - 1, 0) + "^"
-    return [text, caret]
-
-
-def render(diagnostic: Diagnostic) -> str:
-    """One diagnostic and its notes, each followed by its source line and a caret."""
-    lines = [f"{diagnostic.loc}: {diagnostic.severity}: {diagnostic.message}"]
-    lines += _excerpt(diagnostic.loc)
-    for note in diagnostic.notes:
-        lines.append(f"{note.loc}: {note.severity}: {note.message}")
-        lines += _excerpt(note.loc)
-    return "\n".join(lines)
+def render(diagnostic: Diagnostic, fmt: str | None = None) -> str:
+    """One diagnostic and its notes as the tools print them (`fmt`: human or short; default
+    FERROX_ERROR_FORMAT, else human)."""
+    return render_diagnostics([diagnostic], fmt)
 
 
 class FrontendError(DiagnosticError):
-    """A kernel the compiler refuses, reported at its Python lines (`str()` shows the source
-    line and a caret under each diagnostic; `.diagnostics` has them as data)."""
+    """A kernel the compiler refuses, reported at its Python lines. `str()` is the rendered
+    form (see the module's docstring), chosen when it is asked for; `.diagnostics` has them
+    as data, and each one's `format()` is the plain `file:line:col: error: message` line."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]):
         super().__init__(diagnostics)
-        self.args = ("\n".join(render(d) for d in self.diagnostics),)
 
     def __str__(self) -> str:
-        return str(self.args[0])
+        return render_diagnostics(self.diagnostics)
 
 
 def error_at(
@@ -59,15 +51,28 @@ def error_at(
     message: str,
     notes: Iterable[tuple[ast.AST, str]] = (),
 ) -> FrontendError:
-    """A ready-to-raise error at an AST node of `source`."""
+    """A ready-to-raise error at an AST node of `source`; the rendered span is the node's
+    whole expression when it fits on its line (`a[i] + h[i]`, not only `a[i]`)."""
 
-    def at(n: ast.AST) -> SourceLoc:
+    def at(n: ast.AST, severity: Severity) -> Diagnostic:
         line, col = source.position(n)
-        return SourceLoc(source.file, line, col)
+        return Diagnostic(severity, "", SourceLoc(source.file, line, col), length=_length(n))
 
-    return FrontendError(
-        [Diagnostic("error", message, at(node), [Diagnostic("note", m, at(n)) for n, m in notes])]
-    )
+    def diagnostic(n: ast.AST, severity: Severity, text: str) -> Diagnostic:
+        return dataclasses.replace(at(n, severity), message=text)
+
+    main = diagnostic(node, "error", message)
+    main.notes = [diagnostic(n, "note", m) for n, m in notes]
+    return FrontendError([main])
+
+
+def _length(node: ast.AST) -> int:
+    """The node's width in characters when it is on one line, else 0 (the renderer's token)."""
+    line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    start, stop = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+    if line is None or line != end or start is None or stop is None or stop <= start:
+        return 0
+    return stop - start
 
 
 def located(error: DiagnosticError) -> FrontendError:

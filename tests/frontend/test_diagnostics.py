@@ -1,17 +1,18 @@
-"""The frontend's own refusals are diagnostics at the Python line and column, with the source
-line and a caret; a script that launches a refused kernel prints them, not a traceback; a trap
-on the interpreter names the Python line of the access."""
+"""The frontend's own refusals are diagnostics at the Python line and column, printed by the
+tools' renderer (rustc's shape, or the short form); a script that launches a refused kernel
+prints them, not a traceback; a trap on the interpreter names the Python line of the access."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 from ferrox import simt
+from ferrox.diagnostics import render
 from ferrox.simt import DisjointSlice, FrontendError, Slice, f16, f32, index
 
 HERE = __file__
@@ -205,48 +206,61 @@ def test_an_index_is_an_integer():
     )
 
 
-def test_the_text_shows_the_line_and_a_caret():
+def test_the_text_is_the_tools_rendering_short_and_human():
     with pytest.raises(FrontendError) as refused:
         mixes_types.ir()
     line = line_of("# mixes")
-    assert str(refused.value).splitlines() == [
-        f"{HERE}:{line}:14: error: mismatched types in '+': f32 and f16 (convert one side, "
-        "e.g. f32(x) or f16(x))",
-        "    out[w] = a[i] + h[i]  # mixes",
-        "             ^",
+    message = "mismatched types in '+': f32 and f16 (convert one side, e.g. f32(x) or f16(x))"
+    # The tests' environment asks for the short form (conftest.py), as the tools print it.
+    assert str(refused.value) == f"{HERE}:{line}:14: error[E0308]: {message}"
+    # The human form: rustc's shape, the whole expression underlined.
+    assert render(refused.value, "human").splitlines() == [
+        f"error[E0308]: {message}",
+        f"  --> {HERE}:{line}:14",
+        "   |",
+        f"{line} |     out[w] = a[i] + h[i]  # mixes",
+        "   |              ^^^^^^^^^^^",
     ]
 
 
-def test_a_script_prints_the_diagnostic_not_a_traceback(tmp_path):
+SCRIPT = """\
+import numpy as np
+from ferrox import simt
+from ferrox.simt import DisjointSlice, Slice, f16, f32
+
+@simt.kernel(block=256)
+def bad(a: Slice[f32], h: Slice[f16], out: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    i = w.value
+    out[w] = a[i] + h[i]
+
+x = np.zeros(4, np.float32)
+bad.on("cpu")[1, 256](x, np.zeros(4, np.float16), x.copy())
+"""
+
+
+@pytest.mark.parametrize("fmt", ["human", "short"])
+def test_a_script_prints_the_diagnostic_not_a_traceback(tmp_path, fmt):
     script = tmp_path / "bad.py"
-    script.write_text(
-        textwrap.dedent(
-            """\
-            import numpy as np
-            from ferrox import simt
-            from ferrox.simt import DisjointSlice, Slice, f16, f32
-
-            @simt.kernel(block=256)
-            def bad(a: Slice[f32], h: Slice[f16], out: DisjointSlice[f32]):
-                w = simt.thread_index_1d()
-                i = w.value
-                out[w] = a[i] + h[i]
-
-            x = np.zeros(4, np.float32)
-            bad.on("cpu")[1, 256](x, np.zeros(4, np.float16), x.copy())
-            """
-        ),
-        encoding="utf-8",
-    )
+    script.write_text(SCRIPT, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, FERROX_ERROR_FORMAT=fmt),
     )
     assert done.returncode == 1
+    message = "mismatched types in '+': f32 and f16 (convert one side, e.g. f32(x) or f16(x))"
+    if fmt == "short":
+        assert done.stderr.splitlines() == [f"{script}:9:14: error[E0308]: {message}"]
+        return
     assert done.stderr.splitlines() == [
-        f"{script}:9:14: error: mismatched types in '+': f32 and f16 (convert one side, e.g. "
-        "f32(x) or f16(x))",
-        "    out[w] = a[i] + h[i]",
-        "             ^",
+        f"error[E0308]: {message}",
+        f" --> {script}:9:14",
+        "  |",
+        "9 |     out[w] = a[i] + h[i]",
+        "  |              ^^^^^^^^^^^",
     ]
 
 

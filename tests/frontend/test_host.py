@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ferrox import host, simt, tile
+from ferrox.diagnostics import render
 from ferrox.simt import DisjointSlice, Slice, f32
 from ferrox.tile import Partition, Tensor
 
@@ -218,9 +219,10 @@ def at(marker: str, text: str) -> tuple[int, int]:
 
 
 def shown(marker: str, text: str, severity: str, message: str) -> str:
-    """One diagnostic as a FrontendError shows it: location, message, source line, caret."""
+    """One diagnostic or note as a FrontendError shows it in the tests' short form (conftest.py):
+    `file.py:line:col: error[CODE]: message` (`severity` carries the code: `error[E0382]`)."""
     line, col = at(marker, text)
-    return f"{FILE}:{line}:{col}: {severity}: {message}\n{LINES[line - 1]}\n{' ' * (col - 1)}^"
+    return f"{FILE}:{line}:{col}: {severity}: {message}"
 
 
 def fresh(n: int = 3001, k: int = 2):
@@ -347,7 +349,7 @@ def test_use_after_a_launch_took_the_tensor():
         use_after_launch.on("cpu")(x, y, poisoned(256))
     assert str(e.value) == "\n".join(
         [
-            shown("at: used out", "host.check", "error", "use of moved value: %out"),
+            shown("at: used out", "host.check", "error[E0382]", "use of moved value: %out"),
             shown("at: took out", "host.launch", "note", "value moved here"),
             shown("at: used out", "host.check", "note", "value used here after move"),
         ]
@@ -363,7 +365,7 @@ def test_reading_an_output_before_its_stream_is_synced():
             shown(
                 "at: read early",
                 "host.check",
-                "error",
+                "error[E1106]",
                 "cannot read %out before `host.sync_on %s`: a launch on %s may still be writing it",
             ),
             shown("at: launched", "host.launch", "note", "launched here"),
@@ -380,7 +382,7 @@ def test_returning_an_output_before_its_stream_is_synced():
             shown(
                 "at: returned early",
                 "return",
-                "error",
+                "error[E1106]",
                 "cannot return %out before `host.sync_on %s`: a launch on %s may still be "
                 "writing it",
             ),
@@ -406,7 +408,7 @@ def test_the_return_is_located_under_a_profiler_too():
         shown(
             "at: returned early",
             "return",
-            "error",
+            "error[E1106]",
             "cannot return %out before `host.sync_on %s`: a launch on %s may still be writing it",
         )
     )
@@ -422,7 +424,7 @@ def test_using_an_output_on_another_stream_before_the_sync():
         shown(
             "at: read on s2",
             "host.launch",
-            "error",
+            "error[E1106]",
             "cannot use %out on stream %s2 before `host.sync_on %s1`: a launch on %s1 may still "
             "be writing it",
         )
@@ -438,9 +440,9 @@ def test_the_same_array_bound_twice_would_alias():
     text = LINES[line - 1]
     first, second = text.index("x") + 1, text.index("out") + 1
     assert str(e.value) == (
-        f"{FILE}:{line}:{second}: error: caller array 0 is already bound to a tensor; binding "
-        f"it again would alias it\n{text}\n{' ' * (second - 1)}^\n"
-        f"{FILE}:{line}:{first}: note: first bound here\n{text}\n{' ' * (first - 1)}^"
+        f"{FILE}:{line}:{second}: error[E1101]: caller array 0 is already bound to a tensor; "
+        "binding it again would alias it\n"
+        f"{FILE}:{line}:{first}: note: first bound here"
     )
 
 
@@ -453,10 +455,10 @@ def test_two_arrays_that_share_memory_are_refused_at_bind():
     text = LINES[line - 1]
     first, second = text.index("x") + 1, text.index("y") + 1
     assert str(e.value) == (
-        f"{FILE}:{line}:{second}: error: caller arrays `x` and `y` share memory (numpy f32 300 "
-        "and numpy f32 312); each caller array is bound to its own tensor, so no two may alias "
-        f"(pass a copy)\n{text}\n{' ' * (second - 1)}^\n"
-        f"{FILE}:{line}:{first}: note: `x` bound here\n{text}\n{' ' * (first - 1)}^"
+        f"{FILE}:{line}:{second}: error[E1101]: caller arrays `x` and `y` share memory (numpy "
+        "f32 300 and numpy f32 312); each caller array is bound to its own tensor, so no two may "
+        "alias (pass a copy)\n"
+        f"{FILE}:{line}:{first}: note: `x` bound here"
     )
 
 
@@ -474,7 +476,12 @@ def test_a_partitioned_tensor_passed_again_was_moved():
         partition_then_read.on("cpu")(x, y, poisoned(2048))
     assert str(e.value) == "\n".join(
         [
-            shown("at: read partitioned z", "host.tile_launch", "error", "use of moved value: %z"),
+            shown(
+                "at: read partitioned z",
+                "host.tile_launch",
+                "error[E0382]",
+                "use of moved value: %z",
+            ),
             shown("at: partitioned z", "host.partition", "note", "value moved here"),
             shown(
                 "at: read partitioned z", "host.tile_launch", "note", "value used here after move"
@@ -506,7 +513,7 @@ def test_a_tile_that_is_not_a_power_of_two_is_the_op_verifiers_error_at_the_pyth
     assert str(e.value) == shown(
         "at: not a power of two",
         "host.partition",
-        "error",
+        "error[E1104]",
         "tile dimensions must be static powers of two, got 1000 in [1000]",
     )
 
@@ -575,4 +582,5 @@ def test_the_docs_show_the_diagnostics_as_they_are(snippet, program):
     x, y = fresh(256)
     with pytest.raises(host.FrontendError) as e:
         globals()[program].on("cpu")(x, y, poisoned(256))
-    assert shown_text == str(e.value).replace(FILE, "test_host.py") + "\n"
+    # The page shows what a user sees: the human form (rustc's shape), not the tests' short one.
+    assert shown_text == render(e.value, "human").replace(FILE, "test_host.py") + "\n"

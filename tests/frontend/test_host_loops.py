@@ -111,11 +111,12 @@ LINES = open(FILE, encoding="utf-8").read().splitlines()
 
 
 def shown(marker: str, text: str, severity: str, message: str) -> str:
-    """One diagnostic as a FrontendError shows it: location, message, source line, caret."""
+    """One diagnostic or note as a FrontendError shows it in the tests' short form (conftest.py):
+    `file.py:line:col: error[CODE]: message` (`severity` carries the code: `error[E0382]`)."""
     hits = [i for i, line in enumerate(LINES) if "# at: " + marker in line]
     assert len(hits) == 1, marker
     line, col = hits[0] + 1, LINES[hits[0]].index(text) + 1
-    return f"{FILE}:{line}:{col}: {severity}: {message}\n{LINES[line - 1]}\n{' ' * (col - 1)}^"
+    return f"{FILE}:{line}:{col}: {severity}: {message}"
 
 
 def refusal(program, *args) -> str:
@@ -149,7 +150,7 @@ def test_a_value_the_body_moves_without_carrying_it_is_moved_on_the_previous_tri
     x = np.ones(256, np.float32)
     assert refusal(moves_outer, x, np.zeros(256, np.float32), 3) == "\n".join(
         [
-            shown("moved every trip", "host.launch", "error", "use of moved value: %out"),
+            shown("moved every trip", "host.launch", "error[E0382]", "use of moved value: %out"),
             shown(
                 "moved every trip",
                 "host.launch",
@@ -168,7 +169,7 @@ def test_the_loops_result_is_read_only_after_its_stream_is_synced():
             shown(
                 "read early",
                 "host.check",
-                "error",
+                "error[E1106]",
                 "cannot read %acc before `host.sync_on %s`: a launch on %s may still be writing it",
             ),
             shown("launched in the loop", "host.launch", "note", "launched here"),
@@ -237,4 +238,4 @@ def test_ferrox_opt_refuses_the_recorded_loop_at_the_python_line(tmp_path, capsy
     path.write_text(moves_outer.ir_unverified(x, np.zeros(256, np.float32), 3))
     assert main([str(path), "-p", "verify-ownership"]) == 1
     first = shown("moved every trip", "host.launch", "error[E0382]", "use of moved value: %out")
-    assert capsys.readouterr().err.splitlines()[0] == first.splitlines()[0]
+    assert capsys.readouterr().err.splitlines()[0] == first

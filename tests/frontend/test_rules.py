@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ferrox.diagnostics import render
 from ferrox.simt import FrontendError
 
 RULES = Path(__file__).with_name("simt_rules.py")
@@ -183,18 +184,26 @@ def test_the_kernel_that_keeps_the_rule_compiles(name):
     assert name in artifact.kernels and artifact.ptx
 
 
-def test_the_message_shows_the_python_source_line_and_a_caret():
+def test_the_message_is_the_tools_rendering_of_the_python_lines():
     with pytest.raises(FrontendError) as refused:
         KERNELS["moved_twice"].artifact()
     second, first = LINES["second_move"], LINES["first_move"]
+    # The tests' short form (conftest.py): the MLIR input's code, the notes one line each.
     assert str(refused.value).splitlines() == [
-        f"{RULES}:{second}:5: error: use of moved value: witness",
-        "    out[w] = 2.0  # <- second_move",
-        "    ^",
+        f"{RULES}:{second}:5: error[E0382]: use of moved value: witness",
         f"{RULES}:{first}:5: note: value moved here",
-        "    out[w] = 1.0  # <- first_move",
-        "    ^",
         f"{RULES}:{second}:5: note: value used here after move",
-        "    out[w] = 2.0  # <- second_move",
-        "    ^",
+    ]
+    # What a user sees: rustc's shape, both writes in one snippet, the help in Python's terms.
+    assert render(refused.value, "human").splitlines() == [
+        "error[E0382]: use of moved value: witness",
+        f"  --> {RULES}:{second}:5",
+        "   |",
+        f"{first} |     out[w] = 1.0  # <- first_move",
+        "   |     ------ value moved here",
+        f"{second} |     out[w] = 2.0  # <- second_move",
+        "   |     ^^^^^^ value used here after move",
+        "   |",
+        "   = help: a witness is moved by the one write it guards: make a new witness for another "
+        "write, or read its index with `w.value` before the move",
     ]

@@ -16,6 +16,7 @@ import pytest
 
 import ferrox
 from ferrox import tile
+from ferrox.diagnostics import render
 from ferrox.tile import FrontendError, Partition, Tensor, f32
 
 HERE = Path(__file__)
@@ -193,10 +194,18 @@ def test_rule_is_reported_at_the_python_line(name):
 def test_a_diagnostic_shows_the_python_source_line_and_a_caret():
     with pytest.raises(FrontendError) as refused:
         store_to_input.ir()
-    assert str(refused.value).splitlines() == [
-        REFUSED["store_to_input"][0],
-        HERE.read_text(encoding="utf-8").splitlines()[LINES["store_input"] - 1],
-        "    ^",
+    line = LINES["store_input"]
+    source = HERE.read_text(encoding="utf-8").splitlines()[line - 1]
+    message = REFUSED["store_to_input"][0].split(": error: ", 1)[1]
+    assert str(refused.value) == f"{HERE}:{line}:5: error[E1201]: {message}"  # the short form
+    assert render(refused.value, "human").splitlines() == [
+        f"error[E1201]: {message}",
+        f"  --> {HERE}:{line}:5",
+        "   |",
+        f"{line} | {source}",
+        "   |     ^^^^^^^^^^",
+        "   |",
+        "   = help: store to an output partition (a `Partition[...]` parameter), once per block",
     ]
 
 
