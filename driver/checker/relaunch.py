@@ -11,8 +11,8 @@ the checker passed in full, what every later launch with that key needs:
   full check, which refuses it with the rule's own message (never skipped: it can fail);
 - the packed parameters, whose address slots each call rewrites (every other byte is a
   function of the key), and the launch dimensions;
-- the device whose torch current stream the launch goes on (read each call), else the legacy
-  default stream.
+- the device whose torch current stream the launch goes on (read each call through torch's
+  raw-handle getter: no stream object is made), else the legacy default stream.
 
 A torch training loop that allocates new activations of the same shapes each step therefore
 pays the address comparisons, not the checker. The packed parameters are shared by every
@@ -23,8 +23,10 @@ an earlier launch).
 
 from __future__ import annotations
 
+import functools
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ferrox.artifact import KernelArtifact
@@ -39,7 +41,7 @@ class Relaunch:
     `signature` reads them), or return False when two of them now overlap where the aliasing
     rule forbids it (the caller then checks in full)."""
 
-    __slots__ = ("key", "_kernel", "_dims", "_packed", "_cells", "_pairs", "_device", "_lock")
+    __slots__ = ("key", "_kernel", "_dims", "_packed", "_cells", "_pairs", "_current", "_lock")
 
     def __init__(self, key: tuple, kernel: Any, dims: tuple, packed: Any, cells: list,
                  pairs: list, device: int | None):  # fmt: skip
@@ -47,7 +49,7 @@ class Relaunch:
         self._kernel, self._dims, self._packed = kernel, dims, packed
         self._cells = cells  # (address index, the ctypes cell it is written to)
         self._pairs = pairs  # (address index, bytes, address index, bytes): both non-empty
-        self._device = device
+        self._current = None if device is None else _current_stream(device)
         self._lock = threading.Lock()
 
     def __call__(self, addresses: list[int]) -> bool:
@@ -55,13 +57,22 @@ class Relaunch:
             start_a, start_b = addresses[a], addresses[b]
             if start_a < start_b + b_bytes and start_b < start_a + a_bytes:
                 return False
-        device = self._device
-        stream = LEGACY if device is None else torch_current_stream(device)
+        current = self._current
+        stream = LEGACY if current is None else current() or LEGACY
         with self._lock:
             for k, cell in self._cells:
                 cell.value = addresses[k]
             self._kernel.relaunch(self._dims, self._packed, stream)
         return True
+
+
+def _current_stream(device: int) -> Callable[[], int]:
+    """What reads torch's current stream on `device` (0 for its legacy default): torch's own
+    raw-handle getter bound to the device, called directly, where torch has one."""
+    raw = getattr(sys.modules["torch"]._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        return functools.partial(torch_current_stream, device)
+    return functools.partial(raw, device)
 
 
 def relaunch_for(

@@ -266,3 +266,21 @@ def test_the_packed_launch_reads_the_drivers_status(monkeypatch):
         launcher._launch_packed(kernel, ((2, 1, 1), (32, 1, 1), 0), 0xABC, packed)
     error = info.value  # the driver's sentence for it, where there is a driver to ask
     assert (error.call, error.code, error.name) == ("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE")
+
+
+def test_a_relaunch_goes_on_torchs_current_stream_read_each_call(monkeypatch):
+    from ferrox.driver.checker.relaunch import Relaunch
+    from ferrox.driver.runtime.streams import LEGACY
+
+    current = [0xABC]
+    fake_torch = types.SimpleNamespace(
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: current[0] * device)
+    )
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    seen: list[int] = []
+    kernel = types.SimpleNamespace(relaunch=lambda dims, packed, stream: seen.append(stream))
+    on_torch = Relaunch((), kernel, (), None, [], [], device=2)
+    assert on_torch([]) and seen == [0xABC * 2]
+    current[0] = 0  # torch's default stream: the legacy one
+    assert on_torch([]) and seen == [0xABC * 2, LEGACY]
+    assert Relaunch((), kernel, (), None, [], [], device=None)([]) and seen[-1] == LEGACY
