@@ -280,3 +280,44 @@ def test_a_trap_on_the_interpreter_names_the_python_line():
         f"{HERE}:{line_of('# past the end')}:9: error: simt.load out of range: index 100 of %x "
         "(length 100)"
     )
+
+
+def human(kernel) -> list[str]:
+    with pytest.raises(FrontendError) as refused:
+        kernel.ir()
+    return render(refused.value, "human").splitlines()
+
+
+def test_a_write_without_a_witness_reads_as_the_mlir_rule_in_rustc_shape():
+    """A race: a plain thread id indexing a disjoint slice. The code is SIMT 1's (E1001), as for
+    the MLIR `simt.get_mut` without a witness; the span is the whole target."""
+    line = line_of("# no witness")
+    assert human(writes_without_witness) == [
+        "error[E1001]: a disjoint slice is written only through a witness: `%out[...]` needs a "
+        "thread index from thread_index_1d(), index_2d(S), index_2d_runtime(w) or warp_index(), "
+        "found index",
+        f"  --> {HERE}:{line}:5",
+        "   |",
+        f"{line} |     out[simt.thread_id.x] = 1.0  # no witness",
+        "   |     ^^^^^^^^^^^^^^^^^^^^^",
+        "   |",
+        "   = help: make the witness with `simt.thread_index_1d()` (or `simt.index_2d`, "
+        "`simt.index_2d_runtime`, `simt.warp_index`, `simt.tile_index`) in this kernel",
+    ]
+
+
+def test_a_write_to_a_shared_slice_reads_as_the_mlir_rule_in_rustc_shape():
+    """A race: every thread may write a shared (read-only) Slice. SIMT 4's code (E1004), the
+    help in Python's spelling."""
+    line = line_of("# writes")
+    assert human(writes_slice) == [
+        "error[E1004]: cannot write slice `%a`: a Slice is read-only; take a DisjointSlice for an "
+        "output",
+        f"  --> {HERE}:{line}:5",
+        "   |",
+        f"{line} |     a[simt.thread_id.x] = 1.0  # writes",
+        "   |     ^^^^^^^^^^^^^^^^^^^",
+        "   |",
+        "   = help: read shared slices (`a[i]`), write disjoint slices through `out[w] = ...`, "
+        "update atomic slices with atomics",
+    ]
