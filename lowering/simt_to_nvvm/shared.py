@@ -77,12 +77,12 @@ def _unique_name(module: ModuleOp, base: str) -> str:
 
 
 def _dynamic_offset(kernel: Operation, op: SharedAllocOp) -> int:
-    """`op`'s offset in the dynamic region; the first dynamic alloc lowered in a kernel (the
-    first in walk order, so none is lowered yet) annotates every one."""
+    """`op`'s offset in the dynamic region; the first dynamic alloc lowered in a kernel, in any
+    walk order (none is lowered yet, so the layout sees them all), annotates every one."""
     if OFFSET_ATTR not in op.attributes:
         offsets, _ = dynamic_layout(kernel)
-        if next(iter(offsets), None) is not op:
-            raise AssertionError("dynamic shared arrays lowered out of order")
+        if op not in offsets:
+            raise AssertionError("a dynamic shared array lowered after its kernel's layout")
         for alloc, offset in offsets.items():
             alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
     attr = op.attributes[OFFSET_ATTR]
