@@ -130,11 +130,10 @@ class WgmmaToPtx(RewritePattern):
         one = e.const(1, i32)
         regs = ", ".join(f"${k}" for k in range(count))
         # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.
-        asm = (
-            "{\n.reg .pred p;\n"
-            f"setp.ne.b32 p, ${2 * count + 2}, 0;\n"
+        asm = (  # one line: a scope for the predicate, as PTX allows
+            f"{{ .reg .pred p; setp.ne.b32 p, ${2 * count + 2}, 0; "
             f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
-            f"{{{regs}}}, ${2 * count}, ${2 * count + 1}, p, 1, 1, 0, 0;\n}}"
+            f"{{{regs}}}, ${2 * count}, ${2 * count + 1}, p, 1, 1, 0, 0; }}"
         )
         parts = _tied(e, asm, list(op.acc), "l,l,r", [da, db, one])
         rewriter.replace(op, [], parts)

@@ -29,6 +29,7 @@ NAMES = [
     "sgemm_naive",
     "sgemm_tiled",
     "sgemm_micro",
+    "gemm_wgmma",
     "warp_reduce",
     "block_reduce",
     "block_reduce_gridstride",

@@ -40,6 +40,7 @@ FULL = {
     "sgemm_naive": {"m": 1030, "n": 1050, "k": 1000},
     "sgemm_tiled": {"m": 1030, "n": 1050, "k": 1000},
     "sgemm_micro": {"m": 1030, "n": 1050, "k": 1000},
+    "gemm_wgmma": {"m": 1030, "n": 1050, "k": 1000},
     "warp_reduce": {"n": N + 2},
     "block_reduce": {"n": N + 4},
     "block_reduce_gridstride": {"n": N + 4},

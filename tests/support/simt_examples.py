@@ -14,6 +14,7 @@ CHECKED = {
     "sgemm_naive": "c2",
     "sgemm_tiled": "c2",
     "sgemm_micro": "c2",
+    "gemm_wgmma": "c2",
     "warp_reduce": "out2",
     "block_reduce": "sum2",
     "block_reduce_gridstride": "sum2",
@@ -43,6 +44,12 @@ def reference(name: str, p: dict) -> tuple[np.ndarray, dict]:
     if name.startswith("sgemm"):
         a, b = uniform(1, (p["m"], p["k"])), uniform(2, (p["k"], p["n"]))
         return a.astype(np.float64) @ b, {"rtol": 1e-5, "atol": 1e-5}
+    if name == "gemm_wgmma":  # bf16 operands (rounded once from f64), B given as n x k
+        from ferrox.driver.interpreter.bf16 import round_f64
+
+        a = round_f64(np.random.default_rng(81).uniform(-1.0, 1.0, (p["m"], p["k"])))
+        b = round_f64(np.random.default_rng(82).uniform(-1.0, 1.0, (p["n"], p["k"])))
+        return a.astype(np.float64) @ b.astype(np.float64).T, {"rtol": 1e-5, "atol": 1e-4}
     if name == "warp_reduce":
         x = uniform(1, p["n"]).astype(np.float64)
         return np.add.reduceat(x, np.arange(0, x.size, 32)), {"rtol": 1e-5, "atol": 1e-5}
@@ -79,6 +86,7 @@ DEFAULTS = {
     "sgemm_naive": {"m": 20, "n": 24, "k": 18},
     "sgemm_tiled": {"m": 20, "n": 24, "k": 18},
     "sgemm_micro": {"m": 130, "n": 140, "k": 37},
+    "gemm_wgmma": {"m": 128, "n": 256, "k": 192},
     "warp_reduce": {"n": 1000},
     "block_reduce": {"n": 3000},
     "block_reduce_gridstride": {"n": 20000},
@@ -94,6 +102,7 @@ OTHER = {
     "transpose": {"rows": 33, "cols": 64},
     "sgemm_tiled": {"m": 16, "n": 17, "k": 40},
     "sgemm_micro": {"m": 40, "n": 300, "k": 16},
+    "gemm_wgmma": {"m": 100, "n": 136, "k": 72},
     "warp_reduce": {"n": 33},
     "block_reduce_gridstride": {"n": 8195},
     "histogram": {"n": 500, "nbins": 7},

@@ -72,7 +72,15 @@ EXPECT = {
     "gcd": Expect((256, 1, 1), ("slice:i32", "slice:i32", "slice:i32"), traps=False),
     "alu": Expect((256, 1, 1), ("slice:f32", "slice:f32", "slice:i32", "slice:f32"), traps=False),
     "piecewise": Expect((256, 1, 1), ("slice:f32", "slice:i32", "slice:f32"), traps=False),
+    "gemm_wgmma": Expect(
+        (128, 1, 1),
+        ("slice:bf16", "slice:bf16", "slice:f32", "index", "index", "index"),
+        barrier=True,
+        max_registers=255,  # 128 f32 accumulators a thread, one warpgroup a block
+    ),
 }
+CHIP = {"gemm_wgmma": "sm_90a"}
+"""Examples that opt in to an arch-specific target (`"ferrox.chip"`: wgmma needs sm_90a)."""
 
 
 def examples() -> list[Path]:
@@ -81,7 +89,7 @@ def examples() -> list[Path]:
 
 def compiled(path: Path) -> ModuleArtifact:
     module = parse_module(make_context(), path.read_text(), str(path))
-    return compile_module(module, chip="sm_90", opt=3, cubin=False)
+    return compile_module(module, chip=CHIP.get(path.stem, "sm_90"), opt=3, cubin=False)
 
 
 def signature(kernel: KernelArtifact) -> tuple[str, ...]:
@@ -127,7 +135,7 @@ def entry(ptx: str, name: str) -> str:
 def test_example_ptx(path: Path):
     name, expect = path.stem, EXPECT[path.stem]
     result = compiled(path)
-    assert result.chip == "sm_90"
+    assert result.chip == CHIP.get(name, "sm_90")
     assert list(result.kernels) == [name]
     kernel = result[name]
     assert signature(kernel) == expect.signature
@@ -143,7 +151,8 @@ def test_example_ptx(path: Path):
     for kind in expect.signature:
         first = next(kinds)
         if kind.startswith("slice:"):
-            assert first == ("u64", "4") and next(kinds) == ("u64", "")
+            align = "2" if kind == "slice:bf16" else "4"
+            assert first == ("u64", align) and next(kinds) == ("u64", "")
         elif kind == "ptr":
             assert first == ("u64", "1")
         else:
@@ -174,7 +183,7 @@ needs_ptxas = pytest.mark.skipif(
 @pytest.mark.parametrize("path", examples(), ids=lambda p: p.stem)
 def test_example_assembles_without_spills(path: Path):
     result = compiled(path)
-    assembled = run_ptxas(result.ptx, "sm_90")
+    assembled = run_ptxas(result.ptx, CHIP.get(path.stem, "sm_90"))
     assert assembled.cubin, "ptxas produced a cubin"
     resources = assembled.resources[path.stem]
     assert resources.entry

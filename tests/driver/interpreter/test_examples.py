@@ -22,6 +22,7 @@ EXAMPLE_NAMES = [
     "sgemm_naive",
     "sgemm_tiled",
     "sgemm_micro",
+    "gemm_wgmma",
     "warp_reduce",
     "block_reduce",
     "block_reduce_gridstride",
