@@ -11,9 +11,10 @@ stays the sentences themselves, joined by `; `, as Python's API has always given
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ferrox.diagnostic_codes import classify
-from ferrox.diagnostics import UNKNOWN, Diagnostic
+if TYPE_CHECKING:  # loaded when asked: ferrox.diagnostics imports xDSL, which a launch never needs
+    from ferrox.diagnostics import Diagnostic
 
 
 class LaunchError(ValueError):
@@ -28,11 +29,15 @@ class LaunchError(ValueError):
 
     @property
     def codes(self) -> list[str | None]:
+        from ferrox.diagnostic_codes import classify
+
         return [code.code if (code := classify(p)) is not None else None for p in self.problems]
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
         """One error per problem, without a place, for `ferrox.diagnostics.render`."""
+        from ferrox.diagnostics import UNKNOWN, Diagnostic
+
         return [Diagnostic("error", p, UNKNOWN) for p in self.problems]
 
 
