@@ -23,7 +23,7 @@ from ferrox.dialects.simt import KernelOp
 from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
 from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
 from ferrox.targets import kernel_facts
-from ferrox.targets.ptx import resolve_target, submit_module
+from ferrox.targets.ptx import device_chip, resolve_target, submit_module
 from ferrox.targets.ptxas_job import start_ptxas
 from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, find_ptxas, run_ptxas
@@ -70,6 +70,7 @@ def compile_module(
     `llvm-export`, `llvm` for NVPTX, `ptxas`, `artifact`).
     """
     chip, features = resolve_target(module, chip, features)
+    chip = device_chip(module, chip)  # a module's opt-in to sm_90a holds on an sm_90 request
     _check_min_cc(module, chip)
     check_wgmma_target(module, chip)
     with stage(timings, "clone"):

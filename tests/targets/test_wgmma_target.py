@@ -1,0 +1,70 @@
+"""The arch-specific target wgmma needs: a module opts in with `"ferrox.chip" = "sm_90a"` and
+keeps it when an sm_90 device (or `ferrox.compile`'s default) asks for sm_90; any other chip, or
+a module that does not opt in, is refused at the first wgmma op; other modules are unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ferrox.diagnostics import DiagnosticError
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.compile import compile_module
+from ferrox.targets.toolchain import find_ptxas, run_ptxas
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "simt" / "gemm_wgmma.mlir"
+
+
+def _module(text: str):
+    return parse_module(make_context(), text, "gemm_wgmma.mlir")
+
+
+def test_an_sm_90_request_compiles_the_opted_in_module_for_sm_90a():
+    artifact = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False)
+    assert artifact.chip == "sm_90a"
+    assert ".target sm_90a" in artifact.ptx
+    assert artifact.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 8
+    for instruction in (
+        "fence.proxy.async.shared::cta",
+        "wgmma.fence.sync.aligned",
+        "wgmma.commit_group.sync.aligned",
+        "wgmma.wait_group.sync.aligned 0",
+    ):
+        assert instruction in artifact.ptx
+
+
+def test_a_module_without_the_opt_in_is_refused_on_sm_90():
+    text = EXAMPLE.read_text().replace(' attributes {"ferrox.chip" = "sm_90a"}', "")
+    with pytest.raises(DiagnosticError) as e:
+        compile_module(_module(text), chip="sm_90", cubin=False)
+    assert str(e.value).endswith(
+        "error: 'simt.wgmma_fence' needs the arch-specific target sm_90a (PTX wgmma), but the "
+        'target is sm_90: set "ferrox.chip" = "sm_90a" on the module or compile with --chip '
+        "sm_90a"
+    )
+
+
+def test_another_chip_is_refused():
+    with pytest.raises(DiagnosticError) as e:
+        compile_module(_module(EXAMPLE.read_text()), chip="sm_100a", cubin=False)
+    assert str(e.value).endswith(
+        "error: 'simt.wgmma_fence' needs the arch-specific target sm_90a (PTX wgmma), but the "
+        'target is sm_100a: set "ferrox.chip" = "sm_90a" on the module or compile with --chip '
+        "sm_90a"
+    )
+
+
+def test_other_modules_keep_sm_90():
+    text = (ROOT / "examples" / "simt" / "vecadd.mlir").read_text()
+    artifact = compile_module(_module(text), chip="sm_90", cubin=False)
+    assert artifact.chip == "sm_90" and ".target sm_90\n" in artifact.ptx
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
+def test_the_wgmma_ptx_assembles_for_sm_90a():
+    artifact = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False)
+    resources = run_ptxas(artifact.ptx, "sm_90a").resources["gemm_wgmma"]
+    assert resources.spill_stores == 0 and resources.registers <= 255
