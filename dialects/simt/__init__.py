@@ -90,10 +90,6 @@ from ferrox.dialects.simt.warp import (
     VoteAllOp,
     VoteAnyOp,
 )
-
-SHARED_ACCESS_OPS = (SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS, *WGMMA_ACCESS_OPS)
-"""Every op that touches a shared array: unsafe (the verifier keeps them in unsafe code)."""
-
 from ferrox.dialects.simt.wgmma import (
     WARPGROUP_COLLECTIVE_OPS,
     WGMMA_ACCESS_OPS,
@@ -104,6 +100,10 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaStoreOp,
     WgmmaWaitOp,
 )
+
+SHARED_ACCESS_OPS = (SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS, *WGMMA_ACCESS_OPS)
+"""Every op that touches a shared array: unsafe (the verifier keeps them in unsafe code)."""
+
 TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
 """Every op that may produce a witness: the four of `index` and the tile track's
 `simt.tile_index`."""
@@ -151,11 +151,11 @@ SIMT = Dialect(
         PtrLoadOp,
         PtrStoreOp,
         *TILE_SUPPORT_OPS,
+        *WGMMA_OPS,
     ],
     [
         IndexSpaceAttr,
         SliceType,
-        *WGMMA_OPS,
         DisjointSliceType,
         AtomicSliceType,
         ThreadIndexType,
@@ -176,16 +176,16 @@ __all__ = [
     "ATOMIC_OPS",
     "CONVERGENT_WARP_OPS",
     "SHARED_ACCESS_OPS",
-    "dynamic_layout",
-    "AsyncCommitOp",
-    "AsyncCopyOp",
-    "AsyncWaitOp",
     "WARPGROUP_COLLECTIVE_OPS",
     "WgmmaCommitOp",
     "WgmmaFenceOp",
     "WgmmaOp",
     "WgmmaStoreOp",
     "WgmmaWaitOp",
+    "dynamic_layout",
+    "AsyncCommitOp",
+    "AsyncCopyOp",
+    "AsyncWaitOp",
     "LdMatrixOp",
     "SharedLoadVectorOp",
     "TRUSTED_INDEX_OPS",
