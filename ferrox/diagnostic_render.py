@@ -175,8 +175,9 @@ def _focus_of(message: str, text: str, python: bool = False) -> str:
     for m in _VALUE.finditer(message):
         if re.search(re.escape(m[0]) + r"(?![\w$.-])", text):
             return m[0]
-        if python and re.search(r"(?<![\w.])" + re.escape(m[0][1:]) + r"(?![\w])", text):
-            return m[0][1:]
+        name = m[0][1:]
+        if python and name.isidentifier() and re.search(rf"(?<![\w.]){re.escape(name)}\b", text):
+            return name
     return ""
 
 
