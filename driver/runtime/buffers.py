@@ -13,6 +13,10 @@ interface: cuda.core records an event and makes the consumer stream wait on it).
 
 `DeviceArray` is memory ferrox allocates itself, for NumPy data copied in and back (bf16 is
 carried in NumPy as its uint16 bits).
+
+cuda.core is imported where it is used (`StridedMemoryView`, the memory pool), not with this
+module: a torch tensor on torch's current stream is read from the tensor, and a new process's
+first launch on torch tensors then needs no cuda.core (`device.py` says why).
 """
 
 from __future__ import annotations
@@ -25,10 +29,9 @@ from typing import Any
 
 import numpy as np
 from cuda.bindings import driver as _cu
-from cuda.core.utils import StridedMemoryView
 
 from ferrox.driver.runtime.device import core_device
-from ferrox.driver.runtime.errors import ArrayError, CoreCudaError, check, from_core
+from ferrox.driver.runtime.errors import ArrayError, check, from_core
 from ferrox.driver.runtime.streams import LEGACY, core_stream, stream_handle
 
 ELEMENT_DTYPES: dict[str, np.dtype] = {
@@ -151,7 +154,7 @@ def view_of(obj: Any, *, stream: Any = None) -> DeviceView:
     if callable(where) and int(where()[0]) in _HOST_DLPACK_DEVICES:
         raise _host(obj)  # asked before exporting: a CPU producer refuses a CUDA consumer stream
     try:
-        view = StridedMemoryView.from_any_interface(obj, stream_ptr=handle)
+        view = _strided_memory_view().from_any_interface(obj, stream_ptr=handle)
     except BufferError as exc:
         raise ArrayError(f"{type(obj).__name__} cannot be viewed as device memory: {exc}") from None
     if not view.is_device_accessible:
@@ -176,6 +179,22 @@ def view_of(obj: Any, *, stream: Any = None) -> DeviceView:
         readonly=bool(view.readonly),
         keep=view,
     )
+
+
+def _strided_memory_view() -> Any:
+    """cuda.core's `StridedMemoryView`, imported on first use (a torch tensor on its own
+    stream needs none); a seam too: the module attribute, where a test has set one."""
+    found = globals().get("StridedMemoryView")
+    return found if found is not None else __getattr__("StridedMemoryView")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "StridedMemoryView":
+        from cuda.core.utils import StridedMemoryView
+
+        globals()[name] = StridedMemoryView
+        return StridedMemoryView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _host(obj: Any) -> ArrayError:
@@ -369,6 +388,8 @@ class DeviceArray:
 
 def _alloc(nbytes: int, ordinal: int) -> tuple[int, Any]:
     """(address, owner) of `nbytes` from the device's memory pool (a cuda.core Buffer)."""
+    from ferrox.driver.runtime.errors import CoreCudaError
+
     device = core_device(ordinal)
     stream = core_stream(None)
     try:
@@ -381,6 +402,8 @@ def _alloc(nbytes: int, ordinal: int) -> tuple[int, Any]:
 
 def _release(buffer: Any, ordinal: int) -> None:
     """Free what `_alloc` gave, once every kernel queued on the device is done with it."""
+    from ferrox.driver.runtime.errors import CoreCudaError
+
     device = core_device(ordinal)
     try:
         device.sync()

@@ -5,6 +5,13 @@ context current on the calling thread the first time that thread asks, and never
 old runtime did it on every launch and copy). The primary context is the one the CUDA runtime
 uses, so PyTorch's and CuPy's device pointers are valid in ferrox's launches.
 
+Importing cuda.core costs about 0.16 s on the H200 host even after torch has loaded NumPy
+(docs/performance.md, "Cold start"): more than the rest of a new process's way to its first
+launch of a cached kernel. So this module imports it only when a cuda.core object is asked for
+(`core_device`), and what a first launch needs besides is on cuda.bindings alone: the device
+probe, the limits (`cuDeviceGetAttribute`) and `make_current`, the same primary context made
+current through the driver.
+
 `DeviceLimits` holds the numbers a launch is checked against: a contract that fits the
 language's rules can still ask for more than the device has. `check_launch` states every
 violated bound with both values, so the caller can report them all at once.
@@ -17,9 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuda.bindings import driver as _cu
-from cuda.core import Device
 
-from ferrox.driver.runtime.errors import CoreCudaError, CudaError, CudaUnavailable, check, from_core
+from ferrox.driver.runtime.errors import CudaError, CudaUnavailable, check, from_core
 
 Dim3 = tuple[int, int, int]
 
@@ -80,6 +86,25 @@ def unavailable_reason(ordinal: int = 0) -> str | None:
     return None
 
 
+def make_current(ordinal: int = 0) -> None:
+    """Device `ordinal`'s primary context current on this thread, through the driver alone
+    (no cuda.core): once per thread, as `core_device` does, and never again."""
+    if getattr(_current, "context", None) == ordinal:
+        return
+    count = device_count()
+    if not 0 <= ordinal < count:
+        raise CudaUnavailable(f"no CUDA device {ordinal}: this machine has {count}")
+    _open_context(ordinal)
+    _current.context = ordinal
+
+
+def _open_context(ordinal: int) -> None:
+    """Seam (tests/support/fake_gpu.py replaces it): the primary context retained (as
+    cuda.core's `set_current` does; never released, like the runtime's) and made current."""
+    context = check(_cu.cuDevicePrimaryCtxRetain(_cu.CUdevice(ordinal)), "cuDevicePrimaryCtxRetain")
+    check(_cu.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+
+
 def core_device(ordinal: int = 0) -> Any:
     """cuda.core's `Device(ordinal)`, its primary context current on this thread.
 
@@ -92,12 +117,16 @@ def core_device(ordinal: int = 0) -> Any:
     if not 0 <= ordinal < count:
         raise CudaUnavailable(f"no CUDA device {ordinal}: this machine has {count}")
     device = _open_device(ordinal)
-    _current.device, _current.ordinal = device, ordinal
+    _current.device, _current.ordinal, _current.context = device, ordinal, ordinal
     return device
 
 
 def _open_device(ordinal: int) -> Any:
     """Seam: cuda.core's Device, its primary context made current on this thread."""
+    from cuda.core import Device
+
+    from ferrox.driver.runtime.errors import CoreCudaError
+
     device = Device(ordinal)
     try:
         device.set_current()
@@ -108,6 +137,8 @@ def _open_device(ordinal: int) -> Any:
 
 def synchronize(ordinal: int = 0) -> None:
     """Wait for all work on device `ordinal` (every stream)."""
+    from ferrox.driver.runtime.errors import CoreCudaError
+
     device = core_device(ordinal)
     try:
         device.sync()
@@ -138,21 +169,29 @@ class DeviceLimits:
 
     @classmethod
     def query(cls, ordinal: int = 0) -> DeviceLimits:
-        device = core_device(ordinal)
-        p = device.properties
-        total = check(_cu.cuDeviceTotalMem(_cu.CUdevice(ordinal)), "cuDeviceTotalMem")
+        """Asked of the driver (`cuDeviceGetAttribute`: the numbers cuda.core's
+        `Device.properties` reads), so the limits need no cuda.core."""
+        make_current(ordinal)
+        dev = _cu.CUdevice(ordinal)
+        name = check(_cu.cuDeviceGetName(256, dev), "cuDeviceGetName")
+        total = check(_cu.cuDeviceTotalMem(dev), "cuDeviceTotalMem")
+
+        def get(attribute: str) -> int:
+            which = getattr(_cu.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{attribute}")
+            return int(check(_cu.cuDeviceGetAttribute(which, dev), "cuDeviceGetAttribute"))
+
         return cls(
             ordinal=ordinal,
-            name=device.name,
-            compute_capability=(p.compute_capability_major, p.compute_capability_minor),
-            sm_count=p.multiprocessor_count,
-            warp_size=p.warp_size,
-            max_threads_per_block=p.max_threads_per_block,
-            max_block_dims=(p.max_block_dim_x, p.max_block_dim_y, p.max_block_dim_z),
-            max_grid_dims=(p.max_grid_dim_x, p.max_grid_dim_y, p.max_grid_dim_z),
-            max_shared_per_block=p.max_shared_memory_per_block,
-            max_shared_per_block_optin=p.max_shared_memory_per_block_optin,
-            max_registers_per_block=p.max_registers_per_block,
+            name=name.split(b"\0", 1)[0].decode(),
+            compute_capability=(get("COMPUTE_CAPABILITY_MAJOR"), get("COMPUTE_CAPABILITY_MINOR")),
+            sm_count=get("MULTIPROCESSOR_COUNT"),
+            warp_size=get("WARP_SIZE"),
+            max_threads_per_block=get("MAX_THREADS_PER_BLOCK"),
+            max_block_dims=(get("MAX_BLOCK_DIM_X"), get("MAX_BLOCK_DIM_Y"), get("MAX_BLOCK_DIM_Z")),
+            max_grid_dims=(get("MAX_GRID_DIM_X"), get("MAX_GRID_DIM_Y"), get("MAX_GRID_DIM_Z")),
+            max_shared_per_block=get("MAX_SHARED_MEMORY_PER_BLOCK"),
+            max_shared_per_block_optin=get("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+            max_registers_per_block=get("MAX_REGISTERS_PER_BLOCK"),
             total_memory=int(total),
         )
 

@@ -9,6 +9,10 @@ When the caller passes none and an argument is a PyTorch CUDA tensor, the launch
 torch's current stream (`current_stream_for`), so it is ordered after the work that made its
 inputs, as a torch operator would be; otherwise on the legacy default stream, which PyTorch
 and CuPy also use by default.
+
+cuda.core is imported by what makes or takes a cuda.core stream (`Stream`, `core_stream`), not
+with this module: a launch of packed parameters goes on a raw handle (`stream_handle`), and a
+new process's first launch should not pay for cuda.core's import (`device.py`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from cuda.core import LEGACY_DEFAULT_STREAM
-from cuda.core import Stream as _CoreStream
-
 from ferrox.driver.runtime.device import core_device
-from ferrox.driver.runtime.errors import CoreCudaError, from_core
+from ferrox.driver.runtime.errors import from_core
 
 LEGACY = 1
 """The legacy default stream's handle (CU_STREAM_LEGACY); also DLPack's name for it."""
@@ -33,6 +34,8 @@ class Stream:
     """A new non-blocking stream on one device: it never waits on the legacy stream."""
 
     def __init__(self, ordinal: int = 0):
+        from ferrox.driver.runtime.errors import CoreCudaError
+
         device = core_device(ordinal)
         try:
             self.core = device.create_stream()
@@ -45,6 +48,8 @@ class Stream:
         return (0, self.handle)
 
     def synchronize(self) -> None:
+        from ferrox.driver.runtime.errors import CoreCudaError
+
         try:
             self.core.sync()
         except CoreCudaError as exc:
@@ -89,6 +94,9 @@ def stream_handle(stream: Any) -> int:
 
 def core_stream(stream: Any) -> Any:
     """The cuda.core `Stream` for any stream object (None: the legacy default stream)."""
+    from cuda.core import LEGACY_DEFAULT_STREAM
+    from cuda.core import Stream as _CoreStream
+
     if stream is None:
         return LEGACY_DEFAULT_STREAM
     if isinstance(stream, Stream):
@@ -106,6 +114,8 @@ def core_stream(stream: Any) -> Any:
 
 def _from_handle(handle: int) -> Any:
     """A non-owning cuda.core stream over a foreign handle."""
+    from cuda.core import Stream as _CoreStream
+
     return _CoreStream.from_handle(handle)
 
 

@@ -34,6 +34,7 @@ class Device:
         pass
 
 device._open_device = lambda ordinal: Device()
+device._open_context = lambda ordinal: None
 device._limits[0] = dataclasses.replace(INTERPRETER_LIMITS, ordinal=0, name="fake H200")
 
 def alloc(nbytes, ordinal):

@@ -146,6 +146,7 @@ def install(monkeypatch, tmp_path) -> FakeDevice:
     monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(device, "_count_devices", lambda: 1)
     monkeypatch.setattr(device, "_open_device", lambda ordinal: fake)
+    monkeypatch.setattr(device, "_open_context", lambda ordinal: None)
     monkeypatch.setattr(device, "_current", threading.local())
     monkeypatch.setattr(device, "_limits", {0: H200})
 
