@@ -13,9 +13,8 @@ the same code whichever way the kernel was written: the code comes from the mess
 from __future__ import annotations
 
 import ast
-import dataclasses
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from types import TracebackType
 
 from ferrox.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc
@@ -38,9 +37,6 @@ class FrontendError(DiagnosticError):
     form (see the module's docstring), chosen when it is asked for; `.diagnostics` has them
     as data, and each one's `format()` is the plain `file:line:col: error: message` line."""
 
-    def __init__(self, diagnostics: Sequence[Diagnostic]):
-        super().__init__(diagnostics)
-
     def __str__(self) -> str:
         return render_diagnostics(self.diagnostics)
 
@@ -54,15 +50,12 @@ def error_at(
     """A ready-to-raise error at an AST node of `source`; the rendered span is the node's
     whole expression when it fits on its line (`a[i] + h[i]`, not only `a[i]`)."""
 
-    def at(n: ast.AST, severity: Severity) -> Diagnostic:
+    def at(n: ast.AST, severity: Severity, text: str) -> Diagnostic:
         line, col = source.position(n)
-        return Diagnostic(severity, "", SourceLoc(source.file, line, col), length=_length(n))
+        return Diagnostic(severity, text, SourceLoc(source.file, line, col), length=_length(n))
 
-    def diagnostic(n: ast.AST, severity: Severity, text: str) -> Diagnostic:
-        return dataclasses.replace(at(n, severity), message=text)
-
-    main = diagnostic(node, "error", message)
-    main.notes = [diagnostic(n, "note", m) for n, m in notes]
+    main = at(node, "error", message)
+    main.notes = [at(n, "note", m) for n, m in notes]
     return FrontendError([main])
 
 
