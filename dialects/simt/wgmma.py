@@ -24,8 +24,9 @@ in its registers, asynchronously.
 The safety rule (docs/safety.md, "wgmma"): the hardware reads the shared tiles and writes the
 accumulators after the op has issued, until the wait that retires its group. So in one block, a
 `simt.wgmma` has a `simt.wgmma_fence` before it and `simt.wgmma_commit` then
-`simt.wgmma_wait {pending = 0}` after it, with only wgmma ops and `arith` ops between (nothing
-that writes memory, no barrier, no branch), and each of its results is used once, by a later
+`simt.wgmma_wait {pending = 0}` after it, with only wgmma ops, `arith` ops and `cp.async` copies
+into arrays no wgmma of the window reads between (nothing else that writes memory, no barrier, no
+branch), and each of its results is used once, by a later
 `simt.wgmma` as its accumulator or by a `simt.wgmma_wait`. All five ops are warpgroup
 collectives, so verify-disjoint holds them to block-uniform control flow, and the kernel's
 contract names a 1-D block of a multiple of 128 threads. The shared arrays are read (and
@@ -58,7 +59,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from ferrox.dialects.simt.shared import check_rank
+from ferrox.dialects.simt.pipeline import AsyncCommitOp, AsyncCopyOp
+from ferrox.dialects.simt.shared import SharedAllocOp, check_rank
 from ferrox.dialects.simt.types import SharedArrayType
 
 WARPGROUP = 128
@@ -127,13 +129,19 @@ def _quiet(op: Operation) -> bool:
     return isinstance(op, WgmmaOp) or (op.dialect_name() == "arith" and not op.regions)
 
 
+def _copy(op: Operation) -> bool:
+    """A `cp.async` issue or commit: allowed in a window when it writes no tile the window's
+    wgmma ops read (checked once the window is known)."""
+    return isinstance(op, AsyncCopyOp | AsyncCommitOp)
+
+
 def check_window(op: WgmmaOp) -> None:
     block = op.parent_block()
     if block is None:
         return
     prev = op.prev_op
     while prev is not None and not isinstance(prev, WgmmaFenceOp):
-        if not _quiet(prev):
+        if not (_quiet(prev) or _copy(prev)):
             raise VerifyException(
                 "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only "
                 f"wgmma and arith ops between; found '{prev.name}'"
@@ -144,6 +152,7 @@ def check_window(op: WgmmaOp) -> None:
             "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma "
             "and arith ops between"
         )
+    start = prev
     committed = False
     nxt = op.next_op
     while nxt is not None:
@@ -155,7 +164,7 @@ def check_window(op: WgmmaOp) -> None:
         elif isinstance(nxt, WgmmaWaitOp):
             if committed and nxt.pending.value.data == 0:
                 break
-        elif not _quiet(nxt):
+        elif not (_quiet(nxt) or _copy(nxt)):
             raise VerifyException(
                 "'simt.wgmma' reads shared memory and writes its results until a "
                 "'simt.wgmma_wait' with pending = 0 retires it: only wgmma and arith ops may "
@@ -167,6 +176,7 @@ def check_window(op: WgmmaOp) -> None:
             "'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then "
             "'simt.wgmma_wait' with pending = 0"
         )
+    _check_copies(start, nxt)
     for k, r in enumerate(op.res):
         uses = list(r.uses)
         if len(uses) != 1:
@@ -185,6 +195,32 @@ def check_window(op: WgmmaOp) -> None:
                 f"be the accumulator of a later 'simt.wgmma' or an operand of "
                 f"'simt.wgmma_wait' in its block, found '{user.name}'"
             )
+
+
+def _alloc(array: SSAValue) -> Operation | None:
+    owner = array.owner
+    return owner if isinstance(owner, SharedAllocOp) else None
+
+
+def _check_copies(start: Operation, end: Operation) -> None:
+    """A `simt.async_copy` between a window's fence and its wait may land while the window's
+    wgmma ops read: it must write an array of its own `simt.shared_alloc`, one that no wgmma of
+    the window reads (distinct allocations never overlap)."""
+    window: list[Operation] = []
+    at = start.next_op
+    while at is not None and at is not end:
+        window.append(at)
+        at = at.next_op
+    read = {id(_alloc(v)) for w in window if isinstance(w, WgmmaOp) for v in (w.a, w.b)}
+    for c in window:
+        if isinstance(c, AsyncCopyOp):
+            target = _alloc(c.array)
+            if target is None or id(target) in read:
+                raise VerifyException(
+                    "'simt.wgmma' reads shared memory until 'simt.wgmma_wait' retires it: a "
+                    "'simt.async_copy' in its window may write only an array of a "
+                    "'simt.shared_alloc' that no wgmma of the window reads"
+                )
 
 
 def op_acc_start(op: WgmmaOp) -> int:

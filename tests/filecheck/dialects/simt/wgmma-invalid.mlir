@@ -351,3 +351,25 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   }
   simt.return
 }
+
+// -----
+
+// A copy in the window into a tile the window reads could land while the wgmma reads it.
+simt.kernel @k(%x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' reads shared memory until 'simt.wgmma_wait' retires it: a 'simt.async_copy' in its window may write only an array of a 'simt.shared_alloc' that no wgmma of the window reads}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.async_copy %x[%c0], %c8, %bs[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+    simt.async_commit
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}

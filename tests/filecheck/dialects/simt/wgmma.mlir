@@ -33,4 +33,29 @@ builtin.module {
   // CHECK-NEXT: simt.wgmma_commit
   // CHECK-NEXT: %f, %f_1, %f_2, %f_3, %f_4, %f_5, %f_6, %f_7 = simt.wgmma_wait %e, %e_1, %e_2, %e_3, %e_4, %e_5, %e_6, %e_7 {pending = 0}
   // CHECK-NEXT: simt.wgmma_store %cs[%c0], %f, %f_1, %f_2, %f_3, %f_4, %f_5, %f_6, %f_7 {n = 16 : i64, stride = 16 : i64} : !simt.shared<f32, [1024]>
+
+  // A copy into another array (the next stage) may be issued while the wgmma runs.
+  // doc:begin wgmma_overlap
+  simt.kernel @overlap(%x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared_bytes = 12288> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+    %next = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %z = arith.constant 0.0 : f32
+    simt.unsafe {
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.async_copy %x[%c0], %c8, %next[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+      simt.async_commit
+      simt.wgmma_commit
+      %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+      simt.yield
+    }
+    simt.return
+  }
+  // doc:end
+  // CHECK:      simt.async_copy %x[%c0], %c8, %next[%c0] {width = 8 : i64} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+  // CHECK-NEXT: simt.async_commit
+  // CHECK-NEXT: simt.wgmma_commit
 }
