@@ -366,13 +366,15 @@ class SimtBuilder(FunctionBuilder):
             self.here(node)
             for name in names:
                 value = self.local(name)
-                if isinstance(value, tuple) and any(is_ir(v) for v in value):
+                if isinstance(value, (tuple, list)) and _holds_ir(value):
                     # a tuple leaves as its elements: the numbers are results, the rest kept
-                    if not all(_number(v) or not is_ir(v) for v in value) or any(
-                        isinstance(v, tuple) for v in value
+                    if not isinstance(value, tuple) or any(
+                        _holds_ir(v) if not is_ir(v) else not _number(v) for v in value
                     ):
                         raise self.fail(
-                            node, f"`{name}` leaves a `with unsafe():` block as a tuple of numbers"
+                            node,
+                            f"`{name}` leaves a `with unsafe():` block: a name bound there holds "
+                            "a number or a flat tuple of numbers",
                         )
                     kept[name] = value
                 elif _number(value) or (value is not MISSING and not is_ir(value)):
@@ -678,6 +680,13 @@ class SimtBuilder(FunctionBuilder):
 
 def _number(value: Any) -> bool:
     return is_ir(value) and dtype_of(value.type) is not None
+
+
+def _holds_ir(value: Any) -> bool:
+    """Whether a Python tuple or list holds an IR value, at any depth."""
+    if isinstance(value, (tuple, list)):
+        return any(is_ir(v) or _holds_ir(v) for v in value)
+    return False
 
 
 def _flat(values: Any) -> list[Any]:

@@ -179,3 +179,18 @@ def tuple_changes_length(out: DisjointSlice[f32], n: index):
     for _k in range(n):  # <- tuple_length
         acc = acc + (1.0,)
     out[simt.thread_index_1d()] = acc[0]
+
+
+@simt.kernel(block=64)
+def tuple_sliced_at_run_time(out: DisjointSlice[f32], n: index):
+    acc = (1.0, 2.0, 3.0, 4.0)
+    part = acc[:n]  # <- run_time_slice
+    out[simt.thread_index_1d()] = part[0]
+
+
+@simt.kernel(block=64)
+def nested_tuple_leaves_unsafe(out: DisjointSlice[f32]):
+    stage = simt.shared(f32, 256)
+    with simt.unsafe():  # <- nested_tuple
+        pairs = ((stage[0], stage[1]), (stage[2], stage[3]))
+    out[simt.thread_index_1d()] = pairs[0][0]

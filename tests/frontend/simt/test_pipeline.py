@@ -91,6 +91,15 @@ REFUSED = {
         f"{at('tuple_length', 5)}: error: `acc` is a tuple of 4 values before the loop and a "
         "tuple of 5 after its body (a carried tuple keeps its length)"
     ],
+    # tuples are sliced at compile time; a name leaves an unsafe block as numbers
+    "tuple_sliced_at_run_time": [
+        f"{at('run_time_slice', 16)}: error: a slice's bounds are compile-time integers (tuples "
+        "are sliced as built)"
+    ],
+    "nested_tuple_leaves_unsafe": [
+        f"{at('nested_tuple', 5)}: error: `pairs` leaves a `with unsafe():` block: a name bound "
+        "there holds a number or a flat tuple of numbers"
+    ],
 }
 
 
