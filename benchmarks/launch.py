@@ -12,12 +12,12 @@ cuda.bindings' cuLaunchKernel with pre-packed parameters, CuPy's RawKernel, a sm
 `torch.add`, and Triton when it is installed.
 The checked API rows: the same arguments each call (a relaunch from the memo of launches the
 checker passed, the aliasing rule run again on the addresses), other tensors of the same
-shapes each call (512 pairs in turn), DeviceArrays, and with an explicit stream (checked in
-full every call); a `@ferrox.simt.kernel` called again beside the same kernel's IR through
-`ferrox.load`. Then the memo's rows again with the driver call stubbed (what the host's
-Python and torch's reads cost), and what each torch read costs. Last, checked launches are
-captured in a CUDA graph with `torch.cuda.graph`, replayed, and the result compared with
-torch's.
+shapes each call (512 pairs in turn), DeviceArrays, torch's current stream given explicitly
+(a relaunch too) and another stream (checked in full every call); a `@ferrox.simt.kernel`
+called again beside the same kernel's IR through `ferrox.load`. Then the memo's rows again
+with the driver call stubbed (what the host's Python and torch's reads cost), and what each
+torch read costs. Last, checked launches are captured in a CUDA graph with
+`torch.cuda.graph`, replayed, and the result compared with torch's.
 Only the launch calls are timed (they return before the kernel runs); the rows take turns
 batch by batch and the device is synchronised between batches. The figure is the median over
 batches of the mean per call, in microseconds, with its ratio to cuda.core's `launch`. A
@@ -104,6 +104,10 @@ def cuda_bindings_row(kernel, a, b) -> dict[str, Callable[[], None]]:
     def run() -> None:
         cu.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, address, 0)
 
+    run.keep = (values, array)  # type: ignore[attr-defined]  # what `address` points into
+    (status,) = cu.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, address, 0)
+    if status != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"the cuda.bindings row's launch failed: {status!r}")
     return {"cuda.bindings cuLaunchKernel (pre-packed)": run}
 
 
@@ -136,7 +140,7 @@ def api_rows(n: int) -> dict[str, Callable[[], None]]:
     a = DeviceArray.from_numpy(np.zeros(n, np.float32))
     b = DeviceArray.from_numpy(np.zeros(n, np.float32))
     checked = kernel[1, 32]
-    current = torch.cuda.current_stream()
+    current, other = torch.cuda.current_stream(), torch.cuda.Stream()
     fresh = [(torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")) for _ in range(512)]
     turn = [0]
 
@@ -149,10 +153,12 @@ def api_rows(n: int) -> dict[str, Callable[[], None]]:
         "ferrox API k[grid, block](torch), checked": lambda: checked(x, y),
         "ferrox API, checked, other tensors each call": other_tensors,
         "ferrox API k[grid, block](DeviceArrays), checked": lambda: checked(a, b),
-        # an explicit stream is never served from the memo: the checker runs in full each call
-        "ferrox API k[grid, block](torch, stream=), full check": lambda: checked(
+        # torch's current stream given explicitly: a relaunch; another stream: checked in full
+        # each call (its DLPack export orders it after torch's work)
+        "ferrox API (torch, stream=torch's current), checked": lambda: checked(
             x, y, stream=current
         ),
+        "ferrox API (torch, stream=another), full check": lambda: checked(x, y, stream=other),
         "ferrox API k.unsafe_launch(torch)": lambda: kernel.unsafe_launch(1, 32, x, y),
     }
 

@@ -353,20 +353,17 @@ class GpuDevice:
         checker reads from the arguments but their addresses) was checked before goes to the
         driver with the parameters packed then and this call's addresses written in, once the
         aliasing rule passed on them; any other is checked in full, and remembered when nothing
-        had to be staged for it. With an explicit `stream` every launch is checked in full
-        (foreign streams may need ordering). Returns the `Relaunch` that can repeat it (the
-        decorated kernels keep it), else None."""
+        had to be staged for it. An explicit `stream` is relaunched on only where no ordering
+        is needed (`Relaunch`: device arrays, or torch tensors on torch's current stream);
+        other streams are checked in full each call, ordered by DLPack. Returns the
+        `Relaunch` that can repeat it (the decorated kernels keep it), else None."""
         found = key = None
-        if (
-            stream is None
-            and (type(grid) is int or _exact(grid))
-            and (type(block) is int or _exact(block))
-        ):
+        if (type(grid) is int or _exact(grid)) and (type(block) is int or _exact(block)):
             found = signature(args)
             if found is not None:
                 key = (artifact.name, grid, block, shared_bytes, found[0])
                 relaunch = self._passed.get(key)
-                if relaunch is not None and relaunch(found[1]):
+                if relaunch is not None and relaunch(found[1], stream):
                     return relaunch
         with self.arguments(artifact, args, stream) as bound:
             checked = self.check(artifact, grid, block, shared_bytes, bound)

@@ -382,11 +382,11 @@ class _Launch:
         self, *args: Any, shared_bytes: int | None = None, stream: Any = None, **constants: Any
     ) -> None:
         if not constants:
-            if stream is None and self._relaunches:
+            if self._relaunches:
                 found = self._signature(args)
                 if found is not None:
                     relaunch = self._relaunches.get((shared_bytes, found[0]))
-                    if relaunch is not None and relaunch(found[1]):
+                    if relaunch is not None and relaunch(found[1], stream):
                         return
             kinds: list[Any] = []  # a plain loop: cheaper than a comprehension on Python 3.11
             for a in args:

@@ -12,7 +12,10 @@ the checker passed in full, what every later launch with that key needs:
 - the packed parameters, whose address slots each call rewrites (every other byte is a
   function of the key), and the launch dimensions;
 - the device whose torch current stream the launch goes on (read each call through torch's
-  raw-handle getter: no stream object is made), else the legacy default stream.
+  raw-handle getter: no stream object is made), else the legacy default stream. A caller's
+  explicit stream is taken as it is for device arrays (their views need no ordering), and for
+  torch tensors only when it is torch's current stream: on any other the full path's DLPack
+  export orders it after torch's work, which a relaunch would skip.
 
 A torch training loop that allocates new activations of the same shapes each step therefore
 pays the address comparisons, not the checker. The packed parameters are shared by every
@@ -33,13 +36,15 @@ from ferrox.artifact import KernelArtifact
 from ferrox.driver.checker.aliasing import checked_pairs
 from ferrox.driver.checker.args import BufferArg
 from ferrox.driver.checker.check import CheckedLaunch
-from ferrox.driver.runtime.streams import LEGACY, torch_current_stream
+from ferrox.driver.runtime.streams import LEGACY, stream_handle, torch_current_stream
 
 
 class Relaunch:
-    """`relaunch(addresses)`: launch again on these buffer addresses (in the order
-    `signature` reads them), or return False when two of them now overlap where the aliasing
-    rule forbids it (the caller then checks in full)."""
+    """`relaunch(addresses, stream=None)`: launch again on these buffer addresses (in the
+    order `signature` reads them), or return False, launching nothing, when two of them now
+    overlap where the aliasing rule forbids it, or when torch tensors are launched on a stream
+    other than torch's current one (both: the caller checks in full, which orders the streams
+    or refuses). No stream: torch's current stream, else the legacy default stream."""
 
     __slots__ = ("key", "_kernel", "_dims", "_packed", "_cells", "_pairs", "_current", "_lock")
 
@@ -52,13 +57,18 @@ class Relaunch:
         self._current = None if device is None else _current_stream(device)
         self._lock = threading.Lock()
 
-    def __call__(self, addresses: list[int]) -> bool:
+    def __call__(self, addresses: list[int], stream: Any = None) -> bool:
         for a, a_bytes, b, b_bytes in self._pairs:
             start_a, start_b = addresses[a], addresses[b]
             if start_a < start_b + b_bytes and start_b < start_a + a_bytes:
                 return False
         current = self._current
-        stream = LEGACY if current is None else current() or LEGACY
+        if stream is None:
+            stream = LEGACY if current is None else current() or LEGACY
+        else:
+            stream = stream_handle(stream) or LEGACY
+            if current is not None and stream != (current() or LEGACY):
+                return False  # torch tensors on a stream not torch's: the full path orders them
         with self._lock:
             for k, cell in self._cells:
                 cell.value = addresses[k]

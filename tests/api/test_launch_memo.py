@@ -105,17 +105,38 @@ def test_scalars_are_part_of_the_signature(fake, checks):
     assert signature([-0.0]) != signature([0.0]) and signature([2]) != signature([2.0])
 
 
-def test_numpy_arrays_and_explicit_streams_are_checked_every_time(fake, checks):
+def test_numpy_arrays_are_checked_every_time(fake, checks):
     k = ferrox.load(VECADD, device="gpu")["vecadd"]
     a, b = np.ones(1000, np.float32), np.ones(1000, np.float32)
     out = np.full(1000, np.nan, np.float32)
     k[4, 256](a, b, out)
     k[4, 256](a, b, out)
     np.testing.assert_array_equal(out, a + b)
-    da, db, dout = (device(v) for v in (a, b, out))
-    k[4, 256](da, db, dout, stream=0)
-    k[4, 256](da, db, dout, stream=0)
-    assert checks == ["vecadd"] * 4 and signature([a]) is None
+    assert checks == ["vecadd"] * 2 and signature([a]) is None
+
+
+def test_device_arrays_relaunch_on_an_explicit_stream(fake, checks, monkeypatch):
+    from ferrox.driver.runtime import launcher
+    from ferrox.driver.runtime.streams import LEGACY, Stream
+
+    streams: list[int] = []
+    real = launcher._launch_packed
+
+    def recorded(kernel, dims, stream, packed):
+        streams.append(stream)
+        real(kernel, dims, stream, packed)
+
+    monkeypatch.setattr(launcher, "_launch_packed", recorded)
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b = np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
+    da, db, dout = device(a), device(b), device(np.full(1000, np.nan, np.float32))
+    side = Stream()
+    k[4, 256](da, db, dout, stream=side)  # checked in full
+    poison(fake, dout)
+    k[4, 256](da, db, dout, stream=side)  # relaunched, on the same stream
+    k[4, 256](da, db, dout)  # and on the legacy one
+    np.testing.assert_array_equal(dout.copy_to_host(), a + b)
+    assert checks == ["vecadd"] and streams == [side.handle, side.handle, LEGACY]
 
 
 def test_a_relaunch_on_new_buffers_of_the_same_shapes_skips_the_checker(fake, checks):
@@ -284,3 +305,7 @@ def test_a_relaunch_goes_on_torchs_current_stream_read_each_call(monkeypatch):
     current[0] = 0  # torch's default stream: the legacy one
     assert on_torch([]) and seen == [0xABC * 2, LEGACY]
     assert Relaunch((), kernel, (), None, [], [], device=None)([]) and seen[-1] == LEGACY
+    current[0] = 0x500
+    assert on_torch([], stream=0x500 * 2) and seen[-1] == 0x500 * 2  # torch's current: taken
+    assert not on_torch([], stream=0x700) and seen[-1] == 0x500 * 2  # another: check in full
+    assert Relaunch((), kernel, (), None, [], [], device=None)([], 0x700) and seen[-1] == 0x700

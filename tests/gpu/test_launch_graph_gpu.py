@@ -1,6 +1,7 @@
 """Checked relaunches on the GPU (`driver/checker/relaunch.py`): torch tensors of the same
 shapes at other addresses launched from the memo of passed launches, on torch's current stream;
-the aliasing rule judged again on every call's addresses; and checked launches, the memo's and
+the aliasing rule judged again on every call's addresses; explicit streams (torch's current
+one relaunched, another checked in full and ordered); and checked launches, the memo's and
 one checked in full, captured in a CUDA graph with `torch.cuda.graph` and replayed.
 
 Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_launch_graph_gpu.py`.
@@ -84,6 +85,24 @@ def test_the_aliasing_rule_judges_every_relaunch(vecadd, torch):
     whole[:1000] = a
     launch(whole[:1000], b, whole[1000:])  # beside each other: launched
     assert torch.equal(whole[1000:], a + b)
+
+
+def test_explicit_streams(vecadd, torch):
+    launch = vecadd[4, 256]
+    a, b, out = tensors(torch, 1000)
+    current = torch.cuda.current_stream()
+    for _ in range(2):  # torch's current stream, given: checked once, then relaunched
+        out.fill_(float("nan"))
+        launch(a, b, out, stream=current)
+        torch.cuda.synchronize()
+        assert torch.equal(out, a + b)
+    side = torch.cuda.Stream()
+    for factor in (3, 5):  # another stream: each call checked in full, ordered after torch's
+        made = a * factor  # work on torch's current stream, as the fill below
+        out.fill_(float("nan"))
+        launch(made, b, out, stream=side)
+        side.synchronize()
+        assert torch.equal(out, made + b)
 
 
 def test_checked_launches_captured_in_a_cuda_graph(vecadd, torch):
