@@ -118,13 +118,13 @@ def relaunch_for(
     cells, slots, slot = [], [], 0
     for param, value in zip(kernel.params, checked.entry_args, strict=True):
         if isinstance(value, BufferArg):
-            i = by_id.get(id(value))
-            if i is None:
+            source = by_id.get(id(value))
+            if source is None:
                 return None
             cell = packed.address_cell(slot)
-            if cell.value != addresses[index[i]]:
+            if cell.value != addresses[index[source]]:
                 return None
-            cells.append((index[i], cell))
+            cells.append((index[source], cell))
             slots.append(slot)
         slot += len(param.abi)
     packed.moved(slots)
