@@ -423,6 +423,14 @@ class GpuDevice:
                     problems.append(f"{_label(artifact, i)}: {e}")
                     described.append(value)
                     continue
+                if view.ordinal != self.ordinal:
+                    problems.append(
+                        f"{_label(artifact, i)} is on GPU {view.ordinal}, but the module is "
+                        f"loaded on GPU {self.ordinal}: a kernel reaches only its own device's "
+                        "memory (move the array there)"
+                    )
+                    described.append(value)
+                    continue
                 element = view.element
                 if element.startswith("u"):
                     element = "i" + element[1:]  # integers are signless

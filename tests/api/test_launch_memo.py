@@ -309,3 +309,17 @@ def test_a_relaunch_goes_on_torchs_current_stream_read_each_call(monkeypatch):
     assert on_torch([], stream=0x500 * 2) and seen[-1] == 0x500 * 2  # torch's current: taken
     assert not on_torch([], stream=0x700) and seen[-1] == 0x500 * 2  # another: check in full
     assert Relaunch((), kernel, (), None, [], [], device=None)([], 0x700) and seen[-1] == 0x700
+
+
+def test_an_array_on_another_gpu_is_refused(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    elsewhere = DeviceArray(out.ptr, (1000,), "f32", ordinal=1)
+    with pytest.raises(ferrox.LaunchError) as info:
+        k[4, 256](a, b, elsewhere)
+    assert info.value.problems == [
+        "%out (argument #2) of @vecadd is on GPU 1, but the module is loaded on GPU 0: a kernel "
+        "reaches only its own device's memory (move the array there)"
+    ]
+    assert len(fake.launches) == 1
