@@ -4,10 +4,11 @@
 of scopes (one per region); a name holds an IR value or a Python object (a constant, a module,
 an intrinsic). Control flow maps one-to-one onto scf: `if` on an i1 is `scf.if` whose results
 are the names either branch rebinds, `for ... in range(...)` is `scf.for` carrying the names the
-body rebinds (a tuple of numbers as its elements: `acc = (0.0,) * 8` carries eight values),
-`while` is `scf.while`. A condition that is a Python value (a constant) picks its
-branch at compile time. Surfaces subclass it and fill in the hooks (`call_intrinsic`,
-`load_item`, `assign_item`, `ir_attribute`, `python_attribute`, `with_`, `return_`).
+body rebinds, `while` is `scf.while`; a tuple of numbers is carried and merged as its elements
+(`acc = (0.0,) * 8` in a loop is eight loop values). A condition that is a Python value (a
+constant) picks its branch at compile time. Surfaces subclass it and fill in the hooks
+(`call_intrinsic`, `load_item`, `assign_item`, `ir_attribute`, `python_attribute`, `with_`,
+`return_`).
 """
 
 from __future__ import annotations
@@ -368,13 +369,55 @@ class FunctionBuilder:
         then_block, then_scope = self.region(node.body)
         else_block, else_scope = self.region(node.orelse)
         self.here(node)
+        names, elements = self.spread_tuples(node, names, [then_scope, else_scope])
         merged = self.merge(node, names, [(then_block, then_scope), (else_block, else_scope)])
+        for name in elements:
+            if name not in merged:  # the same value on both paths
+                self.bind(name, then_scope[name])
         then_block.add_op(self.located(scf.YieldOp(*[vs[0] for vs in merged.values()])))
         else_block.add_op(self.located(scf.YieldOp(*[vs[1] for vs in merged.values()])))
         result_types = [values[0].type for values in merged.values()]
         op = self.emit.emit(scf.IfOp(cond, result_types, Region(then_block), Region(else_block)))
         for name, result in zip(merged, op.results):
             self.bind(name, result)
+        self.pack(elements)
+
+    def spread_tuples(
+        self, node: ast.AST, names: Sequence[str], scopes: Sequence[dict[str, Any]]
+    ) -> tuple[list[str], list[str]]:
+        """The names an `if` merges, each tuple of numbers it rebinds spread into its elements
+        (`name#k`, set in every branch's scope): the names to merge, and the element names."""
+        out: list[str] = []
+        elements: list[str] = []
+        for name in names:
+            outer = self.local(name)
+            values = [scope.get(name, outer) for scope in scopes]
+            if (
+                any(v is MISSING for v in values)
+                or not any(isinstance(v, tuple) for v in values)
+                or all(v is values[0] for v in values)
+            ):
+                out.append(name)  # merged as it is (or not visible after the `if`)
+                continue
+            sizes = sorted({len(v) for v in values if isinstance(v, tuple)})
+            if len(sizes) > 1 or not all(
+                isinstance(v, tuple) and all(_number(e) for e in v) for v in values
+            ):
+                found = " and ".join(
+                    f"a tuple of {len(v)}" if isinstance(v, tuple) else describe(v) for v in values
+                )
+                raise self.fail(
+                    node,
+                    f"`{name}` is {found} on the paths of this `if` (a tuple of numbers keeps "
+                    "its length)",
+                )
+            for k in range(sizes[0]):
+                element = f"{name}#{k}"
+                for scope, v in zip(scopes, values):
+                    scope[element] = v[k]
+                out.append(element)
+                elements.append(element)
+        return out, elements
 
     def located(self, op):
         op.location = self.emit.location

@@ -194,3 +194,29 @@ def nested_tuple_leaves_unsafe(out: DisjointSlice[f32]):
     with simt.unsafe():  # <- nested_tuple
         pairs = ((stage[0], stage[1]), (stage[2], stage[3]))
     out[simt.thread_index_1d()] = pairs[0][0]
+
+
+@simt.kernel(block=64, requires=["len(x) >= len(out)"])
+def tuple_through_if(x: Slice[f32], out: DisjointSlice[f32]):
+    """out[i] = 2 x[i] + 1 where x[i] > 0, else x[i] - 3: a tuple rebound on one path of an
+    `if`, then on both, each element merged."""
+    w = simt.thread_index_1d()
+    i = w.value
+    with out[w] as slot:
+        v = x[i]
+        pair = (v, 1.0)
+        if v > 0.0:
+            pair = (pair[0] * 2.0, pair[1])
+        if v > 0.0:
+            pair = (pair[0], 1.0)
+        else:
+            pair = (pair[0], -3.0)
+        slot.value = pair[0] + pair[1]
+
+
+@simt.kernel(block=64)
+def tuple_if_lengths(out: DisjointSlice[f32], n: index):
+    acc = (0.0, 0.0)
+    if n > 4:  # <- if_lengths
+        acc = (1.0, 2.0, 3.0)
+    out[simt.thread_index_1d()] = acc[0]

@@ -91,6 +91,11 @@ REFUSED = {
         f"{at('tuple_length', 5)}: error: `acc` is a tuple of 4 values before the loop and a "
         "tuple of 5 after its body (a carried tuple keeps its length)"
     ],
+    # a tuple merged by an `if` keeps its length
+    "tuple_if_lengths": [
+        f"{at('if_lengths', 5)}: error: `acc` is a tuple of 3 and a tuple of 2 on the paths of "
+        "this `if` (a tuple of numbers keeps its length)"
+    ],
     # tuples are sliced at compile time; a name leaves an unsafe block as numbers
     "tuple_sliced_at_run_time": [
         f"{at('run_time_slice', 16)}: error: a slice's bounds are compile-time integers (tuples "
@@ -157,6 +162,15 @@ def test_a_for_and_a_while_carry_a_tuple():
         for j in range(4):
             acc[j] = acc[j] + x[j::4] * np.float32(j + 1)
     assert np.array_equal(out, (acc[0] + acc[1]) + (acc[2] + acc[3]))
+
+
+def test_an_if_merges_a_tuple_element_by_element():
+    rng = np.random.default_rng()
+    x = rng.uniform(-1, 1, 300).astype(np.float32)
+    out = np.full(300, np.nan, np.float32)
+    KERNELS["tuple_through_if"].on("cpu")[5, 64](x, out)
+    expected = np.where(x > 0, x * np.float32(2) + np.float32(1), x - np.float32(3))
+    assert np.array_equal(out, expected)
 
 
 def test_the_tuple_is_carried_as_its_elements():
