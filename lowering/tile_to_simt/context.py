@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
+from ferrox.lowering.tile_to_simt.fold import FOLDABLE, PREDICATES, fold, int_of, width, wrap
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
 from ferrox.lowering.tile_to_simt.uniform import need_of
 from ferrox.passes.analysis.uniformity import Level, Uniformity
@@ -74,7 +75,13 @@ def canonical(t: TileType, config: Config) -> Layout:
 
 @dataclass
 class Lowering:
-    """One kernel's lowering: the insertion point, the value map and the kernel-wide caches."""
+    """One kernel's lowering: the insertion point, the value map and the kernel-wide caches.
+
+    Every pure op goes through `__call__`, which emits it at most once where it is visible
+    (`_pure`, keyed by the op and its operands: the unrolled registers repeat the same index
+    arithmetic), folds integer arithmetic on constants (`fold.py`), and makes each constant
+    once, at the top of the kernel (`constant`). LLVM would merge and fold them too, but only
+    after every stage in between had converted each copy."""
 
     config: Config
     layouts: dict[SSAValue, Layout | None]
@@ -93,10 +100,23 @@ class Lowering:
     """The most uniformity an op emitted since the last reset needs (`uniform.need_of`)."""
     _prologue_end: Operation | None = None
     _lanes: dict[tuple, list[SSAValue | None]] = field(default_factory=dict)
+    _linear: dict[tuple, SSAValue | None] = field(default_factory=dict)
     _tid: SSAValue | None = None
+    _consts: dict[tuple, SSAValue] = field(default_factory=dict)
+    """Each constant made so far, by (type, value), at the top of the kernel."""
+    _const_end: Operation | None = None
+    _pure: dict[tuple, Operation] = field(default_factory=dict)
+    """Pure ops emitted so far, by what they compute (`_key`)."""
+    _scopes: list[Block] = field(default_factory=list)
+    """The blocks that enclose the insertion point, outermost first: an op emitted earlier in
+    one of them dominates the insertion point (the lowering only appends to blocks, and a
+    nested block's op is emitted after its body is built)."""
+    _prologue: bool = False
+    _prologue_ops: set[Operation] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.out = Emitter(InsertPoint.at_end(self.entry))
+        self._scopes.append(self.entry)
 
     # -- emitting -----------------------------------------------------------------------------
     def emit(self, op: Operation) -> Operation:
@@ -107,10 +127,63 @@ class Lowering:
         return self.out.emit(op)
 
     def __call__(self, op: Operation, name: str | None = None) -> SSAValue:
-        result = self.emit(op).results[0]
-        if name:
+        """Emit `op` (its only result is wanted) unless the same value exists already."""
+        cls = type(op)
+        if not _is_pure(cls):
+            result = self.emit(op).results[0]
+        elif cls is arith.ConstantOp and isinstance(op.value, IntegerAttr | FloatAttr):
+            result = self.constant(op.value.value.data, op.value.type)
+        else:
+            key = _key(op)
+            result = self._known(key, op.operands)
+            if result is None:
+                result = self._emit_pure(key, op)
+            else:
+                op.drop_all_references()
+        if name and not result.name_hint:
             result.name_hint = name
         return result
+
+    def pure(self, cls: type, a: SSAValue, b: SSAValue, predicate: int | None = None) -> SSAValue:
+        """`cls(a, b)` (an integer op of `fold.FOLDABLE` but select; `predicate` for cmpi),
+        built only when it is neither known nor foldable."""
+        key = (cls, a, b, predicate)
+        result = self._known(key, (a, b))
+        if result is not None:
+            return result
+        if cls is arith.CmpiOp:
+            op: Operation = arith.CmpiOp(a, b, predicate)  # type: ignore[arg-type]
+        else:
+            op = cls(a, b)
+        return self._emit_pure(key, op)
+
+    def _known(self, key: tuple, operands: Sequence[SSAValue]) -> SSAValue | None:
+        """The value of the op `key` names if it is emitted and visible here, or folds."""
+        found = self._pure.get(key)
+        if found is not None and self._visible(found):
+            return found.results[0]
+        cls = key[0]
+        if cls in FOLDABLE:
+            predicate = key[3] if cls is arith.CmpiOp else None
+            folded = fold(cls, operands, predicate)
+            if isinstance(folded, int):
+                return self.constant(
+                    folded, IntegerType(1) if cls is arith.CmpiOp else operands[-1].type
+                )
+            return folded
+        return None
+
+    def _emit_pure(self, key: tuple, op: Operation) -> SSAValue:
+        if self._prologue:
+            self._prologue_ops.add(op)
+        self._pure[key] = op
+        return self.emit(op).results[0]
+
+    def _visible(self, op: Operation) -> bool:
+        if self._prologue:
+            return op in self._prologue_ops
+        block = op.parent_block()
+        return any(block is b for b in self._scopes)
 
     def lowering(self, op: Operation) -> None:
         """Give the ops emitted from now on `op`'s location: they are its lowering."""
@@ -118,61 +191,87 @@ class Lowering:
 
     @contextmanager
     def at(self, point: InsertPoint) -> Iterator[None]:
-        """Emit at `point` inside the `with` block (a loop body, an `if` branch, the prologue)."""
+        """Emit at `point` inside the `with` block (a loop body, an `if` branch, the prologue):
+        the end of a block nested in the current one, or the prologue (`in_prologue`)."""
         saved, self.out.point = self.out.point, point
+        self._scopes.append(point.block)
         try:
             yield
         finally:
             self.out.point = saved
+            self._scopes.pop()
 
     def in_prologue(self, op: Operation) -> SSAValue:
-        """Emit `op` at the kernel's start (after what is already there), for values every
-        thread computes once: thread coordinates, shared arrays."""
-        point = (
-            InsertPoint.after(self._prologue_end)
-            if self._prologue_end
-            else InsertPoint.at_start(self.entry)
-        )
-        with self.at(point):
-            self.emit(op)
-        self._prologue_end = op
-        return op.results[0]
+        """Emit `op` at the kernel's start (after the constants and what is already there), for
+        values every thread computes once: thread coordinates, shared arrays."""
+        after = self._prologue_end or self._const_end
+        point = InsertPoint.after(after) if after else InsertPoint.at_start(self.entry)
+        saved = self._prologue
+        self._prologue = True
+        try:
+            with self.at(point):
+                result = self(op)
+        finally:
+            self._prologue = saved
+        if result.owner is op:
+            self._prologue_end = op
+            self._prologue_ops.add(op)
+        return result
 
     # -- constants and index arithmetic ---------------------------------------------------
     def index(self, v: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr(v, IndexType())))
+        return self.constant(v, IndexType())
 
     def constant(self, v: int | float | bool, t: Attribute) -> SSAValue:
-        if isinstance(t, IntegerType | IndexType):
-            value = int(v)
-            return self(arith.ConstantOp(IntegerAttr(value, t)))
-        return self(arith.ConstantOp(FloatAttr(float(v), t)))  # type: ignore[call-overload]
+        """The constant `v` of type `t`, made once per kernel at its start."""
+        bits = width(t)
+        if bits is not None:
+            value: int | float = wrap(int(v), bits)
+            key: tuple = (t, value)
+        else:
+            value = float(v)
+            key = (t, value.hex())  # tells -0.0 from 0.0; NaN is one key
+        found = self._consts.get(key)
+        if found is not None:
+            return found
+        attr = IntegerAttr(value, t) if bits is not None else FloatAttr(value, t)  # type: ignore[arg-type]
+        op = arith.ConstantOp(attr)  # type: ignore[arg-type]
+        op.location = self.out.location or op.location
+        point = (
+            InsertPoint.after(self._const_end)
+            if self._const_end
+            else InsertPoint.at_start(self.entry)
+        )
+        Rewriter.insert_op(op, point)
+        self._const_end = op
+        self._consts[key] = op.result
+        return op.result
 
     def add(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
         if isinstance(b, int):
             if b == 0:
                 return a
             b = self.index(b)
-        return self(arith.AddiOp(a, b))
+        return self.pure(arith.AddiOp, a, b)
 
     def mul(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
         if isinstance(b, int):
             if b == 1:
                 return a
             b = self.index(b)
-        return self(arith.MuliOp(a, b))
+        return self.pure(arith.MuliOp, a, b)
 
     def cmp(self, pred: str, a: SSAValue, b: SSAValue | int) -> SSAValue:
         if isinstance(b, int):
             b = self.index(b)
-        return self(arith.CmpiOp(a, b, pred))
+        return self.pure(arith.CmpiOp, a, b, PREDICATES[pred])
 
     def all_of(self, conds: Sequence[SSAValue]) -> SSAValue:
         if not conds:
             return self.constant(True, IntegerType(1))
         result = conds[0]
         for c in conds[1:]:
-            result = self(arith.AndIOp(result, c))
+            result = self.pure(arith.AndIOp, result, c)
         return result
 
     # -- threads and coordinates -------------------------------------------------------------
@@ -211,14 +310,12 @@ class Lowering:
                 run += 1
             piece = self.tid()
             if q:
-                piece = self.in_prologue(arith.ShRUIOp(piece, self.in_prologue(_iconst(q))))
+                piece = self.in_prologue(arith.ShRUIOp(piece, self.index(q)))
             if q + run < len(lanes):  # higher thread bits remain: mask them off
-                piece = self.in_prologue(
-                    arith.AndIOp(piece, self.in_prologue(_iconst((1 << run) - 1)))
-                )
+                piece = self.in_prologue(arith.AndIOp(piece, self.index((1 << run) - 1)))
             shift = b - offsets[d]
             if shift:
-                piece = self.in_prologue(arith.ShLIOp(piece, self.in_prologue(_iconst(shift))))
+                piece = self.in_prologue(arith.ShLIOp(piece, self.index(shift)))
             prev = parts[d]
             parts[d] = piece if prev is None else self.in_prologue(arith.OrIOp(prev, piece))
             q += run
@@ -238,12 +335,35 @@ class Lowering:
                 result.append(self.add(dyn, s) if s else dyn)
         return result
 
+    def linear(self, layout: Layout, r: int, strides: Sequence[int]) -> SSAValue:
+        """`sum(coords(layout, r)[d] * strides[d])`, as this thread's part (from its lane
+        coordinates, computed once at the kernel's start) plus the register's constant part:
+        one add a register, where the sum of coordinates takes two or three."""
+        key = (layout.shape, layout.lanes, tuple(strides))
+        if key not in self._linear:
+            base: SSAValue | None = None
+            for dyn, stride in zip(self.lane_coords(layout), strides):
+                if dyn is None:
+                    continue
+                term = (
+                    dyn if stride == 1 else self.in_prologue(arith.MuliOp(dyn, self.index(stride)))
+                )
+                base = term if base is None else self.in_prologue(arith.AddiOp(base, term))
+            self._linear[key] = base
+        base = self._linear[key]
+        offsets = dim_offsets(layout.shape)
+        static = layout.static_element(r)
+        part = sum(
+            (static >> offsets[d] & (layout.shape[d] - 1)) * strides[d] for d in range(len(strides))
+        )
+        return self.index(part) if base is None else self.add(base, part)
+
     def replica_guard(self, layout: Layout) -> SSAValue | None:
         """True on the one thread of each replica group (its replicated thread bits are 0)."""
         mask = layout.replica_mask
         if not mask:
             return None
-        bits = self(arith.AndIOp(self.tid(), self.index(mask)))
+        bits = self.pure(arith.AndIOp, self.tid(), self.index(mask))
         return self.cmp("eq", bits, 0)
 
     # -- shared memory, unsafe code, barriers ----------------------------------------------
@@ -273,9 +393,13 @@ class Lowering:
         return list(op.res)
 
     def when(self, cond: SSAValue | None, fill: Callable[[], None]) -> None:
-        """`scf.if cond { fill() }` (just `fill()` when there is no condition)."""
-        if cond is None:
+        """`scf.if cond { fill() }` (just `fill()` when there is no condition or it is true;
+        nothing when it is false)."""
+        known = None if cond is None else int_of(cond)
+        if cond is None or known:
             fill()
+            return
+        if known == 0:
             return
         block = Block()
         with self.at(InsertPoint.at_end(block)):
@@ -339,8 +463,37 @@ class Lowering:
         self.values[value] = lowered
 
 
-def _iconst(v: int) -> Operation:
-    return arith.ConstantOp(IntegerAttr(v, IndexType()))
+def _key(op: Operation) -> tuple:
+    """What a pure op computes: the key `Lowering.pure` uses for the integer ops it builds
+    (no overflow flags), else the op's class, operands, properties, attributes and types."""
+    cls = type(op)
+    if cls in FOLDABLE and cls is not arith.SelectOp and len(op.operands) == 2:
+        if cls is arith.CmpiOp:
+            return (cls, *op.operands, op.properties["predicate"].value.data)  # type: ignore[attr-defined]
+        flags = op.properties.get("overflowFlags")
+        if flags is None or not flags.data:  # type: ignore[attr-defined]
+            return (cls, *op.operands, None)
+    return (
+        cls,
+        tuple(op.operands),
+        tuple(sorted(op.properties.items())),
+        tuple(sorted(op.attributes.items())),
+        tuple(r.type for r in op.results),
+    )
+
+
+_PURE_SIMT = ("simt.thread_id", "simt.block_id", "simt.block_dim", "simt.grid_dim")
+_PURE: dict[type, bool] = {}
+"""Per op class, whether `Lowering.__call__` may merge it: side-effect-free with no regions
+(arith, math and the thread and block coordinates)."""
+
+
+def _is_pure(cls: type) -> bool:
+    pure = _PURE.get(cls)
+    if pure is None:
+        name = getattr(cls, "name", "")
+        pure = _PURE[cls] = name.startswith(("arith.", "math.")) or name in _PURE_SIMT
+    return pure
 
 
 def _dim_of(shape: Sequence[int], offsets: Sequence[int], bit: int) -> int:

@@ -53,6 +53,9 @@ def _clone(ctx: Lowering, op: Operation) -> None:
         raise Unsupported(f"'{op.name}' on tiles has no lowering; use the tile dialect's ops")
     mapping = {v: ctx.scalar(v) for v in op.operands}
     new = op.clone(value_mapper=mapping)
+    if len(new.results) == 1:  # merged with an equal value, or folded, where it can be
+        ctx.bind(op.results[0], ctx(new))
+        return
     ctx.emit(new)
     for old, result in zip(op.results, new.results):
         ctx.bind(old, result)

@@ -45,6 +45,16 @@ def staging_size(shape: tuple[int, ...]) -> int:
     return rows * padded_row(shape) if shape else 1
 
 
+def staging_strides(shape: tuple[int, ...]) -> list[int]:
+    """Each dimension's stride in a staging array for `shape`, rows `padded_row` apart."""
+    strides = [1] * len(shape)
+    stride = padded_row(shape)
+    for d in reversed(range(len(shape) - 1)):
+        strides[d] = stride
+        stride *= shape[d]
+    return strides
+
+
 def staging_index(ctx: Lowering, shape: tuple[int, ...], coords: list[SSAValue]) -> SSAValue:
     """Row-major index into a staging array for `shape`, rows `padded_row` apart."""
     if not shape:
@@ -75,7 +85,7 @@ def write_all(ctx: Lowering, value: Dist, array: SSAValue) -> None:
                 v = value.regs[r]
                 if stored != element:
                     v = ctx(arith.ExtUIOp(v, stored))
-                index = staging_index(ctx, shape, ctx.coords(layout, r))
+                index = ctx.linear(layout, r, staging_strides(shape))
                 ctx.emit(simt.SharedStoreOp(v, array, [index]))
             return []
 
@@ -92,7 +102,7 @@ def read_all(ctx: Lowering, array: SSAValue, target: Layout, element: Attribute)
     def loads() -> list[SSAValue]:
         out = []
         for r in distinct:
-            index = staging_index(ctx, target.shape, ctx.coords(target, r))
+            index = ctx.linear(target, r, staging_strides(target.shape))
             out.append(ctx(simt.SharedLoadOp(array, [index])))
         return out
 
@@ -118,6 +128,7 @@ __all__ = [
     "padded_row",
     "read_all",
     "staging_index",
+    "staging_strides",
     "staging_size",
     "through_shared",
     "write_all",

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, f32, i32, i64
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, f32, i32, i64
 from xdsl.ir import Operation, SSAValue
 
 from ferrox.dialects import simt, tile
@@ -56,7 +56,7 @@ COMBINE: dict[type[Operation], Combine] = {
 
 
 def _shfl(ctx: Lowering, v: SSAValue, offset: int) -> SSAValue:
-    return ctx(simt.ShuffleOp("xor", v, ctx(arith.ConstantOp(IntegerAttr(offset, i32)))))
+    return ctx(simt.ShuffleOp("xor", v, ctx.constant(offset, i32)))
 
 
 def shuffle_xor(ctx: Lowering, v: SSAValue, offset: int) -> SSAValue:
@@ -71,7 +71,7 @@ def shuffle_xor(ctx: Lowering, v: SSAValue, offset: int) -> SSAValue:
     if isinstance(t, IndexType):
         return ctx(arith.IndexCastOp(shuffle_xor(ctx, ctx(arith.IndexCastOp(v, i64)), offset), t))
     bits = ctx(arith.BitcastOp(v, i64)) if isinstance(t, AnyFloat) else v
-    thirty_two = ctx(arith.ConstantOp(IntegerAttr(32, i64)))
+    thirty_two = ctx.constant(32, i64)
     low = _shfl(ctx, ctx(arith.TruncIOp(bits, i32)), offset)
     high = _shfl(ctx, ctx(arith.TruncIOp(ctx(arith.ShRUIOp(bits, thirty_two)), i32)), offset)
     joined = ctx(
@@ -175,7 +175,7 @@ def _across_warps(
         for q in use:
             values = [combine(ctx, v, shuffle_xor(ctx, v, 1 << q)) for v in values]
         return values
-    base = ctx(arith.AndIOp(tid, ctx.index(~mask & (threads - 1))))
+    base = ctx.pure(arith.AndIOp, tid, ctx.index(~mask & (threads - 1)))
 
     def read() -> list[SSAValue]:
         values = []
@@ -199,17 +199,14 @@ def _gathered(ctx: Lowering, tid: SSAValue, mask: int, use: list[int], bits: lis
     def op(o: Operation) -> SSAValue:
         return ctx.in_prologue(o)
 
-    def const(v: int) -> SSAValue:
-        return op(arith.ConstantOp(IntegerAttr(v, IndexType())))
-
-    source = op(arith.AndIOp(tid, const(~mask & (ctx.threads - 1))))
+    source = op(arith.AndIOp(tid, ctx.index(~mask & (ctx.threads - 1))))
     k = 0
     while k < len(use):  # runs of consecutive bits move with one shift and one mask
         run = 1
         while k + run < len(use) and (use[k + run], bits[k + run]) == (use[k] + run, bits[k] + run):
             run += 1
-        field = op(arith.AndIOp(tid, const(((1 << run) - 1) << use[k])))
-        moved = op(arith.ShLIOp(field, const(bits[k] - use[k])))  # bits above 5 > lane bits
+        field = op(arith.AndIOp(tid, ctx.index(((1 << run) - 1) << use[k])))
+        moved = op(arith.ShLIOp(field, ctx.index(bits[k] - use[k])))  # bits above 5 > lane bits
         source = op(arith.OrIOp(source, moved))
         k += run
     source.name_hint = "partner"

@@ -2,7 +2,8 @@
 
 // Control flow stays control flow: a loop-carried tile becomes its registers (here four: a
 // [64] tile in chunks of 4, threads 16 and up replicas), the zero it starts from is made in
-// that layout before the loop; scf.if yields registers; scalar code is copied.
+// that layout before the loop; scf.if yields registers; scalar code is copied. Constants are
+// made once, at the kernel's start: the loop's zero and the else branch's are one.
 
 tile.kernel @loop(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32, [?]>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -27,8 +28,8 @@ tile.kernel @loop(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32, [?]>, 
 // CHECK-LABEL: simt.kernel @loop(
 // CHECK:         %c0 = arith.constant 0 : index
 // CHECK-NEXT:    %c1 = arith.constant 1 : index
-// CHECK-NEXT:    %i = simt.block_id x
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %i = simt.block_id x
 // CHECK-NEXT:    %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[S3:.*]] = scf.for %k = %c0 to %n step %c1 iter_args(%[[A0:[0-9]+]] = %[[Z]], %[[A1:[0-9]+]] = %[[Z]], %{{[0-9]+}} = %[[Z]], %{{[0-9]+}} = %[[Z]]) -> (f32, f32, f32, f32) {
 // CHECK:           %[[T0:.*]], %[[T1:.*]], %{{.*}}, %{{.*}} = simt.load_chunk %x[%{{.*}}], %count, %{{.*}} : !simt.slice<f32> -> f32, f32, f32, f32
 // CHECK-NEXT:      %[[N0:.*]] = arith.addf %[[A0]], %[[T0]] : f32
@@ -40,7 +41,6 @@ tile.kernel @loop(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32, [?]>, 
 // CHECK-NEXT:    %[[R0:.*]], %[[R1:.*]], %[[R2:.*]], %[[R3:.*]] = scf.if %first -> (f32, f32, f32, f32) {
 // CHECK-NEXT:      scf.yield %[[S0]], %[[S1]], %[[S2]], %[[S3]] : f32, f32, f32, f32
 // CHECK-NEXT:    } else {
-// CHECK-NEXT:      %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      scf.yield %[[Z2]], %[[Z2]], %[[Z2]], %[[Z2]] : f32, f32, f32, f32
+// CHECK-NEXT:      scf.yield %[[Z]], %[[Z]], %[[Z]], %[[Z]] : f32, f32, f32, f32
 // CHECK-NEXT:    }
 // CHECK:         simt.store_chunk %out[%w], %[[R0]], %[[R1]], %[[R2]], %[[R3]]

@@ -3,7 +3,8 @@
 // Constants, tile.full and tile.iota are made where they are used, in the layout used there:
 // iota is each register's column coordinate cast to i32, full the scalar itself, a splat one
 // constant; a constant that lists its elements is written once (by thread 0) to shared memory
-// and read back in the layout. tile.extract of a rank-0 tile is its one register.
+// and read back in the layout. tile.extract of a rank-0 tile is its one register. The
+// constants themselves (here the table's elements) are made once, at the kernel's start.
 
 tile.kernel @make(%out: !tile.partition<i32, [4, 8]>, %n: i32) {
   %i = tile.iota : !tile.tile<i32, [8]>
@@ -22,14 +23,14 @@ tile.kernel @make(%out: !tile.partition<i32, [4, 8]>, %n: i32) {
 }
 
 // CHECK-LABEL: simt.kernel @make(
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK:         %[[LAST:.*]] = arith.constant 32 : i32
+// CHECK-NEXT:    %[[MASK:.*]] = arith.constant 31 : index
 // CHECK:         %[[COL:.*]] = arith.shli
 // CHECK:         %stage = simt.shared_alloc : !simt.shared<i32, [32]>
 // CHECK:         %[[I0:.*]] = arith.index_cast %[[COL]] : index to i32
 // CHECK:         %[[A0:.*]] = arith.addi %[[I0]], %n : i32
-// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK:         %[[LAST:.*]] = arith.constant 32 : i32
-// CHECK-NEXT:    %[[MASK:.*]] = arith.constant 31 : index
-// CHECK-NEXT:    %[[BITS:.*]] = arith.andi %tid, %[[MASK]] : index
+// CHECK:         %[[BITS:.*]] = arith.andi %tid, %[[MASK]] : index
 // CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %[[BITS]], %{{.*}} : index
 // CHECK-NEXT:    scf.if %[[FIRST]] {
 // CHECK-NEXT:      simt.unsafe {

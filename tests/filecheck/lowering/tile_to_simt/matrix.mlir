@@ -3,7 +3,7 @@
 // tile.mma with FMAs: x [16, 8] and y [8, 16] are staged in shared arrays xs and ys (bf16, as
 // loaded), a barrier, then a loop over k: each thread reads its 2 rows of xs and 4 columns of
 // ys, widens them exactly to f32 and does 2 x 4 fused multiply-adds into its 8 accumulators,
-// which the loop carries (starting from the zero constant, made in their layout).
+// which the loop carries (starting from the zero constant, made once at the kernel's start).
 
 tile.kernel @mm(%c: !tile.partition<f32, [16, 16]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {
   %i = tile.block_id 0
@@ -18,12 +18,12 @@ tile.kernel @mm(%c: !tile.partition<f32, [16, 16]>, %a: !tile.tensor<bf16, [?, ?
 }
 
 // CHECK-LABEL: simt.kernel @mm(
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %xs = simt.shared_alloc : !simt.shared<bf16, [128]>
 // CHECK:         %ys = simt.shared_alloc : !simt.shared<bf16, [128]>
 // CHECK:         simt.shared_store %{{.*}}, %xs
 // CHECK:         simt.shared_store %{{.*}}, %ys
 // CHECK:         simt.sync_threads
-// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC0:[0-9a-z_]+]] = %[[ZERO]], %{{.*}} = %[[ZERO]], {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK:           %[[X0:.*]], %[[X1:.*]], %[[Y0:.*]], %[[Y1:.*]], %[[Y2:.*]], %[[Y3:.*]] = simt.unsafe -> bf16, bf16, bf16, bf16, bf16, bf16 {
 // CHECK-COUNT-2:     simt.shared_load %xs

@@ -18,13 +18,15 @@ tile.kernel @copy(%out: !tile.partition<f32, [8, 32]>, %x: !tile.tensor<f32, [?,
 }
 
 // CHECK-LABEL: simt.kernel @copy(
+// CHECK:         %[[NEGINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         %[[K0:.*]] = arith.constant 0 : index
+// CHECK:         %[[K1:.*]] = arith.constant 1 : index
 // CHECK:         %tid = simt.thread_id x
 // CHECK:         %[[LOW:.*]] = arith.andi %tid, %{{.*}} : index
 // CHECK:         %[[COL:.*]] = arith.shli %[[LOW]], %{{.*}} : index
 // CHECK:         %[[ROW:.*]] = arith.shrui %tid, %{{.*}} : index
 // CHECK:         %i = simt.block_id x
 // CHECK-NEXT:    %j = simt.block_id y
-// CHECK-NEXT:    %[[NEGINF:.*]] = arith.constant 0xff800000 : f32
 // CHECK:         %[[BASE0:.*]] = arith.muli %j, %{{.*}} : index
 // CHECK:         %[[TILES0:.*]] = arith.ceildivui %x_d0, %{{.*}} : index
 // CHECK-NEXT:    %[[OK0:.*]] = arith.cmpi ult, %j, %[[TILES0]] : index
@@ -42,10 +44,8 @@ tile.kernel @copy(%out: !tile.partition<f32, [8, 32]>, %x: !tile.tensor<f32, [?,
 // CHECK:         %[[E:.*]], %[[F:.*]], %[[G:.*]], %[[H:.*]] = simt.load_chunk %x[%{{.*}}], %count_1, %[[NEGINF]] : !simt.slice<f32> -> f32, f32, f32, f32
 // CHECK:         %g = arith.ceildivui %out_d1, %{{.*}} : index
 // CHECK-NEXT:    %sum = arith.addi %x_d1, %g : index
-// CHECK-NEXT:    %[[K0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %w = simt.tile_index %[[K0]] dims(%out_d0, %out_d1) : !simt.thread_index<tile<[8, 32], 4, arg1>>
 // CHECK-NEXT:    simt.store_chunk %out[%w], %[[A]], %[[B]], %[[C]], %[[D]] : !simt.disjoint_slice<f32, tile<[8, 32], 4, arg1>>, !simt.thread_index<tile<[8, 32], 4, arg1>>
-// CHECK-NEXT:    %[[K1:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    %w_1 = simt.tile_index %[[K1]] dims(%out_d0, %out_d1) : !simt.thread_index<tile<[8, 32], 4, arg1>>
 // CHECK-NEXT:    simt.store_chunk %out[%w_1], %[[E]], %[[F]], %[[G]], %[[H]] : !simt.disjoint_slice<f32, tile<[8, 32], 4, arg1>>, !simt.thread_index<tile<[8, 32], 4, arg1>>
 // CHECK-NEXT:    simt.return

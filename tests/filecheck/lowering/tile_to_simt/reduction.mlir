@@ -7,7 +7,8 @@
 // the warp its lane bit 0 names (`partner`, computed once at the start), and one more xor
 // shuffle (offset 1) combines the two warps' values, the same bits in every lane. The [2, 1]
 // result is replicated, which is the layout its broadcast over the row needs: the subtraction
-// uses it in place.
+// uses it in place. The constants (the shuffle offsets among them) are made once, at the
+// kernel's start.
 
 tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, [?, ?]>) {
   %t = tile.load_like %x, %out padding = neg_inf : !tile.tensor<f32, [?, ?]>, !tile.partition<f32, [2, 256]> -> !tile.tile<f32, [2, 256]>
@@ -19,12 +20,17 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 }
 
 // CHECK-LABEL: simt.kernel @rowmax(
-// CHECK:         %partials = simt.shared_alloc : !simt.shared<f32, [128]>
-// CHECK-NEXT:    %[[C31:.*]] = arith.constant 31 : index
-// CHECK-NEXT:    %[[OWN:.*]] = arith.andi %tid, %[[C31]] : index
-// CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT:    %[[BIT0:.*]] = arith.andi %tid, %[[C1]] : index
+// CHECK:         %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[OFF1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[OFF2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[OFF4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:    %[[OFF8:.*]] = arith.constant 8 : i32
+// CHECK-NEXT:    %[[OFF16:.*]] = arith.constant 16 : i32
+// CHECK:         %[[C31:.*]] = arith.constant 31 : index
 // CHECK-NEXT:    %[[C5:.*]] = arith.constant 5 : index
+// CHECK:         %partials = simt.shared_alloc : !simt.shared<f32, [128]>
+// CHECK-NEXT:    %[[OWN:.*]] = arith.andi %tid, %[[C31]] : index
+// CHECK-NEXT:    %[[BIT0:.*]] = arith.andi %tid, %[[C1]] : index
 // CHECK-NEXT:    %[[WARP:.*]] = arith.shli %[[BIT0]], %[[C5]] : index
 // CHECK-NEXT:    %partner = arith.ori %[[OWN]], %[[WARP]] : index
 // CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]] = simt.load_chunk %x
@@ -35,14 +41,12 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 // CHECK-NEXT:    arith.maximumf %[[B0]], %[[B1]] : f32
 // CHECK-NEXT:    arith.maximumf %[[B2]], %[[B3]] : f32
 // CHECK-NEXT:    %[[ROW1:.*]] = arith.maximumf
-// CHECK-NEXT:    %[[OFF1:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:    %[[S1:.*]] = simt.shuffle xor %[[ROW0]], %[[OFF1]] : f32
 // CHECK-NEXT:    %[[R01:.*]] = arith.maximumf %[[ROW0]], %[[S1]] : f32
-// CHECK:         arith.constant 2 : i32
-// CHECK:         arith.constant 4 : i32
-// CHECK:         arith.constant 8 : i32
-// CHECK:         arith.constant 16 : i32
-// CHECK-NEXT:    %[[S16:.*]] = simt.shuffle xor %[[X:.*]], %{{.*}} : f32
+// CHECK:         simt.shuffle xor %{{.*}}, %[[OFF2]] : f32
+// CHECK:         simt.shuffle xor %{{.*}}, %[[OFF4]] : f32
+// CHECK:         simt.shuffle xor %{{.*}}, %[[OFF8]] : f32
+// CHECK:         %[[S16:.*]] = simt.shuffle xor %[[X:.*]], %[[OFF16]] : f32
 // CHECK-NEXT:    %[[W0:.*]] = arith.maximumf %[[X]], %[[S16]] : f32
 // CHECK:         %[[W1:.*]] = arith.maximumf
 // CHECK-NEXT:    simt.unsafe {
@@ -55,11 +59,9 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 // CHECK-NEXT:      simt.shared_load %partials[%partner] : !simt.shared<f32, [128]>
 // CHECK-COUNT-1:   simt.shared_load %partials
 // CHECK:         }
-// CHECK-NEXT:    %[[X1:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:    %[[Q0:.*]] = simt.shuffle xor %[[P0]], %[[X1]] : f32
+// CHECK-NEXT:    %[[Q0:.*]] = simt.shuffle xor %[[P0]], %[[OFF1]] : f32
 // CHECK-NEXT:    %[[MAX0:.*]] = arith.maximumf %[[P0]], %[[Q0]] : f32
-// CHECK-NEXT:    %[[X2:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:    %[[Q1:.*]] = simt.shuffle xor %[[P1]], %[[X2]] : f32
+// CHECK-NEXT:    %[[Q1:.*]] = simt.shuffle xor %[[P1]], %[[OFF1]] : f32
 // CHECK-NEXT:    %[[MAX1:.*]] = arith.maximumf %[[P1]], %[[Q1]] : f32
 // CHECK-NEXT:    arith.subf %[[A0]], %[[MAX0]] : f32
 // CHECK-COUNT-3: arith.subf %{{.*}}, %[[MAX0]] : f32

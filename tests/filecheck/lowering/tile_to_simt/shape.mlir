@@ -3,7 +3,8 @@
 // A transpose renames bits: the loaded registers are the transposed tile's, held by the "wrong"
 // threads for a chunked store, so the store stages them through shared memory (rows padded to
 // 33, 32 x 33 = 1056 elements): each thread writes its four elements down a column, a barrier,
-// each thread reads four consecutive elements of a row.
+// each thread reads four consecutive elements of a row. Constants are made once, at the
+// kernel's start, and so is each thread's offset in the array: an element adds a constant to it.
 
 tile.kernel @transpose(%out: !tile.partition<f32, [32, 32]>, %x: !tile.tensor<f32, [?, ?]>) {
   %i = tile.block_id 0
@@ -15,14 +16,15 @@ tile.kernel @transpose(%out: !tile.partition<f32, [32, 32]>, %x: !tile.tensor<f3
 }
 
 // CHECK-LABEL: simt.kernel @transpose(
+// CHECK:         %[[PITCH:.*]] = arith.constant 33 : index
 // CHECK:         %stage = simt.shared_alloc : !simt.shared<f32, [1056]>
+// CHECK-NEXT:    %[[ROW:.*]] = arith.muli %{{.*}}, %[[PITCH]] : index
+// CHECK-NEXT:    %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}} : index
 // CHECK:         %[[A:.*]], %[[B:.*]], %[[C:.*]], %[[D:.*]] = simt.load_chunk %x
 // CHECK-NEXT:    simt.unsafe {
-// CHECK-NEXT:      %[[PITCH:.*]] = arith.constant 33 : index
-// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %{{.*}}, %[[PITCH]] : index
-// CHECK-NEXT:      %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}} : index
 // CHECK-NEXT:      simt.shared_store %[[A]], %stage[%[[AT]]] : !simt.shared<f32, [1056]>
-// CHECK:           simt.shared_store %[[B]], %stage
+// CHECK-NEXT:      %[[AT1:.*]] = arith.addi %[[AT]], %[[PITCH]] : index
+// CHECK-NEXT:      simt.shared_store %[[B]], %stage[%[[AT1]]]
 // CHECK:           simt.shared_store %[[C]], %stage
 // CHECK:           simt.shared_store %[[D]], %stage
 // CHECK-NEXT:      simt.yield
@@ -35,7 +37,8 @@ tile.kernel @transpose(%out: !tile.partition<f32, [32, 32]>, %x: !tile.tensor<f3
 // CHECK:         simt.store_chunk %out[%w], %[[E]], %[[F]], %[[G]], %[[H]]
 
 // Broadcasts that leave every element where it is: a row vector over the rows of a chunked tile
-// and a scalar tile. No shared memory, no barrier.
+// and a scalar tile. No shared memory, no barrier; the four rows repeat the same four products,
+// which are computed once.
 tile.kernel @rows(%out: !tile.partition<f32, [4, 1024]>, %v: !tile.tensor<f32, [?]>, %s: f32) {
   %z = arith.constant 0 : index
   %row = tile.load %v[%z] : !tile.tensor<f32, [?]> -> !tile.tile<f32, [1024]>
@@ -51,9 +54,10 @@ tile.kernel @rows(%out: !tile.partition<f32, [4, 1024]>, %v: !tile.tensor<f32, [
 // CHECK-NOT:     simt.shared_alloc
 // CHECK:         %[[V0:.*]], %[[V1:.*]], %[[V2:.*]], %[[V3:.*]] = simt.load_chunk %v
 // CHECK-NEXT:    %[[M0:.*]] = arith.mulf %[[V0]], %s : f32
-// CHECK-NEXT:    arith.mulf %[[V1]], %s : f32
-// CHECK-NEXT:    arith.mulf %[[V2]], %s : f32
-// CHECK-NEXT:    arith.mulf %[[V3]], %s : f32
-// CHECK-NEXT:    arith.mulf %[[V0]], %s : f32
+// CHECK-NEXT:    %[[M1:.*]] = arith.mulf %[[V1]], %s : f32
+// CHECK-NEXT:    %[[M2:.*]] = arith.mulf %[[V2]], %s : f32
+// CHECK-NEXT:    %[[M3:.*]] = arith.mulf %[[V3]], %s : f32
+// CHECK-NOT:     arith.mulf
 // CHECK-NOT:     simt.sync_threads
-// CHECK:         simt.store_chunk %out[%w], %[[M0]],
+// CHECK:         simt.store_chunk %out[%w], %[[M0]], %[[M1]], %[[M2]], %[[M3]]
+// CHECK:         simt.store_chunk %out[%w_1], %[[M0]], %[[M1]], %[[M2]], %[[M3]]
