@@ -27,6 +27,7 @@ Reader = Callable[[Any, list], Any]
 address to `addresses`."""
 
 _readers: dict[type, Reader | None] = {}
+_UNKNOWN: Any = object()  # a class `reader_for` has not been asked about yet
 _tensor: Any = None
 """`torch.Tensor`, once a reader for it was asked for: read inline in `signature`."""
 
@@ -116,7 +117,9 @@ def signature(args: Sequence[Any]) -> tuple[tuple, list[int]] | None:
                 part = (value.dtype, value.shape, value.is_contiguous(), value.get_device())
                 key += (cls, part)
                 continue
-            reader = _readers[cls] if cls in _readers else reader_for(cls)
+            reader = _readers.get(cls, _UNKNOWN)
+            if reader is _UNKNOWN:
+                reader = reader_for(cls)
             if reader is None:
                 return None
             part = reader(value, addresses)
