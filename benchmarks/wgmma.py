@@ -39,6 +39,10 @@ class Config:
     chains: int = 2
     bn: int = 128
     stages: int = 4
+    split: bool = False
+    """Each stage its own arrays and the K loop unrolled by the stage count, so the copies of
+    the next stage go in the wgmma window (SIMT 8 allows a copy into an array the window does not
+    read) and overlap the multiply."""
 
     @property
     def bm(self) -> int:
@@ -73,7 +77,7 @@ class Config:
     def label(self) -> str:
         return (
             f"{self.bm}x{self.bn}, {self.warpgroups} wg x {self.chains} m64n{self.bn}, "
-            f"{self.stages} stages"
+            f"{self.stages} stages{', split (copies overlap the wgmma)' if self.split else ''}"
         )
 
 
@@ -83,6 +87,9 @@ CONFIGS = (
     Config(1, 2, 128, 3),
     Config(2, 1, 256, 3),
     Config(2, 2, 128, 3),
+    Config(1, 2, 128, 4, split=True),
+    Config(2, 1, 256, 3, split=True),
+    Config(2, 2, 128, 3, split=True),
 )
 
 
@@ -97,8 +104,9 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
     BM, STRIDE = cfg.bm, cfg.stride
     acc_n = H * BN // 2  # accumulators a thread
     chain = BN // 2
-    atype = f"!simt.shared<bf16, [{S * cfg.stage_a}]>"
-    btype = f"!simt.shared<bf16, [{S * cfg.stage_b}]>"
+    ring = 1 if cfg.split else S  # stages an A (B) array holds
+    atype = f"!simt.shared<bf16, [{ring * cfg.stage_a}]>"
+    btype = f"!simt.shared<bf16, [{ring * cfg.stage_b}]>"
     ctype = f"!simt.shared<f32, [{cfg.staging}]>"
     out = f"!simt.disjoint_slice<f32, tile<[{BM}, {BN}], 4, arg3>>"
     wit = f"!simt.thread_index<tile<[{BM}, {BN}], 4, arg3>>"
@@ -107,17 +115,26 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
     L: list[str] = []
     add = L.append
 
-    def issue(p: str, q: str, kt: str, stage: str) -> None:
+    def issue(p: str, q: str, kt: str, stage: str, split_stage: int | None = None) -> None:
+        """The copies of K tile `kt` into `stage` of the ring (or, split, into the arrays of
+        stage `split_stage`, inside the caller's unsafe region), then a commit."""
         add(f"{p}%{q}kc = arith.muli {kt}, %c64 : index")
         add(f"{p}%{q}kcol = arith.addi %{q}kc, %gcol : index")
         add(f"{p}%{q}kin = arith.cmpi ult, %{q}kcol, %k : index")
         add(f"{p}%{q}kleft0 = arith.subi %k, %{q}kcol : index")
         add(f"{p}%{q}kleft = arith.select %{q}kin, %{q}kleft0, %c0 : index")
-        add(f"{p}%{q}abase = arith.muli {stage}, %cstagea : index")
-        add(f"{p}%{q}adst = arith.addi %{q}abase, %soff : index")
-        add(f"{p}%{q}bbase = arith.muli {stage}, %cstageb : index")
-        add(f"{p}%{q}bdst = arith.addi %{q}bbase, %soff : index")
-        add(f"{p}simt.unsafe {{")
+        if split_stage is None:
+            add(f"{p}%{q}abase = arith.muli {stage}, %cstagea : index")
+            add(f"{p}%{q}adst = arith.addi %{q}abase, %soff : index")
+            add(f"{p}%{q}bbase = arith.muli {stage}, %cstageb : index")
+            add(f"{p}%{q}bdst = arith.addi %{q}bbase, %soff : index")
+            add(f"{p}simt.unsafe {{")
+            arrays = {"a": "%as", "b": "%bs"}
+        else:
+            add(f"{p}%{q}adst = arith.addi %soff, %c0 : index")
+            add(f"{p}%{q}bdst = arith.addi %soff, %c0 : index")
+            arrays = {"a": f"%as{split_stage}", "b": f"%bs{split_stage}"}
+            p = p[:-2]  # the body's indent, as if inside a region
         for x, count, base, lim, ty in (
             ("a", rows_a, "%row0", "%m", atype),
             ("b", rows_b, "%col0", "%n", btype),
@@ -132,12 +149,120 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
                 add(f"{p}  {v}i = arith.addi {v}x, %{q}kcol : index")
                 add(f"{p}  {v}d = arith.addi %{q}{x}dst, %d{j} : index")
                 add(
-                    f"{p}  simt.async_copy %{x}[{v}i], {v}n, %{x}s[{v}d] {{width = 8}} : "
+                    f"{p}  simt.async_copy %{x}[{v}i], {v}n, {arrays[x]}[{v}d] {{width = 8}} : "
                     f"!simt.slice<bf16>, {ty}"
                 )
-        add(f"{p}  simt.yield")
+        if split_stage is None:
+            add(f"{p}  simt.yield")
+            add(f"{p}}}")
+            add(f"{p}simt.async_commit")
+        else:
+            add(f"{p}  simt.async_commit")
+
+    def main_loop(p: str) -> None:
+        add(
+            f"{p}%acc:{acc_n} = scf.for %kt = %c0 to %tiles step %c1 iter_args("
+            + ", ".join(f"%x{i} = %z" for i in range(acc_n))
+            + f") -> ({_f32s(acc_n)}) {{"
+        )
+        q = p + "  "
+        add(f"{q}%st = arith.remui %kt, %cstages : index")
+        add(f"{q}simt.async_wait {{pending = {S - 2}}}")
+        add(f"{q}simt.sync_threads")
+        add(f"{q}// K tile kt + {S - 1} into the stage step kt - 1 read (every thread is past it).")
+        add(f"{q}%ahead = arith.addi %kt, %cahead : index")
+        add(f"{q}%ast = arith.remui %ahead, %cstages : index")
+        issue(q, "q", "%ahead", "%ast")
+        add(f"{q}%sa0 = arith.muli %st, %cstagea : index")
+        add(f"{q}%sa = arith.addi %sa0, %wga : index")
+        add(f"{q}%sb = arith.muli %st, %cstageb : index")
+        add(f"{q}%d:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
+        add(f"{q}  simt.wgmma_fence")
+        src = [", ".join(f"%x{i}" for i in range(h * chain, (h + 1) * chain)) for h in range(H)]
+        for s, kk in enumerate(("%c0", "%c16", "%c32", "%c48")):
+            add(f"{q}  %kb{s} = arith.addi %sb, {kk} : index")
+            for h in range(H):
+                add(f"{q}  %ka{s}_{h}0 = arith.addi %sa, {kk} : index")
+                if h:
+                    add(f"{q}  %ch{s}_{h} = arith.muli %cchain, %c{h} : index")
+                    add(f"{q}  %ka{s}_{h} = arith.addi %ka{s}_{h}0, %ch{s}_{h} : index")
+                else:
+                    add(f"{q}  %ka{s}_{h} = arith.addi %ka{s}_{h}0, %c0 : index")
+                r = f"%g{s}_{h}"
+                add(
+                    f"{q}  {r}:{chain} = simt.wgmma %as[%ka{s}_{h}], %bs[%kb{s}], acc({src[h]}) "
+                    f"{{n = {BN}}} : {atype}, {btype}"
+                )
+                src[h] = ", ".join(f"{r}#{i}" for i in range(chain))
+        add(f"{q}  simt.wgmma_commit")
+        add(f"{q}  %w:{acc_n} = simt.wgmma_wait {', '.join(src)} {{pending = 0}}")
+        add(f"{q}  simt.yield " + ", ".join(f"%w#{i}" for i in range(acc_n)) + f" : {_f32s(acc_n)}")
+        add(f"{q}}}")
+        add(f"{q}scf.yield " + ", ".join(f"%d#{i}" for i in range(acc_n)) + f" : {_f32s(acc_n)}")
         add(f"{p}}}")
-        add(f"{p}simt.async_commit")
+
+    def mma(q: str, tag: str, a_arr: str, b_arr: str, sa: str, src: list[str]) -> list[str]:
+        """The 4 x chains wgmma ops of one K step on `a_arr[sa ..]` and `b_arr`."""
+        for s4, kk in enumerate(("%c0", "%c16", "%c32", "%c48")):
+            for h in range(H):
+                add(f"{q}%ka{tag}{s4}_{h}0 = arith.addi {sa}, {kk} : index")
+                add(f"{q}%ch{tag}{s4}_{h} = arith.muli %cchain, %c{h} : index")
+                add(f"{q}%ka{tag}{s4}_{h} = arith.addi %ka{tag}{s4}_{h}0, %ch{tag}{s4}_{h} : index")
+                r = f"%g{tag}{s4}_{h}"
+                add(
+                    f"{q}{r}:{chain} = simt.wgmma {a_arr}[%ka{tag}{s4}_{h}], {b_arr}[{kk}], "
+                    f"acc({src[h]}) {{n = {BN}}} : {atype}, {btype}"
+                )
+                src[h] = ", ".join(f"{r}#{i}" for i in range(chain))
+        return src
+
+    def main_loop_split(p: str) -> None:
+        for st in range(S - 1):
+            add(f"{p}%pk{st} = arith.constant {st} : index")
+            add(f"{p}simt.unsafe {{")
+            issue(p + "    ", f"p{st}", f"%pk{st}", "", split_stage=st)
+            add(f"{p}  simt.yield")
+            add(f"{p}}}")
+        add(
+            f"{p}%acc:{acc_n} = scf.for %kbase = %c0 to %tiles step %cstages iter_args("
+            + ", ".join(f"%x{i} = %z" for i in range(acc_n))
+            + f") -> ({_f32s(acc_n)}) {{"
+        )
+        q = p + "  "
+        prev = [f"%x{i}" for i in range(acc_n)]
+        for st in range(S):
+            nxt = (st + S - 1) % S
+            add(
+                f"{q}// Stage {st}: K tile kbase + {st}; its window also issues K tile kbase + "
+                f"{st + S - 1} into stage {nxt}, which the step before read."
+            )
+            add(f"{q}%ks{st} = arith.constant {st} : index")
+            add(f"{q}%kt{st} = arith.addi %kbase, %ks{st} : index")
+            add(f"{q}%go{st} = arith.cmpi ult, %kt{st}, %tiles : index")
+            add(f"{q}%y{st}:{acc_n} = scf.if %go{st} -> ({_f32s(acc_n)}) {{")
+            r = q + "  "
+            add(f"{r}simt.async_wait {{pending = {S - 2}}}")
+            add(f"{r}simt.sync_threads")
+            add(f"{r}%ahead{st} = arith.addi %kt{st}, %cahead : index")
+            add(f"{r}%mm{st}:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
+            u = r + "  "
+            add(f"{u}simt.wgmma_fence")
+            src = [", ".join(prev[h * chain : (h + 1) * chain]) for h in range(H)]
+            src = mma(u, f"s{st}_", f"%as{st}", f"%bs{st}", "%wga", src)
+            issue(u + "  ", f"q{st}", f"%ahead{st}", "", split_stage=nxt)
+            add(f"{u}simt.wgmma_commit")
+            add(f"{u}%w{st}:{acc_n} = simt.wgmma_wait {', '.join(src)} {{pending = 0}}")
+            tail = ", ".join(f"%w{st}#{i}" for i in range(acc_n))
+            add(f"{u}simt.yield {tail} : {_f32s(acc_n)}")
+            add(f"{r}}}")
+            done = ", ".join(f"%mm{st}#{i}" for i in range(acc_n))
+            add(f"{r}scf.yield {done} : {_f32s(acc_n)}")
+            add(f"{q}}} else {{")
+            add(f"{r}scf.yield {', '.join(prev)} : {_f32s(acc_n)}")
+            add(f"{q}}}")
+            prev = [f"%y{st}#{i}" for i in range(acc_n)]
+        add(f"{q}scf.yield {', '.join(prev)} : {_f32s(acc_n)}")
+        add(f"{p}}}")
 
     if host:
         plural = "s" if W > 1 else ""
@@ -167,8 +292,13 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
         f"len(arg1) >= arg4 * arg5, len(arg2) == arg3 * arg4]> {{"
     )
     p = "    "
-    add(f"{p}%as = simt.shared_alloc {{dynamic}} : {atype}")
-    add(f"{p}%bs = simt.shared_alloc {{dynamic}} : {btype}")
+    if cfg.split:
+        for x, ty in (("a", atype), ("b", btype)):
+            for st in range(S):
+                add(f"{p}%{x}s{st} = simt.shared_alloc {{dynamic}} : {ty}")
+    else:
+        add(f"{p}%as = simt.shared_alloc {{dynamic}} : {atype}")
+        add(f"{p}%bs = simt.shared_alloc {{dynamic}} : {btype}")
     add(f"{p}%cs = simt.shared_alloc {{dynamic}} : {ctype}")
     add(f"{p}%z = arith.constant 0.0 : f32")
     for v in (0, 1, 4, 8, 16, 32, 48, 63, 64, 128):
@@ -205,50 +335,15 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
 {p}%tiles = arith.divui %k63, %c64 : index
 {p}// This warpgroup's first row of A in a stage.
 {p}%wga = arith.muli %wg, %cwgrows : index
-{p}// The prologue: K tiles 0 .. {S - 2} into stages 0 .. {S - 2} (zeros past k).
-{p}scf.for %pt = %c0 to %cahead step %c1 {{""")
-    issue(p + "  ", "p", "%pt", "%pt")
-    add(f"{p}}}")
-    add(
-        f"{p}%acc:{acc_n} = scf.for %kt = %c0 to %tiles step %c1 iter_args("
-        + ", ".join(f"%x{i} = %z" for i in range(acc_n))
-        + f") -> ({_f32s(acc_n)}) {{"
-    )
-    q = p + "  "
-    add(f"{q}%st = arith.remui %kt, %cstages : index")
-    add(f"{q}simt.async_wait {{pending = {S - 2}}}")
-    add(f"{q}simt.sync_threads")
-    add(f"{q}// K tile kt + {S - 1} into the stage step kt - 1 read (every thread is past it).")
-    add(f"{q}%ahead = arith.addi %kt, %cahead : index")
-    add(f"{q}%ast = arith.remui %ahead, %cstages : index")
-    issue(q, "q", "%ahead", "%ast")
-    add(f"{q}%sa0 = arith.muli %st, %cstagea : index")
-    add(f"{q}%sa = arith.addi %sa0, %wga : index")
-    add(f"{q}%sb = arith.muli %st, %cstageb : index")
-    add(f"{q}%d:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
-    add(f"{q}  simt.wgmma_fence")
-    src = [", ".join(f"%x{i}" for i in range(h * chain, (h + 1) * chain)) for h in range(H)]
-    for s, kk in enumerate(("%c0", "%c16", "%c32", "%c48")):
-        add(f"{q}  %kb{s} = arith.addi %sb, {kk} : index")
-        for h in range(H):
-            add(f"{q}  %ka{s}_{h}0 = arith.addi %sa, {kk} : index")
-            if h:
-                add(f"{q}  %ch{s}_{h} = arith.muli %cchain, %c{h} : index")
-                add(f"{q}  %ka{s}_{h} = arith.addi %ka{s}_{h}0, %ch{s}_{h} : index")
-            else:
-                add(f"{q}  %ka{s}_{h} = arith.addi %ka{s}_{h}0, %c0 : index")
-            r = f"%g{s}_{h}"
-            add(
-                f"{q}  {r}:{chain} = simt.wgmma %as[%ka{s}_{h}], %bs[%kb{s}], acc({src[h]}) "
-                f"{{n = {BN}}} : {atype}, {btype}"
-            )
-            src[h] = ", ".join(f"{r}#{i}" for i in range(chain))
-    add(f"{q}  simt.wgmma_commit")
-    add(f"{q}  %w:{acc_n} = simt.wgmma_wait {', '.join(src)} {{pending = 0}}")
-    add(f"{q}  simt.yield " + ", ".join(f"%w#{i}" for i in range(acc_n)) + f" : {_f32s(acc_n)}")
-    add(f"{q}}}")
-    add(f"{q}scf.yield " + ", ".join(f"%d#{i}" for i in range(acc_n)) + f" : {_f32s(acc_n)}")
-    add(f"{p}}}")
+{p}// The prologue: K tiles 0 .. {S - 2} into stages 0 .. {S - 2} (zeros past k).""")
+    if cfg.split:
+        main_loop_split(p)
+    else:
+        add(f"{p}scf.for %pt = %c0 to %cahead step %c1 {{")
+        issue(p + "  ", "p", "%pt", "%pt")
+        add(f"{p}}}")
+        main_loop(p)
+    add(f"{p}simt.async_wait {{pending = 0}}")
     # The epilogue, one warpgroup at a time.
     chunks = 64 * H * BN // 4 // P  # chunks a thread copies out per warpgroup
     add(f"{p}%cquads = arith.constant {BN // 4} : index")

@@ -171,6 +171,8 @@ def _gemm(cfg: Config, a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
         (Config(), 128, 128, 128),
         (Config(), 70, 200, 40),  # ragged: zero-filled copies, witnesses store inside C only
         (Config(2, 1, 256, 3), 128, 256, 64),  # two warpgroups, m64n256
+        (Config(1, 2, 128, 4, split=True), 130, 128, 200),  # copies in the wgmma window
+        (Config(2, 1, 256, 3, split=True), 128, 256, 256),  # k: one full round of stages + 1
     ],
 )
 def test_gemm_wgmma_against_numpy(rng, cfg, m, n, k):
