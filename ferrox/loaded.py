@@ -357,14 +357,14 @@ class GpuDevice:
         is needed (`Relaunch`: device arrays, or torch tensors on torch's current stream);
         other streams are checked in full each call, ordered by DLPack. Returns the
         `Relaunch` that can repeat it (the decorated kernels keep it), else None."""
-        found = key = None
+        found = key = known = None
         if (type(grid) is int or _exact(grid)) and (type(block) is int or _exact(block)):
             found = signature(args)
             if found is not None:
                 key = (artifact.name, grid, block, shared_bytes, found[0])
-                relaunch = self._passed.get(key)
-                if relaunch is not None and relaunch(found[1], stream):
-                    return relaunch
+                known = self._passed.get(key)
+                if known is not None and known(found[1], stream):
+                    return known
         with self.arguments(artifact, args, stream) as bound:
             checked = self.check(artifact, grid, block, shared_bytes, bound)
             if key is None or bound.after:  # NumPy staged in and out: never repeated
@@ -381,6 +381,8 @@ class GpuDevice:
                 shared_bytes=checked.shared_bytes,
                 stream=bound.stream,
             )
+            if known is not None:  # kept already (this call's stream needed ordering)
+                return known
             relaunch = relaunch_for(
                 found[0], found[1], artifact, checked, kernel, packed, _torch_device(args)
             )
