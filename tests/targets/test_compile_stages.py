@@ -13,7 +13,7 @@ from ferrox.lowering.pipeline import COMPILE_STAGES, STAGES, lower_to_llvm
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
-from ferrox.targets.ptx import module_to_ptx
+from ferrox.targets.ptx import device_chip, module_to_ptx
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("simt/*.mlir")) + sorted(
@@ -47,7 +47,7 @@ def test_the_compile_path_drops_only_stages_that_change_nothing():
 def test_every_example_gets_the_full_pipelines_ptx_byte_for_byte(path: Path):
     full = parse(path)
     lower_to_llvm(full, stages=STAGES)
-    reference = module_to_ptx(full, "sm_90", "+ptx80", 3)
+    reference = module_to_ptx(full, device_chip(full, "sm_90"), "+ptx80", 3)  # sm_90a: wgmma
     ptx = compile_module(parse(path), chip="sm_90", features="+ptx80", cubin=False).ptx
     assert ptx == reference
 
