@@ -64,10 +64,14 @@ from ferrox.dialects.simt.shared import (
 from ferrox.dialects.simt.sync import SyncThreadsOp
 from ferrox.dialects.simt.tile_support import (
     TILE_SUPPORT_OPS,
+    UNCHECKED_CHUNK_OPS,
     LoadChunkOp,
     MmaSyncOp,
+    SliceAlignedOp,
     StoreChunkOp,
     TileIndexOp,
+    UncheckedLoadChunkOp,
+    UncheckedStoreChunkOp,
 )
 from ferrox.dialects.simt.types import (
     AtomicSliceType,
@@ -245,6 +249,10 @@ __all__ = [
     "ThreadIndexType",
     "TileIndexOp",
     "TILE_SUPPORT_OPS",
+    "UNCHECKED_CHUNK_OPS",
+    "SliceAlignedOp",
+    "UncheckedLoadChunkOp",
+    "UncheckedStoreChunkOp",
     "UnsafeOp",
     "VoteAllOp",
     "VoteAnyOp",

@@ -22,7 +22,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, f32, i32
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -30,18 +40,21 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     BaseAttr,
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.parser import AttrParser
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ferrox.dialects.simt.constraints import disjoint_of, slice_of
+from ferrox.dialects.simt.constraints import any_slice_of, disjoint_of, slice_of
 from ferrox.dialects.simt.types import DisjointSliceType, IndexSpaceAttr, SliceType, ThreadIndexType
 
 MAX_CHUNK = 16
@@ -255,6 +268,128 @@ class LoadChunkOp(IRDLOperation):
             )
 
 
+def _element_bytes(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    return max(1, t.bitwidth // 8)  # type: ignore[attr-defined]
+
+
+def _check_vector(op: IRDLOperation, element: Attribute, width: int) -> None:
+    """A whole chunk is one vector access: a power of two of at most 16 bytes, of elements the
+    vector ops take (not `i1`, not `index`)."""
+    if isinstance(element, IndexType) or (
+        isinstance(element, IntegerType) and element.width.data == 1
+    ):
+        raise VerifyException(f"'{op.name}' reads or writes vectors of {element}: not i1 or index")
+    if not _pow2(width) or width * _element_bytes(element) > MAX_VECTOR_BYTES:
+        raise VerifyException(
+            f"'{op.name}' moves a power-of-two chunk of at most {MAX_VECTOR_BYTES} bytes, got "
+            f"{width} of {element}"
+        )
+
+
+MAX_VECTOR_BYTES = 16
+
+
+@irdl_op_definition
+class SliceAlignedOp(IRDLOperation):
+    """`%ok = simt.slice_aligned %x {bytes = 16} : !simt.slice<f32>`: whether the address of the
+    slice's element 0 is a multiple of `bytes` (a power of two up to 16). The ABI promises only
+    element alignment; the tile lowering tests a tile's alignment once with this."""
+
+    name = "simt.slice_aligned"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    slice = operand_def(any_slice_of(T))
+    bytes = prop_def(IntegerAttr[IntegerType])
+    result = result_def(i1)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$slice attr-dict `:` type($slice)"
+
+    def __init__(self, slice: SSAValue, bytes: int):
+        super().__init__(
+            operands=[slice], result_types=[i1], properties={"bytes": IntegerAttr(bytes, i64)}
+        )
+
+    def verify_(self) -> None:
+        b = self.bytes.value.data
+        if not _pow2(b) or b > MAX_VECTOR_BYTES:
+            raise VerifyException(
+                f"'simt.slice_aligned' tests a power-of-two alignment of at most "
+                f"{MAX_VECTOR_BYTES} bytes, got {b}"
+            )
+
+
+@irdl_op_definition
+class UncheckedLoadChunkOp(IRDLOperation):
+    """`%a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32,
+    f32`: elements `i .. i + w - 1` in one vector access, with no range or alignment check.
+    Unsafe (verify-disjoint keeps it in unsafe code): the code that emits it vouches that
+    `i + w <= len` and that the address is aligned to the chunk's size (`w` elements, at most
+    16 bytes). The tile lowering emits it only under a per-tile test that proves both
+    (`lowering/tile_to_simt/memory.py`, docs/safety.md#trusted-whole-tile)."""
+
+    name = "simt.unchecked_load_chunk"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    slice = operand_def(slice_of(T))
+    index = operand_def(IndexType())
+    res = var_result_def(T)
+
+    assembly_format = "$slice `[` $index `]` attr-dict `:` type($slice) `->` type($res)"
+
+    def __init__(self, slice: SSAValue, index: SSAValue, width: int):
+        t = slice.type
+        assert isinstance(t, SliceType)
+        super().__init__(operands=[slice, index], result_types=[[t.element_type] * width])
+
+    def verify_(self) -> None:
+        t = self.slice.type
+        assert isinstance(t, SliceType)
+        _check_vector(self, t.element_type, len(self.res))
+
+
+@irdl_op_definition
+class UncheckedStoreChunkOp(IRDLOperation):
+    """`simt.unchecked_store_chunk %out[%i], %v0, %v1, %v2, %v3 : !simt.disjoint_slice<f32, S>`:
+    writes value `j` to element `i + j` in one vector access, with no witness and no range or
+    alignment check. Unsafe (verify-disjoint keeps it in unsafe code): the code that emits it
+    vouches that the elements are in range, aligned as for `simt.unchecked_load_chunk`, and
+    exactly those a `simt.tile_index` witness of the slice's space would let this thread write
+    (so no two threads write one element)."""
+
+    name = "simt.unchecked_store_chunk"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    slice = operand_def(disjoint_of(T))
+    index = operand_def(IndexType())
+    values = var_operand_def(T)
+
+    assembly_format = "$slice `[` $index `]` `,` $values attr-dict `:` type($slice)"
+
+    def __init__(self, slice: SSAValue, index: SSAValue, values: list[SSAValue]):
+        super().__init__(operands=[slice, index, values])
+
+    def verify_(self) -> None:
+        t = self.slice.type
+        assert isinstance(t, DisjointSliceType)
+        if tile_space(t) is None:
+            raise VerifyException(
+                f"'simt.unchecked_store_chunk' writes a slice of a tile<...> space, found {t.space}"
+            )
+        _check_vector(self, t.element_type, len(self.values))
+
+
+UNCHECKED_CHUNK_OPS = (UncheckedLoadChunkOp, UncheckedStoreChunkOp)
+"""Global chunk accesses without checks: only in unsafe code (verify-disjoint's rule 6)."""
+
+
 MMA_FRAGMENTS = {"a": 4, "b": 2, "c": 4}
 
 
@@ -300,4 +435,11 @@ class MmaSyncOp(IRDLOperation):
                 )
 
 
-TILE_SUPPORT_OPS = (TileIndexOp, StoreChunkOp, LoadChunkOp, MmaSyncOp)
+TILE_SUPPORT_OPS = (
+    TileIndexOp,
+    StoreChunkOp,
+    LoadChunkOp,
+    MmaSyncOp,
+    SliceAlignedOp,
+    *UNCHECKED_CHUNK_OPS,
+)

@@ -18,6 +18,10 @@ accesses and guarded scalar ones.
   aligned (`ld.global.nc.v4.f32` for f32), else guarded scalar loads and the padding.
 
 The aligned check is at run time: the ABI promises element alignment only (`abi.py`).
+
+- `simt.slice_aligned`: the slice pointer's low bits are zero.
+- `simt.unchecked_load_chunk` / `simt.unchecked_store_chunk` (unsafe): one vector access at the
+  chunk's alignment, nothing else (an invariant load, as for `simt.load_chunk`).
 """
 
 from __future__ import annotations
@@ -41,10 +45,18 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import nvvm
-from ferrox.dialects.llvm import ExtractElementOp, PoisonOp
+from ferrox.dialects.llvm import ExtractElementOp, FreezeOp, PoisonOp
 from ferrox.dialects.nvvm.attributes import MMAType
 from ferrox.dialects.nvvm.matrix import F16X2
-from ferrox.dialects.simt import LoadChunkOp, MmaSyncOp, StoreChunkOp, TileIndexOp
+from ferrox.dialects.simt import (
+    LoadChunkOp,
+    MmaSyncOp,
+    SliceAlignedOp,
+    StoreChunkOp,
+    TileIndexOp,
+    UncheckedLoadChunkOp,
+    UncheckedStoreChunkOp,
+)
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter, launch_block
 from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
@@ -303,6 +315,56 @@ class LoadChunkToLoads(RewritePattern):
         rewriter.replace(op, [], results)
 
 
+class SliceAlignedToTest(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SliceAlignedOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        ptr, _ = e.unpack(op.slice)
+        rewriter.replace(op, [], [_aligned(e, ptr, op.bytes.value.data)])
+
+
+def _vector_at(e: SimtEmitter, slice: SSAValue, index: SSAValue, element, w: int):
+    """(address of element `index`, the vector type, its alignment) of a chunk access."""
+    ptr, _ = e.unpack(slice)
+    mem = memory_type(element)
+    address = e.element(ptr, [e.to_i64(index)], mem, inbounds=True)
+    return address, VectorType(mem, [w]), w * byte_size(element)
+
+
+class UncheckedLoadChunkToLoad(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: UncheckedLoadChunkOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        w = len(op.res)
+        element = op.res[0].type
+        address, vector, align = _vector_at(e, op.slice, op.index, element, w)
+        if w == 1:
+            results = [_invariant_load(e, address, memory_type(element), align)]
+        else:
+            # The freeze keeps LLVM from splitting the vector load into scalar loads (its
+            # load-extract scalarisation) and then merging them with the masked path's.
+            vec = e(FreezeOp(_invariant_load(e, address, vector, align)))
+            results = [e(ExtractElementOp(vec, e.const(j, i32))) for j in range(w)]
+        rewriter.replace(op, [], results)
+
+
+class UncheckedStoreChunkToStore(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: UncheckedStoreChunkOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        w = len(op.values)
+        element = op.values[0].type
+        address, vector, align = _vector_at(e, op.slice, op.index, element, w)
+        if w == 1:
+            e.emit(llvm.StoreOp(op.values[0], address, alignment=align))
+        else:
+            vec = e(PoisonOp(vector))
+            for j, v in enumerate(op.values):
+                vec = e(llvm.InsertElementOp(vec, v, e.const(j, i32)))
+            e.emit(llvm.StoreOp(vec, address, alignment=align))
+        rewriter.erase(op)
+
+
 class MmaSyncToNvvm(RewritePattern):
     """`simt.mma_sync` is `nvvm.mma.sync` m16n8k16 row.col (f16 registers as `vector<2xf16>`)."""
 
@@ -327,6 +389,9 @@ TILE_SUPPORT_PATTERNS: tuple[RewritePattern, ...] = (
     TileIndexToParts(),
     LoadChunkToLoads(),
     MmaSyncToNvvm(),
+    SliceAlignedToTest(),
+    UncheckedLoadChunkToLoad(),
+    UncheckedStoreChunkToStore(),
 )
 
 __all__ = ["TILE_SUPPORT_PATTERNS", "chunk_of"]

@@ -15,17 +15,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloat, IntegerType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.types import DisjointSliceType
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor, canonical
-from ferrox.lowering.tile_to_simt.layout import Layout, chunked
+from ferrox.lowering.tile_to_simt.layout import Layout, chunked, log2
 from ferrox.lowering.tile_to_simt.rules import no_results, rule
 
 PADDING_VALUES = {
@@ -49,36 +52,162 @@ def load_tile(
     shape = layout.shape
     rank = len(shape)
     dims = tensor.dims
-    base, ok = [], []
+    base = [ctx.mul(indices[d], shape[d]) for d in range(rank)]
+    strides = _strides(ctx, dims)
+    width = layout.chunk_width()
+    dup = sum(1 << i for i, b in enumerate(layout.regs) if b is None)
+    starts = [r0 for r0 in range(0, layout.num_regs, width) if not r0 & dup]
+    # Each chunk's tensor coordinates and flat index, shared by both paths.
+    coords, flats = [], []
+    for r0 in starts:
+        e = ctx.coords(layout, r0)
+        g = [ctx.add(base[d], e[d]) for d in range(rank)]
+        coords.append(g)
+        flats.append(_flat(ctx, g, strides))
+    element = padding.type
+
+    def masked() -> list[SSAValue]:
+        ok = []
+        for d in range(rank):
+            tiles = ctx(arith.CeilDivUIOp(dims[d], ctx.index(shape[d])))
+            ok.append(ctx.cmp("ult", indices[d], tiles))
+        zero = ctx.index(0)
+        out: list[SSAValue] = []
+        for g, flat in zip(coords, flats):
+            inside = list(ok) + [ctx.cmp("ult", g[d], dims[d]) for d in range(rank)]
+            rest = ctx(arith.SubiOp(dims[-1], g[-1]))
+            count = ctx(arith.MinUIOp(rest, ctx.index(width)))
+            count = ctx(arith.SelectOp(ctx.all_of(inside), count, zero), "count")
+            load = simt.LoadChunkOp(tensor.slice, flat, count, padding, width)
+            out.extend(ctx.emit(load).results)
+        return out
+
+    # A 3-D load in a loop keeps the masked path: with both paths, the attention example's
+    # key and value loads took 187 registers a thread where the masked path alone takes 128.
+    if fast_path_fits(element, width, rank) and not (ctx.loop_depth and rank == 3):
+        whole = whole_tile(ctx, tensor, indices, shape, strides, width, element)
+
+        def fast() -> list[SSAValue]:
+            def loads() -> list[SSAValue]:
+                out: list[SSAValue] = []
+                for flat in flats:
+                    op = simt.UncheckedLoadChunkOp(tensor.slice, flat, width)
+                    out.extend(ctx.emit(op).results)
+                return out
+
+            return ctx.unsafe(loads)
+
+        loaded = branch(ctx, whole, [element] * (len(starts) * width), fast, masked)
+    else:
+        loaded = masked()
+    regs: list[SSAValue | None] = [None] * layout.num_regs
+    for u, r0 in enumerate(starts):
+        for j in range(width):
+            regs[r0 + j] = loaded[u * width + j]
+    return [regs[r & ~dup] for r in range(layout.num_regs)]  # type: ignore[misc]
+
+
+# -- the whole-tile fast path -----------------------------------------------------------------
+#
+# A tile access checks each chunk (its count, the trap test of `simt.load_chunk`, the witness's
+# bounds, the 16-byte alignment test), about 25 instructions a chunk. When the whole tile is
+# inside the tensor, inside the slice and aligned, every chunk is whole, in range and aligned,
+# so one test a tile (`whole_tile`) chooses between the unchecked accesses and the masked path.
+# The rule that makes it sound (docs/safety.md#trusted-whole-tile): with tile index
+# `i`, tile shape `T` (powers of two), dims `S` and slice length `len`,
+#   (1) `i_d < S_d >> log2(T_d)` for every d, i.e. `(i_d + 1) T_d <= S_d`: every element of the
+#       tile has coordinates `g_d < S_d`, so no chunk is cut by an edge (count = w);
+#   (2) every `S_d < 2^32` (rank 2; `2^21` for rank 3): the row-major index of every element
+#       is below `prod(S) < 2^64`, so the wrapping index arithmetic computes it exactly;
+#   (3) the index of the tile's last element is below `len`: every chunk's `flat + w <= len`
+#       (the flat indices of a tile's elements are at most its last element's);
+#   (4) the slice's element 0 is aligned to `w * size` bytes and `S[-1] % w == 0`: a chunk
+#       starts at a column that is a multiple of `w` (`T[-1]` is, and so is the chunk's place
+#       in the tile), so its address `base + size * (g_0 S_1 ... + g_last)` is aligned.
+# Under (1)-(4) `simt.unchecked_load_chunk` reads exactly what `simt.load_chunk` with the
+# masked path's count (= w) reads, and for a store, `simt.unchecked_store_chunk` at the chunk a
+# `simt.tile_index` witness names writes exactly the witness's elements (count = w for every
+# chunk of this thread: `c = k P + t < prod(T) / w`, block ids past the rank are 0).
+
+SMALL_DIM_BITS = {1: 64, 2: 32, 3: 21}
+"""Per rank, the dimensions below `2^bits` keep a row-major index below 2^64 (rule 2)."""
+
+
+def fast_path_fits(element: Attribute, width: int, rank: int) -> bool:
+    """Whether chunks of `width` elements can be one vector access of at most 16 bytes."""
+    if not 1 <= rank <= 3 or isinstance(element, IndexType):
+        return False
+    if isinstance(element, IntegerType) and element.width.data == 1:
+        return False
+    return width * element_bytes(element) <= 16
+
+
+def whole_tile(
+    ctx: Lowering,
+    tensor: Tensor,
+    indices: list[SSAValue],
+    shape: tuple[int, ...],
+    strides: list[SSAValue | None],
+    width: int,
+    element: Attribute,
+) -> SSAValue:
+    """Rules (1)-(4) above for the tile at `indices`: one `i1`, uniform across the block."""
+    dims = tensor.dims
+    rank = len(shape)
+    conds = []
+    last = []
     for d in range(rank):
-        base.append(ctx.mul(indices[d], shape[d]))
-        tiles = ctx(arith.CeilDivUIOp(dims[d], ctx.index(shape[d])))
-        ok.append(ctx.cmp("ult", indices[d], tiles))
+        fits = ctx(arith.ShRUIOp(dims[d], ctx.index(log2(shape[d]))))
+        conds.append(ctx.cmp("ult", indices[d], fits))
+        last.append(ctx.add(ctx.mul(indices[d], shape[d]), shape[d] - 1))
+    bits = SMALL_DIM_BITS[rank]
+    if bits < 64:
+        wide = dims[0]
+        for d in range(1, rank):
+            wide = ctx(arith.OrIOp(wide, dims[d]))
+        conds.append(ctx.cmp("eq", ctx(arith.ShRUIOp(wide, ctx.index(bits))), 0))
+    length = ctx(simt.LenOp(tensor.slice))
+    conds.append(ctx.cmp("ult", _flat(ctx, last, strides), length))
+    conds.append(ctx(simt.SliceAlignedOp(tensor.slice, width * element_bytes(element))))
+    if rank > 1 and width > 1:
+        ragged = ctx(arith.AndIOp(dims[-1], ctx.index(width - 1)))
+        conds.append(ctx.cmp("eq", ragged, 0))
+    return ctx.all_of(conds)
+
+
+def branch(
+    ctx: Lowering,
+    cond: SSAValue,
+    types: list[Attribute],
+    then_fill: Callable[[], list[SSAValue]],
+    else_fill: Callable[[], list[SSAValue]],
+) -> list[SSAValue]:
+    """`scf.if cond -> types { then_fill() } else { else_fill() }`: the op's results."""
+    regions = []
+    for fill in (then_fill, else_fill):
+        block = Block()
+        with ctx.at(InsertPoint.at_end(block)):
+            ctx.emit(scf.YieldOp(*fill()))
+        regions.append(Region(block))
+    return list(ctx.emit(scf.IfOp(cond, types, regions[0], regions[1])).results)
+
+
+def _strides(ctx: Lowering, dims: list[SSAValue]) -> list[SSAValue | None]:
+    """Row-major strides of every dimension but the last (None for the last)."""
+    rank = len(dims)
     strides: list[SSAValue | None] = [None] * rank
     stride: SSAValue | None = None
     for d in reversed(range(1, rank)):
         stride = dims[d] if stride is None else ctx.mul(stride, dims[d])
         strides[d - 1] = stride
-    width = layout.chunk_width()
-    dup = sum(1 << i for i, b in enumerate(layout.regs) if b is None)
-    regs: list[SSAValue | None] = [None] * layout.num_regs
-    zero = ctx.index(0)
-    for r0 in range(0, layout.num_regs, width):
-        if r0 & dup:
-            continue
-        e = ctx.coords(layout, r0)
-        g = [ctx.add(base[d], e[d]) for d in range(rank)]
-        inside = list(ok) + [ctx.cmp("ult", g[d], dims[d]) for d in range(rank)]
-        flat = g[-1]
-        for d in range(rank - 1):
-            flat = ctx.add(ctx.mul(g[d], strides[d]), flat)  # type: ignore[arg-type]
-        rest = ctx(arith.SubiOp(dims[-1], g[-1]))
-        count = ctx(arith.MinUIOp(rest, ctx.index(width)))
-        count = ctx(arith.SelectOp(ctx.all_of(inside), count, zero), "count")
-        loaded = ctx.emit(simt.LoadChunkOp(tensor.slice, flat, count, padding, width)).results
-        for j, v in enumerate(loaded):
-            regs[r0 + j] = v
-    return [regs[r & ~dup] for r in range(layout.num_regs)]  # type: ignore[misc]
+    return strides
+
+
+def _flat(ctx: Lowering, g: list[SSAValue], strides: list[SSAValue | None]) -> SSAValue:
+    flat = g[-1]
+    for d in range(len(g) - 1):
+        flat = ctx.add(ctx.mul(g[d], strides[d]), flat)  # type: ignore[arg-type]
+    return flat
 
 
 def _infer_load(op: Operation, operands, config) -> list[Layout | None]:
@@ -119,9 +248,48 @@ def lower_store(ctx: Lowering, op: tile.StoreOp) -> None:
     width = space.chunk.data
     layout = chunked(out.tile, ctx.threads, width)
     regs = ctx.tile(op.value, layout)
-    for k in range(layout.num_regs // width):
-        witness = ctx(simt.TileIndexOp(ctx.index(k), out.dims, space), "w")
-        ctx.emit(simt.StoreChunkOp(out.slice, witness, regs[k * width : (k + 1) * width]))
+    chunks = layout.num_regs // width
+
+    def masked() -> list[SSAValue]:
+        for k in range(chunks):
+            witness = ctx(simt.TileIndexOp(ctx.index(k), out.dims, space), "w")
+            ctx.emit(simt.StoreChunkOp(out.slice, witness, regs[k * width : (k + 1) * width]))
+        return []
+
+    element = t.element_type
+    rank = len(out.tile)
+    if not fast_path_fits(element, width, rank):
+        masked()
+        return
+    blocks = [ctx(simt.BlockIdOp("xyz"[d])) for d in range(3)]
+    strides = _strides(ctx, out.dims)
+    whole = whole_tile(ctx, out, blocks[:rank], out.tile, strides, width, element)
+    # A witness names nothing past the rank's block ids (they must be 0).
+    extra = [ctx.cmp("eq", blocks[d], 0) for d in range(rank, 3)]
+    whole = ctx.all_of([whole, *extra])
+    total = math.prod(out.tile) // width
+
+    def fast() -> list[SSAValue]:
+        base = [ctx.mul(blocks[d], out.tile[d]) for d in range(rank)]
+
+        def stores() -> list[SSAValue]:
+            for k in range(chunks):
+                e = ctx.coords(layout, k * width)
+                g = [ctx.add(base[d], e[d]) for d in range(rank)]
+                values = regs[k * width : (k + 1) * width]
+                ctx.emit(simt.UncheckedStoreChunkOp(out.slice, _flat(ctx, g, strides), values))
+            return []
+
+        # Fewer chunks than threads: the threads past them hold replicas and store nothing.
+        guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
+
+        def guarded() -> None:
+            ctx.unsafe(stores)
+
+        ctx.when(guard, guarded)
+        return []
+
+    branch(ctx, whole, [], fast, masked)
 
 
-__all__ = ["load_tile", "padding_value"]
+__all__ = ["branch", "fast_path_fits", "load_tile", "padding_value", "whole_tile"]

@@ -4,7 +4,9 @@ read-only, so it is no atomic target either; an atomic slice is touched only by 
 
 Allowed uses: disjoint - `simt.get_mut` or `simt.store_chunk` (as the slice), `simt.len`, and
 `simt.call` to a parameter of the same disjoint type; shared - `simt.load`, `simt.load_chunk`,
-`simt.len`, `simt.call`; atomic - atomics, `simt.len`, `simt.call`.
+`simt.len`, `simt.call`; atomic - atomics, `simt.len`, `simt.call`. Any slice may be tested by
+`simt.slice_aligned`; the unchecked chunk ops (a disjoint slice's store, a shared slice's load)
+are allowed here and kept in unsafe code by rule 6 (`unsafe.py`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from ferrox.dialects.simt import (
     LenOp,
     LoadChunkOp,
     LoadOp,
+    SliceAlignedOp,
     SliceType,
     StoreChunkOp,
+    UncheckedLoadChunkOp,
+    UncheckedStoreChunkOp,
 )
 from ferrox.passes.disjoint.common import Context, Function, describe
 
@@ -50,7 +55,7 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
 def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str | None:
     t = value.type
     name = describe(value)
-    if isinstance(op, LenOp):
+    if isinstance(op, LenOp | SliceAlignedOp):
         return None
     if isinstance(op, CallOp):
         callee = ctx.callee(op)
@@ -64,7 +69,7 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
             )
         return None
     if isinstance(t, DisjointSliceType):
-        if isinstance(op, GetMutOp | StoreChunkOp) and index == 0:
+        if isinstance(op, GetMutOp | StoreChunkOp | UncheckedStoreChunkOp) and index == 0:
             return None
         if isinstance(op, LoadOp):
             return (
@@ -81,7 +86,9 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
             "it is written only through simt.get_mut"
         )
     if isinstance(t, SliceType):
-        if isinstance(op, LoadOp | LoadChunkOp) or (isinstance(op, AsyncCopyOp) and index == 0):
+        if isinstance(op, LoadOp | LoadChunkOp | UncheckedLoadChunkOp) or (
+            isinstance(op, AsyncCopyOp) and index == 0
+        ):
             return None  # reads (an async copy reads its operand 0, checked as a chunk load)
         if isinstance(op, ATOMIC_OPS):
             return (

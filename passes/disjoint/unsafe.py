@@ -1,5 +1,6 @@
-"""Rule 6: a contracted kernel takes no raw mutable buffer, and raw pointers and shared memory are
-touched only inside a `simt.unsafe` region or an `unsafe` kernel or function."""
+"""Rule 6: a contracted kernel takes no raw mutable buffer, and raw pointers, shared memory and
+the unchecked chunk accesses are used only inside a `simt.unsafe` region or an `unsafe` kernel
+or function."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import (
     ATOMIC_OPS,
     SHARED_ACCESS_OPS,
+    UNCHECKED_CHUNK_OPS,
     KernelOp,
     PtrLoadOp,
     PtrStoreOp,
@@ -39,6 +41,14 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
             target = op.target.type
         elif isinstance(op, SHARED_ACCESS_OPS):
             target = op.array.type
+        elif isinstance(op, UNCHECKED_CHUNK_OPS):
+            if not in_unsafe(op, fn):
+                engine.error(
+                    op,
+                    f"'{op.name}' checks neither range nor alignment: it is unsafe and "
+                    "requires an unsafe region or kernel",
+                )
+            continue
         else:
             continue
         if in_unsafe(op, fn):

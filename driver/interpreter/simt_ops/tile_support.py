@@ -2,12 +2,18 @@
 defines them: `simt.tile_index` (a chunk witness), `simt.store_chunk`, `simt.load_chunk`, and
 `simt.mma_sync`, a warp collective: each lane hands its fragment registers to the warp and gets
 its own four results of `A @ B + C` from all 32 lanes' fragments, laid out as PTX's m16n8k16
-fragments."""
+fragments.
+
+`simt.slice_aligned` tests the address of the buffer's element 0 here (a NumPy array's);
+`simt.unchecked_load_chunk` and `simt.unchecked_store_chunk` are unchecked on the GPU, but not
+here: a chunk out of range or misaligned (that address plus `i` elements) is a fault naming the
+op, and the store claims its elements as `simt.store_chunk` does, so two threads writing one
+element is a race error. A lowering that took its fast path wrongly fails on the CPU."""
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import Float16Type
+from xdsl.dialects.builtin import Float16Type, IntegerType
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.memory import claim
@@ -128,6 +134,95 @@ def _load_chunk(op):
             got = buffer.array[safe] if buffer.length else np.zeros(n, buffer.array.dtype)
             results.append(np.where(take, got, pad).astype(buffer.array.dtype))
         return tuple(results)
+
+    return run
+
+
+def _element_bytes(buffer) -> int:
+    t = buffer.element
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    return max(1, t.bitwidth // 8)
+
+
+@lowers(simt.SliceAlignedOp)
+def _slice_aligned(op):
+    align = op.bytes.value.data
+    return lambda ex, args, mask: (np.bool_(args[0].array.ctypes.data % align == 0),)
+
+
+def _unchecked_range(ex, op, buffer, index, w: int, mask) -> np.ndarray:
+    """Each lane's first element; a fault where a lane's chunk leaves `buffer` or is not
+    aligned to its size."""
+    i = np.broadcast_to(np.asarray(index).astype(np.int64).view(np.uint64), (ex.n,))
+    mask = np.broadcast_to(mask, (ex.n,))
+    with np.errstate(all="ignore"):
+        bad = mask & ((i + np.uint64(w) > np.uint64(buffer.length)) | (i + np.uint64(w) < i))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ex.fault(
+            op,
+            bad,
+            f"{op.name} out of range: elements {int(i[k])} to {int(i[k]) + w - 1} of "
+            f"{buffer.name} (length {buffer.length})",
+        )
+    size = _element_bytes(buffer)
+    align = w * size
+    with np.errstate(all="ignore"):
+        address = np.uint64(buffer.array.ctypes.data) + i * np.uint64(size)
+    misaligned = mask & (address % np.uint64(align) != 0)
+    if misaligned.any():
+        k = int(np.argmax(misaligned))
+        raise ex.fault(
+            op,
+            misaligned,
+            f"{op.name} at element {int(i[k])} of {buffer.name}: the address is not a multiple "
+            f"of {align} bytes",
+        )
+    return i.astype(np.int64)
+
+
+@lowers(simt.UncheckedLoadChunkOp)
+def _unchecked_load_chunk(op):
+    w = len(op.res)
+
+    def run(ex, args, mask):
+        buffer, index = args
+        mask = np.broadcast_to(mask, (ex.n,))
+        i = _unchecked_range(ex, op, buffer, index, w, mask)
+        safe = np.where(mask, i, 0)
+        dtype = buffer.array.dtype
+        out = []
+        for j in range(w):
+            got = buffer.array[safe + j] if mask.any() else np.zeros(ex.n, dtype)
+            out.append(np.where(mask, got, np.zeros((), dtype)).astype(dtype))
+        return tuple(out)
+
+    return run
+
+
+@lowers(simt.UncheckedStoreChunkOp)
+def _unchecked_store_chunk(op):
+    w = len(op.values)
+
+    def run(ex, args, mask):
+        buffer, index, values = args[0], args[1], args[2:]
+        mask = np.broadcast_to(mask, (ex.n,))
+        i = _unchecked_range(ex, op, buffer, index, w, mask)
+        lanes = np.flatnonzero(mask)
+        if not len(lanes):
+            return ()
+        claim(
+            ex,
+            op,
+            buffer,
+            np.concatenate([i[lanes] + j for j in range(w)]),
+            np.concatenate([lanes] * w),
+            "",
+        )
+        for j, v in enumerate(values):
+            buffer.array[i[lanes] + j] = np.broadcast_to(v, (ex.n,))[lanes]
+        return ()
 
     return run
 

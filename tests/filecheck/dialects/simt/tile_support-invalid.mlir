@@ -119,3 +119,35 @@ simt.kernel @fragment(%a: i32, %c: f32) {
   %d0, %d1, %d2, %d3 = simt.mma_sync f16 A[%a, %a, %a, %a] B[%a] C[%c, %c, %c, %c]
   simt.return
 }
+
+// -----
+
+simt.func @f(%x: !simt.slice<f32>) {
+  // expected-error@+1 {{'simt.slice_aligned' tests a power-of-two alignment of at most 16 bytes, got 32}}
+  %ok = simt.slice_aligned %x {bytes = 32} : !simt.slice<f32>
+  simt.return
+}
+
+// -----
+
+simt.kernel @k(%x: !simt.slice<f32>, %i: index) unsafe {
+  // expected-error@+1 {{'simt.unchecked_load_chunk' moves a power-of-two chunk of at most 16 bytes, got 8 of f32}}
+  %a:8 = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32, f32, f32, f32, f32
+  simt.return
+}
+
+// -----
+
+simt.kernel @k(%x: !simt.slice<index>, %i: index) unsafe {
+  // expected-error@+1 {{'simt.unchecked_load_chunk' reads or writes vectors of index: not i1 or index}}
+  %a, %b = simt.unchecked_load_chunk %x[%i] : !simt.slice<index> -> index, index
+  simt.return
+}
+
+// -----
+
+simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>, %i: index, %v: f32) unsafe {
+  // expected-error@+1 {{'simt.unchecked_store_chunk' writes a slice of a tile<...> space, found 1d}}
+  simt.unchecked_store_chunk %out[%i], %v, %v : !simt.disjoint_slice<f32, 1d>
+  simt.return
+}

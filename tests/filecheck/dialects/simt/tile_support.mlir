@@ -47,4 +47,25 @@ builtin.module {
   }
   // doc:end
   // CHECK: %d0, %d1, %d2, %d3 = simt.mma_sync bf16 A[%a, %a, %a, %a] B[%b, %b] C[%zero, %zero, %zero, %zero]
+  // The whole-tile fast path's ops: one alignment test, then unchecked chunk accesses in unsafe
+  // code (the tile lowering emits them only where a tile is whole, in range and aligned).
+  // doc:begin unchecked_chunks
+  simt.kernel @whole_copy(%out: !simt.disjoint_slice<f32, tile<[256], 4, arg1>>, %n: index, %x: !simt.slice<f32>) contract<domain = 1, block = [64], requires = [len(arg0) == arg1, len(arg2) == arg1]> {
+    %ok = simt.slice_aligned %x {bytes = 16} : !simt.slice<f32>
+    scf.if %ok {
+      %c0 = arith.constant 0 : index
+      %w = simt.tile_index %c0 dims(%n) : !simt.thread_index<tile<[256], 4, arg1>>
+      %i = simt.witness_value %w : !simt.thread_index<tile<[256], 4, arg1>>
+      simt.unsafe {
+        %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
+        simt.unchecked_store_chunk %out[%i], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
+        simt.yield
+      }
+    }
+    simt.return
+  }
+  // doc:end
+  // CHECK:      %ok = simt.slice_aligned %x {bytes = 16 : i64} : !simt.slice<f32>
+  // CHECK:        %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
+  // CHECK-NEXT:   simt.unchecked_store_chunk %out[%i], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
 }

@@ -31,7 +31,11 @@ tile.kernel @loop(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32, [?]>, 
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %i = simt.block_id x
 // CHECK-NEXT:    %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[S3:.*]] = scf.for %k = %c0 to %n step %c1 iter_args(%[[A0:[0-9]+]] = %[[Z]], %[[A1:[0-9]+]] = %[[Z]], %{{[0-9]+}} = %[[Z]], %{{[0-9]+}} = %[[Z]]) -> (f32, f32, f32, f32) {
-// CHECK:           %[[T0:.*]], %[[T1:.*]], %{{.*}}, %{{.*}} = simt.load_chunk %x[%{{.*}}], %count, %{{.*}} : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:           %[[T0:.*]], %[[T1:.*]], %{{.*}}, %{{.*}} = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK:             simt.unchecked_load_chunk %x[%[[FLAT:.*]]] : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:           } else {
+// CHECK:             simt.load_chunk %x[%[[FLAT]]], %count, %{{.*}} : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:           }
 // CHECK-NEXT:      %[[N0:.*]] = arith.addf %[[A0]], %[[T0]] : f32
 // CHECK-NEXT:      %[[N1:.*]] = arith.addf %[[A1]], %[[T1]] : f32
 // CHECK-COUNT-2:   arith.addf

@@ -28,8 +28,14 @@ tile.kernel @ew(%out: !tile.partition<i32, [128]>, %x: !tile.tensor<f32, [?]>, %
 // CHECK-NEXT:    %[[HI:.*]] = arith.constant 2.14748365e+09 : f32
 // CHECK-NEXT:    %[[MAX:.*]] = arith.constant 2147483647 : i32
 // CHECK-NEXT:    %[[MIN:.*]] = arith.constant -2147483648 : i32
-// CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]] = simt.load_chunk %x
-// CHECK:         %[[N0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = simt.load_chunk %k
+// CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK:           simt.unchecked_load_chunk %x
+// CHECK:           simt.load_chunk %x
+// CHECK:         }
+// CHECK:         %[[N0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = scf.if %{{.*}} -> (i32, i32, i32, i32) {
+// CHECK:           simt.unchecked_load_chunk %k
+// CHECK:           simt.load_chunk %k
+// CHECK:         }
 // CHECK-NEXT:    %[[M0:.*]] = arith.maximumf %[[A0]], %s : f32
 // CHECK-NEXT:    arith.maximumf %[[A1]], %s : f32
 // CHECK-NEXT:    arith.maximumf %[[A2]], %s : f32

@@ -21,7 +21,7 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 
 // CHECK-LABEL: simt.kernel @rowmax(
 // CHECK:         %[[C1:.*]] = arith.constant 1 : index
-// CHECK-NEXT:    %[[OFF1:.*]] = arith.constant 1 : i32
+// CHECK:         %[[OFF1:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:    %[[OFF2:.*]] = arith.constant 2 : i32
 // CHECK-NEXT:    %[[OFF4:.*]] = arith.constant 4 : i32
 // CHECK-NEXT:    %[[OFF8:.*]] = arith.constant 8 : i32
@@ -33,8 +33,11 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 // CHECK-NEXT:    %[[BIT0:.*]] = arith.andi %tid, %[[C1]] : index
 // CHECK-NEXT:    %[[WARP:.*]] = arith.shli %[[BIT0]], %[[C5]] : index
 // CHECK-NEXT:    %partner = arith.ori %[[OWN]], %[[WARP]] : index
-// CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]] = simt.load_chunk %x
-// CHECK:         %[[B0:.*]], %[[B1:.*]], %[[B2:.*]], %[[B3:.*]] = simt.load_chunk %x
+// CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]], %[[B0:.*]], %[[B1:.*]], %[[B2:.*]], %[[B3:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-2:   simt.unchecked_load_chunk %x
+// CHECK:         } else {
+// CHECK-COUNT-2:   simt.load_chunk %x
+// CHECK:         }
 // CHECK-NEXT:    %[[T0:.*]] = arith.maximumf %[[A0]], %[[A1]] : f32
 // CHECK-NEXT:    %[[T1:.*]] = arith.maximumf %[[A2]], %[[A3]] : f32
 // CHECK-NEXT:    %[[ROW0:.*]] = arith.maximumf %[[T0]], %[[T1]] : f32

@@ -20,7 +20,10 @@ tile.kernel @transpose(%out: !tile.partition<f32, [32, 32]>, %x: !tile.tensor<f3
 // CHECK:         %stage = simt.shared_alloc : !simt.shared<f32, [1056]>
 // CHECK-NEXT:    %[[ROW:.*]] = arith.muli %{{.*}}, %[[PITCH]] : index
 // CHECK-NEXT:    %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}} : index
-// CHECK:         %[[A:.*]], %[[B:.*]], %[[C:.*]], %[[D:.*]] = simt.load_chunk %x
+// CHECK:         %[[A:.*]], %[[B:.*]], %[[C:.*]], %[[D:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK:           simt.unchecked_load_chunk %x
+// CHECK:           simt.load_chunk %x
+// CHECK:         }
 // CHECK-NEXT:    simt.unsafe {
 // CHECK-NEXT:      simt.shared_store %[[A]], %stage[%[[AT]]] : !simt.shared<f32, [1056]>
 // CHECK-NEXT:      %[[AT1:.*]] = arith.addi %[[AT]], %[[PITCH]] : index
@@ -52,7 +55,10 @@ tile.kernel @rows(%out: !tile.partition<f32, [4, 1024]>, %v: !tile.tensor<f32, [
 
 // CHECK-LABEL: simt.kernel @rows(
 // CHECK-NOT:     simt.shared_alloc
-// CHECK:         %[[V0:.*]], %[[V1:.*]], %[[V2:.*]], %[[V3:.*]] = simt.load_chunk %v
+// CHECK:         %[[V0:.*]], %[[V1:.*]], %[[V2:.*]], %[[V3:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK:           simt.unchecked_load_chunk %v
+// CHECK:           simt.load_chunk %v
+// CHECK:         }
 // CHECK-NEXT:    %[[M0:.*]] = arith.mulf %[[V0]], %s : f32
 // CHECK-NEXT:    %[[M1:.*]] = arith.mulf %[[V1]], %s : f32
 // CHECK-NEXT:    %[[M2:.*]] = arith.mulf %[[V2]], %s : f32

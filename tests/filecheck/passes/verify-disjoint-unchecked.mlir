@@ -1,0 +1,26 @@
+// RUN: ferrox-opt %s -p verify-disjoint --split-input-file --verify-diagnostics
+
+// Rule 6 and rule 4 for the whole-tile fast path's ops: the unchecked chunk accesses only in
+// unsafe code; inside it, a shared slice is read and a disjoint slice written by them.
+
+simt.kernel @outside(%out: !simt.disjoint_slice<f32, tile<[256], 4, arg1>>, %n: index, %x: !simt.slice<f32>, %i: index) {
+  // expected-error@+1 {{'simt.unchecked_load_chunk' checks neither range nor alignment: it is unsafe and requires an unsafe region or kernel}}
+  %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
+  // expected-error@+1 {{'simt.unchecked_store_chunk' checks neither range nor alignment: it is unsafe and requires an unsafe region or kernel}}
+  simt.unchecked_store_chunk %out[%i], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
+  simt.return
+}
+
+// -----
+
+simt.kernel @inside(%out: !simt.disjoint_slice<f32, tile<[256], 4, arg1>>, %n: index, %x: !simt.slice<f32>, %i: index) {
+  %ok = simt.slice_aligned %out {bytes = 16} : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
+  scf.if %ok {
+    simt.unsafe {
+      %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
+      simt.unchecked_store_chunk %out[%i], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
+      simt.yield
+    }
+  }
+  simt.return
+}
