@@ -36,6 +36,15 @@ def test_an_sm_90_request_compiles_the_opted_in_module_for_sm_90a():
         assert instruction in artifact.ptx
 
 
+def test_the_descriptors_encode_a_128_byte_swizzled_k_major_tile():
+    """Start address >> 4 in bits 0-13 (masked to 18 bits first), leading byte offset 16 (1),
+    stride byte offset 1024 (64: 8 rows of 128 bytes), swizzle mode 1 (128 bytes) in 62-63."""
+    ptx = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False).ptx
+    assert (1 << 62) | (64 << 32) | (1 << 16) == 4611686293305360384
+    assert "4611686293305360384" in ptx
+    assert "setp.ne.b32 p, " in ptx and ", p, 1, 1, 0, 0; }" in ptx  # scale-d, no transposes
+
+
 def test_a_module_without_the_opt_in_is_refused_on_sm_90():
     text = EXAMPLE.read_text().replace(' attributes {"ferrox.chip" = "sm_90a"}', "")
     with pytest.raises(DiagnosticError) as e:
