@@ -48,6 +48,7 @@ from ferrox.dialects.simt import (
     LenOp,
     LoadChunkOp,
     LoadOp,
+    MmaSyncOp,
     Ordering,
     PtrLoadOp,
     PtrStoreOp,
@@ -78,6 +79,7 @@ from ferrox.frontend.common.builder import MISSING, Cell, FunctionBuilder, assig
 from ferrox.frontend.common.errors import UserError
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import Constexpr, DType, as_dtype, dtype_of, index
+from ferrox.frontend.common.types import f32 as f32_dtype
 from ferrox.frontend.common.types import i32 as i32_dtype
 from ferrox.frontend.common.values import describe, is_ir
 from ferrox.frontend.simt import surface as s
@@ -99,7 +101,14 @@ _DIM_OPS = {
     "block_dim": BlockDimOp,
     "grid_dim": GridDimOp,
 }
-_PIPELINE = (s.async_copy, s.async_commit, s.async_wait, s.shared_load_vector, s.ldmatrix)
+_PIPELINE = (
+    s.async_copy,
+    s.async_commit,
+    s.async_wait,
+    s.shared_load_vector,
+    s.ldmatrix,
+    s.mma_sync,
+)
 _SHUFFLES = {s.shuffle_xor: "xor", s.shuffle_down: "down", s.shuffle_up: "up", s.shuffle_idx: "idx"}
 
 
@@ -534,6 +543,24 @@ class SimtBuilder(FunctionBuilder):
                 raise self.fail(node, f"ldmatrix's trans is True or False, found {describe(trans)}")
             t = self.shared_operand(node, fn.name, args[0])
             op = e.emit(LdMatrixOp(t, self.index_of(args[1], node), trans))
+            return tuple(op.results)
+        if fn is s.mma_sync:
+            self.arity(node, fn.name, args, kwargs, 4)
+            element, *groups = args
+            dtype = as_dtype(element)
+            if dtype is None or dtype.name not in ("bf16", "f16"):
+                raise self.fail(
+                    node, f"mma_sync multiplies bf16 or f16 (its first argument), not {element!r}"
+                )
+            fragments = []
+            kinds = (i32_dtype, i32_dtype, f32_dtype)
+            for what, values, kind in zip("abc", groups, kinds):
+                if not isinstance(values, tuple):
+                    raise self.fail(
+                        node, f"mma_sync's {what} is a tuple of fragments, found {describe(values)}"
+                    )
+                fragments.append([e.materialize(v, kind) for v in values])
+            op = e.emit(MmaSyncOp(dtype.ir, *fragments))
             return tuple(op.results)
         if fn is s.shared_load_vector:
             self.arity(node, fn.name, args, kwargs, 3)

@@ -226,6 +226,11 @@ ldmatrix = _i(
     "ldmatrix(t, i, trans=False): four 8 x 8 matrices of 16-bit elements as mma fragments "
     "(four i32; a warp collective)",
 )
+mma_sync = _i(
+    "mma_sync",
+    "mma_sync(bf16 or f16, a, b, c): a warp's 16 x 16 by 16 x 8 tensor-core product plus c, "
+    "from fragment tuples (4 i32, 2 i32, 4 f32) to the 4 f32 of d",
+)
 ATOMIC_KINDS = ("add", "sub", "min", "max", "and", "or", "xor", "exch")
 atomic_add = _i("atomic_add", "atomic_add(t, i, v, scope='gpu', ordering='relaxed') -> old")
 atomic_sub = _i("atomic_sub", "atomic_sub(t, i, v) -> old (integers)")

@@ -53,6 +53,48 @@ def fragments(x: Slice[i16], out: DisjointSlice[i32, space_tile(256, 4, "n")], n
     out[simt.tile_index(out, 1)] = s
 
 
+@simt.kernel(
+    block=32,
+    requires=["len(a) >= 2 * n", "len(b) >= n", "len(c) >= n", "len(out) == n"],
+)
+def warp_mma(
+    a: Slice[f16],
+    b: Slice[f16],
+    c: Slice[f32],
+    out: DisjointSlice[f32, space_tile(128, 2, "n")],
+    n: index,
+):
+    """Block k's warp: out = a @ b + c on tensor cores, a 16 x 16 (a[256 k ..], row-major), b
+    16 x 8 (b[128 k ..]), c and out 16 x 8 (from 128 k). The fragments come from `ldmatrix`:
+    a's four 8 x 8 quarters as they are, b's two 8 x 8 halves transposed."""
+    sa = simt.shared(f16, 256)
+    sb = simt.shared(f16, 128)
+    lane = simt.thread_id.x
+    blk = simt.block_id.x
+    with simt.unsafe():
+        simt.async_copy(a, blk * 256 + lane * 8, 8, sa, lane * 8, 8)  # row lane / 2, half
+        if lane < 16:
+            simt.async_copy(b, blk * 128 + lane * 8, 8, sb, lane * 8, 8)  # row lane
+    simt.async_commit()
+    simt.async_wait(0)
+    simt.sync_threads()
+    g, q = lane // 4, lane % 4
+    m = lane // 8  # the matrix this lane names a row of: quarter (m % 2, m / 2) of a
+    with simt.unsafe():
+        fa = simt.ldmatrix(sa, (lane % 8 + 8 * (m % 2)) * 16 + 8 * (m // 2))
+        fb = simt.ldmatrix(sb, (lane % 8 + 8 * (m % 2)) * 8, trans=True)
+    base = blk * 128
+    acc = (
+        c[base + g * 8 + 2 * q],
+        c[base + g * 8 + 2 * q + 1],
+        c[base + (g + 8) * 8 + 2 * q],
+        c[base + (g + 8) * 8 + 2 * q + 1],
+    )
+    d = simt.mma_sync(f16, fa, fb[0:2], acc)
+    out[simt.tile_index(out, 0)] = d[0:2]  # row g, columns 2 q, 2 q + 1
+    out[simt.tile_index(out, 1)] = d[2:4]  # row g + 8
+
+
 @simt.kernel(block=64, requires=["len(x) >= len(out) * 4"])
 def carried_tuple(x: Slice[f32], out: DisjointSlice[f32], steps: index):
     """A tuple of four accumulators carried by a `for` and a `while`: out[i] sums x[4 i .. +3],
@@ -220,3 +262,17 @@ def tuple_if_lengths(out: DisjointSlice[f32], n: index):
     if n > 4:  # <- if_lengths
         acc = (1.0, 2.0, 3.0)
     out[simt.thread_index_1d()] = acc[0]
+
+
+@simt.kernel(block=32)
+def mma_three_fragments(out: DisjointSlice[f32]):
+    r = (i32(0), i32(0), i32(0))
+    d = simt.mma_sync(simt.bf16, r, (i32(0), i32(0)), (0.0, 0.0, 0.0, 0.0))  # <- mma_fragments
+    out[simt.thread_index_1d()] = d[0]
+
+
+@simt.kernel(block=32)
+def mma_of_f32(out: DisjointSlice[f32]):
+    r = (i32(0),) * 4
+    d = simt.mma_sync(f32, r, r[0:2], (0.0,) * 4)  # <- mma_f32
+    out[simt.thread_index_1d()] = d[0]

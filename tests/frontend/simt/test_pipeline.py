@@ -82,6 +82,13 @@ REFUSED = {
         f"{at('ldmatrix_if', 5)}: note: control flow diverges here: not every thread may take "
         "this branch (its operand is not uniform across the warp)"
     ],
+    # mma_sync: 4 A, 2 B, 4 C fragments (the op verifier); bf16 or f16 (the frontend)
+    "mma_three_fragments": [
+        f"{at('mma_fragments', 9)}: error: 'simt.mma_sync' takes 4 A registers, got 3"
+    ],
+    "mma_of_f32": [
+        f"{at('mma_f32', 9)}: error: mma_sync multiplies bf16 or f16 (its first argument), not f32"
+    ],
     # a chunk witness's store takes the chunk's width of values
     "chunk_wrong_width": [
         f"{at('chunk_width', 5)}: error: 'simt.store_chunk' to chunks of 8 takes 8 values, got 4"
@@ -151,6 +158,21 @@ def test_ldmatrix_gives_each_lane_its_fragments():
     assert np.array_equal(out, expected.ravel())
 
 
+def test_ldmatrix_fragments_feed_mma_sync():
+    rng = np.random.default_rng()
+    blocks = 3
+    a = rng.uniform(-1, 1, 256 * blocks).astype(np.float16)
+    b = rng.uniform(-1, 1, 128 * blocks).astype(np.float16)
+    c = rng.uniform(-1, 1, 128 * blocks).astype(np.float32)
+    out = np.full(128 * blocks, np.nan, np.float32)
+    KERNELS["warp_mma"].on("cpu")[blocks, 32](a, b, c, out, 128 * blocks)
+    x = a.astype(np.float64).reshape(blocks, 16, 16)
+    y = b.astype(np.float64).reshape(blocks, 16, 8)
+    z = c.astype(np.float64).reshape(blocks, 16, 8)
+    # f16 products are exact in f64; the interpreter rounds each sum once, as here
+    np.testing.assert_allclose(out, (x @ y + z).astype(np.float32).ravel(), rtol=1e-6, atol=1e-6)
+
+
 def test_a_for_and_a_while_carry_a_tuple():
     rng = np.random.default_rng()
     n, steps = 200, 3
@@ -183,7 +205,7 @@ def test_the_tuple_is_carried_as_its_elements():
     assert carried.group(2) == "f32, f32, f32, f32"
 
 
-@pytest.mark.parametrize("name", ["staged_sum", "fragments"])
+@pytest.mark.parametrize("name", ["staged_sum", "fragments", "warp_mma"])
 def test_ferrox_opt_prints_the_frontend_ir_back_unchanged(name, tmp_path):
     ir = KERNELS[name].ir()
     path = tmp_path / "kernel.mlir"
@@ -206,4 +228,5 @@ def test_ferrox_opt_prints_the_frontend_ir_back_unchanged(name, tmp_path):
     assert done.stdout.strip() == ir.strip()
     for op in ("simt.async_copy", "simt.async_commit", "simt.async_wait"):
         assert f"{op} " in done.stdout
-    assert ("simt.ldmatrix" if name == "fragments" else "simt.shared_load_vector") in done.stdout
+    expected = {"staged_sum": "simt.shared_load_vector", "fragments": "simt.ldmatrix"}
+    assert expected.get(name, "simt.mma_sync") in done.stdout
