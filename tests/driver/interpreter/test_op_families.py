@@ -84,6 +84,7 @@ def test_the_families_are_the_ones_the_lowering_has() -> None:
         "tile_support",
         "unsafe",
         "warp",
+        "wgmma",
     ]
     assert _families(tile) == [
         "creation",
