@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import ferrox
 from ferrox.targets import cache as cache_module
 from ferrox.targets.toolchain import find_ptxas
@@ -77,18 +79,24 @@ module = ferrox.load(sys.argv[1], device="gpu")
 n = 1000
 a, b = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32)
 out = np.full(n, np.nan, np.float32)
-module["vecadd"][4, 256](a, b, out)
+if sys.argv[3] == "numpy":  # staged: copied in, launched, copied back
+    module["vecadd"][4, 256](a, b, out)
+else:  # arrays already on the device, as torch's tensors are: packed and launched
+    on_device = [buffers.DeviceArray.from_numpy(x) for x in (a, b, out)]
+    module["vecadd"][4, 256](*on_device)
+    on_device[2].copy_to_host(out)
 heavy = sorted(m for m in sys.modules if m.startswith(tuple(sys.argv[2].split(","))))
 print(json.dumps({
     "heavy": heavy, "images": images, "launches": launches, "chip": module.artifact.chip,
     "right": bool(np.array_equal(out, a + b)), "device": module.device,
+    "cuda_core": "cuda.core" in sys.modules,
 }))
 """
 
 
-def _child(cache: Path) -> dict:
+def _child(cache: Path, arrays: str = "numpy") -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(VECADD), ",".join(HEAVY)],
+        [sys.executable, "-c", CHILD, str(VECADD), ",".join(HEAVY), arrays],
         capture_output=True,
         text=True,
         env=dict(os.environ, FERROX_CACHE_DIR=str(cache)),
@@ -97,13 +105,16 @@ def _child(cache: Path) -> dict:
     return json.loads(out.stdout)
 
 
-def test_a_new_process_loads_a_cached_mlir_without_the_compiler(tmp_path: Path, monkeypatch):
+@pytest.mark.parametrize("arrays", ["numpy", "device"])
+def test_a_new_process_loads_a_cached_mlir_without_the_compiler(
+    tmp_path: Path, monkeypatch, arrays: str
+):
     monkeypatch.setattr(cache_module, "_versions", None)  # measured from the sources as they are
     cache_module.toolchain_signature.cache_clear()
     cache_module.compiler_fingerprint.cache_clear()  # other edits since this process began
     monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
     compiled = ferrox.compile(VECADD, chip="sm_90")  # what ferrox.load asks on an sm_90 device
-    result = _child(tmp_path / "cache")
+    result = _child(tmp_path / "cache", arrays)
     assert result["heavy"] == []
     assert result["device"] == "gpu" and result["chip"] == "sm_90"
     has_cubin = find_ptxas() is not None
