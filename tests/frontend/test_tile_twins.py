@@ -17,7 +17,7 @@ from ferrox.dialects import tile as tile_dialect
 from ferrox.driver.interpreter.tile_kernel import run_tile_kernel
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
-from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32, i32
+from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32, i32, index
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,6 +105,44 @@ def matmul_f32(
     tile.store(acc, c)
 
 
+# attention.mlir is causal with a head dim of 64 (examples/python/tile_attention.py: either).
+@tile.kernel
+def attention(
+    out: Partition[f32, (1, 64, 64)],
+    q: Tensor[bf16, (None, None, 64)],
+    k: Tensor[bf16, (None, None, 64)],
+    v: Tensor[bf16, (None, None, 64)],
+):
+    head = tile.block_id(0)
+    i = tile.block_id(1)
+    seq = tile.dim(k, 1)
+    c0, c1, c64 = index(0), index(1), index(64)  # shared index constants, as the MLIR's
+    qt = tile.reshape(tile.load(q, (head, i, c0), (1, 64, 64)), (64, 64))
+    neg_inf = tile.full((64, 64), float("-inf"))
+    zero = tile.zeros((64, 64))
+    scale = tile.full((64, 64), 0.125)
+    row_max = tile.full((64, 1), float("-inf"))
+    row_sum = tile.zeros((64, 1))
+    iota = tile.iota(64)
+    rows = tile.broadcast(tile.reshape(iota + tile.full(64, i32(i * c64)), (64, 1)), (64, 64))
+    end = tile.broadcast(tile.full((1, 1), i32(seq)), (64, 64))
+    acc = zero
+    for j in range(c0, min(tile.cdiv(seq, c64), i + c1), c1):  # key blocks up to the diagonal
+        kt = tile.reshape(tile.load(k, (head, j, c0), (1, 64, 64)), (64, 64))
+        vt = tile.reshape(tile.load(v, (head, j, c0), (1, 64, 64)), (64, 64))
+        s = tile.mma(qt, tile.transpose(kt), zero) * scale
+        cols = tile.broadcast(tile.reshape(iota + tile.full(64, i32(j * c64)), (1, 64)), (64, 64))
+        s = tile.where(cols < end, s, neg_inf)  # keys past the end
+        s = tile.where(cols <= rows, s, neg_inf)  # keys after the query
+        new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
+        p = tile.exp(s - tile.broadcast(new_max, (64, 64)))
+        rescale = tile.exp(row_max - new_max)
+        row_sum = row_sum * rescale + tile.sum(p, axis=1, keepdims=True)
+        acc = tile.mma(bf16(p), vt, acc * tile.broadcast(rescale, (64, 64)))
+        row_max = new_max
+    tile.store(tile.reshape(acc / tile.broadcast(row_sum, (64, 64)), (1, 64, 64)), out)
+
+
 # matmul_bf16.mlir's twin is the same Python kernel over bf16 tensors.
 TWINS = {
     "vector_add": (vector_add, {}),
@@ -115,6 +153,7 @@ TWINS = {
     "transpose": (transpose, {}),
     "matmul_f32": (matmul_f32, {}),
     "matmul_bf16": (matmul_f32, {"DT": bf16}),
+    "attention": (attention, {}),
 }
 
 
@@ -183,6 +222,14 @@ def _inputs(name: str, rng: np.random.Generator) -> list:
     if name == "transpose":
         x = rng.uniform(-1, 1, (70, 100)).astype(np.float32)
         return [np.full((100, 70), np.nan, np.float32), x]
+    if name == "attention":  # bf16 q, k, v [heads, seq, 64] held in f32 arrays; seq ragged
+        q, k, v = (
+            (rng.uniform(-1, 1, (2, 100, 64)).astype(np.float32).view(np.uint32) & 0xFFFF0000).view(
+                np.float32
+            )
+            for _ in range(3)
+        )
+        return [np.full((2, 100, 64), np.nan, np.float32), q, k, v]
     a = rng.uniform(-1, 1, (70, 40)).astype(np.float32)
     b = rng.uniform(-1, 1, (40, 65)).astype(np.float32)
     if name == "matmul_bf16":  # bf16 values, held in f32 arrays (the interpreter's fallback)
