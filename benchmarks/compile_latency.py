@@ -16,6 +16,8 @@ For every example under examples/simt and examples/tile (or the ones named):
   it once on 2^20 elements (NumPy arrays in and out, the result checked), whole-process wall
   time (median): issue 14's "to its first launch", on the GPU where there is one (else the CPU
   interpreter, which imports xDSL to run the kernel), with what it imported.
+  `benchmarks/cold_start.py` measures the same path on the GPU with and without torch (torch's
+  import aside), step by step, with min / median / max.
 
 `--tree DIR` runs the same against another checkout of ferrox (say, an older commit in a git
 worktree): its root folders are imported in place of the installed ones, so one venv measures
