@@ -134,43 +134,84 @@ class Lowering:
         elif cls is arith.ConstantOp and isinstance(op.value, IntegerAttr | FloatAttr):
             result = self.constant(op.value.value.data, op.value.type)
         else:
+            known = None
+            if cls in FOLDABLE:
+                predicate = op.properties["predicate"] if cls is arith.CmpiOp else None
+                known = self._fold(cls, op.operands, predicate and predicate.value.data)  # type: ignore[attr-defined]
             key = _key(op)
-            result = self._known(key, op.operands)
-            if result is None:
+            if known is None:
+                known = self._found(key)
+            if known is None:
                 result = self._emit_pure(key, op)
             else:
                 op.drop_all_references()
+                result = known
         if name and not result.name_hint:
             result.name_hint = name
         return result
 
-    def pure(self, cls: type, a: SSAValue, b: SSAValue, predicate: int | None = None) -> SSAValue:
-        """`cls(a, b)` (an integer op of `fold.FOLDABLE` but select; `predicate` for cmpi),
-        built only when it is neither known nor foldable."""
-        key = (cls, a, b, predicate)
-        result = self._known(key, (a, b))
-        if result is not None:
-            return result
-        if cls is arith.CmpiOp:
-            op: Operation = arith.CmpiOp(a, b, predicate)  # type: ignore[arg-type]
-        else:
-            op = cls(a, b)
-        return self._emit_pure(key, op)
+    def make(
+        self,
+        cls: type[Operation],
+        *operands: SSAValue,
+        extra: object = None,
+        build: Callable[[], Operation] | None = None,
+    ) -> SSAValue:
+        """What `self(cls(*operands))` gives (`build()` for a constructor that takes more than
+        the operands, `extra` naming the rest: a predicate, a mode), without building the op when
+        it folds or exists. It is built from a template of the first such op (`_template`):
+        xDSL's constructors re-read the op's definition each time, twice the cost."""
+        template, first = _template(cls, operands, extra, build)
+        pure = _is_pure(cls)
+        key: tuple = ()
+        if pure:
+            known = None
+            if cls in FOLDABLE:
+                known = self._fold(cls, operands, extra if cls is arith.CmpiOp else None)  # type: ignore[arg-type]
+            key = (cls, operands, template.key)
+            if known is None:
+                known = self._found(key)
+            if known is not None:
+                if first is not None:
+                    first.drop_all_references()
+                return known
+        op = first or cls.create(
+            operands=operands,
+            result_types=template.result_types,
+            properties=dict(template.properties),
+            attributes=dict(template.attributes),
+        )
+        if pure:
+            return self._emit_pure(key, op)
+        return self.emit(op).results[0]
 
-    def _known(self, key: tuple, operands: Sequence[SSAValue]) -> SSAValue | None:
-        """The value of the op `key` names if it is emitted and visible here, or folds."""
+    def pure(self, cls: type, a: SSAValue, b: SSAValue, predicate: int | None = None) -> SSAValue:
+        """`cls(a, b)`, an integer op of `fold.FOLDABLE` but select (`predicate`: cmpi's)."""
+        if cls is arith.CmpiOp:
+            return self.make(
+                cls,
+                a,
+                b,
+                extra=predicate,
+                build=lambda: arith.CmpiOp(a, b, predicate),  # type: ignore[arg-type]
+            )
+        return self.make(cls, a, b)
+
+    def _fold(
+        self, cls: type, operands: Sequence[SSAValue], predicate: int | None
+    ) -> SSAValue | None:
+        folded = fold(cls, operands, predicate)
+        if isinstance(folded, int):
+            return self.constant(
+                folded, IntegerType(1) if cls is arith.CmpiOp else operands[-1].type
+            )
+        return folded
+
+    def _found(self, key: tuple) -> SSAValue | None:
+        """The value of the pure op `key` names, if one is emitted where it is visible here."""
         found = self._pure.get(key)
         if found is not None and self._visible(found):
             return found.results[0]
-        cls = key[0]
-        if cls in FOLDABLE:
-            predicate = key[3] if cls is arith.CmpiOp else None
-            folded = fold(cls, operands, predicate)
-            if isinstance(folded, int):
-                return self.constant(
-                    folded, IntegerType(1) if cls is arith.CmpiOp else operands[-1].type
-                )
-            return folded
         return None
 
     def _emit_pure(self, key: tuple, op: Operation) -> SSAValue:
@@ -464,22 +505,49 @@ class Lowering:
 
 
 def _key(op: Operation) -> tuple:
-    """What a pure op computes: the key `Lowering.pure` uses for the integer ops it builds
-    (no overflow flags), else the op's class, operands, properties, attributes and types."""
-    cls = type(op)
-    if cls in FOLDABLE and cls is not arith.SelectOp and len(op.operands) == 2:
-        if cls is arith.CmpiOp:
-            return (cls, *op.operands, op.properties["predicate"].value.data)  # type: ignore[attr-defined]
-        flags = op.properties.get("overflowFlags")
-        if flags is None or not flags.data:  # type: ignore[attr-defined]
-            return (cls, *op.operands, None)
+    """What a pure op computes: its class, operands, and `_tail`."""
+    return (type(op), tuple(op.operands), _tail(op))
+
+
+def _tail(op: Operation) -> tuple:
+    """An op's properties, attributes and result types, in a hashable form."""
     return (
-        cls,
-        tuple(op.operands),
         tuple(sorted(op.properties.items())),
         tuple(sorted(op.attributes.items())),
         tuple(r.type for r in op.results),
     )
+
+
+@dataclass(frozen=True)
+class _Template:
+    """What the ops of one class over operands of given types share (`Lowering.make`)."""
+
+    result_types: tuple[Attribute, ...]
+    properties: dict[str, Attribute]
+    attributes: dict[str, Attribute]
+    key: tuple
+
+
+_TEMPLATES: dict[tuple, _Template] = {}
+
+
+def _template(
+    cls: type[Operation],
+    operands: tuple[SSAValue, ...],
+    extra: object,
+    build: Callable[[], Operation] | None,
+) -> tuple[_Template, Operation | None]:
+    """The template of `cls`'s ops over operands of these types (and `extra`), and the op built
+    to make it when there was none yet."""
+    k = (cls, extra, *(v.type for v in operands))
+    template = _TEMPLATES.get(k)
+    if template is not None:
+        return template, None
+    op = build() if build is not None else cls(*operands)
+    template = _TEMPLATES[k] = _Template(
+        tuple(r.type for r in op.results), dict(op.properties), dict(op.attributes), _tail(op)
+    )
+    return template, op
 
 
 _PURE_SIMT = ("simt.thread_id", "simt.block_id", "simt.block_dim", "simt.grid_dim")

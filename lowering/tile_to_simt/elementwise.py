@@ -28,6 +28,7 @@ from ferrox.dialects import tile
 from ferrox.dialects.tile.attributes import CmpPredicate
 from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.tile_to_simt.context import Dist, Lazy, Lowering
+from ferrox.lowering.tile_to_simt.fold import PREDICATES
 from ferrox.lowering.tile_to_simt.layout import Layout
 from ferrox.lowering.tile_to_simt.rules import first_spread, rule
 
@@ -45,7 +46,7 @@ def is_bool(t: Attribute) -> bool:
 def _arith(float_op, int_op) -> Scalar:
     def build(ctx: Lowering, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
         op = float_op if is_float(args[0].type) else int_op
-        return ctx(op(*args))
+        return ctx.make(op, *args)
 
     return build
 
@@ -53,13 +54,13 @@ def _arith(float_op, int_op) -> Scalar:
 def _neg(ctx: Lowering, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
     (x,) = args
     if is_float(x.type):
-        return ctx(arith.NegfOp(x))
-    return ctx(arith.SubiOp(ctx.constant(0, x.type), x))
+        return ctx.make(arith.NegfOp, x)
+    return ctx.make(arith.SubiOp, ctx.constant(0, x.type), x)
 
 
 def _math(op_type) -> Scalar:
     def build(ctx: Lowering, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
-        return ctx(op_type(*args))
+        return ctx.make(op_type, *args)
 
     return build
 
@@ -74,15 +75,16 @@ def _cmp(predicate: CmpPredicate) -> Scalar:
         a, b = args
         p = predicate.value
         if is_float(a.type):
-            return ctx(arith.CmpfOp(a, b, _FLOAT_CMP[p]))
+            name = _FLOAT_CMP[p]
+            return ctx.make(arith.CmpfOp, a, b, extra=name, build=lambda: arith.CmpfOp(a, b, name))
         table = _BOOL_CMP if is_bool(a.type) else _INT_CMP
-        return ctx(arith.CmpiOp(a, b, table[p]))
+        return ctx.pure(arith.CmpiOp, a, b, PREDICATES[table[p]])
 
     return build
 
 
 def _select(ctx: Lowering, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
-    return ctx(arith.SelectOp(*args))
+    return ctx.make(arith.SelectOp, *args)
 
 
 def _width(t: Attribute) -> int:

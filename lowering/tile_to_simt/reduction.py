@@ -42,7 +42,7 @@ Combine = Callable[[Lowering, SSAValue, SSAValue], SSAValue]
 
 def _combiner(float_op, int_op) -> Combine:
     def combine(ctx: Lowering, a: SSAValue, b: SSAValue) -> SSAValue:
-        return ctx((float_op if isinstance(a.type, AnyFloat) else int_op)(a, b))
+        return ctx.make(float_op if isinstance(a.type, AnyFloat) else int_op, a, b)
 
     return combine
 
@@ -56,7 +56,10 @@ COMBINE: dict[type[Operation], Combine] = {
 
 
 def _shfl(ctx: Lowering, v: SSAValue, offset: int) -> SSAValue:
-    return ctx(simt.ShuffleOp("xor", v, ctx.constant(offset, i32)))
+    off = ctx.constant(offset, i32)
+    return ctx.make(
+        simt.ShuffleOp, v, off, extra="xor", build=lambda: simt.ShuffleOp("xor", v, off)
+    )
 
 
 def shuffle_xor(ctx: Lowering, v: SSAValue, offset: int) -> SSAValue:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32, i1, i32
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f16, f32, i1, i32
 from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint
 
@@ -192,3 +192,29 @@ def test_examples_make_each_constant_once(name: str) -> None:
     for (value, at_top), n in counts.items():
         assert at_top, f"{value} is made inside a region of {name}'s kernel"
         assert n == 1, f"{value} is made {n} times in {name}'s kernel"
+
+
+def test_make_builds_what_the_constructor_builds() -> None:
+
+    ctx = _lowering()
+    x, h = _arg(f32), _arg(f16)
+    first = ctx.make(arith.AddfOp, x, x)  # the template's own op
+    second = ctx.make(arith.AddfOp, first, x)  # built from the template
+    half = ctx.make(arith.AddfOp, h, h)  # another operand type: another template
+    for value, (a, b) in ((second, (first, x)), (half, (h, h))):
+        expected = arith.AddfOp(a, b)
+        assert value.owner.properties == expected.properties
+        assert value.owner.attributes == expected.attributes
+        assert list(value.owner.operands) == [a, b]
+        assert value.type == a.type
+    assert ctx.make(arith.AddfOp, first, x) is second  # pure: merged
+    lt = ctx.make(arith.CmpfOp, x, x, extra="olt", build=lambda: arith.CmpfOp(x, x, "olt"))
+    gt = ctx.make(arith.CmpfOp, x, x, extra="ogt", build=lambda: arith.CmpfOp(x, x, "ogt"))
+    assert lt is not gt and gt.owner.properties == arith.CmpfOp(x, x, "ogt").properties
+    off = ctx.constant(1, i32)
+    shuffles = [
+        ctx.make(simt.ShuffleOp, x, off, extra="xor", build=lambda: simt.ShuffleOp("xor", x, off))
+        for _ in range(2)
+    ]
+    assert shuffles[0] is not shuffles[1]  # a warp collective is never merged
+    assert shuffles[1].owner.properties == simt.ShuffleOp("xor", x, off).properties
