@@ -358,7 +358,11 @@ class GpuDevice:
         other streams are checked in full each call, ordered by DLPack. Returns the
         `Relaunch` that can repeat it (the decorated kernels keep it), else None."""
         found = key = known = None
-        if (type(grid) is int or _exact(grid)) and (type(block) is int or _exact(block)):
+        if (
+            (type(grid) is int or _exact(grid))
+            and (type(block) is int or _exact(block))
+            and (shared_bytes is None or type(shared_bytes) is int)
+        ):
             found = signature(args)
             if found is not None:
                 key = (artifact.name, grid, block, shared_bytes, found[0])

@@ -323,3 +323,17 @@ def test_an_array_on_another_gpu_is_refused(fake, checks):
         "reaches only its own device's memory (move the array there)"
     ]
     assert len(fake.launches) == 1
+
+
+def test_shared_bytes_that_only_equal_an_int_are_checked_in_full(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out, shared_bytes=0)
+    k[4, 256](a, b, out, shared_bytes=0)
+    with pytest.raises(TypeError) as info:  # unhashable: the checker's own error, not the memo's
+        k[4, 256](a, b, out, shared_bytes=[0])
+    assert str(info.value) == (
+        "int() argument must be a string, a bytes-like object or a real number, not 'list'"
+    )
+    k[4, 256](a, b, out, shared_bytes=0.0)  # the checker takes int(0.0), checked in full
+    assert checks == ["vecadd"] * 3 and len(fake.launches) == 3
