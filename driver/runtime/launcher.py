@@ -23,20 +23,18 @@ from typing import Any
 
 import numpy as np
 from cuda.bindings import driver as _cu
-from cuda.core import LaunchConfig, ObjectCode
-from cuda.core import launch as _core_launch
 
 from ferrox.artifact import KernelArtifact, ModuleArtifact
 from ferrox.driver.runtime import abi
-from ferrox.driver.runtime.device import core_device, device_limits
+from ferrox.driver.runtime.device import core_device, device_limits, make_current
 from ferrox.driver.runtime.errors import (
     ArgumentError,
-    CoreCudaError,
     CudaError,
     InternalError,
     check,
     from_core,
 )
+from ferrox.driver.runtime.library import Library
 from ferrox.driver.runtime.streams import LEGACY, core_stream, stream_handle
 
 __all__ = ["LoadedKernel", "LoadedModule", "dim3"]
@@ -101,10 +99,7 @@ class LoadedModule:
         kernel = self._kernels.get(name)
         if kernel is None:
             info = self.artifact[name]
-            try:
-                core = self.code.get_kernel(name)
-            except CoreCudaError as exc:
-                raise from_core(exc, "cuLibraryGetKernel", f"loading kernel '{name}'") from exc
+            core = self.code.get_kernel(name)
             kernel = self._kernels[name] = LoadedKernel(self, info, core)
         return kernel
 
@@ -134,8 +129,8 @@ class LoadedKernel:
         want = [slot.nbytes for slot in self.info.abi]
         try:
             have = [int(_size(p)) for p in self.core.arguments_info]
-        except CoreCudaError as exc:
-            raise from_core(exc, "cuKernelGetParamInfo", f"kernel '{self.name}'") from exc
+        except CudaError as err:
+            raise err.with_detail(f"kernel '{self.name}'") from None
         if want != have:
             raise InternalError(
                 f"kernel '{self.name}': the artifact's parameters take {want} bytes, "
@@ -178,6 +173,10 @@ class LoadedKernel:
     ) -> None:
         """Pack `args` and launch with cuda.core (asynchronously, on `stream`; None: the legacy
         default stream)."""
+        from cuda.core import LaunchConfig
+
+        from ferrox.driver.runtime.errors import CoreCudaError
+
         values = self.values(args, stream=stream)
         dims = self._dims(grid, block, shared_bytes)
         config = self._configs.get(dims)
@@ -206,7 +205,7 @@ class LoadedKernel:
         if type(packed) is not abi.Packed:
             raise TypeError(f"launch_packed takes what pack() returns, not {type(packed).__name__}")
         dims = self._dims(grid, block, shared_bytes)
-        core_device(self.ordinal)
+        make_current(self.ordinal)
         try:
             _launch_packed(self, dims, stream_handle(stream) or LEGACY, packed)
         except CudaError as err:
@@ -216,7 +215,7 @@ class LoadedKernel:
         """`launch_packed` of dims and parameters that a launch made from this kernel before
         (`dims`, `pack`), on the raw stream handle `stream`: nothing is checked again. The
         checked API's memo of passed launches ends here."""
-        core_device(self.ordinal)
+        make_current(self.ordinal)
         try:
             _launch_packed(self, dims, stream, packed)
         except CudaError as err:
@@ -281,22 +280,16 @@ def _size(info: Any) -> int:
 
 
 def _load_object(artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal: int) -> Any:
-    """cuda.core's ObjectCode for `artifact`'s cubin or PTX image (bytes: a str would be read
-    as a path); the driver loads it, on the current context, when a kernel is first asked for.
-    """
-    core_device(ordinal)
-    try:
-        if is_cubin:
-            return ObjectCode.from_cubin(image)
-        return ObjectCode.from_ptx(image)
-    except CoreCudaError as exc:
-        raise from_core(exc, "cuLibraryLoadData") from exc
+    """`artifact`'s cubin or PTX image loaded through the driver alone (`library.py`: importing
+    cuda.core would cost a new process's first launch more than the rest of its way there)."""
+    make_current(ordinal)
+    return Library(image, is_cubin)
 
 
 def _opt_in_shared(core: Any, ordinal: int, shared_bytes: int) -> None:
     """`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` of a loaded kernel (cuda.core's kernel
     attributes are read-only, so the driver is asked directly)."""
-    core_device(ordinal)
+    make_current(ordinal)
     attr = _cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
     check(
         _cu.cuKernelSetAttribute(attr, shared_bytes, core.handle, _cu.CUdevice(ordinal)),
@@ -305,8 +298,10 @@ def _opt_in_shared(core: Any, ordinal: int, shared_bytes: int) -> None:
 
 
 def _launch(stream: Any, config: Any, kernel: Any, values: tuple) -> None:
-    """cuda.core's launch of `kernel` (a cuda.core Kernel) with parameter values."""
-    _core_launch(stream, config, kernel, *values)
+    """cuda.core's launch of `kernel` (a `LibraryKernel`) with parameter values."""
+    from cuda.core import launch
+
+    launch(stream, config, kernel.core, *values)
 
 
 _cu_streams: dict[int, Any] = {}

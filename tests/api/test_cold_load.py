@@ -122,6 +122,7 @@ def test_a_new_process_loads_a_cached_mlir_without_the_compiler(
     assert result["images"] == [[has_cubin, has_cubin]]  # the cached cubin itself, as a cubin
     assert result["launches"] == [[[4, 1, 1], [256, 1, 1]]]
     assert result["right"]
+    assert result["cuda_core"] == (arrays == "numpy")  # staging uses cuda.core; device arrays not
 
 
 def test_a_miss_in_the_same_child_imports_the_compiler(tmp_path: Path):
