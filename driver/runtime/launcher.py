@@ -1,10 +1,12 @@
-"""Load a compiled module's image once per device, and launch its kernels through cuda.core.
+"""Load a compiled module's image once per device, and launch its kernels.
 
 `LoadedModule.load(artifact, ordinal)` loads the artifact's cubin (when it has one made for this
-device's chip) or its PTX, once per (image, device) per process. `LoadedKernel` launches one
-entry with arguments in `artifact.entry_params` order, packed by each parameter's ABI
-(`abi.py`): `launch` hands the values to cuda.core's `launch`; `pack` lays them out once in
-the driver's format for `launch_packed`, the fast path. What a kernel takes is the compiler's
+device's chip) or its PTX through the driver (`library.py`), once per (image, device) per
+process. `LoadedKernel` launches one entry with arguments in `artifact.entry_params` order,
+packed by each parameter's ABI (`abi.py`): `launch` hands the values to cuda.core's `launch`;
+`pack` lays them out once in the driver's format for `launch_packed`, the fast path, one
+cuda.bindings `cuLaunchKernel` (cuda.core's `launch` takes Python values and packs them on
+every call; it has no launch of packed parameters). What a kernel takes is the compiler's
 artifact; at load it is compared once with what the driver says the entry takes
 (`Kernel.arguments_info`), and a disagreement is an internal error, never a launch reading
 garbage.
