@@ -7,7 +7,11 @@
 - **Threads** (`threads`, `P`): by default one thread per chunk of the largest tile the kernel
   handles, clamped to 32 (a warp, the unit reductions shuffle in) .. 256 (enough to hide memory
   latency while leaving registers for tiles of a few thousand elements). A bigger tile gives each
-  thread several chunks.
+  thread several chunks. A kernel with a reduction and no `mma` takes one thread per *two*
+  chunks, clamped to 32 .. 512: fewer warps to combine across, two loads in flight a thread.
+  Measured on the H200 (issue 13; docs/performance.md): row softmax [1, 4096] 3.94 TB/s at 256
+  threads, 4.01 at 512; [1, 1024] 3.60 at 256, 4.08 at 128; [4, 1024] 3.96 at 256, 4.07 at 512;
+  row sum [1, 1024] 3.60 at 256, 3.72 at 128.
 
 Both are powers of two; both are recorded on the produced kernel (`tile.lowering`).
 """
@@ -21,6 +25,8 @@ from xdsl.ir import Attribute
 
 MIN_THREADS = 32
 MAX_THREADS = 256
+REDUCTION_MAX_THREADS = 512
+REDUCTION_CHUNKS_PER_THREAD = 2
 VECTOR_BYTES = 16
 
 
@@ -54,11 +60,17 @@ class Config:
         return max(1, min(w, last_dim, 16))
 
 
-def choose_threads(tiles: list[tuple[int, Attribute, int]], elems: int) -> int:
-    """One thread per chunk of the largest tile, clamped (module docstring). `tiles` lists
-    (element count, element type, last dimension) of every tile in the kernel."""
+def choose_threads(
+    tiles: list[tuple[int, Attribute, int]], elems: int, reduction: bool = False
+) -> int:
+    """One thread per chunk of the largest tile, clamped; one per two chunks for a `reduction`
+    kernel (module docstring). `tiles` lists (element count, element type, last dimension) of
+    every tile in the kernel."""
     probe = Config(MAX_THREADS, elems)
     chunks = max((n // probe.width(e, last) for n, e, last in tiles), default=MIN_THREADS)
+    if reduction:
+        per = floor_pow2(chunks // REDUCTION_CHUNKS_PER_THREAD)
+        return max(MIN_THREADS, min(REDUCTION_MAX_THREADS, per))
     return max(MIN_THREADS, min(MAX_THREADS, floor_pow2(chunks)))
 
 

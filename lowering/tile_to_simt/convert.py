@@ -44,13 +44,19 @@ from ferrox.lowering.tile_to_simt.control_flow import lower_op
 from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
 from ferrox.passes.verify_disjoint import collect, verify_disjoint
 
+REDUCTIONS = (tile.ReduceSumOp, tile.ReduceProdOp, tile.ReduceMaxOp, tile.ReduceMinOp)
+"""A kernel with one of these takes fewer threads (`config.choose_threads`)."""
+
 
 def lower_kernel(
     kernel: tile.KernelOp, threads: int, elems: int, state: ConversionState
 ) -> simt.KernelOp | None:
     """The SIMT kernel for `kernel`, or None after reporting (in `state`) the first op that
     cannot be lowered."""
-    config = Config(threads or choose_threads(kernel_tiles(kernel), elems), elems)
+    reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
+    if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
+        reduces = False  # mma layouts are laid out for the usual count
+    config = Config(threads or choose_threads(kernel_tiles(kernel), elems, reduces), elems)
     if (too_big := _too_big_for_registers(kernel, config.threads)) is not None:
         state.diagnostics.error(*too_big)
         return None

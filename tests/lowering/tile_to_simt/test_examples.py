@@ -47,6 +47,8 @@ class Expect:
     """`cp.async.cg.shared.global` in the PTX: a pipelined GEMM main loop's 16-byte copies (per
     issue: one per chunk a thread copies of each operand; S - 1 issues before the loop, one in
     it)."""
+    threads: int = 256
+    """The lowering's thread count: 512 for the [4, 1024] reductions (two chunks a thread)."""
     masked_only_loads: int = 0
     """Of `vector_loads`, the ones that have no fast path (3-D loads in a loop: memory.py), once."""
 
@@ -66,11 +68,18 @@ EXPECT = {
         (4, 1024),
         shuffle=True,
         barrier=True,
-        vector_loads=4,
-        vector_stores=4,
+        vector_loads=2,
+        vector_stores=2,
+        threads=512,
     ),
     "layernorm": Expect(
-        (*dims(0, 2), *dims(1, 2), *dims(2, 1), *dims(3, 1), "arg4"), (4, 1024), True, True, 6, 4
+        (*dims(0, 2), *dims(1, 2), *dims(2, 1), *dims(3, 1), "arg4"),
+        (4, 1024),
+        True,
+        True,
+        4,
+        2,
+        threads=512,
     ),
     "transpose": Expect(
         (*dims(0, 2), *dims(1, 2)), (32, 64), barrier=True, vector_loads=2, vector_stores=2
@@ -133,7 +142,7 @@ def test_host_attributes(lowered, simt_kernel, name):
     kernel = simt_kernel(lowered, name)
     expect = EXPECT[name]
     lowering = kernel.attributes[LOWERING_ATTR]
-    assert lowering.data["threads"].value.data == 256  # type: ignore[attr-defined]
+    assert lowering.data["threads"].value.data == expect.threads  # type: ignore[attr-defined]
     assert lowering.data["elems_per_thread"].value.data == 4  # type: ignore[attr-defined]
     assert tuple(s.data for s in kernel.attributes[PARAMS_ATTR].data) == expect.params  # type: ignore[attr-defined]
     grid = kernel.attributes[GRID_ATTR]
@@ -141,7 +150,8 @@ def test_host_attributes(lowered, simt_kernel, name):
     assert tuple(grid.data["tile"].get_values()) == expect.grid_tile  # type: ignore[attr-defined]
     contract = kernel.contract
     assert contract is not None
-    assert contract.block_xyz == (256, 1, 1) and contract.domain.data == len(expect.grid_tile)
+    assert contract.block_xyz == (expect.threads, 1, 1)
+    assert contract.domain.data == len(expect.grid_tile)
     # One `len(slice) == product of its dims` relation per tensor.
     slices = [
         i for i, s in enumerate(expect.params) if "." not in s and f"{s}.dim0" in expect.params
@@ -155,7 +165,7 @@ def test_ptx(ptx, name):
     m = re.search(rf"\.entry {name}\((.*?)\n\}}", ptx.ptx, re.S)
     assert m is not None
     body = m.group(0)
-    assert ".reqntid 256, 1, 1" in body
+    assert f".reqntid {expect.threads}, 1, 1" in body
     assert ("shfl.sync.bfly" in body) == expect.shuffle
     assert ("bar.sync" in body) == expect.barrier
     loads = 2 * expect.vector_loads - expect.masked_only_loads

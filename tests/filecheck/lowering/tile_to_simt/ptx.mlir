@@ -5,8 +5,8 @@
 // RUN: ferrox compile %s --chip sm_90 -o %t.2.ptx --cubin
 
 // Tile kernels all the way to PTX: 16-byte vector loads (read-only path) and stores for whole
-// chunks, the contract's block as .reqntid, butterfly shuffles and a barrier for the row
-// reduction; ptxas accepts it without spills.
+// chunks, the contract's block as .reqntid (512 for the reduction: two chunks a thread),
+// butterfly shuffles and a barrier for the row reduction; ptxas accepts it without spills.
 
 tile.kernel @vector_add(%z: !tile.partition<f32, [1024]>, %x: !tile.tensor<f32, [?]>, %y: !tile.tensor<f32, [?]>) {
   %a = tile.load_like %x, %z : !tile.tensor<f32, [?]>, !tile.partition<f32, [1024]> -> !tile.tile<f32, [1024]>
@@ -36,7 +36,7 @@ tile.kernel @softmax(%out: !tile.partition<f32, [4, 1024]>, %x: !tile.tensor<f32
 // CHECK:       trap;
 
 // CHECK-LABEL: .visible .entry softmax(
-// CHECK:       .reqntid 256, 1, 1
+// CHECK:       .reqntid 512, 1, 1
 // CHECK:       ld.global.nc.v4.b32
 // CHECK:       shfl.sync.bfly.b32
 // CHECK:       bar.sync 0;
