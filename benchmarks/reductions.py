@@ -10,8 +10,9 @@
 - row softmax at 16384 x 4096 and 65536 x 1024: `examples/tile/softmax.mlir` with a [1, C] tile,
   as written and with one reciprocal per row then multiplies (`softmax_source(recip=True)`).
 Variants lower the same kernel with another thread count per tile block (the pass's `threads`
-option) to show what the lowering's own choice costs. Bytes count one read of the input (and
-one write of an output as large as it).
+option) to show what the lowering's own choice costs (for these reduction kernels, one thread per
+two chunks of the largest tile, up to 512: `lowering/tile_to_simt/config.py`). Bytes count one
+read of the input (and one write of an output as large as it).
 """
 
 from __future__ import annotations
@@ -345,7 +346,7 @@ def row_sum_rows(variants: bool) -> list[dict]:
     shapes = [(1, 4096, 0), (1, 2048, 0), (1, 1024, 0), (2, 1024, 0)]
     if variants:
         shapes += [(2, 2048, 0), (4, 1024, 0), (4, 512, 0), (1, 2048, 512), (1, 4096, 512)]
-        shapes += [(8, 512, 512), (1, 1024, 128), (2, 512, 0)]
+        shapes += [(8, 512, 512), (1, 1024, 256), (2, 512, 0)]
     for r, c, threads in shapes:
         rows.append(
             tile(
@@ -388,11 +389,11 @@ def softmax_rows(variants: bool) -> list[dict]:
         configs = [(1, False, False, 0), (1, True, False, 0), (1, True, True, 0)]
         if cols == 1024:
             configs += [(2, True, True, 0), (4, True, True, 0)]
-        if variants and cols == 4096:
-            configs += [(1, True, False, 512), (1, True, True, 512), (1, True, True, 1024)]
-        if variants and cols == 1024:
-            configs += [(1, True, False, 128), (1, True, True, 128), (1, True, True, 64)]
-            configs += [(2, True, True, 128), (4, True, True, 512)]
+        if variants and cols == 4096:  # the lowering's choice: 512 threads
+            configs += [(1, True, False, 256), (1, True, True, 256), (1, True, True, 1024)]
+        if variants and cols == 1024:  # the lowering's choice: 128 threads for [1, 1024]
+            configs += [(1, True, False, 256), (1, True, True, 256), (1, True, True, 64)]
+            configs += [(2, True, True, 128), (4, True, True, 256)]
         for rows_per_tile, recip, exp2, threads in configs:
             source = softmax_source(rows_per_tile, cols, recip, exp2)
             artifact = compile_source(source, threads)
