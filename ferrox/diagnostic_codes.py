@@ -197,6 +197,29 @@ CODES: tuple[Code, ...] = (
         ),
     ),
     Code(
+        "E1008",
+        "a wgmma's tiles or accumulators touched while it is in flight",
+        ("simt-8",),
+        (
+            r"needs a 'simt\.wgmma_fence' before it",
+            r"arith ops and copies may come between",
+            r"that no wgmma of the window reads",
+            r"must be retired in its block",
+            r"is in flight until 'simt\.wgmma_wait'",
+            r"may only be the accumulator of a later 'simt\.wgmma'",
+            r"is a warpgroup collective",
+        ),
+        (
+            (
+                "",
+                "keep each wgmma between a `simt.wgmma_fence` and a `simt.wgmma_commit` then "
+                "`simt.wgmma_wait {pending = 0}` in its block, with only wgmma, arith and "
+                "`simt.async_copy` ops into other arrays between, and feed each result only to "
+                "the next wgmma or the wait",
+            ),
+        ),
+    ),
+    Code(
         "E1101",
         "a caller array bound to two tensors",
         ("host-1",),

@@ -144,13 +144,13 @@ def check_window(op: WgmmaOp) -> None:
         if not (_quiet(prev) or _copy(prev)):
             raise VerifyException(
                 "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only "
-                f"wgmma and arith ops between; found '{prev.name}'"
+                f"wgmma ops, arith ops and copies between; found '{prev.name}'"
             )
         prev = prev.prev_op
     if prev is None:
         raise VerifyException(
             "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma "
-            "and arith ops between"
+            "ops, arith ops and copies between"
         )
     start = prev
     committed = False
@@ -167,8 +167,8 @@ def check_window(op: WgmmaOp) -> None:
         elif not (_quiet(nxt) or _copy(nxt)):
             raise VerifyException(
                 "'simt.wgmma' reads shared memory and writes its results until a "
-                "'simt.wgmma_wait' with pending = 0 retires it: only wgmma and arith ops may "
-                f"come between, found '{nxt.name}'"
+                "'simt.wgmma_wait' with pending = 0 retires it: only wgmma ops, arith ops and "
+                f"copies may come between, found '{nxt.name}'"
             )
         nxt = nxt.next_op
     if nxt is None:

@@ -142,7 +142,7 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %c0 = arith.constant 0 : index
   %z = arith.constant 0.0 : f32
   simt.unsafe {
-    // expected-error@+1 {{'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma and arith ops between}}
+    // expected-error@+1 {{'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma ops, arith ops and copies between}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     simt.wgmma_commit
     %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
@@ -162,7 +162,7 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   simt.unsafe {
     simt.wgmma_fence
     simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
-    // expected-error@+1 {{'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma and arith ops between; found 'simt.shared_store'}}
+    // expected-error@+1 {{'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma ops, arith ops and copies between; found 'simt.shared_store'}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     simt.wgmma_commit
     %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
@@ -181,7 +181,7 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %z = arith.constant 0.0 : f32
   simt.unsafe {
     simt.wgmma_fence
-    // expected-error@+1 {{'simt.wgmma' reads shared memory and writes its results until a 'simt.wgmma_wait' with pending = 0 retires it: only wgmma and arith ops may come between, found 'simt.shared_store'}}
+    // expected-error@+1 {{'simt.wgmma' reads shared memory and writes its results until a 'simt.wgmma_wait' with pending = 0 retires it: only wgmma ops, arith ops and copies may come between, found 'simt.shared_store'}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
     simt.wgmma_commit
