@@ -77,3 +77,11 @@ def test_the_wgmma_ptx_assembles_for_sm_90a():
     artifact = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False)
     resources = run_ptxas(artifact.ptx, "sm_90a").resources["gemm_wgmma"]
     assert resources.spill_stores == 0 and resources.registers <= 255
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
+def test_the_f16_variant_assembles():
+    text = EXAMPLE.read_text().replace("bf16", "f16")
+    artifact = compile_module(_module(text), chip="sm_90", cubin=False)
+    assert artifact.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 8
+    assert run_ptxas(artifact.ptx, "sm_90a").resources["gemm_wgmma"].spill_stores == 0

@@ -105,8 +105,8 @@ def _logical(flat: np.ndarray) -> np.ndarray:
     return flat[64 * r + (c ^ (8 * (r % 8)))]
 
 
-def _one(a, b, ia=0, skew=0):
-    module = parse_module(make_context(), KERNEL, "one.mlir")
+def _one(a, b, ia=0, skew=0, kernel=KERNEL):
+    module = parse_module(make_context(), kernel, "one.mlir")
     out = np.full(128, np.nan, np.float32)
     run_simt_kernel(module, "one", (1, 1, 1), (128, 1, 1), [a, b, out, ia, skew], 10240)
     return out
@@ -120,6 +120,17 @@ def test_one_wgmma_reads_swizzled_tiles_into_the_fragment_layout(rng, ia):
     tile_a = _logical(a).astype(np.float64)[r0 : r0 + 64, c0 : c0 + 16]
     tile_b = _logical(b).astype(np.float64)[:16, :16]
     d = tile_a @ tile_b.T  # 64 x 16
+    lane = np.arange(128)
+    row, col = 16 * (lane // 32) + (lane % 32) // 4, 2 * (lane % 4)
+    want = d[row, col].astype(np.float32) + d[row, col + 1].astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_f16_tiles(rng):
+    a = rng.standard_normal(4096).astype(np.float16)
+    b = rng.standard_normal(1024).astype(np.float16)
+    got = _one(a, b, 16, kernel=KERNEL.replace("bf16", "f16"))
+    d = _logical(a).astype(np.float64)[:64, 16:32] @ _logical(b).astype(np.float64)[:16, :16].T
     lane = np.arange(128)
     row, col = 16 * (lane // 32) + (lane % 32) // 4, 2 * (lane % 4)
     want = d[row, col].astype(np.float32) + d[row, col + 1].astype(np.float32)
