@@ -483,7 +483,7 @@ def rows(sizes=(4096, 8192), configs=CONFIGS) -> list[dict]:
                 torch.cuda.synchronize()
                 err = ((c - ref).abs().max() / ref.abs().max()).item()
                 row["max_rel_err"] = err
-                row["correct"] = bool(err <= 1e-5)
+                row["correct"] = bool(err <= 1e-4)  # f32 sums of exact bf16 products
                 ms = bench(go)
                 row["ms"] = ms
                 row["tflops"] = flops / ms / 1e9
