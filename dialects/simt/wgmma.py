@@ -21,16 +21,17 @@ in its registers, asynchronously.
 - `simt.wgmma_store %t[%i], %d.. {n = N, stride = S}`: element `(r, c)` of the thread's
   fragment into `t[i + r S + c]` of a 1-D f32 array (pairs of 8 bytes: `i` and `S` even).
 
-The safety rule (docs/safety.md, "wgmma"): the hardware reads the shared tiles and writes the
-accumulators after the op has issued, until the wait that retires its group. So in one block, a
-`simt.wgmma` has a `simt.wgmma_fence` before it and `simt.wgmma_commit` then
+The safety rule (docs/safety.md#simt-8, error E1008): the hardware reads the shared tiles and
+writes the accumulators after the op has issued, until the wait that retires its group. So in one
+block, a `simt.wgmma` has a `simt.wgmma_fence` before it and `simt.wgmma_commit` then
 `simt.wgmma_wait {pending = 0}` after it, with only wgmma ops, `arith` ops and `cp.async` copies
 into arrays no wgmma of the window reads between (nothing else that writes memory, no barrier, no
-branch), and each of its results is used once, by a later
-`simt.wgmma` as its accumulator or by a `simt.wgmma_wait`. All five ops are warpgroup
-collectives, so verify-disjoint holds them to block-uniform control flow, and the kernel's
-contract names a 1-D block of a multiple of 128 threads. The shared arrays are read (and
-`wgmma_store` writes) unchecked, as every shared access is, so they belong in unsafe code.
+branch), and each of its results is used once, by a later `simt.wgmma` as its accumulator or by a
+`simt.wgmma_wait`. The fence, the wgmma, the commit and the wait are warpgroup collectives, so
+verify-disjoint holds them to block-uniform control flow; all five ops need a kernel whose contract
+names a 1-D block of a multiple of 128 threads (the fragment layout is by warpgroup lane). The
+shared arrays are read (and `wgmma_store` writes) unchecked, as every shared access is, so they
+belong in unsafe code.
 """
 
 from __future__ import annotations
