@@ -7,6 +7,7 @@ none. An explicit `loc(...)` still wins.
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -37,10 +38,87 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.lexer import Span, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc, location_of, make
+
+_K = MLIRTokenKind
+_TOKEN = re.compile(
+    r"""(?>(?://[^\n]*\n?|[ \t\n\r\f\v]+)*)(?:
+      ([A-Za-z_][A-Za-z0-9_$.]*)
+    | ([%^!#](?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))
+    | (@[A-Za-z_][A-Za-z0-9_$.]*)
+    | (0x[0-9a-fA-F]+|[0-9]+(?![.0-9]))
+    | ([0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?)
+    | (->)
+    | ([-:,()}\[\]<>=+/*?|]|\{(?!-\#))
+    )""",
+    re.VERBOSE,
+)
+"""The tokens most of a module is made of, after the whitespace and comments before them:
+bare, prefixed and @ identifiers, numbers, punctuation. Group i is token kind `_KINDS[i]`."""
+_KINDS = (
+    None, _K.BARE_IDENT, None, _K.AT_IDENT, _K.INTEGER_LIT, _K.FLOAT_LIT, _K.ARROW, None
+)  # fmt: skip
+_PREFIXED = {
+    "%": _K.PERCENT_IDENT,
+    "^": _K.CARET_IDENT,
+    "!": _K.EXCLAMATION_IDENT,
+    "#": _K.HASH_IDENT,
+}
+_PUNCTUATION = {
+    "-": _K.MINUS, ":": _K.COLON, ",": _K.COMMA, "(": _K.L_PAREN, ")": _K.R_PAREN,
+    "{": _K.L_BRACE, "}": _K.R_BRACE, "[": _K.L_SQUARE, "]": _K.R_SQUARE, "<": _K.LESS,
+    ">": _K.GREATER, "=": _K.EQUAL, "+": _K.PLUS, "/": _K.SLASH, "*": _K.STAR,
+    "?": _K.QUESTION, "|": _K.VERTICAL_BAR,
+}  # fmt: skip
+
+
+_NEWLINE = re.compile("\n")
+_SPACE = re.compile(r"(?://[^\n]*\n?|[ \t\n\r\f\v]+)*")
+_BRACKETS = re.compile(r'->|[<>()\[\]{}"]')
+
+
+def _balanced_end(content: str, start: int) -> int | None:
+    """The end of the bracketed text that starts at `content[start]` (a `<`), or None where it
+    holds a string (whose brackets do not count) or does not end."""
+    depth = 0
+    for m in _BRACKETS.finditer(content, start):
+        c = m.group()
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+            if depth == 0:
+                return m.end() if c == ">" else None
+        elif c == '"':
+            return None
+    return None
+
+
+class _FastLexer(MLIRLexer):
+    """xDSL's MLIR lexer with one regular expression for the common tokens (a third of a
+    parse went to lexing, a few Python calls a character). The tokens are the same as
+    xDSL's, kind and span: everything else (strings, `...`, `{-#`, `#-}`, a `#` not followed
+    by an identifier, `0x` not followed by a hex digit, non-ASCII, the end) is left to it."""
+
+    def lex(self) -> Token[MLIRTokenKind, str]:
+        m = _TOKEN.match(self.input.content, self.pos)
+        if m is None:
+            return super().lex()
+        group = m.lastindex
+        start, end = m.span(group)
+        if group == 2:
+            kind = _PREFIXED[self.input.content[start]]
+            if kind is _K.HASH_IDENT and self.input.content.startswith("#-}", start):
+                return super().lex()
+        elif group == 7:
+            kind = _PUNCTUATION[self.input.content[start]]
+        else:
+            kind = _KINDS[group]
+        self.pos = end
+        return Token(kind, Span(start, end, self.input))
 
 
 class LocatedParser(Parser):
@@ -48,6 +126,17 @@ class LocatedParser(Parser):
         self, ctx: Context, input: str | bytes, name: str = "<unknown>", line_offset: int = 0
     ):
         super().__init__(ctx, input, name)
+        self._parsed_attributes: dict[tuple[str, bool, str], Attribute] = {}
+        self._ints: dict[int, IntAttr] = {}
+        self._file_attr = StringAttr(name)
+        self._line_starts: list[int] | None = None
+        if isinstance(input, str):
+            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(input))]
+        state = self._parser_state
+        if isinstance(input, str):  # the first token is lexed already
+            fast = _FastLexer(state.lexer.input)
+            fast.pos = state.lexer.pos
+            state.lexer = fast
         self._line_offset = line_offset
         self._open_blocks: list[Block] = []
         self._order_problems: list[tuple[Block, str, Span]] = []
@@ -55,10 +144,52 @@ class LocatedParser(Parser):
         """Uses before definition accepted because their block may be a graph region."""
 
     def _loc(self, span: Span) -> FileLineColLoc:
-        where = span.get_location()
-        return FileLineColLoc(
-            StringAttr(where.file), IntAttr(where.line + self._line_offset), IntAttr(where.col)
-        )
+        """`span.get_location()` as a location attribute (built as `FileLineColLoc.new` would
+        build it, less its verifier, which checks only that the parameters are the StringAttr
+        and IntAttrs made here: a quarter of what locating every op cost)."""
+        content = span.input.content
+        if self._line_starts is None or not isinstance(content, str):
+            where = span.get_location()
+            return FileLineColLoc(
+                StringAttr(where.file), IntAttr(where.line + self._line_offset), IntAttr(where.col)
+            )
+        line = bisect.bisect_right(self._line_starts, span.start)  # 1-based
+        col = span.start - self._line_starts[line - 1] + 1
+        loc = FileLineColLoc.__new__(FileLineColLoc)
+        object.__setattr__(loc, "filename", self._file_attr)
+        object.__setattr__(loc, "line", self._int(line + span.line_offset + self._line_offset))
+        object.__setattr__(loc, "column", self._int(col))
+        return loc
+
+    def _int(self, n: int) -> IntAttr:
+        found = self._ints.get(n)
+        if found is None:
+            found = self._ints[n] = IntAttr(n)
+        return found
+
+    def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool):
+        """xDSL's, with each dialect type or attribute written `name<...>` parsed once per
+        module: the same text again is the same (immutable) attribute, so it is looked up
+        (a module names a few types many times; each took a custom parser and a verifier)."""
+        token = self._current_token
+        content = self.lexer.input.content
+        if "." not in attr_or_dialect_name or token.kind != MLIRTokenKind.LESS:
+            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        if not isinstance(content, str):
+            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        end = _balanced_end(content, token.span.start)
+        if end is None:
+            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        key = (attr_or_dialect_name, is_type, content[token.span.start : end])
+        found = self._parsed_attributes.get(key)
+        if found is not None:
+            self._resume_from(end)
+            return found
+        attr = super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        # Kept only where the parser took exactly the text of the key.
+        if self._current_token.span.start == _SPACE.match(content, end).end():
+            self._parsed_attributes[key] = attr
+        return attr
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
@@ -329,9 +460,28 @@ MAX_DENSE_ELEMENTS = 1 << 20
 _OPEN, _CLOSE = "([{<", ")]}>"
 
 
+_COMMENT_OR_QUOTE = re.compile(r'//[^\n]*|"')
+
+
 def check_nesting(text: str, name: str = "<stdin>", line_offset: int = 0) -> None:
     """A located diagnostic where brackets nest deeper than MAX_NESTING (rather than a
     RecursionError somewhere inside xDSL). Strings and `//` comments are skipped."""
+    if sum(text.count(c) for c in _OPEN) > MAX_NESTING:
+        _check_nesting(text, name, line_offset)
+        return
+    # No deeper than the brackets there are: only the string literals to check.
+    pos = 0
+    while (m := _COMMENT_OR_QUOTE.search(text, pos)) is not None:
+        if m.group() != '"':
+            pos = m.end()
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        where = SourceLoc(name, text.count("\n", 0, m.start()) + 1 + line_offset, 0)
+        pos = _check_string(text, m.start(), name, where, line_start) + 1
+
+
+def _check_nesting(text: str, name: str, line_offset: int) -> None:
+    """`check_nesting`, character by character."""
     depth = line = 0
     line_start = 0
     i, n = 0, len(text)
