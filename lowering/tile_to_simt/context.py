@@ -129,15 +129,20 @@ class Lowering:
     def __call__(self, op: Operation, name: str | None = None) -> SSAValue:
         """Emit `op` (its only result is wanted) unless the same value exists already."""
         cls = type(op)
+        result: SSAValue
         if not _is_pure(cls):
             result = self.emit(op).results[0]
-        elif cls is arith.ConstantOp and isinstance(op.value, IntegerAttr | FloatAttr):
+        elif isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
             result = self.constant(op.value.value.data, op.value.type)
         else:
             known = None
             if cls in FOLDABLE:
-                predicate = op.properties["predicate"] if cls is arith.CmpiOp else None
-                known = self._fold(cls, op.operands, predicate and predicate.value.data)  # type: ignore[attr-defined]
+                predicate = None
+                if cls is arith.CmpiOp:
+                    attr = op.properties["predicate"]
+                    assert isinstance(attr, IntegerAttr)
+                    predicate = attr.value.data
+                known = self._fold(cls, op.operands, predicate)
             key = _key(op)
             if known is None:
                 known = self._found(key)
@@ -275,8 +280,11 @@ class Lowering:
         found = self._consts.get(key)
         if found is not None:
             return found
-        attr = IntegerAttr(value, t) if bits is not None else FloatAttr(value, t)  # type: ignore[arg-type]
-        op = arith.ConstantOp(attr)  # type: ignore[arg-type]
+        if bits is not None:
+            assert isinstance(t, IntegerType | IndexType)
+            op = arith.ConstantOp(IntegerAttr(int(value), t))
+        else:
+            op = arith.ConstantOp(FloatAttr(float(value), t))  # type: ignore[call-overload]
         op.location = self.out.location or op.location
         point = (
             InsertPoint.after(self._const_end)
