@@ -2,8 +2,8 @@
 
 `to_llvm_ir(module)` is the text LLVM and llvmlite read; `LLVMIRTarget` is `ferrox-opt -t llvm`.
 The module gets the `nvptx64-nvidia-cuda` triple and NVPTX data layout unless it names its own
-(`llvm.target_triple`, `llvm.data_layout`). `ferrox-opt -t llvm` uses it for GPU code only
-(`gpu_input.is_gpu_module`); other input gets xDSL's exporter, as from `xdsl-opt`. Importing
+(`llvm.target_triple`, `llvm.data_layout`). `ferrox-opt -t llvm` exports input that is not GPU
+code (`gpu_input.is_gpu_module`) for the host's triple instead, as `xdsl-opt` does. Importing
 this package teaches xDSL's `convert_type` builtin `bf16` (LLVM's `bfloat`, see `types`).
 """
 
@@ -23,9 +23,17 @@ from ferrox.targets.llvm_export.ops import CONVERGENT_INTRINSIC_PREFIXES, is_con
 from ferrox.targets.llvm_export.types import BFloatType, bf16_bits, intrinsic_suffix
 
 
-def to_llvm_ir(module: ModuleOp) -> str:
-    """LLVM IR text for an llvm-dialect module; a `DiagnosticError` at each op it cannot export."""
-    return str(convert_module(module))
+def to_llvm_ir(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> str:
+    """LLVM IR text for an llvm-dialect module; a `DiagnosticError` at each op it cannot export.
+    `default_triple` is for a module that names none (see `convert_module`)."""
+    return str(convert_module(module, default_triple))
+
+
+def host_triple() -> str:
+    """The host's target triple, which xDSL's exporter (and so `xdsl-opt -t llvm`) defaults to."""
+    from llvmlite import binding
+
+    return binding.get_default_triple()
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ __all__ = [
     "NVPTX_TRIPLE",
     "bf16_bits",
     "convert_module",
+    "host_triple",
     "intrinsic_suffix",
     "is_convergent_intrinsic",
     "is_kernel",

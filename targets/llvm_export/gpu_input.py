@@ -1,10 +1,10 @@
-"""Which modules `ferrox-opt -t llvm` exports for the GPU, and which exactly as `xdsl-opt` does.
+"""Which modules `ferrox-opt -t llvm` exports for NVPTX, and which for the host, as `xdsl-opt`.
 
 `ferrox-opt` is `xdsl-opt` plus ferrox, so on input `xdsl-opt` could have been given, `-t llvm`
-must print what `xdsl-opt -t llvm` prints: xDSL's exporter, the host's triple, no data layout.
-ferrox's exporter (NVPTX triple and data layout, kernels, launch bounds, and refusals of what
-NVPTX or the CUDA driver would reject) is for input that says it is GPU code. A module says so
-by any one of:
+targets what `xdsl-opt -t llvm` targets: the host's triple, no data layout. Input that says it
+is GPU code gets the NVPTX triple and data layout. ferrox's exporter writes both (its refusals
+and located errors hold for every input; xDSL's exporter crashes or writes invalid IR on some,
+see docs/ferrox-opt.md). A module is GPU code by any one of:
 
 - an op of `simt`, `tile`, `host` or `nvvm` (ferrox's dialects; `-t llvm` lowers them first);
 - an `llvm` op that xDSL's llvm dialect lacks (ferrox adds atomics, casts, intrinsics; xdsl-opt
@@ -34,7 +34,7 @@ NVVM_INTRINSIC_PREFIX = "llvm.nvvm."
 
 
 def is_gpu_module(module: ModuleOp) -> bool:
-    """Whether `module` is GPU code by the rules above: ferrox's exporter, else xDSL's."""
+    """Whether `module` is GPU code by the rules above (NVPTX), else the host's."""
     triple = module.attributes.get("llvm.target_triple")
     if isinstance(triple, StringAttr) and triple.data.startswith("nvptx"):
         return True

@@ -27,15 +27,17 @@ NVPTX_DATALAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 SHARED = 3
 
 
-def convert_module(module: ModuleOp) -> ir.Module:
-    """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export."""
+def convert_module(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> ir.Module:
+    """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export.
+    A module that names no `llvm.target_triple` gets `default_triple` (`ferrox-opt -t llvm`
+    passes the host's for input that is not GPU code, see `gpu_input`)."""
     diag = DiagnosticEngine()
     out = ir.Module(name=_module_name(module))
     for key in ("llvm.target_triple", "llvm.data_layout"):  # misspelt, it would be ignored
         attr = module.attributes.get(key)
         if attr is not None and not isinstance(attr, StringAttr):
             diag.error(module, f"Unsupported {key} attribute: {attr} (expected a string)")
-    out.triple = _string_attr(module, "llvm.target_triple") or NVPTX_TRIPLE
+    out.triple = _string_attr(module, "llvm.target_triple") or default_triple
     layout = _string_attr(module, "llvm.data_layout")
     out.data_layout = (
         layout if layout is not None else NVPTX_DATALAYOUT if out.triple == NVPTX_TRIPLE else ""

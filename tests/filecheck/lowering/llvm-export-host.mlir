@@ -1,8 +1,9 @@
 // RUN: ferrox-opt %s -t llvm --split-input-file | filecheck %s
 
-// `-t llvm` on input that is not GPU code is xdsl-opt's `-t llvm`: xDSL's exporter, the host's
+// `-t llvm` on input that is not GPU code targets the host, as xdsl-opt's `-t llvm`: the host's
 // triple and no data layout. GPU code (a kernel, an nvvm attribute or op, a ferrox op, an NVPTX
-// triple) gets ferrox's exporter. The choice is made per input, before any pass (ferrox-opt.md).
+// triple) targets NVPTX. The choice is made per input, before any pass (ferrox-opt.md); ferrox's
+// exporter writes both, so its refusals hold for both (llvm-export-invalid.mlir has no triple).
 
 // CHECK: ; ModuleID = ""
 // CHECK-NEXT: target triple = "{{[a-zA-Z0-9_.-]+}}"

@@ -1,13 +1,7 @@
 // RUN: ferrox-opt %s -t llvm --split-input-file --verify-diagnostics
 
-// ferrox's NVPTX exporter refuses these. It exports only GPU code (see docs/ferrox-opt.md): a
-// chunk with no kernel, no nvvm attribute or op and no ferrox op names the NVPTX triple, else
-// `-t llvm` would be xdsl-opt's (xDSL's exporter, llvm-export-host.mlir).
-
-module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {
-  // expected-error@+1 {{function declaration @decl has 'internal' linkage; a declaration must be 'external' or 'extern_weak' (give it a body or drop the linkage)}}
-  llvm.func internal @decl(i32) -> i32
-}
+// expected-error@+1 {{function declaration @decl has 'internal' linkage; a declaration must be 'external' or 'extern_weak' (give it a body or drop the linkage)}}
+llvm.func internal @decl(i32) -> i32
 
 // -----
 
@@ -62,46 +56,36 @@ llvm.func @k() attributes {nvvm.kernel, nvvm.minctasm = "two"} {
 
 // -----
 
-module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {
-  // expected-error@+1 {{argument #0 of @f: unsupported attribute 'llvm.restrict'}}
-  llvm.func @f(%p: !llvm.ptr<1> {llvm.restrict}) {
-    llvm.return
-  }
+// expected-error@+1 {{argument #0 of @f: unsupported attribute 'llvm.restrict'}}
+llvm.func @f(%p: !llvm.ptr<1> {llvm.restrict}) {
+  llvm.return
 }
 
 // -----
 
-module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {
-  // expected-error@+1 {{passthrough entry 3 : i64 is neither "name" nor ["key", "value"]}}
-  llvm.func @f() attributes {passthrough = [3]} {
-    llvm.return
-  }
+// expected-error@+1 {{passthrough entry 3 : i64 is neither "name" nor ["key", "value"]}}
+llvm.func @f() attributes {passthrough = [3]} {
+  llvm.return
 }
 
 // -----
 
-module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {
-  // expected-error@+1 {{shared-memory global @tile has an initial value; NVPTX cannot initialise .shared variables, store the values from the kernel instead}}
-  llvm.mlir.global internal @tile(dense<0.0> : tensor<4xf32>) {addr_space = 3 : i32} : !llvm.array<4 x f32>
+// expected-error@+1 {{shared-memory global @tile has an initial value; NVPTX cannot initialise .shared variables, store the values from the kernel instead}}
+llvm.mlir.global internal @tile(dense<0.0> : tensor<4xf32>) {addr_space = 3 : i32} : !llvm.array<4 x f32>
+
+// -----
+
+llvm.func @f(%a: i32) {
+  // expected-error@+1 {{'arith.addi' has no LLVM IR form: lower it to the llvm dialect first (the lower-to-llvm pipeline)}}
+  %0 = arith.addi %a, %a : i32
+  llvm.return
 }
 
 // -----
 
-module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {
-  llvm.func @f(%a: i32) {
-    // expected-error@+1 {{'arith.addi' has no LLVM IR form: lower it to the llvm dialect first (the lower-to-llvm pipeline)}}
-    %0 = arith.addi %a, %a : i32
-    llvm.return
-  }
-}
-
-// -----
-
-module attributes {llvm.target_triple = "nvptx64-nvidia-cuda"} {
-  // expected-error@+1 {{'func.func' cannot appear at the top level of a module exported to LLVM IR (only llvm.func and llvm.mlir.global can)}}
-  func.func @f() {
-    func.return
-  }
+// expected-error@+1 {{'func.func' cannot appear at the top level of a module exported to LLVM IR (only llvm.func and llvm.mlir.global can)}}
+func.func @f() {
+  func.return
 }
 
 // -----
