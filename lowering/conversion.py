@@ -24,14 +24,14 @@ wrong type before their own machinery for the same reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from types import UnionType
 from typing import Self, Union, get_args, get_origin
 
-from xdsl.dialects.builtin import LocationAttr, UnknownLoc
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnknownLoc
+from xdsl.ir import Block, ErasedSSAValue, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.diagnostics import DiagnosticEngine
@@ -85,10 +85,14 @@ def op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
     """The op classes `pattern` can match, or None for any op.
 
     Read from what `@op_type_rewrite_pattern` closed over (the annotation of its `op`
-    parameter, a class or a union); a wrapper (`Guarded`, `Located`) answers for the pattern it
-    wraps. Anything else, a pattern that tests the op itself, may match any op."""
+    parameter, a class or a union), or from the pattern class's `OP_TYPES` (one that tests the
+    op's type itself, against a table, says so there); a wrapper (`Guarded`, `Located`) answers
+    for the pattern it wraps. Anything else may match any op (but see `can_match`)."""
     if isinstance(pattern, Guarded | Located):
         return pattern.types
+    declared = getattr(type(pattern), "OP_TYPES", None)
+    if declared is not None:
+        return tuple(declared)
     method = getattr(type(pattern), "match_and_rewrite", None)
     code = getattr(method, "__code__", None)
     cells = getattr(method, "__closure__", None)
@@ -185,7 +189,7 @@ class Dispatch(RewritePattern):
         found = self._candidates.get(cls)
         if found is None:
             found = self._candidates[cls] = tuple(
-                p for p, types in self._typed if types is None or issubclass(cls, types)
+                p for p, types in self._typed if _admits(p, types, cls)
             )
         return found
 
@@ -200,6 +204,11 @@ class Dispatch(RewritePattern):
                 steps.append((pattern, None, False))
         plan = self._plans[cls] = tuple(steps)
         return plan
+
+    def plan(self, cls: type[Operation]) -> tuple[_Step, ...]:
+        """How an op of class `cls` is offered to the patterns (empty: none can match it)."""
+        plan = self._plans.get(cls)
+        return plan if plan is not None else self._plan(cls)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         plan = self._plans.get(type(op))
@@ -232,11 +241,79 @@ class Dispatch(RewritePattern):
             handlers.remove(stamp)
 
 
+def _admits(pattern: RewritePattern, types: tuple[type[Operation], ...] | None, cls: type) -> bool:
+    """Whether `pattern` may match an op of class `cls`: by its op types, else by its
+    `can_match(cls)` where it has one (a pattern that matches ops by name), else yes."""
+    if types is not None:
+        return issubclass(cls, types)
+    inner = pattern.pattern if isinstance(pattern, Guarded | Located) else pattern
+    can_match = getattr(inner, "can_match", None)
+    return can_match is None or bool(can_match(cls))
+
+
 def dispatch(patterns: Sequence[RewritePattern]) -> Dispatch:
     """The pattern a `PatternRewriteWalker` takes in place of
     `GreedyRewritePatternApplier(patterns, dce_enabled=False)`: the same rewrites, dispatched
     by op type."""
     return Dispatch(patterns)
+
+
+@dataclass(eq=False)
+class DispatchWalker(PatternRewriteWalker):
+    """xDSL's `PatternRewriteWalker` over a `Dispatch`, whose worklist never holds an op that no
+    candidate pattern can match (its class has an empty plan: most ops a conversion makes, or
+    leaves alone). Offered such an op, `Dispatch` returns at once and changes nothing, so
+    leaving it out changes no rewrite and no order (the worklist is a stack, the others keep
+    their places in it); it only saves the pops and the fixpoint sweep's offers (a conversion
+    walks its module until a sweep changes nothing)."""
+
+    pattern: Dispatch
+
+    def _wanted(self, op: Operation) -> bool:
+        return bool(self.pattern.plan(type(op)))
+
+    def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        for sub_op in op.walk(
+            reverse=not self.walk_reverse, region_first=not self.walk_regions_first
+        ):
+            if self._wanted(sub_op):
+                self._worklist.push(sub_op)
+
+    def _add_operands_to_worklist(self, operands: Iterable[SSAValue]) -> None:
+        for operand in operands:
+            if (
+                operand.has_one_use()
+                and not isinstance(operand, ErasedSSAValue)
+                and isinstance((op := operand.owner), Operation)
+                and self._wanted(op)
+            ):
+                self._worklist.push(op)
+
+    def _handle_operation_insertion(self, op: Operation) -> None:
+        if self.apply_recursively and self._wanted(op):
+            self._worklist.push(op)
+
+    def _handle_operation_modification(self, op: Operation) -> None:
+        if self.apply_recursively and self._wanted(op):
+            self._worklist.push(op)
+
+    def _handle_operation_replacement(
+        self, op: Operation, new_results: Sequence[SSAValue | None]
+    ) -> None:
+        if self.apply_recursively:
+            for result in op.results:
+                for user in result.uses:
+                    if self._wanted(user.operation):
+                        self._worklist.push(user.operation)
+
+
+def rewrite_module(
+    patterns: Sequence[RewritePattern], module: ModuleOp, *, apply_recursively: bool = True
+) -> bool:
+    """`PatternRewriteWalker(dispatch(patterns)).rewrite_module(module)`, on a `DispatchWalker`:
+    the same rewrites in the same order. Whether anything changed."""
+    walker = DispatchWalker(dispatch(patterns), apply_recursively=apply_recursively)
+    return walker.rewrite_module(module)
 
 
 @dataclass
@@ -284,10 +361,12 @@ class Emitter:
 __all__ = [
     "ConversionState",
     "Dispatch",
+    "DispatchWalker",
     "Emitter",
     "Guarded",
     "Located",
     "Unsupported",
     "dispatch",
     "op_types",
+    "rewrite_module",
 ]

@@ -75,6 +75,8 @@ def _scope(op: Operation) -> tuple[nvvm.MemScope, nvvm.MemOrder]:
 
 
 class AtomicRMWToNvvm(RewritePattern):
+    OP_TYPES = (AtomicRMWOp,)  # what it can match (`conversion.op_types`)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, AtomicRMWOp):
             return
@@ -103,6 +105,8 @@ class AtomicRMWToNvvm(RewritePattern):
 
 
 class AtomicCasToNvvm(RewritePattern):
+    OP_TYPES = (AtomicCasOp,)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, AtomicCasOp):
             return

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import RewritePattern
 
-from ferrox.lowering.conversion import ConversionState, Guarded, dispatch
+from ferrox.lowering.conversion import ConversionState, Guarded, rewrite_module
 from ferrox.lowering.simt_to_nvvm.atomic import ATOMIC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.casts import finish
 from ferrox.lowering.simt_to_nvvm.ids import IDS_PATTERNS
@@ -52,7 +52,7 @@ def convert_simt_to_nvvm(module: ModuleOp) -> None:
     cannot be lowered."""
     state = ConversionState("nvvm")
     patterns: list[RewritePattern] = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
-    PatternRewriteWalker(dispatch(patterns)).rewrite_module(module)
+    rewrite_module(patterns, module)
     state.diagnostics.raise_if_errors()
     finish(module, state)
     state.diagnostics.raise_if_errors()

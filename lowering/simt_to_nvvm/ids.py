@@ -24,6 +24,8 @@ REGISTERS: dict[type[Operation], dict[str, type[Operation]]] = {
 
 
 class DimToRegister(RewritePattern):
+    OP_TYPES = tuple(REGISTERS)  # what it can match (`conversion.op_types`)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         registers = REGISTERS.get(type(op))
         if registers is None:

@@ -46,6 +46,8 @@ class ShuffleToShfl(RewritePattern):
 
 
 class VoteToVoteSync(RewritePattern):
+    OP_TYPES = tuple(VOTE_KIND)  # what it can match (`conversion.op_types`)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         kind = VOTE_KIND.get(type(op))
         if kind is None:

@@ -107,6 +107,8 @@ FLOAT_MINMAX: dict[type[Operation], type[Operation]] = {
 class BinaryToLLVM(RewritePattern):
     """Integer and float binary ops with an llvm twin; overflow and fast-math flags carry over."""
 
+    OP_TYPES = (*INT_BINARY, *FLOAT_BINARY, *FLOAT_MINMAX)  # what it can match (`op_types`)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if type(op) in INT_BINARY:
             target = INT_BINARY[type(op)]
@@ -157,6 +159,8 @@ INT_MINMAX: dict[type[Operation], type[Operation]] = {
 class IntMinMaxToLLVM(RewritePattern):
     """`maxsi` -> `llvm.intr.smax` (PTX `max.s32`), and so on."""
 
+    OP_TYPES = tuple(INT_MINMAX)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         target = INT_MINMAX.get(type(op))
         if target is None:
@@ -170,6 +174,8 @@ class FloorCeilDivToLLVM(RewritePattern):
     """Rounding division from truncating division: `q = a / b`, `r = a % b`; floor subtracts 1
     and ceil adds 1 when `r != 0` and the exact quotient's sign calls for it (unsigned ceil:
     `r != 0`)."""
+
+    OP_TYPES = (arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.FloorDivSIOp | arith.CeilDivSIOp | arith.CeilDivUIOp):
@@ -273,6 +279,8 @@ CAST: dict[type[Operation], type[Operation]] = {
 
 class CastToLLVM(RewritePattern):
     """One-to-one casts (`uitofp`, `fptosi` and `fptoui` from ferrox's llvm dialect)."""
+
+    OP_TYPES = tuple(CAST)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         target = CAST.get(type(op))

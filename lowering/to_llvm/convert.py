@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
-from ferrox.lowering.conversion import ConversionState, Guarded, Located, dispatch
+from ferrox.lowering.conversion import ConversionState, Guarded, Located, rewrite_module
 from ferrox.lowering.nvvm_to_llvm import NVVM_TO_LLVM_PATTERNS
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
 from ferrox.lowering.to_llvm.casts import reconcile
@@ -53,7 +53,7 @@ def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
 
 
 def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
-    PatternRewriteWalker(dispatch(patterns)).rewrite_module(module)
+    rewrite_module(patterns, module)
 
 
 def convert_to_llvm(module: ModuleOp) -> None:

@@ -61,6 +61,8 @@ NARROW_FLOATS = (Float16Type, BFloat16Type)
 class DirectToLLVM(RewritePattern):
     """Ops NVPTX selects for every type they take: one llvm op each."""
 
+    OP_TYPES = (*UNARY_OPS, *COUNT_ZEROS, xmath.AbsIOp, xmath.FmaOp, xmath.CopySignOp)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if type(op) in UNARY_OPS:
             (x,) = legal_operands(rewriter, op.operands)
@@ -113,6 +115,10 @@ class ApproximationToLLVM(RewritePattern):
     """The libm-only functions: f32 through `math_approx`; f16/bf16 widened to f32 and rounded
     back (the f32 error is far below half an f16 ulp); f64 and vectors reported."""
 
+    def can_match(self, cls: type[Operation]) -> bool:
+        """Whether ops of class `cls` may be matched (`conversion.Dispatch`): by name."""
+        return cls.name in math_approx.APPROXIMATIONS
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         build = math_approx.APPROXIMATIONS.get(op.name)
         if build is None:
@@ -140,6 +146,10 @@ class ApproximationToLLVM(RewritePattern):
 
 class UnsupportedMath(RewritePattern):
     """Every other math op: reported with its name rather than left for a vague legality error."""
+
+    def can_match(self, cls: type[Operation]) -> bool:
+        """Whether ops of class `cls` may be matched (`conversion.Dispatch`): by name."""
+        return cls.name.startswith("math.")
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if op.name.startswith("math."):
