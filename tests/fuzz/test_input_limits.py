@@ -312,14 +312,15 @@ ROW_SUM = """tile.kernel @row_sum(%out: !tile.partition<f32, [16]>, %x: !tile.te
 
 def test_a_tile_too_big_for_the_threads_registers_is_refused(tmp_path: Path, capsys):
     # The lowering emits each thread's elements one by one: 2^31 columns never finished, 4096 x
-    # 128 took minutes. 256 threads x 256 elements is the most a block may hold.
+    # 128 took minutes. 512 threads (a reduction kernel's most) x 256 elements is the most a
+    # block may hold.
     path = tmp_path / "big.mlir"
-    path.write_text(ROW_SUM.replace("N", "8192"))
+    path.write_text(ROW_SUM.replace("N", "16384"))
     assert cli.main(["compile", "--no-cache", "-o", os.devnull, str(path)]) == 1
     _, err = capsys.readouterr()
     assert err == (
         f"{path}:3:3: error[E1204]: cannot lower 'tile.load' to SIMT: its "
-        "!tile.tile<f32, [16, 8192]> of 131072 elements spreads 512 over each of the block's 256 "
+        "!tile.tile<f32, [16, 16384]> of 262144 elements spreads 512 over each of the block's 512 "
         "threads, more than the 256 a thread may hold; use smaller tiles\n"
     )
 
