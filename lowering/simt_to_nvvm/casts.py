@@ -25,19 +25,26 @@ def _casts(module: ModuleOp) -> list[UnrealizedConversionCastOp]:
     return [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]
 
 
-def _erase_dead(module: ModuleOp) -> None:
+def _erase_dead(casts: list[UnrealizedConversionCastOp]) -> None:
+    """Erase the casts (of `casts`, the module's) whose results are unused, until none is: the
+    same casts go as when the module is walked again after each round (erasing makes no cast)."""
     changed = True
     while changed:
         changed = False
-        for cast in _casts(module):
+        alive = []
+        for cast in casts:
             if all(not r.uses for r in cast.results):
                 Rewriter.erase_op(cast)
                 changed = True
+            else:
+                alive.append(cast)
+        casts = alive
 
 
 def _fold_pairs(module: ModuleOp) -> None:
     """A cast of a cast's results back to that cast's input types is its input."""
-    for cast in _casts(module):
+    casts = _casts(module)
+    for cast in casts:
         producer = cast.inputs[0].owner if cast.inputs else None
         if (
             isinstance(producer, UnrealizedConversionCastOp)
@@ -46,7 +53,7 @@ def _fold_pairs(module: ModuleOp) -> None:
         ):
             for result, source in zip(cast.results, producer.inputs):
                 result.replace_all_uses_with(source)
-    _erase_dead(module)
+    _erase_dead(casts)
 
 
 @dataclass

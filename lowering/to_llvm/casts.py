@@ -9,17 +9,15 @@ a value of an unconverted type is still used, so it is reported at its user.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
-from xdsl.pattern_rewriter import PatternRewriteWalker
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
-from ferrox.lowering.conversion import ConversionState
+from ferrox.lowering.conversion import ConversionState, rewrite_module
 
 
 def reconcile(module: ModuleOp, state: ConversionState) -> None:
     """Fold the cast chains; report the survivors (except at ops already reported)."""
-    PatternRewriteWalker(ReconcileUnrealizedCastsPattern(warn_on_failure=False)).rewrite_module(
-        module
-    )
+    # xDSL's walker over this one pattern, offering it only the casts (`DispatchWalker`).
+    rewrite_module([ReconcileUnrealizedCastsPattern(warn_on_failure=False)], module)
     for cast in module.walk():
         if not isinstance(cast, UnrealizedConversionCastOp):
             continue
