@@ -4,7 +4,8 @@
         [--tree OTHER_CHECKOUT] [--json OUT.json]
 
 For every example under examples/simt and examples/tile (or the ones named):
-- `new`: `ferrox.compile(path, chip="sm_90", cache=False)` in a process that has compiled
+- `new`: `ferrox.compile(path, chip="sm_90", cache=False)` (the chip its module names, if it
+  names one: `gemm_wgmma` is sm_90a) in a process that has compiled
   another kernel already (imports done, LLVM's worker started): the median of `--reps` runs.
   It includes ptxas where ptxas is found, as `ferrox.compile` does.
 - `stages`: one more such compile through `compile_module(timings=...)`, each stage's
@@ -19,6 +20,9 @@ For every example under examples/simt and examples/tile (or the ones named):
   `benchmarks/cold_start.py` measures the same path on the GPU with and without torch (torch's
   import aside), step by step, with min / median / max.
 
+`--dump-ptx DIR` writes each example's PTX there (`simt-vecadd.ptx`, ...): run it on two
+checkouts (`--tree`) and `diff -r` the folders to see that a change left the PTX byte-identical.
+
 `--tree DIR` runs the same against another checkout of ferrox (say, an older commit in a git
 worktree): its root folders are imported in place of the installed ones, so one venv measures
 both. CPU only: no GPU is used. A benchmark, never a test.
@@ -32,6 +36,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -98,6 +103,12 @@ def median_ms(fn, reps: int) -> float:
     return statistics.median(times) * 1000
 
 
+def chip_of(path: Path) -> str:
+    """The chip an example names (`"ferrox.chip" = "sm_90a"`), else sm_90."""
+    m = re.search(r'"ferrox\.chip"\s*=\s*"(\w+)"', path.read_text())
+    return m.group(1) if m else "sm_90"
+
+
 def stage_times(path: Path) -> dict[str, float] | None:
     try:
         from ferrox.targets.timing import Timings
@@ -110,14 +121,14 @@ def stage_times(path: Path) -> dict[str, float] | None:
     timings = Timings()
     with timings.stage("parse"):
         module = parse_module(make_context(), path.read_text(), str(path))
-    compile_module(module, chip="sm_90", timings=timings)
+    compile_module(module, chip=chip_of(path), timings=timings)
     return {name: round(s * 1000, 2) for name, s in timings.stages.items()}
 
 
 def new_process_hit(path: Path, tree: str | None, reps: int) -> tuple[float, list[str]]:
     code = _PRELUDE.format(tree=tree or "", bench=str(Path(__file__).parent)) + (
         "import ferrox\n"
-        f"ferrox.compile({str(path)!r}, chip='sm_90')\n"
+        f"ferrox.compile({str(path)!r}, chip={chip_of(path)!r})\n"
         f"print(sorted({{m.split('.')[0] if m.startswith('xdsl') else m for m in sys.modules "
         f"if m.startswith({HEAVY!r})}}))\n"
     )
@@ -175,6 +186,7 @@ def main() -> None:
     parser.add_argument("--tree", help="another ferrox checkout to measure instead")
     parser.add_argument("--json", help="write the results here too")
     parser.add_argument("--no-new-process", action="store_true")
+    parser.add_argument("--dump-ptx", metavar="DIR", help="write each example's PTX into DIR")
     parser.add_argument(
         "--launch", action="store_true", help="also a new process's load and first launch"
     )
@@ -191,10 +203,14 @@ def main() -> None:
     print(f"{'example':24} {'new ms':>9} {'hit ms':>8} {'new-process hit ms':>19}  imported")
     for path in paths:
         name = f"{path.parent.name}/{path.stem}"
-        new = median_ms(lambda p=path: ferrox.compile(p, chip="sm_90", cache=False), args.reps)
+        chip = chip_of(path)
+        new = median_ms(lambda p=path, c=chip: ferrox.compile(p, chip=c, cache=False), args.reps)
         stages = stage_times(path)
-        ferrox.compile(path, chip="sm_90")  # now cached, on disk too
-        hit = median_ms(lambda p=path: ferrox.compile(p, chip="sm_90"), max(args.reps, 20))
+        compiled = ferrox.compile(path, chip=chip)  # now cached, on disk too
+        if args.dump_ptx:
+            Path(args.dump_ptx).mkdir(parents=True, exist_ok=True)
+            (Path(args.dump_ptx) / f"{path.parent.name}-{path.stem}.ptx").write_text(compiled.ptx)
+        hit = median_ms(lambda p=path, c=chip: ferrox.compile(p, chip=c), max(args.reps, 20))
         row = {"example": name, "new_ms": round(new, 2), "hit_ms": round(hit, 4)}
         if stages is not None:
             row["stages_ms"] = stages
