@@ -1,5 +1,5 @@
-"""Matrix multiply written in Python: C = A @ B in f32, one 64 x 64 tile of C per tile block,
-a loop over K in 32-wide steps carrying the accumulator tile.
+"""Matrix multiply written in Python: C = A @ B in f32, one 128 x 64 tile of C per tile block,
+a loop over K in 16-wide steps carrying the accumulator tile.
 
     python examples/python/tile_matmul_f32.py [--device auto|gpu|cpu] [--m 200] [--n 150] [--k 100]
 
@@ -25,9 +25,9 @@ def matmul(
     c: Partition[f32, (BM, BN)],
     a: Tensor[f32, (None, None)],
     b: Tensor[f32, (None, None)],
-    BM: Constexpr = 64,
+    BM: Constexpr = 128,
     BN: Constexpr = 64,
-    BK: Constexpr = 32,
+    BK: Constexpr = 16,
 ):
     i = tile.block_id(0)
     j = tile.block_id(1)

@@ -86,10 +86,10 @@ EXPECT = {
     ),
     "matmul_f32": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
-        (64, 64),
+        (128, 64),
         barrier=True,
-        vector_stores=4,
-        async_copies=4 * (2 + 2),  # 4 stages; 2 chunks of x and 2 of y a thread
+        vector_stores=8,
+        async_copies=4 * (2 + 1),  # 4 stages; 2 chunks of x ([128, 16]) and 1 of y a thread
     ),
     "matmul_bf16": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
