@@ -116,7 +116,10 @@ class PtxasJob:
             _end_spares()
         finally:
             self.close()
-            _keep_spare(self.chip, self._ptxas)  # for the next compile
+            try:
+                _keep_spare(self.chip, self._ptxas)  # for the next compile
+            except OSError:  # no process to spare now (a limit reached): the next starts its own
+                pass
         return run_ptxas(ptx, self.chip)
 
     def close(self) -> None:
