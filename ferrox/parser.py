@@ -58,7 +58,7 @@ _TOKEN = re.compile(
 )
 """The tokens most of a module is made of, after the whitespace and comments before them:
 bare, prefixed and @ identifiers, numbers, punctuation. Group i is token kind `_KINDS[i]`."""
-_KINDS = (
+_KINDS: tuple[MLIRTokenKind | None, ...] = (
     None, _K.BARE_IDENT, None, _K.AT_IDENT, _K.INTEGER_LIT, _K.FLOAT_LIT, _K.ARROW, None
 )  # fmt: skip
 _PREFIXED = {
@@ -108,7 +108,9 @@ class _FastLexer(MLIRLexer):
         if m is None:
             return super().lex()
         group = m.lastindex
+        assert group is not None, "every alternative of _TOKEN is a group"
         start, end = m.span(group)
+        kind: MLIRTokenKind | None
         if group == 2:
             kind = _PREFIXED[self.input.content[start]]
             if kind is _K.HASH_IDENT and self.input.content.startswith("#-}", start):
@@ -117,6 +119,7 @@ class _FastLexer(MLIRLexer):
             kind = _PUNCTUATION[self.input.content[start]]
         else:
             kind = _KINDS[group]
+        assert kind is not None
         self.pos = end
         return Token(kind, Span(start, end, self.input))
 
@@ -167,29 +170,37 @@ class LocatedParser(Parser):
             found = self._ints[n] = IntAttr(n)
         return found
 
-    def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool):
+    def _parse_extended_type_or_attribute(  # type: ignore[override]  # xDSL's overloads
+        self, attr_or_dialect_name: str, is_type: bool
+    ) -> Attribute:
         """xDSL's, with each dialect type or attribute written `name<...>` parsed once per
         module: the same text again is the same (immutable) attribute, so it is looked up
         (a module names a few types many times; each took a custom parser and a verifier)."""
         token = self._current_token
         content = self.lexer.input.content
         if "." not in attr_or_dialect_name or token.kind != MLIRTokenKind.LESS:
-            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+            return self._parse_extended(attr_or_dialect_name, is_type)
         if not isinstance(content, str):
-            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+            return self._parse_extended(attr_or_dialect_name, is_type)
         end = _balanced_end(content, token.span.start)
         if end is None:
-            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+            return self._parse_extended(attr_or_dialect_name, is_type)
         key = (attr_or_dialect_name, is_type, content[token.span.start : end])
         found = self._parsed_attributes.get(key)
         if found is not None:
             self._resume_from(end)
             return found
-        attr = super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        attr = self._parse_extended(attr_or_dialect_name, is_type)
         # Kept only where the parser took exactly the text of the key.
-        if self._current_token.span.start == _SPACE.match(content, end).end():
+        space = _SPACE.match(content, end)
+        if space is not None and self._current_token.span.start == space.end():
             self._parsed_attributes[key] = attr
         return attr
+
+    def _parse_extended(self, name: str, is_type: bool) -> Attribute:
+        if is_type:
+            return super()._parse_extended_type_or_attribute(name, True)
+        return super()._parse_extended_type_or_attribute(name, False)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
