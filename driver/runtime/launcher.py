@@ -83,7 +83,9 @@ class LoadedModule:
     @classmethod
     def load(cls, artifact: ModuleArtifact, ordinal: int = 0) -> LoadedModule:
         """The loaded module for `artifact` on device `ordinal`, loaded on first use."""
-        use_cubin = artifact.cubin is not None and artifact.chip == device_limits(ordinal).chip
+        use_cubin = artifact.cubin is not None and runs_on(
+            artifact.chip, device_limits(ordinal).chip
+        )
         image = artifact.cubin if use_cubin else artifact.ptx.encode()
         assert image is not None
         facts = hashlib.sha256(artifact.to_json().encode()).hexdigest()
@@ -279,6 +281,12 @@ def _size(info: Any) -> int:
 
 
 # -- seams (tests/support/fake_gpu.py replaces these two) ---------------------------------------
+
+
+def runs_on(compiled_for: str, device_chip: str) -> bool:
+    """Whether a cubin made for `compiled_for` runs on a device of `device_chip`: the same chip, or
+    its arch-specific variant (`sm_90a` code, wgmma's, runs on exactly an sm_90 device)."""
+    return compiled_for in (device_chip, f"{device_chip}a")
 
 
 def _load_object(artifact: ModuleArtifact, image: bytes, is_cubin: bool, ordinal: int) -> Any:

@@ -297,6 +297,18 @@ def test_one_load_per_image_and_device_cubin_for_the_devices_chip(loads):
         a.kernel("nope")
 
 
+def test_an_arch_specific_cubin_loads_on_its_own_chip_only(loads):
+    """wgmma's sm_90a cubin runs on an sm_90 device (the fake's chip): loaded as it is, without
+    the driver's PTX JIT; sm_100a's is not for it, so its PTX goes to the driver instead."""
+    arch = ModuleArtifact("sm_90a", "", 3, "// wgmma", {"k": KERNEL}, b"\x7fELF-sm90a")
+    LoadedModule.load(arch)
+    later = ModuleArtifact("sm_100a", "", 3, "// later", {"k": KERNEL}, b"\x7fELF-sm100a")
+    LoadedModule.load(later)
+    assert loads == [(b"\x7fELF-sm90a", True, 0), (b"// later", False, 0)]
+    assert launcher.runs_on("sm_90a", "sm_90") and launcher.runs_on("sm_90", "sm_90")
+    assert not launcher.runs_on("sm_90", "sm_90a") and not launcher.runs_on("sm_80", "sm_90")
+
+
 def test_a_compiled_kernel_runs_on_the_fake_gpu(fake):
     from ferrox.parser import parse_module
     from ferrox.registry import make_context
