@@ -8,9 +8,9 @@ compile time.
 
 Ahead means one compile ahead: `start_ptxas(chip)` hands out the spare job that the previous
 compile for that chip left waiting (a new one on the first), and each `finish` starts the next
-spare once its own ptxas is done. A spare is ready long before its PTX is, even where the
-lowering is shorter than ptxas's start-up. At most `MAX_SPARES` chips keep one; they end when
-the process exits.
+spare once it has fed its own ptxas (on a machine of several cores the two run side by side).
+A spare is ready long before its PTX is, even where the lowering is shorter than ptxas's
+start-up. At most `MAX_SPARES` chips keep one; they end when the process exits.
 
 The input: ptxas's standard input is a pipe from this process, and its input file `kernel.ptx`
 a symbolic link to `/proc/self/fd/0`, which in ptxas is that pipe. ptxas reads its input twice
@@ -107,6 +107,7 @@ class PtxasJob:
         try:
             deadline = time.monotonic() + TIMEOUT_S
             self._feed(ptx.encode("utf-8"))
+            _spare_for(self.chip, self._ptxas)  # the next compile's, starting while this runs
             if self._wait(deadline) == 0:
                 result = self._result()
                 if result is not None:
@@ -116,10 +117,7 @@ class PtxasJob:
             _end_spares()
         finally:
             self.close()
-            try:
-                _keep_spare(self.chip, self._ptxas)  # for the next compile
-            except OSError:  # no process to spare now (a limit reached): the next starts its own
-                pass
+            _spare_for(self.chip, self._ptxas)  # (started above unless something failed)
         return run_ptxas(ptx, self.chip)
 
     def close(self) -> None:
@@ -218,6 +216,15 @@ def _keep_spare(chip: str, ptxas: str) -> None:
         _spares[chip] = spare if spare is not None and spare.alive() else PtxasJob(chip, ptxas)
     for job in ended:
         job.close()
+
+
+def _spare_for(chip: str, ptxas: str) -> None:
+    """`_keep_spare`, where a process can be started: a compile does not fail for want of one
+    (the next compile then starts its own)."""
+    try:
+        _keep_spare(chip, ptxas)
+    except OSError:
+        pass
 
 
 def _end_spares() -> None:
