@@ -6,6 +6,12 @@ uniform across the warp (SIMT rule 7). The analysis is a forward dataflow over t
 one function, optimistic (every value starts at the top and only ever falls), iterated to a
 fixpoint; a value or a region not proven uniform is divergent.
 
+The sweeps are incremental: after the first, an op without regions is evaluated again only when
+one of its operands' facts, or the control level it is reached under, changed since it was last
+evaluated (its transfer reads nothing else, except where `rule` decides it). Skipping it changes
+nothing, so each sweep computes what a full sweep would, in the same order, and the fixpoint is
+the same (`incremental = False` sweeps everything, for tests that compare the two).
+
 API: `uniformity(fn)` is a `Uniformity`, a mapping from each value of `fn` to its `Level`, which
 also answers `control(op)` (how uniformly `op` is reached) and `divergence(op, level)` (the
 innermost construct that makes it less uniform than `level`); `region_uniformity(op)` is the
@@ -118,6 +124,8 @@ class Uniformity(Mapping[SSAValue, Level]):
     y and z and thread id x / 32 are.
     """
 
+    incremental = True  # False: every sweep evaluates every op (the plain algorithm)
+
     def __init__(
         self,
         fn: Operation,
@@ -137,6 +145,13 @@ class Uniformity(Mapping[SSAValue, Level]):
         self.controls: dict[Block, Level] = {}
         self.graphs: dict[Region, RegionGraph] = {}
         self._changed = False
+        # Per block, its ops with their kinds (the IR does not change while it is analysed).
+        self._plans: dict[Block, list[tuple[Operation, int]]] = {}
+        # id of an op without regions -> the control level it was last evaluated under; ids of
+        # such ops whose operands' facts changed since.
+        self._evaluated: dict[int, Level] = {}
+        self._dirty: set[int] = set()
+        self._size = 2  # the function itself, and one more
         self._run()
 
     # -- the Mapping interface -------------------------------------------------------------
@@ -235,10 +250,12 @@ class Uniformity(Mapping[SSAValue, Level]):
         for arg in body.blocks[0].args if body.blocks else ():
             level = self.params if isinstance(self.params, Level) else self.params[arg.index]
             self.facts[arg] = Fact(level)
-        size = sum(1 for _ in self.fn.walk()) + 1
         # Each value's fact only falls, through at most 3 levels, 33 alignments and the lane
-        # flag; a sweep that changes nothing ends the iteration.
-        for _ in range(40 * size + 2):
+        # flag; a sweep that changes nothing ends the iteration. The first sweep visits every op
+        # of the function and counts them (with the function and one more, `size`).
+        sweeps = 0
+        while sweeps == 0 or sweeps < 40 * self._size + 2:
+            sweeps += 1
             self._changed = False
             self._region(body, Level.GRID)
             if not self._changed:
@@ -255,6 +272,9 @@ class Uniformity(Mapping[SSAValue, Level]):
         if self.facts.get(value) != fact:
             self.facts[value] = fact
             self._changed = True
+            dirty = self._dirty
+            for use in value.uses:
+                dirty.add(id(use.operation))
 
     def _set_control(self, block: Block, level: Level) -> None:
         if self.controls.get(block) != level:
@@ -264,10 +284,11 @@ class Uniformity(Mapping[SSAValue, Level]):
     def _region(self, region: Region, control: Level) -> None:
         """Sweep `region`, entered under `control`; the entry block's arguments are set by the
         region's owner."""
-        blocks = list(region.blocks)
-        if len(blocks) <= 1:
-            for block in blocks:
-                self._block(block, control)
+        first = region.first_block
+        if first is None:
+            return
+        if first.next_block is None:
+            self._block(first, control)
             return
         graph = self.graphs.get(region)
         if graph is None:
@@ -313,21 +334,39 @@ class Uniformity(Mapping[SSAValue, Level]):
 
     def _block(self, block: Block, control: Level) -> None:
         self._set_control(block, control)
-        for op in block.ops:
-            self._op(op, control)
+        plan = self._plans.get(block)
+        if plan is None:
+            plan = self._plans[block] = [(op, _kind(op)) for op in block.ops]
+            self._size += len(plan)
+        evaluated, dirty = self._evaluated, self._dirty
+        for op, kind in plan:
+            if kind >= _LEAF:
+                key = id(op)
+                if kind != _RULE and evaluated.get(key) == control and key not in dirty:
+                    continue  # its inputs are as they were: it would compute what it holds
+                if self.incremental:
+                    evaluated[key] = control
+                    dirty.discard(key)
+                facts = self._transfer(op, kind, control)
+                for r, f in zip(op.results, facts):
+                    self._set(r, f)
+            else:
+                self._op(op, kind, control)
 
-    def _op(self, op: Operation, control: Level) -> None:
-        if isinstance(op, scf.IfOp | scf.IndexSwitchOp):
+    def _op(self, op: Operation, kind: int, control: Level) -> None:
+        if kind == _IF:
             decision = self._decision(op, op.regions[0])
             assert decision is not None
             for region in op.regions:
                 self._region(region, min(control, decision.level))
             self._results(op, [_yielded(r) for r in op.regions], decision.level)
-        elif isinstance(op, scf.ForOp):
+        elif kind == _FOR:
+            assert isinstance(op, scf.ForOp)
             self._for(op, control)
-        elif isinstance(op, scf.WhileOp):
+        elif kind == _WHILE:
+            assert isinstance(op, scf.WhileOp)
             self._while(op, control)
-        elif isinstance(op, scf.ExecuteRegionOp | simt.UnsafeOp):
+        elif kind == _EXECUTE:
             region = op.regions[0]
             self._region(region, control)
             cap = Level.GRID
@@ -342,7 +381,7 @@ class Uniformity(Mapping[SSAValue, Level]):
                 if b.last_op is not None and not b.last_op.successors
             ]
             self._results(op, exits, cap)
-        elif op.regions:
+        else:
             for region in op.regions:
                 for block in region.blocks:
                     for arg in block.args:
@@ -350,10 +389,6 @@ class Uniformity(Mapping[SSAValue, Level]):
                 self._region(region, Level.THREAD)
             for i, r in enumerate(op.results):
                 self._set(r, self._unknown_result(op, i))
-        else:
-            facts = self._transfer(op, control)
-            for r, f in zip(op.results, facts):
-                self._set(r, f)
 
     def _unknown_result(self, op: Operation, index: int) -> Fact:
         if self.rule is not None:
@@ -420,42 +455,47 @@ class Uniformity(Mapping[SSAValue, Level]):
             self._set(r, f.cap(level))
 
     # -- transfer functions of single ops ---------------------------------------------------
-    def _transfer(self, op: Operation, control: Level) -> list[Fact]:
+    def _transfer(self, op: Operation, kind: int, control: Level) -> list[Fact]:
+        """The facts of the results of `op` (no regions; `kind` is `_kind(op)`)."""
         n = len(op.results)
-        if isinstance(op, arith.ConstantOp):
+        if kind == _ARITH:
+            return [self._arith(op)] * n if n == 1 else [self._generic(op)] * n
+        if kind == _CONSTANT:
+            assert isinstance(op, arith.ConstantOp)
             return [_constant_fact(op)]
-        if isinstance(op, simt.ThreadIdOp):
+        if kind == _THREAD_ID:
+            assert isinstance(op, simt.ThreadIdOp)
             return [self._thread_id(op.dimension.data.value)]
-        if isinstance(op, simt.LaneIdOp):
+        if kind == _LANE_ID:
             return [LANE]
-        if isinstance(op, simt.BlockIdOp):
+        if kind == _BLOCK_ID:
             return [Fact(Level.BLOCK)]
-        if isinstance(op, simt.BlockDimOp):
+        if kind == _BLOCK_DIM:
+            assert isinstance(op, simt.BlockDimOp)
             if self.block is not None:
                 size = self.block["xyz".index(op.dimension.data.value)]
                 return [Fact(Level.GRID, _pow2_divisor(size))]
             return [Fact(Level.GRID)]
-        if isinstance(op, simt.GridDimOp):
+        if kind == _GRID_DIM:
             return [Fact(Level.GRID)]
-        if isinstance(op, simt.LenOp):
+        if kind == _LEN:
+            assert isinstance(op, simt.LenOp)
             return [Fact(self._fact(op.slice).level)]
-        if isinstance(op, simt.WitnessValueOp):
+        if kind == _WITNESS_VALUE:
+            assert isinstance(op, simt.WitnessValueOp)
             return [self._fact(op.witness)]
         warp_x = self.block is not None and self.block[0] % WARP_SIZE == 0
-        if isinstance(op, simt.WarpIndexOp):
+        if kind == _WARP_INDEX:
             # (block id x * block dim x + thread id x) / 32
             return [Fact(Level.WARP) if warp_x else THREAD]
-        if isinstance(op, simt.ThreadIndex1DOp):
+        if kind == _THREAD_INDEX:
             # block id x * block dim x + thread id x
             return [LANE if warp_x else THREAD]
-        if isinstance(op, simt.ShuffleOp | simt.VoteAllOp | simt.VoteAnyOp | simt.BallotOp):
+        if kind == _COLLECTIVE:
             return [self._collective(op, control)]
-        if isinstance(op, simt.SharedAllocOp):
+        if kind == _SHARED_ALLOC:
             return [Fact(Level.BLOCK)]
-        dialect = op.name.split(".", 1)[0]
-        if dialect in ("arith", "math"):
-            return [self._arith(op)] * n if n == 1 else [self._generic(op)] * n
-        if self.rule is not None:
+        if kind == _RULE and self.rule is not None:
             levels = self.rule(op, self)
             if levels is not None:
                 return [Fact(level) for level in levels]
@@ -558,6 +598,65 @@ def region_uniformity(op: Operation, analysis: Uniformity | None = None) -> Leve
         assert fn is not None, "op is not inside a simt.kernel or simt.func"
         analysis = Uniformity(fn)
     return analysis.control(op)
+
+
+# -- what each op is, for the sweep's dispatch -------------------------------------------------
+# Ops with regions (kind < _LEAF) are evaluated on every sweep; ops without regions are skipped
+# when their inputs did not change, except _RULE ones (an op left to `rule`, which may read any
+# fact; without a rule such an op is divergent whatever its operands).
+_IF, _FOR, _WHILE, _EXECUTE, _UNKNOWN_REGIONS = range(5)
+_LEAF = 10
+(
+    _ARITH,
+    _CONSTANT,
+    _THREAD_ID,
+    _LANE_ID,
+    _BLOCK_ID,
+    _BLOCK_DIM,
+    _GRID_DIM,
+    _LEN,
+    _WITNESS_VALUE,
+    _WARP_INDEX,
+    _THREAD_INDEX,
+    _COLLECTIVE,
+    _SHARED_ALLOC,
+    _RULE,
+) = range(_LEAF, _LEAF + 14)
+
+_LEAF_KINDS: tuple[tuple[type[Operation] | tuple[type[Operation], ...], int], ...] = (
+    (arith.ConstantOp, _CONSTANT),
+    (simt.ThreadIdOp, _THREAD_ID),
+    (simt.LaneIdOp, _LANE_ID),
+    (simt.BlockIdOp, _BLOCK_ID),
+    (simt.BlockDimOp, _BLOCK_DIM),
+    (simt.GridDimOp, _GRID_DIM),
+    (simt.LenOp, _LEN),
+    (simt.WitnessValueOp, _WITNESS_VALUE),
+    (simt.WarpIndexOp, _WARP_INDEX),
+    (simt.ThreadIndex1DOp, _THREAD_INDEX),
+    ((simt.ShuffleOp, simt.VoteAllOp, simt.VoteAnyOp, simt.BallotOp), _COLLECTIVE),
+    (simt.SharedAllocOp, _SHARED_ALLOC),
+)
+
+
+def _kind(op: Operation) -> int:
+    """How the sweep treats `op`: the first case of the transfer functions that matches it."""
+    if isinstance(op, scf.IfOp | scf.IndexSwitchOp):
+        return _IF
+    if isinstance(op, scf.ForOp):
+        return _FOR
+    if isinstance(op, scf.WhileOp):
+        return _WHILE
+    if isinstance(op, scf.ExecuteRegionOp | simt.UnsafeOp):
+        return _EXECUTE
+    if op.regions:
+        return _UNKNOWN_REGIONS
+    for types, kind in _LEAF_KINDS:
+        if isinstance(op, types):
+            return kind
+    if op.name.split(".", 1)[0] in ("arith", "math"):
+        return _ARITH
+    return _RULE
 
 
 # -- helpers ----------------------------------------------------------------------------------
