@@ -641,6 +641,25 @@ _LEAF_KINDS: tuple[tuple[type[Operation] | tuple[type[Operation], ...], int], ..
 
 def _kind(op: Operation) -> int:
     """How the sweep treats `op`: the first case of the transfer functions that matches it."""
+    by_type = _TYPE_KINDS.get(type(op))
+    if by_type is None:
+        by_type = _TYPE_KINDS[type(op)] = _type_kind(op)
+    if by_type < _LEAF:
+        return by_type
+    if op.regions:
+        return _UNKNOWN_REGIONS
+    if by_type != _RULE:
+        return by_type
+    name = op.name
+    arithmetic = _ARITH_NAMES.get(name)
+    if arithmetic is None:
+        arithmetic = _ARITH_NAMES[name] = name.split(".", 1)[0] in ("arith", "math")
+    return _ARITH if arithmetic else _RULE
+
+
+def _type_kind(op: Operation) -> int:
+    """What `isinstance` says of `op` (so of every op of its type): a structured op's kind, a
+    leaf kind, or _RULE when neither (the op's regions and name decide then)."""
     if isinstance(op, scf.IfOp | scf.IndexSwitchOp):
         return _IF
     if isinstance(op, scf.ForOp):
@@ -649,14 +668,14 @@ def _kind(op: Operation) -> int:
         return _WHILE
     if isinstance(op, scf.ExecuteRegionOp | simt.UnsafeOp):
         return _EXECUTE
-    if op.regions:
-        return _UNKNOWN_REGIONS
     for types, kind in _LEAF_KINDS:
         if isinstance(op, types):
             return kind
-    if op.name.split(".", 1)[0] in ("arith", "math"):
-        return _ARITH
     return _RULE
+
+
+_TYPE_KINDS: dict[type[Operation], int] = {}
+_ARITH_NAMES: dict[str, bool] = {}
 
 
 # -- helpers ----------------------------------------------------------------------------------
