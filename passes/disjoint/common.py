@@ -3,7 +3,7 @@ program order, and whether an op sits in unsafe code."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
@@ -29,15 +29,61 @@ class Context:
         default_factory=dict[str, list[tuple[Level, CallOp | None]]]
     )
     analyses: dict[str, Uniformity] = field(default_factory=dict[str, Uniformity])
+    # Every op of each function (by id), in `walk()` order: the checks walk each function
+    # several times, and the IR does not change while they run.
+    walks: dict[int, list[Operation]] = field(default_factory=dict[int, list[Operation]])
 
     def callee(self, call: CallOp) -> FuncOp | None:
         return self.funcs.get(call.callee.root_reference.data)
 
+    def ops(self, fn: Operation) -> list[Operation]:
+        """`list(fn.walk())`, made once per function."""
+        found = self.walks.get(id(fn))
+        if found is None:
+            found = self.walks[id(fn)] = walk(fn)
+        return found
+
+
+def walk(root: Operation) -> list[Operation]:
+    """`list(root.walk())` (`root`, then every op nested in it, in pre-order), a few times
+    faster than xDSL's nested generators."""
+    found = [root]
+    append = found.append
+
+    def visit(op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    append(child)
+                    if child.regions:
+                        visit(child)
+
+    visit(root)
+    return found
+
+
+def type_test(types: type | tuple[type, ...]) -> Callable[[object], bool]:
+    """`lambda x: isinstance(x, types)`, remembered per type of `x`: isinstance against xDSL's
+    op and attribute classes goes through ABCMeta, which the checks would pay on every op."""
+    known: dict[type, bool] = {}
+
+    def test(x: object) -> bool:
+        t = type(x)
+        found = known.get(t)
+        if found is None:
+            found = known[t] = isinstance(x, types)
+        return found
+
+    return test
+
+
+_is_function = type_test((KernelOp, FuncOp))
+
 
 def functions(root: Operation) -> Iterator[Function]:
-    for op in root.walk():
-        if isinstance(op, KernelOp | FuncOp):
-            yield op
+    for op in walk(root):
+        if _is_function(op):
+            yield op  # type: ignore[misc]
 
 
 def describe(value: SSAValue) -> str:

@@ -13,18 +13,21 @@ from xdsl.ir import Operation
 
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import TRUSTED_INDEX_OPS, CallOp, KernelOp, ThreadIndexType
-from ferrox.passes.disjoint.common import Context, Function
+from ferrox.passes.disjoint.common import Context, Function, type_test
 
 MAX_THREADS_PER_BLOCK = 1024
 WARP_SIZE = 32
+_is_trusted_index = type_test(TRUSTED_INDEX_OPS)
+_is_call = type_test(CallOp)
 
 
 def _witness_ops(fn: Function, ctx: Context, seen: set[str]) -> list[Operation]:
     found: list[Operation] = []
-    for op in fn.walk():
-        if isinstance(op, TRUSTED_INDEX_OPS):
+    for op in ctx.ops(fn):
+        if _is_trusted_index(op):
             found.append(op)
-        elif isinstance(op, CallOp):
+        elif _is_call(op):
+            assert isinstance(op, CallOp)
             callee = ctx.callee(op)
             if callee is not None and callee.sym_name.data not in seen:
                 seen.add(callee.sym_name.data)

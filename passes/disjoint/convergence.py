@@ -28,13 +28,18 @@ from ferrox.dialects.simt import (
     SyncThreadsOp,
 )
 from ferrox.passes.analysis.uniformity import Level, Uniformity, UniformityInternalError
-from ferrox.passes.disjoint.common import Context, Function, functions
+from ferrox.passes.disjoint.common import Context, Function, functions, type_test
+
+_is_block_convergent = type_test((SyncThreadsOp, *WARPGROUP_COLLECTIVE_OPS))
+_is_warp_convergent = type_test(CONVERGENT_WARP_OPS)
+_is_warpgroup = type_test(WARPGROUP_COLLECTIVE_OPS)
+_is_call = type_test(CallOp)
 
 
 def _own_need(op: Operation) -> Level | None:
-    if isinstance(op, (SyncThreadsOp, *WARPGROUP_COLLECTIVE_OPS)):  # no warpgroup level: block
+    if _is_block_convergent(op):  # no warpgroup level: block
         return Level.BLOCK
-    if isinstance(op, CONVERGENT_WARP_OPS):
+    if _is_warp_convergent(op):
         return Level.WARP
     return None
 
@@ -46,10 +51,11 @@ def convergent_funcs(root: Operation, ctx: Context) -> dict[str, Level]:
     calls: dict[str, set[str]] = {}
     for fn in functions(root):
         name = fn.sym_name.data
-        levels = [lv for op in fn.walk() if (lv := _own_need(op)) is not None]
+        ops = ctx.ops(fn)
+        levels = [lv for op in ops if (lv := _own_need(op)) is not None]
         if levels:
             need[name] = max(levels)
-        calls[name] = {op.callee.root_reference.data for op in fn.walk() if isinstance(op, CallOp)}
+        calls[name] = {op.callee.root_reference.data for op in _calls(ops)}
     changed = True
     while changed:
         changed = False
@@ -70,17 +76,26 @@ def analyse(fns: list[Function], ctx: Context) -> None:
     calls = [
         (fn.sym_name.data, op)
         for fn in fns
-        for op in fn.walk()
-        if isinstance(op, CallOp) and op.callee.root_reference.data in ctx.funcs
+        for op in _calls(ctx.ops(fn))
+        if op.callee.root_reference.data in ctx.funcs
     ]
     levels: dict[str, list[tuple[Level, CallOp | None]]] = {}
     for _, call in calls:
         callee = ctx.funcs[call.callee.root_reference.data]
         levels[callee.sym_name.data] = [(Level.GRID, None)] * len(callee.function_type.inputs)
     rounds = 3 * sum(len(v) for v in levels.values()) + 2
+    # A function analysed again with the same parameter levels has the same analysis.
+    done: dict[tuple[int, tuple[Level, ...] | None], Uniformity] = {}
     for _ in range(rounds):
         ctx.param_levels = levels
-        ctx.analyses = {fn.sym_name.data: Uniformity(fn, params=_params(fn, ctx)) for fn in fns}
+        analyses = {}
+        for fn in fns:
+            params = _params(fn, ctx)
+            key = (id(fn), None if params is None else tuple(params))
+            if key not in done:
+                done[key] = Uniformity(fn, params=params)
+            analyses[fn.sym_name.data] = done[key]
+        ctx.analyses = analyses
         top: tuple[Level, CallOp | None] = (Level.GRID, None)
         new = {name: [top] * len(v) for name, v in levels.items()}
         for caller, call in calls:
@@ -102,6 +117,10 @@ def analyse(fns: list[Function], ctx: Context) -> None:
     )
 
 
+def _calls(ops: list[Operation]) -> list[CallOp]:
+    return [op for op in ops if _is_call(op)]  # type: ignore[misc]
+
+
 def _params(fn: Function, ctx: Context) -> list[Level] | None:
     slots = ctx.param_levels.get(fn.sym_name.data)
     if not isinstance(fn, FuncOp) or slots is None:
@@ -111,13 +130,14 @@ def _params(fn: Function, ctx: Context) -> list[Level] | None:
 
 def _what(op: Operation, ctx: Context) -> tuple[Level, str] | None:
     need = _own_need(op)
-    if isinstance(op, WARPGROUP_COLLECTIVE_OPS):
+    if _is_warpgroup(op):
         return Level.BLOCK, "warpgroup collective"
     if need == Level.BLOCK:
         return need, "barrier"
     if need == Level.WARP:
         return need, "warp collective"
-    if isinstance(op, CallOp):
+    if _is_call(op):
+        assert isinstance(op, CallOp)
         callee = op.callee.root_reference.data
         if callee in ctx.convergent_funcs:
             return ctx.convergent_funcs[callee], "call to a convergent function"
@@ -126,7 +146,7 @@ def _what(op: Operation, ctx: Context) -> tuple[Level, str] | None:
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
     analysis = ctx.analyses.get(fn.sym_name.data)
-    for op in fn.walk():
+    for op in ctx.ops(fn):
         what = _what(op, ctx)
         if what is None:
             continue

@@ -30,22 +30,23 @@ from ferrox.dialects.simt import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
-from ferrox.passes.disjoint.common import Context, Function, describe
+from ferrox.passes.disjoint.common import Context, Function, describe, type_test
+
+_is_slice_type = type_test((SliceType, DisjointSliceType, AtomicSliceType))
 
 
-def _slice_values(fn: Function) -> list[SSAValue]:
+def _slice_values(fn: Function, ctx: Context) -> list[SSAValue]:
     values: list[SSAValue] = []
-    kinds = (SliceType, DisjointSliceType, AtomicSliceType)
-    for op in fn.walk():
+    for op in ctx.ops(fn):
         for region in op.regions:
             for block in region.blocks:
-                values.extend(a for a in block.args if isinstance(a.type, kinds))
-        values.extend(r for r in op.results if isinstance(r.type, kinds))
+                values.extend(a for a in block.args if _is_slice_type(a.type))
+        values.extend(r for r in op.results if _is_slice_type(r.type))
     return values
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
-    for value in _slice_values(fn):
+    for value in _slice_values(fn, ctx):
         for use in value.uses:
             message = _violation(value, use.operation, use.index, ctx)
             if message is not None:

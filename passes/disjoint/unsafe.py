@@ -18,9 +18,13 @@ from ferrox.dialects.simt import (
     PtrType,
     SharedArrayType,
 )
-from ferrox.passes.disjoint.common import Context, Function, describe, in_unsafe
+from ferrox.passes.disjoint.common import Context, Function, describe, in_unsafe, type_test
 
 RAW_BUFFERS = (PtrType, MemRefType, LLVMPointerType)
+_is_ptr_access = type_test((PtrLoadOp, PtrStoreOp))
+_is_atomic = type_test(ATOMIC_OPS)
+_is_shared_access = type_test(SHARED_ACCESS_OPS)
+_is_unchecked = type_test(UNCHECKED_CHUNK_OPS)
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
@@ -34,14 +38,17 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
                     "take a !simt.disjoint_slice or !simt.atomic_slice, "
                     "or drop the contract and launch unsafely",
                 )
-    for op in fn.walk():
-        if isinstance(op, PtrLoadOp | PtrStoreOp):
+    for op in ctx.ops(fn):
+        if _is_ptr_access(op):
+            assert isinstance(op, PtrLoadOp | PtrStoreOp)
             target = op.ptr.type
-        elif isinstance(op, ATOMIC_OPS):
+        elif _is_atomic(op):
+            assert isinstance(op, ATOMIC_OPS)
             target = op.target.type
-        elif isinstance(op, SHARED_ACCESS_OPS):
+        elif _is_shared_access(op):
+            assert isinstance(op, SHARED_ACCESS_OPS)
             target = op.array.type
-        elif isinstance(op, UNCHECKED_CHUNK_OPS):
+        elif _is_unchecked(op):
             if not in_unsafe(op, fn):
                 engine.error(
                     op,

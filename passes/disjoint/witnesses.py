@@ -28,7 +28,14 @@ from ferrox.dialects.simt import (
     WitnessValueOp,
     YieldOp,
 )
-from ferrox.passes.disjoint.common import Context, Function, describe, loop_between, order
+from ferrox.passes.disjoint.common import (
+    Context,
+    Function,
+    describe,
+    loop_between,
+    order,
+    type_test,
+)
 
 _STORES = (PtrStoreOp, SharedStoreOp, memref.StoreOp, *ATOMIC_OPS)
 _RETURNS = (ReturnOp, func.ReturnOp)
@@ -36,21 +43,24 @@ _YIELDS = (YieldOp, scf.YieldOp, scf.ConditionOp)
 _CALLS = (CallOp, func.CallOp)
 WITNESS_MOVES = (GetMutOp, StoreChunkOp)
 """The guarded writes: each moves its witness (operand 1) and writes the slice (operand 0)."""
+_is_move = type_test(WITNESS_MOVES)
+_is_runtime_2d = type_test(Index2DRuntimeOp)
+_is_witness_type = type_test(ThreadIndexType)
 
 
-def _witness_values(fn: Function) -> list[SSAValue]:
+def _witness_values(fn: Function, ctx: Context) -> list[SSAValue]:
     values: list[SSAValue] = []
-    for block in _blocks(fn):
-        values.extend(a for a in block.args if isinstance(a.type, ThreadIndexType))
-    for op in fn.walk():
-        values.extend(r for r in op.results if isinstance(r.type, ThreadIndexType))
+    for block in _blocks(fn, ctx):
+        values.extend(a for a in block.args if _is_witness_type(a.type))
+    for op in ctx.ops(fn):
+        values.extend(r for r in op.results if _is_witness_type(r.type))
     return values
 
 
-def _blocks(fn: Function):
+def _blocks(fn: Function, ctx: Context):
     for region in fn.regions:
         yield from region.blocks
-    for op in fn.walk():
+    for op in ctx.ops(fn):
         if op is fn:
             continue
         for region in op.regions:
@@ -85,8 +95,9 @@ def _escape(use: Operation) -> str:
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
-    position = {id(op): i for i, op in enumerate(fn.walk())}
-    for value in _witness_values(fn):
+    ops = ctx.ops(fn)
+    position = {id(op): i for i, op in enumerate(ops)}
+    for value in _witness_values(fn, ctx):
         why = _origin(value, fn)
         if why is not None:
             engine.error(
@@ -95,8 +106,9 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
             )
             continue
         _check_uses(value, engine, position)
-    _check_spaces(fn, engine)
-    _check_runtime_widths(fn, engine)
+    moves: list[Operation] = [op for op in ops if _is_move(op)]
+    _check_spaces(moves, engine)
+    _check_runtime_widths(fn, ops, moves, engine)
 
 
 def _check_uses(value: SSAValue, engine: DiagnosticEngine, position: dict[int, int]) -> None:
@@ -142,10 +154,10 @@ def _check_uses(value: SSAValue, engine: DiagnosticEngine, position: dict[int, i
                 break
 
 
-def _check_spaces(fn: Function, engine: DiagnosticEngine) -> None:
-    for op in fn.walk():
-        if not isinstance(op, WITNESS_MOVES):
-            continue
+def _check_spaces(moves: list[Operation], engine: DiagnosticEngine) -> None:
+    """`moves`: the function's guarded writes, in walk order."""
+    for op in moves:
+        assert isinstance(op, WITNESS_MOVES)
         witness_type, slice_type = op.witness.type, op.slice.type
         assert isinstance(witness_type, ThreadIndexType)
         if witness_type.space != slice_type.space:  # type: ignore[attr-defined]
@@ -166,21 +178,23 @@ def _width_param(fn: Function, op: Index2DRuntimeOp) -> SSAValue | None:
     return None
 
 
-def _check_runtime_widths(fn: Function, engine: DiagnosticEngine) -> None:
+def _check_runtime_widths(
+    fn: Function, ops: list[Operation], moves: list[Operation], engine: DiagnosticEngine
+) -> None:
     """A `2d_runtime` width is a kernel parameter, and every witness that writes one slice has
     the same width: two widths over one slice would give two threads one element. Different
-    slices may have different widths."""
-    for op in fn.walk():
-        if isinstance(op, Index2DRuntimeOp) and _width_param(fn, op) is None:
+    slices may have different widths. (`ops`: the function's ops, `moves` its guarded writes,
+    in walk order.)"""
+    for op in ops:
+        if _is_runtime_2d(op) and _width_param(fn, op) is None:  # type: ignore[arg-type]
             engine.error(
                 op,
                 "runtime row width must be a kernel parameter, "
                 "so that every thread uses the same width",
             )
     first: dict[SSAValue, tuple[Operation, SSAValue]] = {}
-    for op in fn.walk():
-        if not isinstance(op, WITNESS_MOVES):
-            continue
+    for op in moves:
+        assert isinstance(op, WITNESS_MOVES)
         producer = op.witness.owner
         if not isinstance(producer, Index2DRuntimeOp):
             continue
