@@ -539,33 +539,37 @@ class Uniformity(Mapping[SSAValue, Level]):
         """arith/math ops compute their result from their operands alone; thread id x / 32 (and
         the like) keeps warp uniformity, and alignment is tracked through + - * <<."""
         name = op.name.removeprefix("arith.")
-        facts = [self._fact(v) for v in op.operands]
+        operands = op.operands
+        facts = [self._fact(v) for v in operands]
         if len(facts) == 2:
             a, b = facts
-            consts = [_const_int(v) for v in op.operands]
+            # The constants are looked up only where a rule reads them (lane values, shli).
             if name in ("addi", "subi"):
                 if a.lane and _aligned_uniform(b):
                     return LANE
                 if name == "addi" and b.lane and _aligned_uniform(a):
                     return LANE
-            if a.lane and consts[1] is not None:
-                c = consts[1]
+            if a.lane and (c := _const_int(operands[1])) is not None:
                 if name == "divui" and c > 0 and c % WARP_SIZE == 0:
                     return Fact(Level.WARP)
                 if name in ("shrui", "shrsi") and 5 <= c < _int_width(op.results[0].type):
                     return Fact(Level.WARP)
                 if name == "andi" and c % WARP_SIZE == 0:
                     return Fact(Level.WARP)
-            if name == "andi" and b.lane and consts[0] is not None and consts[0] % WARP_SIZE == 0:
-                return Fact(Level.WARP)
+            if name == "andi" and b.lane:
+                c = _const_int(operands[0])
+                if c is not None and c % WARP_SIZE == 0:
+                    return Fact(Level.WARP)
             if not (a.lane or b.lane):
                 level = min(a.level, b.level)
                 if name in ("addi", "subi"):
                     return Fact(level, min(a.align, b.align))
                 if name == "muli":
                     return Fact(level, min(a.align * b.align, ALIGN_CAP))
-                if name == "shli" and consts[1] is not None and 0 <= consts[1] < 64:
-                    return Fact(level, min(a.align << consts[1], ALIGN_CAP))
+                if name == "shli":
+                    c = _const_int(operands[1])
+                    if c is not None and 0 <= c < 64:
+                        return Fact(level, min(a.align << c, ALIGN_CAP))
                 return Fact(level)
             return THREAD
         if len(facts) == 1 and name in ("index_cast", "index_castui", "extui", "extsi", "trunci"):
