@@ -339,10 +339,11 @@ class Uniformity(Mapping[SSAValue, Level]):
             plan = self._plans[block] = [(op, _kind(op)) for op in block.ops]
             self._size += len(plan)
         evaluated, dirty = self._evaluated, self._dirty
+        always = _RULE if self.rule is not None else -1  # without a rule, THREAD whatever comes
         for op, kind in plan:
             if kind >= _LEAF:
                 key = id(op)
-                if kind != _RULE and evaluated.get(key) == control and key not in dirty:
+                if kind != always and evaluated.get(key) == control and key not in dirty:
                     continue  # its inputs are as they were: it would compute what it holds
                 if self.incremental:
                     evaluated[key] = control
@@ -606,8 +607,8 @@ def region_uniformity(op: Operation, analysis: Uniformity | None = None) -> Leve
 
 # -- what each op is, for the sweep's dispatch -------------------------------------------------
 # Ops with regions (kind < _LEAF) are evaluated on every sweep; ops without regions are skipped
-# when their inputs did not change, except _RULE ones (an op left to `rule`, which may read any
-# fact; without a rule such an op is divergent whatever its operands).
+# when their inputs did not change, except _RULE ones where there is a rule (an op left to
+# `rule`, which may read any fact; without a rule such an op is divergent whatever comes).
 _IF, _FOR, _WHILE, _EXECUTE, _UNKNOWN_REGIONS = range(5)
 _LEAF = 10
 (
