@@ -259,6 +259,8 @@ class Uniformity(Mapping[SSAValue, Level]):
             self._changed = False
             self._region(body, Level.GRID)
             if not self._changed:
+                # What only the sweeps need: the analysis may be kept as long as the IR.
+                self._plans, self._evaluated, self._dirty = {}, {}, set()
                 return
         raise UniformityInternalError(
             f"internal error: the uniformity analysis of '{self.fn.name}' did not converge"
