@@ -5,10 +5,9 @@ NaN-poisoned outputs."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+import in_process  # tests/support
 import numpy as np
 import pytest
 
@@ -75,13 +74,13 @@ def test_mlir_matmul_bf16_through_ferrox_load_on_the_cpu(rng):
 
 
 def test_python_matmul_bf16_example_on_the_cpu():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "python" / "tile_matmul_bf16.py")]
-        + ["--device", "cpu", "--m", "65", "--n", "129", "--k", "33"],
-        capture_output=True,
-        text=True,
+    # In this process (the script's `__main__`, its argv and working directory): a new Python
+    # would spend most of the test importing ferrox; tests/frontend/test_tile_examples.py runs
+    # a tile example script in a new Python once.
+    done = in_process.script(
+        ROOT / "examples" / "python" / "tile_matmul_bf16.py",
+        *("--device", "cpu", "--m", "65", "--n", "129", "--k", "33"),
         cwd=ROOT / "examples",
-        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "tile matmul bf16 65x33 @ 33x129 on cpu: matches NumPy"

@@ -3,21 +3,21 @@ results against NumPy on fresh random data with poisoned outputs, and exits non-
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+import in_process  # tests/support
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_vecadd_api_matches_numpy_and_shows_a_refusal():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "python" / "vecadd_api.py")]
-        + ["--device", "cpu", "--n", "3001"],
-        capture_output=True,
-        text=True,
+    # In this process (the script's `__main__`, its argv and working directory): a new Python
+    # would spend most of the test importing ferrox; tests/frontend/test_examples.py runs an
+    # example script in a new Python once.
+    done = in_process.script(
+        ROOT / "examples" / "python" / "vecadd_api.py",
+        *("--device", "cpu", "--n", "3001"),
         cwd=ROOT / "examples",
-        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [

@@ -41,3 +41,28 @@ def ferrox_opt(*argv: object) -> Ran:
     from ferrox.driver.tools.opt import main
 
     return _run(main, [str(a) for a in argv])
+
+
+def script(path: object, *argv: object, cwd: object = None) -> Ran:
+    """`python PATH ARGV...` (an example script, as its docstring tells a user to run it): its
+    `__main__` block runs here, in a fresh namespace, with `sys.argv` and the working directory
+    as that command would have them. `PYTHONSAFEPATH` is set for the suite (tests/conftest.py),
+    so the command would not put the script's folder on `sys.path` either."""
+    import os
+    import runpy
+    import sys
+
+    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    sys.argv = [str(path), *(str(a) for a in argv)]
+    if cwd is not None:
+        os.chdir(str(cwd))
+
+    def main(_argv: Sequence[str]) -> int:
+        runpy.run_path(str(path), run_name="__main__")
+        return 0  # the script ended without `raise SystemExit(...)`: status 0, as in a new Python
+
+    try:
+        return _run(main, [])
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
