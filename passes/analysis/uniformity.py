@@ -340,7 +340,7 @@ class Uniformity(Mapping[SSAValue, Level]):
         if plan is None:
             plan = self._plans[block] = [(op, _kind(op)) for op in block.ops]
             self._size += len(plan)
-        evaluated, dirty = self._evaluated, self._dirty
+        evaluated, dirty, known = self._evaluated, self._dirty, self.facts
         always = _RULE if self.rule is not None else -1  # without a rule, THREAD whatever comes
         for op, kind in plan:
             if kind >= _LEAF:
@@ -350,9 +350,12 @@ class Uniformity(Mapping[SSAValue, Level]):
                 if self.incremental:
                     evaluated[key] = control
                     dirty.discard(key)
-                facts = self._transfer(op, kind, control)
-                for r, f in zip(op.results, facts):
-                    self._set(r, f)
+                for r, f in zip(op.results, self._transfer(op, kind, control)):
+                    if known.get(r) != f:  # `_set`, inline: most ops are here
+                        known[r] = f
+                        self._changed = True
+                        for use in r.uses:
+                            dirty.add(id(use.operation))
             else:
                 self._op(op, kind, control)
 
@@ -533,7 +536,8 @@ class Uniformity(Mapping[SSAValue, Level]):
         return Fact(max(Level.WARP, pred.level) if not pred.lane else Level.WARP)
 
     def _generic(self, op: Operation) -> Fact:
-        facts = [self._fact(v) for v in op.operands]
+        get = self.facts.get
+        facts = [get(v, TOP) for v in op.operands]
         if any(f.lane for f in facts):
             return THREAD
         return Fact(min((f.level for f in facts), default=Level.GRID))
@@ -543,7 +547,8 @@ class Uniformity(Mapping[SSAValue, Level]):
         the like) keeps warp uniformity, and alignment is tracked through + - * <<."""
         name = op.name.removeprefix("arith.")
         operands = op.operands
-        facts = [self._fact(v) for v in operands]
+        get = self.facts.get
+        facts = [get(v, TOP) for v in operands]  # `_fact`, inline
         if len(facts) == 2:
             a, b = facts
             # The constants are looked up only where a rule reads them (lane values, shli).
