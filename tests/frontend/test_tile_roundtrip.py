@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 import runpy
-import subprocess
-import sys
 from pathlib import Path
 
+import in_process  # tests/support
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,13 +21,10 @@ EXAMPLES = {
 }
 
 
-def opt(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ferrox.driver.tools.opt", str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def opt(path: Path, *args: str) -> in_process.Ran:
+    """`ferrox-opt PATH ARGS...`, its `main` in this process (tests/support/in_process.py): a new
+    Python per call spent most of each test importing ferrox again."""
+    return in_process.ferrox_opt(path, *args)
 
 
 @pytest.mark.parametrize("file", sorted(EXAMPLES))

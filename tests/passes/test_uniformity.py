@@ -4,11 +4,9 @@ fixpoint's internal error, and order() on unstructured control flow."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+import in_process  # tests/support
 import pytest
 from xdsl.ir import Operation, SSAValue
 
@@ -454,11 +452,6 @@ REDUCE_IN_IF = """tile.kernel @reduce_in_if(%out: !tile.partition<f32, [4]>,
   tile.return
 }
 """
-FERROX_OPT = (
-    shutil.which("ferrox-opt", path=str(Path(sys.executable).parent))
-    or shutil.which("ferrox-opt")
-    or "ferrox-opt"
-)
 
 
 def test_tile_reduction_under_a_kernel_scalar_condition_verifies(tmp_path: Path):
@@ -466,9 +459,7 @@ def test_tile_reduction_under_a_kernel_scalar_condition_verifies(tmp_path: Path)
     the grid, so verify-disjoint accepts the lowered kernel (it refused it before)."""
     src = tmp_path / "reduce_in_if.mlir"
     src.write_text(REDUCE_IN_IF)
-    run = subprocess.run(
-        [FERROX_OPT, str(src), "-p", "convert-tile-to-simt"], capture_output=True, text=True
-    )
+    run = in_process.ferrox_opt(src, "-p", "convert-tile-to-simt")  # its main, in this process
     assert run.returncode == 0, run.stderr
     lowered = kernel(run.stdout)
     assert isinstance(lowered, simt.KernelOp)

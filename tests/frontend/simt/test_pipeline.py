@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 import runpy
-import subprocess
-import sys
 from pathlib import Path
 
+import in_process  # tests/support
 import numpy as np
 import pytest
 
@@ -210,20 +209,9 @@ def test_ferrox_opt_prints_the_frontend_ir_back_unchanged(name, tmp_path):
     ir = KERNELS[name].ir()
     path = tmp_path / "kernel.mlir"
     path.write_text(ir, encoding="utf-8")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ferrox.driver.tools.opt",
-            str(path),
-            "--print-debuginfo",
-            "-p",
-            "verify-disjoint",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    # ferrox-opt's main in this process (tests/support/in_process.py): a new Python per case
+    # spent most of the test importing ferrox again.
+    done = in_process.ferrox_opt(path, "--print-debuginfo", "-p", "verify-disjoint")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ir.strip()
     for op in ("simt.async_copy", "simt.async_commit", "simt.async_wait"):
