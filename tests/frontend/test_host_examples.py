@@ -4,21 +4,20 @@ each checks its own results (NaN-poisoned outputs, fresh random data) and prints
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
+
+import in_process  # tests/support
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def run_example(name: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "python" / f"{name}.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT / "examples",
-        timeout=600,
+def run_example(name: str, *args: str) -> in_process.Ran:
+    """`python examples/python/NAME.py ARGS...` from examples/, its `__main__` in this process
+    (tests/support/in_process.py): a new Python would spend most of the test importing ferrox;
+    tests/frontend/test_examples.py runs an example script in a new Python once."""
+    return in_process.script(
+        ROOT / "examples" / "python" / f"{name}.py", *args, cwd=ROOT / "examples"
     )
 
 
