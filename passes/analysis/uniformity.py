@@ -8,9 +8,9 @@ fixpoint; a value or a region not proven uniform is divergent.
 
 The sweeps are incremental: after the first, an op without regions is evaluated again only when
 one of its operands' facts, or the control level it is reached under, changed since it was last
-evaluated (its transfer reads nothing else, except where `rule` decides it). Skipping it changes
-nothing, so each sweep computes what a full sweep would, in the same order, and the fixpoint is
-the same (`incremental = False` sweeps everything, for tests that compare the two).
+evaluated (its transfer reads nothing else a sweep changes, except where `rule` decides it).
+Skipping it changes nothing, so each sweep computes what a full sweep would, in the same order,
+and the fixpoint is the same (`incremental = False` sweeps everything, for tests that compare).
 
 API: `uniformity(fn)` is a `Uniformity`, a mapping from each value of `fn` to its `Level`, which
 also answers `control(op)` (how uniformly `op` is reached) and `divergence(op, level)` (the
