@@ -152,6 +152,18 @@ class TileKernel:
         """This kernel on `device` ("auto", "gpu" or "cpu"), sharing its compiled forms."""
         return TileKernel(self._state, checked_device(device))
 
+    @property
+    def runs_on(self) -> str:
+        """Where a launch of this view runs: `gpu`, or `cpu` (the interpreter; `auto` without
+        a usable GPU), as for a SIMT kernel."""
+        return self._target()[0]
+
+    def _target(self) -> tuple[str, str]:
+        found = _TARGETS.get(self.device)
+        if found is None:
+            found = _TARGETS[self.device] = jit_target(self.device)
+        return found
+
     # -- what it compiles to ---------------------------------------------------------------
 
     def _constants(self, constants: Mapping[str, Any]) -> dict[str, Any]:
@@ -248,10 +260,7 @@ class TileKernel:
     def _loaded(self, consts: Mapping[str, Any]) -> Any:
         import ferrox.api
 
-        found = _TARGETS.get(self.device)
-        if found is None:
-            found = _TARGETS[self.device] = jit_target(self.device)
-        device, chip = found
+        device, chip = self._target()
         artifact = self._compile(chip, consts)
         key = (device, f"{chip}:{id(artifact)}")
         module = self._state.modules.get(key)

@@ -115,8 +115,8 @@ def main(
     expected = reference(x, y, z, causal)
     # The one rounding the reference leaves out: p to bf16 before p @ v (relative 2^-9).
     assert np.allclose(got, expected, rtol=1e-2, atol=1e-2), np.abs(got - expected).max()
-    kind = "causal" if causal else "full"
-    print(f"tile attention ({kind}) {heads}x{seq}x{dim} on {device}: matches NumPy")
+    kind, ran_on = "causal" if causal else "full", attention.on(device).runs_on
+    print(f"tile attention ({kind}) {heads}x{seq}x{dim} on {ran_on}: matches NumPy")
     return 0
 
 

@@ -52,7 +52,7 @@ def main(device: str = "auto", m: int = 200, n: int = 150, k: int = 100) -> int:
 
     expected = a.astype(np.float64) @ b.astype(np.float64)  # f32 sums in the kernel's order
     assert np.allclose(c, expected, rtol=1e-4, atol=1e-3), np.abs(c - expected).max()
-    print(f"tile matmul f32 {m}x{k} @ {k}x{n} on {device}: matches NumPy")
+    print(f"tile matmul f32 {m}x{k} @ {k}x{n} on {matmul.on(device).runs_on}: matches NumPy")
     return 0
 
 

@@ -37,7 +37,7 @@ def main(device: str = "auto", n: int = 100_000) -> int:
     vector_add.on(device)(z, x, y)  # one tile block per 1024 elements of z, checked first
     assert np.array_equal(z, x + y)
     # doc:end
-    print(f"tile vector add of {n} elements on {device}: matches NumPy")
+    print(f"tile vector add of {n} elements on {vector_add.on(device).runs_on}: matches NumPy")
     return 0
 
 
