@@ -13,13 +13,14 @@ element is a race error. A lowering that took its fast path wrongly fails on the
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import Float16Type, IntegerType
+from xdsl.dialects.builtin import Float16Type
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.memory import claim
 from ferrox.driver.interpreter.ops import lowers
 from ferrox.driver.interpreter.simt_ops.ids import block_ids
 from ferrox.driver.interpreter.simt_ops.warp import collective
+from ferrox.driver.interpreter.values import element_bytes
 
 _MAX = np.uint64(2**64 - 1)
 
@@ -138,13 +139,6 @@ def _load_chunk(op):
     return run
 
 
-def _element_bytes(buffer) -> int:
-    t = buffer.element
-    if isinstance(t, IntegerType):
-        return max(1, t.width.data // 8)
-    return max(1, t.bitwidth // 8)
-
-
 @lowers(simt.SliceAlignedOp)
 def _slice_aligned(op):
     align = op.bytes.value.data
@@ -154,19 +148,9 @@ def _slice_aligned(op):
 def _unchecked_range(ex, op, buffer, index, w: int, mask) -> np.ndarray:
     """Each lane's first element; a fault where a lane's chunk leaves `buffer` or is not
     aligned to its size."""
-    i = np.broadcast_to(np.asarray(index).astype(np.int64).view(np.uint64), (ex.n,))
     mask = np.broadcast_to(mask, (ex.n,))
-    with np.errstate(all="ignore"):
-        bad = mask & ((i + np.uint64(w) > np.uint64(buffer.length)) | (i + np.uint64(w) < i))
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise ex.fault(
-            op,
-            bad,
-            f"{op.name} out of range: elements {int(i[k])} to {int(i[k]) + w - 1} of "
-            f"{buffer.name} (length {buffer.length})",
-        )
-    size = _element_bytes(buffer)
+    i, _ = chunk_range(ex, op, buffer, index, w, w, mask)  # a whole chunk: count w
+    size = element_bytes(buffer.element)
     align = w * size
     with np.errstate(all="ignore"):
         address = np.uint64(buffer.array.ctypes.data) + i * np.uint64(size)

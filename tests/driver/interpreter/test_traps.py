@@ -167,3 +167,37 @@ def test_trap_after_a_barrier_ends_the_launch_and_its_threads(kernel):
         run_simt_kernel(kernel(text), "late", (1, 1, 1), (64, 1, 1), [x, out])
     assert info.value.thread == (63, 0, 0) and "index 64 of %x" in str(info.value)
     assert threading.active_count() == before
+
+
+UNCHECKED_CHUNK = """
+  simt.kernel @chunks(%x: !simt.slice<f32>, %dst: !simt.ptr<f32>, %off: index) unsafe {
+    %c4 = arith.constant 4 : index
+    %t = simt.thread_id x
+    %s = arith.muli %t, %c4 : index
+    %i = arith.addi %s, %off : index
+    %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
+    %v = arith.addf %a, %d : f32
+    simt.ptr_store %v, %dst[%t] : !simt.ptr<f32>
+    simt.return
+  }
+"""
+
+
+def test_an_unchecked_chunk_past_the_array_or_misaligned_traps(kernel):
+    """The whole-tile path's unchecked vector loads: the interpreter checks what the lowering's
+    one test promised, the chunk inside the slice and its address a multiple of its size."""
+    x, dst = np.arange(16, dtype=np.float32), np.full(4, np.nan, np.float32)
+    run_simt_kernel(kernel(UNCHECKED_CHUNK), "chunks", (1, 1, 1), (4, 1, 1), [x, dst, 0])
+    assert dst.tolist() == [3, 11, 19, 27]
+    with pytest.raises(KernelTrap) as info:
+        run_simt_kernel(kernel(UNCHECKED_CHUNK), "chunks", (1, 1, 1), (4, 1, 1), [x, dst, 4])
+    assert str(info.value) == (
+        "test.mlir:8:5: error: simt.unchecked_load_chunk out of range: elements 16 to 19 of %x "
+        "(length 16) (block (0, 0, 0), thread (3, 0, 0))"
+    )
+    with pytest.raises(KernelTrap) as info:
+        run_simt_kernel(kernel(UNCHECKED_CHUNK), "chunks", (1, 1, 1), (2, 1, 1), [x, dst, 1])
+    assert str(info.value) == (
+        "test.mlir:8:5: error: simt.unchecked_load_chunk at element 1 of %x: the address is not "
+        "a multiple of 16 bytes (block (0, 0, 0), thread (0, 0, 0))"
+    )
