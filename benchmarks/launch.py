@@ -378,6 +378,175 @@ def torch_reads(calls: int = 20000) -> dict[str, float]:
     return out
 
 
+def driver_rows(n: int) -> tuple[dict[str, Callable[[], None]], Callable[[], None]]:
+    """The same empty kernel launched every way the driver offers, for `--driver`: what the
+    driver call itself costs, apart from the Python around it. Returns the rows and what
+    checks that each launched (a synchronize that raises on an asynchronous fault)."""
+    import struct
+
+    import cupy
+    import torch
+    from cuda.bindings import driver as cu
+    from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, launch
+
+    import ferrox
+
+    module = parse_module(make_context(), EMPTY, "empty.mlir")
+    verify_module(module)
+    artifact = compile_module(module, chip=device_limits(0).chip)
+    kernel = LoadedModule.load(artifact).kernel("empty")
+    a = DeviceArray.from_numpy(np.zeros(n, np.float32))
+    b = DeviceArray.from_numpy(np.zeros(n, np.float32))
+    packed = kernel.pack([a, b])
+    as_function = cu.CUfunction(int(kernel.core.handle))  # the CUkernel, as ours passes it
+    status, context_function = cu.cuKernelGetFunction(kernel.core.handle)
+    assert status == cu.CUresult.CUDA_SUCCESS, status
+    legacy, null = cu.CUstream(1), cu.CUstream(0)
+    address = packed.address
+
+    config = cu.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = 1, 1, 1
+    config.blockDimX, config.blockDimY, config.blockDimZ = 32, 1, 1
+    config.sharedMemBytes, config.hStream, config.numAttrs = 0, legacy, 0
+
+    # one packed struct (`extra`): the four 8-byte values back to back
+    buffer = (ctypes.c_uint64 * 4)(a.ptr, a.size, b.ptr, b.size)
+    size = ctypes.c_size_t(ctypes.sizeof(buffer))
+    extra = (ctypes.c_void_p * 5)(
+        cu.CU_LAUNCH_PARAM_BUFFER_POINTER,
+        ctypes.addressof(buffer),
+        cu.CU_LAUNCH_PARAM_BUFFER_SIZE,
+        ctypes.addressof(size),
+        cu.CU_LAUNCH_PARAM_END,
+    )
+    extra_address = ctypes.addressof(extra)
+
+    # one bytearray holding the values, a void** into it, the addresses written per call
+    raw = bytearray(32)
+    raw_cells = (ctypes.c_char * 32).from_buffer(raw)
+    base = ctypes.addressof(raw_cells)
+    pointers = (ctypes.c_void_p * 4)(base, base + 8, base + 16, base + 24)
+    pointers_address = ctypes.addressof(pointers)
+    layout = struct.Struct("<QqQq")
+    pa, pb, size_a = a.ptr, b.ptr, a.size
+
+    libcuda = ctypes.CDLL("libcuda.so.1")
+    c_launch = libcuda.cuLaunchKernel
+    c_launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    c_launch.restype = ctypes.c_int
+    c_function = int(kernel.core.handle)
+
+    core_kernel = kernel.core.core
+    core_config = LaunchConfig(grid=1, block=32)
+    raw_kernel = cupy.RawKernel(CUDA_EMPTY, "empty")
+    ca, cb = cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.float32)
+    m = np.int64(n)
+
+    api = ferrox.load(EMPTY, device="gpu")["empty"][1, 32]
+    x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+
+    def written() -> None:
+        layout.pack_into(raw, 0, pa, size_a, pb, size_a)
+        cu.cuLaunchKernel(as_function, 1, 1, 1, 32, 1, 1, 0, legacy, pointers_address, 0)
+
+    rows: dict[str, Callable[[], None]] = {
+        "(a) cuLaunchKernel, void** cells, CUkernel": lambda: cu.cuLaunchKernel(
+            as_function, 1, 1, 1, 32, 1, 1, 0, legacy, address, 0
+        ),
+        "(a) ... CUfunction (cuKernelGetFunction)": lambda: cu.cuLaunchKernel(
+            context_function, 1, 1, 1, 32, 1, 1, 0, legacy, address, 0
+        ),
+        "(a) ... stream 0 (NULL) not 1 (LEGACY)": lambda: cu.cuLaunchKernel(
+            as_function, 1, 1, 1, 32, 1, 1, 0, null, address, 0
+        ),
+        "(a) ... extra BUFFER_POINTER struct": lambda: cu.cuLaunchKernel(
+            as_function, 1, 1, 1, 32, 1, 1, 0, legacy, 0, extra_address
+        ),
+        "(a) ... bytearray, pack_into per call": written,
+        "(a) ... ctypes libcuda, no cuda.bindings": lambda: c_launch(
+            c_function, 1, 1, 1, 32, 1, 1, 0, 1, address, None
+        ),
+        "(b) cuLaunchKernelEx, config built once": lambda: cu.cuLaunchKernelEx(
+            config, as_function, address, 0
+        ),
+        "(c) cuda.core launch": lambda: launch(
+            LEGACY_DEFAULT_STREAM, core_config, core_kernel, pa, size_a, pb, size_a
+        ),
+        "(d) CuPy RawKernel": lambda: raw_kernel((1,), (32,), (ca, m, cb, m)),
+        "(e) ferrox launch_packed": lambda: kernel.launch_packed((1, 1, 1), (32, 1, 1), packed),
+        "(e) ferrox API checked, torch": lambda: api(x, y),
+        "(e) ferrox API checked, DeviceArrays": lambda: api(a, b),
+        "(python: a lambda returning None)": lambda: None,
+    }
+    for name, fn in rows.items():  # each launches and the launch succeeds
+        result = fn()
+        if isinstance(result, tuple):
+            assert result[0] == cu.CUresult.CUDA_SUCCESS, (name, result)
+        elif isinstance(result, int):
+            assert result == 0, (name, result)
+    synchronize()
+    return rows, synchronize
+
+
+def driver_compare(calls: int, batches: int, gap_us: float) -> None:
+    """`--driver`: every way of `driver_rows` in interleaved batches, four ways each: back to
+    back or spaced (a spin of `gap_us` before each call, timed alone, so the GPU has drained
+    the previous empty kernel), on an idle GPU or behind a running `torch.cuda._sleep` (the
+    launches queue; whether it still ran when the batch ended is counted). µs per call: the
+    median over batches of the batch mean."""
+    import torch
+
+    rows, sync = driver_rows(1024)
+    clock = time.perf_counter_ns
+    gap = int(gap_us * 1000)
+    stream = torch.cuda.current_stream()
+    # sleep cycles for ~1.5 ms of kernel (clock ~1.98 GHz), longer than any batch
+    cycles = int(float(os.environ.get("SLEEP_CYCLES", 3_000_000)))
+
+    def back_to_back(fn: Callable[[], None]) -> float:
+        start = clock()
+        for _ in range(calls):
+            fn()
+        return (clock() - start) / calls / 1000
+
+    def spaced(fn: Callable[[], None]) -> float:
+        total = 0
+        for _ in range(calls):
+            until = clock() + gap
+            while clock() < until:
+                pass
+            start = clock()
+            fn()
+            total += clock() - start
+        return total / calls / 1000
+
+    modes = {"b2b idle": (back_to_back, False), "spaced idle": (spaced, False),
+             "b2b busy": (back_to_back, True), "spaced busy": (spaced, True)}  # fmt: skip
+    means: dict[tuple[str, str], list[float]] = {(r, m): [] for r in rows for m in modes}
+    still_busy = dict.fromkeys(modes, 0)
+    for _ in range(batches):
+        for mode, (timer, busy) in modes.items():
+            for name, fn in rows.items():
+                if busy:
+                    torch.cuda._sleep(cycles)
+                means[name, mode].append(timer(fn))
+                if busy and not stream.query():
+                    still_busy[mode] += 1
+                sync()
+    print(f"driver calls, empty kernel, {calls} calls x {batches} batches, gap {gap_us} us")
+    print(f"{'':44}" + "".join(f"{m:>13}" for m in modes))
+    table = {}
+    for name in rows:
+        figures = [statistics.median(means[name, m]) for m in modes]
+        table[name] = dict(zip(modes, figures, strict=True))
+        print(f"{name:44}" + "".join(f"{f:13.2f}" for f in figures))
+    total = batches * len(rows)
+    print("GPU still busy at a busy batch's end: "
+          + ", ".join(f"{m} {still_busy[m]}/{total}" for m in modes if modes[m][1]))  # fmt: skip
+    if out := os.environ.get("OUT"):
+        Path(out, "driver.json").write_text(json.dumps(table, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=100)
@@ -388,7 +557,16 @@ def main() -> None:
         action="store_true",
         help="only the Python dispatch of a decorated kernel's repeated call (CPU, no GPU)",
     )
+    parser.add_argument(
+        "--driver",
+        action="store_true",
+        help="only the driver call compared every way, idle and busy GPU (see driver_compare)",
+    )
+    parser.add_argument("--gap", type=float, default=4.0, help="--driver: us spun between calls")
     args = parser.parse_args()
+    if args.driver:
+        driver_compare(args.calls, args.batches, args.gap)
+        return
     if args.dispatch:
         found = dispatch_overhead(args.calls, args.batches)
         print("checked relaunch, fake GPU, cuLaunchKernel stubbed: Python only (best of batches)")
