@@ -73,6 +73,7 @@ from ferrox.dialects.simt.tile_support import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
+from ferrox.dialects.simt.tma import TMA_ACCESS_OPS, TMA_OPS
 from ferrox.dialects.simt.types import (
     AtomicSliceType,
     DisjointSliceType,
@@ -105,7 +106,9 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaWaitOp,
 )
 
-SHARED_ACCESS_OPS = (SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS, *WGMMA_ACCESS_OPS)
+SHARED_ACCESS_OPS = (
+    SharedLoadOp, SharedStoreOp, *PIPELINE_ACCESS_OPS, *WGMMA_ACCESS_OPS, *TMA_ACCESS_OPS
+)  # fmt: skip
 """Every op that touches a shared array: unsafe (the verifier keeps them in unsafe code)."""
 
 TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
@@ -156,6 +159,7 @@ SIMT = Dialect(
         PtrStoreOp,
         *TILE_SUPPORT_OPS,
         *WGMMA_OPS,
+        *TMA_OPS,
     ],
     [
         IndexSpaceAttr,

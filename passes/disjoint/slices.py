@@ -30,6 +30,7 @@ from ferrox.dialects.simt import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
+from ferrox.dialects.simt.tma import TmaLoadOp
 from ferrox.passes.disjoint.common import Context, Function, describe, type_test
 
 _is_slice_type = type_test((SliceType, DisjointSliceType, AtomicSliceType))
@@ -88,9 +89,10 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
         )
     if isinstance(t, SliceType):
         if isinstance(op, LoadOp | LoadChunkOp | UncheckedLoadChunkOp) or (
-            isinstance(op, AsyncCopyOp) and index == 0
+            isinstance(op, AsyncCopyOp | TmaLoadOp) and index == 0
         ):
-            return None  # reads (an async copy reads its operand 0, checked as a chunk load)
+            return None  # reads (an async copy's operand 0 is checked as a chunk load, a TMA
+            # load's by the runtime's tensor map: docs/safety.md#tma-loads)
         if isinstance(op, ATOMIC_OPS):
             return (
                 f"cannot update shared slice {name} atomically: a shared slice is read-only; "
