@@ -8,7 +8,9 @@ for tuning its inner loop, as IR text for `benchmarks.common.compile_source`.
   a half warp read 16 consecutive 16-byte groups (a thread's columns 8c .. 8c + 3 at 4c, and
   8c + 4 .. 8c + 7 at 64 + 4c), where the example's layout has them 32 bytes apart (two
   threads of a quarter warp on the same banks).
-The output layout (the chunk witnesses) is the example's in every variant.
+- `unroll`: the k loop of a tile written `unroll` k steps a trip (scalar x loads).
+The output layout (the chunk witnesses) is the example's in every variant; the example itself
+now has the `yperm` layout.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ XSTAGE = BM * XROW
 YSTAGE = BK * BN
 
 
-def make(xvec: int, yperm: bool):
+def make(xvec: int, yperm: bool, unroll: int = 1):
     """The kernel with the two choices (module docstring)."""
 
     @simt.kernel(
@@ -108,18 +110,20 @@ def make(xvec: int, yperm: bool):
                                 new += (simt.fma(xi, yv[8 * j + jj], acc[8 * i + jj]),)
                         acc = new
             else:
-                for p in range(BK):
-                    with simt.unsafe():
-                        x = ()
+                for pu in range(BK // unroll):
+                    for u in simt.static_range(unroll):
+                        p = pu * unroll + u
+                        with simt.unsafe():
+                            x = ()
+                            for i in simt.static_range(8):
+                                x += (xs[xb + 16 * XROW * i + p],)
+                            y = simt.shared_load_vector(ys, yb + p * BN + y_lo, 4)
+                            y += simt.shared_load_vector(ys, yb + p * BN + y_hi, 4)
+                        new = ()
                         for i in simt.static_range(8):
-                            x += (xs[xb + 16 * XROW * i + p],)
-                        y = simt.shared_load_vector(ys, yb + p * BN + y_lo, 4)
-                        y += simt.shared_load_vector(ys, yb + p * BN + y_hi, 4)
-                    new = ()
-                    for i in simt.static_range(8):
-                        for j in simt.static_range(8):
-                            new += (simt.fma(x[i], y[j], acc[8 * i + j]),)
-                    acc = new
+                            for j in simt.static_range(8):
+                                new += (simt.fma(x[i], y[j], acc[8 * i + j]),)
+                        acc = new
         for i in simt.static_range(8):
             c[simt.tile_index(c, i)] = acc[8 * i : 8 * i + 8]
 
@@ -133,6 +137,8 @@ VARIANTS = {
     "x v2 along k, y permuted": (2, True),
     "x v4 along k": (4, False),
     "x v4 along k, y permuted": (4, True),
+    "y permuted, k loop unrolled 2": (0, True, 2),
+    "y permuted, k loop unrolled 4": (0, True, 4),
 }
 
 

@@ -6,10 +6,11 @@ micro-tile variants against cuBLAS, timed in rounds that interleave every varian
 
 Building apart from timing keeps the GPU's time for timing: `build` writes one artifact JSON a
 variant (PTX and cubin) and a manifest. Softmax variants: the lowering's default thread count and
-forced ones, the streaming cache policies of `lowering/simt_to_nvvm/memory.py` on the
-whole-tile chunks (switched on here by patching the two chunk patterns in this process), rows
-per tile, and exp2 with the log2(e) scale folded into one multiply-add. SGEMM variants:
-`benchmarks/sgemm_micro_tune.py`.
+forced ones, streaming cache policies (`ld.global.nc.L1::no_allocate` or `L1::evict_first`,
+`st.global.cs`) on the whole-tile chunks (switched on here by patching the two chunk patterns
+of `lowering/simt_to_nvvm/tile_support.py` in this process; the lowering itself has none: they
+were slower), rows per tile. SGEMM variants: `benchmarks/sgemm_micro_tune.py` (the example now
+uses its "y permuted" layout).
 """
 
 from __future__ import annotations
@@ -18,36 +19,66 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, IntegerType, i64
+from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from ferrox.dialects.simt import UncheckedLoadChunkOp, UncheckedStoreChunkOp
 
-LOG2E = "1.44269502"
+# -- streaming cache policies, tried on the whole-tile chunks and not kept (slower on the H200:
+# docs/performance.md, "Softmax and SGEMM (H4)"). LLVM 22's NVPTX backend ignores `!nontemporal`,
+# so they are exact PTX.
 
 
-def folded_source(rows: int, cols: int) -> str:
-    """Softmax with one reciprocal a row and exp2(x * log2 e - max * log2 e): one fma an element
-    where `softmax_source(exp2=True)` has a subtraction and a multiply."""
-    from benchmarks.reductions import RECIP_DIV, RECIP_MUL, TILE, kernel_only
+def _ptx_register(t: Attribute) -> tuple[str, str] | None:
+    """(PTX type, inline-asm constraint) of a 32-bit element; None for any other."""
+    if isinstance(t, Float32Type):
+        return "f32", "f"
+    if isinstance(t, IntegerType) and t.width.data == 32:
+        return "b32", "r"
+    return None
 
-    text = kernel_only(TILE / "softmax.mlir").replace(RECIP_DIV, RECIP_MUL)
-    old = """    %maxb = tile.broadcast %max : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
-    %shifted = tile.sub %t, %maxb : !tile.tile<f32, [4, 1024]>
-    %e = tile.exp %shifted : !tile.tile<f32, [4, 1024]>
-"""
-    new = f"""    %l1 = tile.constant dense<{LOG2E}> : !tile.tile<f32, [4, 1]>
-    %ml = tile.mul %max, %l1 : !tile.tile<f32, [4, 1]>
-    %maxb = tile.broadcast %ml : !tile.tile<f32, [4, 1]> -> !tile.tile<f32, [4, 1024]>
-    %l2 = tile.constant dense<{LOG2E}> : !tile.tile<f32, [4, 1024]>
-    %xl = tile.mul %t, %l2 : !tile.tile<f32, [4, 1024]>
-    %shifted = tile.sub %xl, %maxb : !tile.tile<f32, [4, 1024]>
-    %e = tile.exp2 %shifted : !tile.tile<f32, [4, 1024]>
-"""
-    assert old in text
-    text = text.replace(old, new)
-    return text.replace("[4, 1024]", f"[{rows}, {cols}]").replace("[4, 1]", f"[{rows}, 1]")
+
+def streams(t: Attribute, w: int) -> bool:
+    """Whether a chunk of `w` elements of memory type `t` has a streaming form (32-bit elements,
+    one, two or four a chunk: one PTX vector access)."""
+    return _ptx_register(t) is not None and w in (1, 2, 4)
+
+
+def _vec(w: int) -> str:
+    return f".v{w}" if w > 1 else ""
+
+
+def streaming_load(e, address: SSAValue, t: Attribute, w: int, prefix: str) -> list[SSAValue]:
+    """`w` elements of memory type `t` from `address` (a global pointer aligned to the chunk), read
+    with the PTX `prefix`. No side effects and no memory clobber: the memory is read-only for the
+    launch, so LLVM may move or merge the read as it would an invariant load."""
+    ptx, reg = _ptx_register(t) or ("", "")
+    outs = ", ".join(f"${j}" for j in range(w))
+    outs = f"{{{outs}}}" if w > 1 else outs
+    asm = f"{prefix}{_vec(w)}.{ptx} {outs}, [${w}];"
+    constraints = ",".join([f"={reg}"] * w + ["l"])
+    if w == 1:
+        return [e(llvm.InlineAsmOp(asm, constraints, [address], [t]))]
+    struct = llvm.LLVMStructType.from_type_list([t] * w)
+    result = e(llvm.InlineAsmOp(asm, constraints, [address], [struct]))
+    return [e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [j]), result, t)) for j in range(w)]
+
+
+def streaming_store(e, address: SSAValue, values: Sequence[SSAValue], prefix: str) -> None:
+    """`values` (32-bit, one PTX vector) to `address` with the PTX `prefix`; a side effect and a
+    memory clobber keep it where the plain store was."""
+    w = len(values)
+    ptx, reg = _ptx_register(values[0].type) or ("", "")
+    ins = ", ".join(f"${j + 1}" for j in range(w))
+    ins = f"{{{ins}}}" if w > 1 else ins
+    asm = f"{prefix}{_vec(w)}.{ptx} [$0], {ins};"
+    constraints = ",".join(["l"] + [reg] * w + ["~{memory}"])
+    e.emit(llvm.InlineAsmOp(asm, constraints, [address, *values], None, has_side_effects=True))
 
 
 def _patch(load: str, store: str) -> None:
@@ -57,7 +88,7 @@ def _patch(load: str, store: str) -> None:
     from xdsl.dialects.builtin import i32
 
     from ferrox.dialects.llvm import ExtractElementOp, FreezeOp, PoisonOp
-    from ferrox.lowering.simt_to_nvvm import memory, tile_support
+    from ferrox.lowering.simt_to_nvvm import tile_support
     from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
     from ferrox.lowering.simt_to_nvvm.types import memory_type
 
@@ -67,9 +98,8 @@ def _patch(load: str, store: str) -> None:
         w = len(op.res)
         element = op.res[0].type
         address, vector, align = tile_support._vector_at(e, op.slice, op.index, element, w)
-        if load and memory.streams(memory_type(element), w):
-            memory.STREAM_LOAD = load
-            results = memory.streaming_load(e, address, memory_type(element), w)
+        if load and streams(memory_type(element), w):
+            results = streaming_load(e, address, memory_type(element), w, load)
         elif w == 1:
             results = [tile_support._invariant_load(e, address, memory_type(element), align)]
         else:
@@ -83,9 +113,8 @@ def _patch(load: str, store: str) -> None:
         w = len(op.values)
         element = op.values[0].type
         address, vector, align = tile_support._vector_at(e, op.slice, op.index, element, w)
-        if store and memory.streams(memory_type(element), w):
-            memory.STREAM_STORE = store
-            memory.streaming_store(e, address, list(op.values))
+        if store and streams(memory_type(element), w):
+            streaming_store(e, address, list(op.values), store)
         elif w == 1:
             e.emit(llvm.StoreOp(op.values[0], address, alignment=align))
         else:
@@ -124,7 +153,13 @@ SOFTMAX = [
 ]
 
 
-def build(out: Path) -> None:
+CONFIRM_SOFTMAX = ("4096 default", "1024 default")
+CONFIRM_SGEMM = ("y permuted, k loop unrolled 2", "y permuted, k loop unrolled 4")
+
+
+def build(out: Path, confirm: bool = False) -> None:
+    """Every variant's artifact and the manifest; `confirm`: only the lowering's default softmax,
+    the SGEMM example, its Python twin and `CONFIRM_SGEMM`."""
     import ferrox
     from benchmarks.common import compile_source
     from benchmarks.reductions import softmax_source
@@ -133,11 +168,10 @@ def build(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict = {"softmax": [], "sgemm": []}
     for i, (name, m, cols, rows, kind, threads, ld, st) in enumerate(SOFTMAX):
+        if confirm and name not in CONFIRM_SOFTMAX:
+            continue
         _patch(ld, st)
-        if kind == "folded":
-            src = folded_source(rows, cols)
-        else:
-            src = softmax_source(rows, cols, recip=kind != "plain", exp2=kind != "plain")
+        src = softmax_source(rows, cols, recip=kind != "plain", exp2=kind != "plain")
         import ferrox.api
 
         art = compile_source(src, threads) if threads else ferrox.compile(src, cache=False)
@@ -153,7 +187,18 @@ def build(out: Path) -> None:
     from benchmarks.reductions import kernel_only
 
     srcs = {"example sgemm_micro.mlir": kernel_only(root / "examples/simt/sgemm_micro.mlir")}
-    srcs.update({name: make(*opts).ir() for name, opts in VARIANTS.items()})
+    if confirm:
+        import runpy
+
+        twin = runpy.run_path(str(root / "examples/python/simt_sgemm_micro.py"), run_name="twin")
+        srcs["Python twin simt_sgemm_micro.py"] = twin["sgemm_micro"].ir()
+    srcs.update(
+        {
+            name: make(*opts).ir()
+            for name, opts in VARIANTS.items()
+            if not confirm or name in CONFIRM_SGEMM
+        }
+    )
     for i, (name, src) in enumerate(srcs.items()):
         art = ferrox.compile(src, cache=False)
         file = f"sgemm{i}.json"
@@ -250,7 +295,7 @@ def time_all(src: Path, rounds: int, budget_s: float) -> dict:
             results[name]["ms"].append(_bench(fn))
         if time.time() - t0 > budget_s:
             break
-    fl = 2 * n**3 / 1e12
+    fl = 2 * n**3 / 1e9  # per ms: TFLOP/s
     base = statistics.median(results["cuBLAS"]["ms"])
     for name in fns:
         ms = results[name]["ms"]
@@ -266,7 +311,7 @@ def time_all(src: Path, rounds: int, budget_s: float) -> dict:
 def main(argv: list[str]) -> int:
     cmd, where = argv[0], Path(argv[1])
     if cmd == "build":
-        build(where)
+        build(where, confirm=argv[2:] == ["confirm"])
     else:
         import os
 

@@ -13,12 +13,17 @@
 // - Inner loop: per k, the thread's 8 x values (`simt.shared_load`, broadcast within each half
 //   warp) and 8 y values (two 16-byte `simt.shared_load_vector`), then 64 fused multiply-adds in k
 //   order. Shared accesses are unchecked, so they sit in `simt.unsafe`.
+// - A stage of y keeps its 4-column groups permuted: global columns 8c .. 8c + 3 at 4c, 8c + 4 ..
+//   8c + 7 at 64 + 4c. Each of a thread's two y loads then reads, across a half warp, 256
+//   consecutive bytes, where the plain layout puts the 16 threads' groups 32 bytes apart (two
+//   threads of a quarter warp on the same banks): 0.68 -> 0.72 of cuBLAS on the H200.
 // The grid is (ceil(m / 128), ceil(n / 128)): block (x, y) computes rows 128 x, columns 128 y.
 builtin.module {
   // doc:begin sgemm_micro
   simt.kernel @sgemm_micro(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %c: !simt.disjoint_slice<f32, tile<[128, 128], 8, arg3>>, %m: index, %n: index, %k: index) contract<domain = 2, block = [256], requires = [len(arg0) >= arg3 * arg5, len(arg1) >= arg5 * arg4, len(arg2) == arg3 * arg4]> {
     // Two stages of x (128 rows of 16, padded to 20: 16-byte aligned rows, and the two rows a
-    // warp reads at once fall in different banks) and of y (16 rows of 128).
+    // warp reads at once fall in different banks) and of y (16 rows of 128, 4-column groups
+    // permuted: group q at 64 (q % 2) + 4 (q / 2)).
     %as = simt.shared_alloc : !simt.shared<f32, [5120]>
     %bs = simt.shared_alloc : !simt.shared<f32, [4096]>
     %c0 = arith.constant 0 : index
@@ -50,7 +55,7 @@ builtin.module {
     %k15 = arith.addi %k, %c15 : index
     %tiles = arith.divui %k15, %c16 : index
     // This thread's copies: chunks t and t + 256 of x's 128 x 16 tile (4 chunks a row) and of
-    // y's 16 x 128 tile (32 chunks a row).
+    // y's 16 x 128 tile (32 chunks a row; chunk q of a row lands at 64 (q % 2) + 4 (q / 2)).
     %ac0 = arith.addi %t, %c0 : index
     %ac1 = arith.addi %t, %c256 : index
     %ar0 = arith.divui %ac0, %c4 : index
@@ -68,7 +73,12 @@ builtin.module {
     %bcleft0 = arith.subi %n, %bgc0 : index
     %bcmax0 = arith.minui %bcleft0, %c4 : index
     %bro0 = arith.muli %br0, %c128 : index
-    %bso0 = arith.addi %bro0, %bnn0 : index
+    %bqo0 = arith.remui %bnc0, %c2 : index
+    %bqh0 = arith.muli %bqo0, %c64 : index
+    %bqd0 = arith.divui %bnc0, %c2 : index
+    %bql0 = arith.muli %bqd0, %c4 : index
+    %bys0 = arith.addi %bqh0, %bql0 : index
+    %bso0 = arith.addi %bro0, %bys0 : index
     %ar1 = arith.divui %ac1, %c4 : index
     %akc1 = arith.remui %ac1, %c4 : index
     %akk1 = arith.muli %akc1, %c4 : index
@@ -84,12 +94,18 @@ builtin.module {
     %bcleft1 = arith.subi %n, %bgc1 : index
     %bcmax1 = arith.minui %bcleft1, %c4 : index
     %bro1 = arith.muli %br1, %c128 : index
-    %bso1 = arith.addi %bro1, %bnn1 : index
+    %bqo1 = arith.remui %bnc1, %c2 : index
+    %bqh1 = arith.muli %bqo1, %c64 : index
+    %bqd1 = arith.divui %bnc1, %c2 : index
+    %bql1 = arith.muli %bqd1, %c4 : index
+    %bys1 = arith.addi %bqh1, %bql1 : index
+    %bso1 = arith.addi %bro1, %bys1 : index
     // This thread's outputs: rows t / 16 + 16 i (the chunk witnesses' rows), 8 columns from
-    // 8 (t % 16); the x rows it reads and the y column it reads from.
+    // 8 (t % 16); the x rows it reads and where its y columns are in a stage (4 (t % 16) and
+    // 64 + 4 (t % 16): the permuted groups).
     %tr = arith.divui %t, %c16 : index
     %tc = arith.remui %t, %c16 : index
-    %ycol = arith.muli %tc, %c8 : index
+    %ycol = arith.muli %tc, %c4 : index
     %xr0 = arith.addi %tr, %c0 : index
     %xo0 = arith.muli %xr0, %c20 : index
     %xr1 = arith.addi %tr, %c16 : index
@@ -226,7 +242,7 @@ builtin.module {
       %part:64 = scf.for %p = %c0 to %c16 step %c1 iter_args(%r0_0 = %acc0_0, %r0_1 = %acc0_1, %r0_2 = %acc0_2, %r0_3 = %acc0_3, %r0_4 = %acc0_4, %r0_5 = %acc0_5, %r0_6 = %acc0_6, %r0_7 = %acc0_7, %r1_0 = %acc1_0, %r1_1 = %acc1_1, %r1_2 = %acc1_2, %r1_3 = %acc1_3, %r1_4 = %acc1_4, %r1_5 = %acc1_5, %r1_6 = %acc1_6, %r1_7 = %acc1_7, %r2_0 = %acc2_0, %r2_1 = %acc2_1, %r2_2 = %acc2_2, %r2_3 = %acc2_3, %r2_4 = %acc2_4, %r2_5 = %acc2_5, %r2_6 = %acc2_6, %r2_7 = %acc2_7, %r3_0 = %acc3_0, %r3_1 = %acc3_1, %r3_2 = %acc3_2, %r3_3 = %acc3_3, %r3_4 = %acc3_4, %r3_5 = %acc3_5, %r3_6 = %acc3_6, %r3_7 = %acc3_7, %r4_0 = %acc4_0, %r4_1 = %acc4_1, %r4_2 = %acc4_2, %r4_3 = %acc4_3, %r4_4 = %acc4_4, %r4_5 = %acc4_5, %r4_6 = %acc4_6, %r4_7 = %acc4_7, %r5_0 = %acc5_0, %r5_1 = %acc5_1, %r5_2 = %acc5_2, %r5_3 = %acc5_3, %r5_4 = %acc5_4, %r5_5 = %acc5_5, %r5_6 = %acc5_6, %r5_7 = %acc5_7, %r6_0 = %acc6_0, %r6_1 = %acc6_1, %r6_2 = %acc6_2, %r6_3 = %acc6_3, %r6_4 = %acc6_4, %r6_5 = %acc6_5, %r6_6 = %acc6_6, %r6_7 = %acc6_7, %r7_0 = %acc7_0, %r7_1 = %acc7_1, %r7_2 = %acc7_2, %r7_3 = %acc7_3, %r7_4 = %acc7_4, %r7_5 = %acc7_5, %r7_6 = %acc7_6, %r7_7 = %acc7_7) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
         %yrow = arith.muli %p, %c128 : index
         %yat = arith.addi %yc, %yrow : index
-        %yat4 = arith.addi %yat, %c4 : index
+        %yat4 = arith.addi %yat, %c64 : index
         %x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7, %y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7 = simt.unsafe -> f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32 {
           %xat0 = arith.addi %xb0, %p : index
           %v0 = simt.shared_load %as[%xat0] : !simt.shared<f32, [5120]>
