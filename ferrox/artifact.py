@@ -75,10 +75,17 @@ class AbiSlot(enum.Enum):
     BF16 = "bf16"  # passed as its 16 bits
     F32 = "f32"
     F64 = "f64"
+    TENSOR_MAP = "tensormap"  # a TMA tensor map by value: `.param .align 64 .b8 [128]`
 
     @property
     def nbytes(self) -> int:
+        if self is AbiSlot.TENSOR_MAP:
+            return TENSOR_MAP_BYTES
         return ELEMENT_BYTES[self.value] if self is not AbiSlot.U64 else 8
+
+
+TENSOR_MAP_BYTES = 128
+"""A CUtensorMap's size (it is 64-byte aligned)."""
 
 
 _SCALAR_SLOTS = {
@@ -220,6 +227,22 @@ class TileLaunch:
 
 
 @dataclass(frozen=True)
+class TensorMap:
+    """A TMA tensor map the runtime builds at each launch (`cuTensorMapEncodeTiled`) and passes
+    by value after the kernel's own parameters: slice parameter `param` seen as a row-major
+    `rows` x `cols` matrix (the values of index parameters `rows_param` and `cols_param`; a
+    launch where rows * cols exceeds the slice's length is refused), read in boxes of
+    `box` = (rows, cols) elements, with the shared layout `swizzle` (0 or 128 bytes)."""
+
+    param: int
+    rows_param: int
+    cols_param: int
+    element: str
+    box: tuple[int, int]
+    swizzle: int = 0
+
+
+@dataclass(frozen=True)
 class KernelArtifact:
     """One compiled kernel: its parameters, its contract, and what its PTX entry takes."""
 
@@ -229,6 +252,7 @@ class KernelArtifact:
     writes: tuple[Write, ...] = ()  # in terms of `simt_params`
     tile: TileLaunch | None = None  # tile kernels only
     simt_params: tuple[Param, ...] = ()  # the PTX entry's parameters (== params for SIMT)
+    tensor_maps: tuple[TensorMap, ...] = ()  # PTX parameters after the entry's own (TMA)
 
     @property
     def entry_params(self) -> tuple[Param, ...]:
@@ -236,7 +260,8 @@ class KernelArtifact:
 
     @property
     def abi(self) -> tuple[AbiSlot, ...]:
-        return tuple(slot for p in self.entry_params for slot in p.abi)
+        slots = tuple(slot for p in self.entry_params for slot in p.abi)
+        return slots + (AbiSlot.TENSOR_MAP,) * len(self.tensor_maps)
 
 
 @dataclass(frozen=True)
@@ -347,6 +372,17 @@ def _kernel(raw: dict) -> KernelArtifact:
             tile["threads"],
         ),
         tuple(_param(p) for p in raw["simt_params"]),
+        tuple(
+            TensorMap(
+                m["param"],
+                m["rows_param"],
+                m["cols_param"],
+                m["element"],
+                (m["box"][0], m["box"][1]),
+                m["swizzle"],
+            )
+            for m in raw.get("tensor_maps", ())
+        ),
     )
 
 
@@ -375,6 +411,7 @@ __all__ = [
     "ParamKind",
     "Relation",
     "SizeExpr",
+    "TensorMap",
     "TileLaunch",
     "Write",
 ]

@@ -23,6 +23,7 @@ from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt import KernelOp
 from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
+from ferrox.lowering.simt_to_nvvm.tma import artifact_maps
 from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
 from ferrox.targets import kernel_facts
 from ferrox.targets.ptx import device_chip, resolve_target, submit_module
@@ -192,7 +193,8 @@ def kernel_artifacts(
                 params,
             )
         else:
-            kernels[name] = KernelArtifact(name, params, contract, writes)
+            maps = artifact_maps(op)  # TMA loads' tensor maps (lowering/simt_to_nvvm/tma.py)
+            kernels[name] = KernelArtifact(name, params, contract, writes, tensor_maps=maps)
     return kernels
 
 
@@ -206,6 +208,7 @@ _LLVM_SLOTS = {
     "bf16": AbiSlot.BF16,
     "f32": AbiSlot.F32,
     "f64": AbiSlot.F64,
+    "!llvm.ptr": AbiSlot.TENSOR_MAP,  # the only by-value (byval) kernel parameter
 }
 
 

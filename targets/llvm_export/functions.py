@@ -215,6 +215,9 @@ def _check_xdsl_argument_attributes(op: llvm.FuncOp) -> None:
 def _set_argument_attributes(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine) -> None:
     if op.arg_attrs is None:
         return
+    grid_constant = [i for i, a in enumerate(op.arg_attrs) if GRID_CONSTANT in a.data]
+    if grid_constant:
+        _annotate_grid_constant(fn, grid_constant)
     for index, (arg, attrs) in enumerate(zip(fn.args, op.arg_attrs)):
         arg.attributes = ArgumentAttributes.upgrade(arg.attributes)
         for name in attrs.data:
@@ -224,3 +227,18 @@ def _set_argument_attributes(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticE
                 diag.error(
                     op, f"argument #{index} of @{op.sym_name.data}: unsupported attribute '{name}'"
                 )
+
+
+GRID_CONSTANT = "nvvm.grid_constant"
+"""MLIR's argument attribute for a by-value kernel parameter read in place (a TMA tensor map)."""
+
+
+def _annotate_grid_constant(fn: ir.Function, indices: list[int]) -> None:
+    """`nvvm.grid_constant` on arguments `indices` as the `!nvvm.annotations` entry NVPTX reads
+    (llvmlite has no string argument attributes): the parameter stays in the param space and
+    its address is a generic one (`cvta.param`), never a copy in local memory."""
+    module = fn.module
+    i32 = ir.IntType(32)
+    numbers = module.add_metadata([ir.Constant(i32, i + 1) for i in indices])
+    entry = [fn, ir.MetaDataString(module, "grid_constant"), numbers]
+    module.add_named_metadata("nvvm.annotations", entry)
