@@ -68,8 +68,11 @@ def differences(old: dict, new: dict) -> list[str]:
     for key in sorted(set(old) | set(new)):
         if key == "kernels":
             for name in sorted(set(old[key]) | set(new[key])):
-                if old[key].get(name) != new[key].get(name):
-                    parts.append(f"kernel {name}")
+                before, after = old[key].get(name) or {}, new[key].get(name) or {}
+                fields = sorted(
+                    f for f in set(before) | set(after) if before.get(f) != after.get(f)
+                )
+                parts.extend(f"kernel {name}.{f}" for f in fields)
         elif old.get(key) != new.get(key):
             parts.append(key)
     return parts

@@ -533,13 +533,6 @@ def compile_module(module: ModuleOp, **options: Any) -> ModuleArtifact:
     return compile(module, **options)
 
 
-def verify_module(module: ModuleOp) -> None:
-    """The op verifiers (`ferrox.verify`), imported on the first miss."""
-    from ferrox.verify import verify_module as verify
-
-    verify(module)
-
-
 def artifact_key(
     text: str, chip: str | None, features: str | None, opt: int, **more: Any
 ) -> KernelKey:
@@ -577,9 +570,10 @@ def compile_cached(
         if parsed is None:
             with stage(timings, "parse"):
                 parsed, ctx = _parse(text, name)
-        with stage(timings, "verify"):
-            verify_module(parsed)
-        options = {"ctx": ctx, **_timed(timings)}  # the parse's context serves the lowering
+        # The op verifiers run inside the compile, while ptxas works (`verified=False`): a
+        # module that fails them gets their errors all the same, and no artifact. The parse's
+        # context serves the lowering.
+        options = {"ctx": ctx, "verified": False, **_timed(timings)}
         artifact = compile_module(parsed, chip=chip, features=features, opt=opt, **options)
         with stage(timings, "store"):
             return artifact.to_json().encode()

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ferrox.targets.toolchain import (
@@ -101,13 +102,17 @@ class PtxasJob:
         """Still waiting for its input, in this process (not a parent's job after a fork)."""
         return self._owner == os.getpid() and self._proc.poll() is None
 
-    def finish(self, ptx: str) -> PtxasResult:
-        """The cubin and `-v` report of `ptx`, as `run_ptxas(ptx, chip)` gives them."""
+    def finish(self, ptx: str, meanwhile: Callable[[], None] | None = None) -> PtxasResult:
+        """The cubin and `-v` report of `ptx`, as `run_ptxas(ptx, chip)` gives them.
+        `meanwhile` runs while ptxas works (what it raises ends the job and is raised)."""
         global _unusable
         try:
             deadline = time.monotonic() + TIMEOUT_S
             self._feed(ptx.encode("utf-8"))
             _spare_for(self.chip, self._ptxas)  # the next compile's, starting while this runs
+            if meanwhile is not None:
+                meanwhile()
+                deadline = max(deadline, time.monotonic() + TIMEOUT_S)
             if self._wait(deadline) == 0:
                 result = self._result()
                 if result is not None:

@@ -327,7 +327,6 @@ def _no_compiler(monkeypatch):
 
     monkeypatch.setattr(cache_module, "compile_module", refuse)
     monkeypatch.setattr(cache_module, "_parse", refuse)
-    monkeypatch.setattr(cache_module, "verify_module", refuse)
 
 
 def test_a_hit_compiles_nothing(cache_dir, monkeypatch):

@@ -1,0 +1,113 @@
+"""`compile_module(verified=False)` (what `ferrox.compile` does on a miss) runs the op verifiers
+while ptxas or LLVM works, and its outcome is verifying first's: a module that fails them gets
+exactly their errors (whether the lowering would have failed on it otherwise, or even
+compiled it), and a valid one the same artifact."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from ferrox.diagnostics import DiagnosticError
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets import compile as compile_mod
+from ferrox.targets import ptxas_job
+from ferrox.targets.cache import compile_cached
+from ferrox.verify import verify_module
+
+VECADD = Path(__file__).resolve().parents[2] / "examples" / "simt" / "vecadd.mlir"
+SUM = "%s = arith.addf %x, %y : f32"
+# The lowering fails on this one with an error of its own (the export's 'llvm.fadd' operands).
+MIXED = VECADD.read_text().replace(SUM, '%s = "arith.addf"(%x, %i) : (f32, index) -> f32')
+# And compiles this one (the bad op is dead): only the verifiers refuse it.
+DEAD = VECADD.read_text().replace(
+    SUM,
+    SUM + "\n      %c1 = arith.constant 1 : i32\n      %c2 = arith.constant 2 : i64"
+    '\n      %bad = "arith.addi"(%c1, %c2) : (i32, i64) -> i32',
+)
+# Unsafe as well as invalid: the verifiers' error, not verify-disjoint's.
+UNSAFE = MIXED.replace(
+    "%out: !simt.disjoint_slice<f32, 1d>)",
+    "%out: !simt.disjoint_slice<f32, 1d>, %forged: !simt.thread_index<1d>)",
+)
+
+
+def module(text: str):
+    return parse_module(make_context(), text, "bad.mlir")
+
+
+def messages(e: DiagnosticError) -> list[tuple[str, int, int]]:
+    return [(d.message, d.loc.line, d.loc.col) for d in e.diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (MIXED, "attribute f32 expected from variable 'T', but got index"),
+        (DEAD, "attribute i32 expected from variable 'T', but got i64"),
+        (UNSAFE, "attribute f32 expected from variable 'T', but got index"),
+    ],
+    ids=["lowering-fails", "lowering-compiles", "unsafe-too"],
+)
+@pytest.mark.parametrize("cubin", [False, None])
+def test_an_invalid_module_gets_the_verifiers_errors(text, expected, cubin):
+    with pytest.raises(DiagnosticError) as first:
+        verify_module(module(text))
+    with pytest.raises(DiagnosticError) as compiled:
+        compile_mod.compile_module(module(text), cubin=cubin, verified=False)
+    assert messages(compiled.value) == messages(first.value)
+    message = compiled.value.diagnostics[0].message  # (UNSAFE's host call is wrong too)
+    assert message.startswith("operand 'rhs' at position 1 does not verify: ")
+    assert message.endswith(expected)
+
+
+def test_without_the_verifiers_the_lowering_fails_differently():
+    """(What the first case above guards against: the lowering's own error on invalid IR.)"""
+    with pytest.raises(DiagnosticError, match="'llvm.fadd' cannot be exported to LLVM IR"):
+        compile_mod.compile_module(module(MIXED), cubin=False)
+
+
+def test_ferrox_compile_refuses_an_invalid_module(tmp_path, monkeypatch):
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))
+    with pytest.raises(DiagnosticError) as refused:
+        compile_cached(DEAD, filename="bad.mlir", cache=True)
+    assert messages(refused.value) == [
+        (
+            "operand 'rhs' at position 1 does not verify: attribute i32 expected from "
+            "variable 'T', but got i64",
+            16,
+            7,
+        )
+    ]
+    assert not any(tmp_path.rglob("*.json")), "a refusal stores nothing"
+
+
+def _where_verified(monkeypatch) -> list[list[str]]:
+    stacks: list[list[str]] = []
+
+    def spy(root):
+        stacks.append([frame.function for frame in inspect.stack()])
+        verify_module(root)
+
+    monkeypatch.setattr(compile_mod, "verify_module", spy)
+    return stacks
+
+
+@pytest.mark.skipif(not ptxas_job.early_start_possible(), reason="needs ptxas started early")
+def test_the_verifiers_run_once_while_ptxas_works(monkeypatch):
+    stacks = _where_verified(monkeypatch)
+    artifact = compile_mod.compile_module(module(VECADD.read_text()), cubin=True, verified=False)
+    assert artifact.cubin
+    assert len(stacks) == 1 and "finish" in stacks[0]
+
+
+def test_without_ptxas_they_run_once_while_llvm_works(monkeypatch):
+    stacks = _where_verified(monkeypatch)
+    unverified = compile_mod.compile_module(module(VECADD.read_text()), cubin=False, verified=False)
+    assert len(stacks) == 1 and "finish" not in stacks[0]
+    verified = compile_mod.compile_module(module(VECADD.read_text()), cubin=False)
+    assert len(stacks) == 1, "a verified module is not verified again"
+    assert unverified == verified
