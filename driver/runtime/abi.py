@@ -232,6 +232,8 @@ class Packed:
 
 
 def _cell(slot: AbiSlot, value: Any) -> Any:
+    if slot is AbiSlot.TENSOR_MAP:  # a TMA tensor map's bytes (tensor_map.py)
+        return (ctypes.c_ubyte * len(value)).from_buffer_copy(value)
     if slot is AbiSlot.F16:
         return ctypes.c_uint16(int(np.float16(value).view(np.uint16)))
     if slot is AbiSlot.BF16:

@@ -27,7 +27,7 @@ import numpy as np
 from cuda.bindings import driver as _cu
 
 from ferrox.artifact import KernelArtifact, ModuleArtifact
-from ferrox.driver.runtime import abi
+from ferrox.driver.runtime import abi, tensor_map
 from ferrox.driver.runtime.device import core_device, device_limits, make_current
 from ferrox.driver.runtime.errors import (
     ArgumentError,
@@ -158,6 +158,8 @@ class LoadedKernel:
         out: list = []
         for pack, value in zip(self._packers, args, strict=True):
             pack(value, stream, out)
+        if self.info.tensor_maps:  # TMA: the maps, built from the packed values
+            out.extend(tensor_map.map_values(self.info, out))
         return tuple(out)
 
     def pack(self, args: Sequence[Any], *, stream: Any = None) -> abi.Packed:
@@ -181,6 +183,9 @@ class LoadedKernel:
 
         from ferrox.driver.runtime.errors import CoreCudaError
 
+        if self.info.tensor_maps:  # cuda.core's launch takes no 128-byte by-value parameter
+            packed = self.pack(args, stream=stream)
+            return self.launch_packed(grid, block, packed, shared_bytes=shared_bytes, stream=stream)
         values = self.values(args, stream=stream)
         dims = self._dims(grid, block, shared_bytes)
         config = self._configs.get(dims)

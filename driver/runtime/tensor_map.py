@@ -1,0 +1,113 @@
+"""TMA tensor maps, built at each launch from the arguments (`cuTensorMapEncodeTiled`).
+
+A kernel's `simt.tma_load` ops name a slice parameter and two index parameters, its rows and
+columns (`dialects/simt/tma.py`); the artifact lists each distinct map (`KernelArtifact.
+tensor_maps`), and the lowered kernel takes one 128-byte by-value parameter a map after its own.
+`map_values` turns the packed values of the kernel's own parameters into those maps' bytes.
+
+The map is the whole safety argument of a TMA load's global side: the hardware never reads
+outside the map's bounds (a box that crosses them is zero-filled), so the map must lie inside the
+slice. A launch is refused, naming the argument, unless `rows * cols <= len`, and unless the
+map can be made at all: the slice's address 16-byte aligned, a row a multiple of 16 bytes,
+`rows` and `cols` from 1 to 2^32 (docs/safety.md, "TMA loads").
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import Any
+
+from ferrox.artifact import TENSOR_MAP_BYTES, KernelArtifact, Param, TensorMap
+from ferrox.driver.runtime.abi import describe
+from ferrox.driver.runtime.errors import ArgumentError, check
+
+_ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
+_DIM_LIMIT = 2**32
+
+
+def _data_type(element: str) -> Any:
+    from cuda.bindings import driver as cu
+
+    names = {"bf16": "BFLOAT16", "f16": "FLOAT16", "f32": "FLOAT32"}
+    return getattr(cu.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{names[element]}")
+
+
+def encode_tiled(
+    element: str, address: int, rows: int, cols: int, box: tuple[int, int], swizzle: int
+) -> bytes:
+    """The 128 bytes of the tiled tensor map of a row-major `rows` x `cols` matrix at `address`
+    (the seam tests replace: it needs a driver)."""
+    from cuda.bindings import driver as cu
+
+    size = _ELEMENT_BYTES[element]
+    mode = (
+        cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B
+        if swizzle == 128
+        else cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
+    )
+    err, tensor_map = cu.cuTensorMapEncodeTiled(
+        _data_type(element),
+        2,
+        address,
+        [cols, rows],  # innermost first
+        [cols * size],  # the stride of dimension 1 in bytes (dimension 0 is dense)
+        [box[1], box[0]],
+        [1, 1],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        mode,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,  # zeros
+    )
+    check(err, "cuTensorMapEncodeTiled")
+    return ctypes.string_at(tensor_map.getPtr(), TENSOR_MAP_BYTES)
+
+
+def slot_starts(params: Sequence[Param]) -> list[int]:
+    """The position of each parameter's first PTX value among the packed values."""
+    starts, at = [], 0
+    for p in params:
+        starts.append(at)
+        at += len(p.abi)
+    return starts
+
+
+def check_bounds(m: TensorMap, param: Param, address: int, length: int, rows: int, cols: int):
+    """Refuse a map that would reach outside its slice, or that the driver cannot make."""
+    where = describe(param)
+    size = _ELEMENT_BYTES[m.element]
+    if not (1 <= rows <= _DIM_LIMIT and 1 <= cols <= _DIM_LIMIT):
+        raise ArgumentError(
+            f"{where}: its TMA tensor map needs rows and cols from 1 to 2^32, got {rows} x {cols}"
+        )
+    if rows * cols > length:
+        raise ArgumentError(
+            f"{where}: its TMA tensor map of {rows} x {cols} elements reaches past the slice's "
+            f"{length} elements"
+        )
+    if (cols * size) % 16:
+        raise ArgumentError(
+            f"{where}: a TMA tensor map's rows must be a multiple of 16 bytes, got {cols} "
+            f"elements of {m.element} ({cols * size} bytes)"
+        )
+    if address % 16:
+        raise ArgumentError(
+            f"{where}: a TMA tensor map needs a 16-byte aligned address, got {address:#x}"
+        )
+
+
+def map_values(info: KernelArtifact, values: Sequence[Any]) -> list[bytes]:
+    """The tensor maps of a launch whose own parameters packed to `values`, in parameter order."""
+    params = info.entry_params
+    starts = slot_starts(params)
+    maps = []
+    for m in info.tensor_maps:
+        at = starts[m.param]
+        address, length = int(values[at]) % 2**64, int(values[at + 1])
+        rows, cols = int(values[starts[m.rows_param]]), int(values[starts[m.cols_param]])
+        check_bounds(m, params[m.param], address, length, rows, cols)
+        maps.append(encode_tiled(m.element, address, rows, cols, m.box, m.swizzle))
+    return maps
+
+
+__all__ = ["check_bounds", "encode_tiled", "map_values", "slot_starts"]
