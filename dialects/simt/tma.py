@@ -94,18 +94,16 @@ def _check_barriers(op: Operation, array: SSAValue, index: SSAValue) -> None:
 
 
 class _BarrierOp(IRDLOperation):
-    """An op on the barrier at `barriers[index]`."""
-
-    barriers = operand_def(shared_of(AnyAttr()))
-    index = operand_def(IndexType())
+    """An op on the barrier at `barriers[index]` (each subclass defines both operands first:
+    IRDL would put inherited operands after the subclass's own)."""
 
     @property
     def array(self) -> SSAValue:
         """The shared array touched (what verify-disjoint's unsafe rule reads)."""
-        return self.barriers
+        return self.operands[0]
 
     def verify_(self) -> None:
-        _check_barriers(self, self.barriers, self.index)
+        _check_barriers(self, self.operands[0], self.operands[1])
 
 
 @irdl_op_definition
@@ -114,6 +112,8 @@ class MbarrierInitOp(_BarrierOp):
     `count` arrivals a phase, in phase 0."""
 
     name = "simt.mbarrier_init"
+    barriers = operand_def(shared_of(AnyAttr()))
+    index = operand_def(IndexType())
     count = operand_def(IndexType())
     assembly_format = "$barriers `[` $index `]` `,` $count attr-dict `:` type($barriers)"
 
@@ -127,6 +127,8 @@ class MbarrierArriveExpectTxOp(_BarrierOp):
     the phase expects `bytes` more bytes of copies."""
 
     name = "simt.mbarrier_arrive_expect_tx"
+    barriers = operand_def(shared_of(AnyAttr()))
+    index = operand_def(IndexType())
     bytes = operand_def(IndexType())
     assembly_format = "$barriers `[` $index `]` `,` $bytes attr-dict `:` type($barriers)"
 
@@ -139,6 +141,8 @@ class MbarrierArriveOp(_BarrierOp):
     """`simt.mbarrier_arrive %bar[%i] : !simt.shared<i64, [N]>`: arrive."""
 
     name = "simt.mbarrier_arrive"
+    barriers = operand_def(shared_of(AnyAttr()))
+    index = operand_def(IndexType())
     assembly_format = "$barriers `[` $index `]` attr-dict `:` type($barriers)"
 
     def __init__(self, barriers: SSAValue, index: SSAValue):
@@ -151,6 +155,8 @@ class MbarrierWaitOp(_BarrierOp):
     of parity `parity % 2` has completed."""
 
     name = "simt.mbarrier_wait"
+    barriers = operand_def(shared_of(AnyAttr()))
+    index = operand_def(IndexType())
     parity = operand_def(IndexType())
     assembly_format = "$barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)"
 

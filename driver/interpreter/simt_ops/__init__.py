@@ -16,6 +16,7 @@ from ferrox.driver.interpreter.simt_ops import (  # noqa: F401 (registration)
     shared,
     sync,
     tile_support,
+    tma,
     unsafe,
     warp,
     wgmma,

@@ -1,0 +1,195 @@
+"""The TMA and mbarrier ops (dialects/simt/tma.py).
+
+A barrier's state (initialised, the arrivals a phase expects, those still pending, the bytes
+still expected, the phase's parity) is kept per element of its shared array, for the block
+group's run (`ex.shared`, as the arrays themselves). Ops run in program order over the lanes, so
+a TMA load completes at once: it writes its box into the tile and completes its bytes on the
+barrier when it is issued. A wait on a phase that has not completed by then is refused as a
+fault: on the GPU it would wait for an arrival or a copy that comes later in program order (a
+producer in another warp of a warp-specialised kernel, say), which this oracle cannot run ahead
+to; it never lets a thread through early.
+
+The load's box is checked as the GPU's is: the tile range (`offset + R C <= len`, the lowering's
+trap), and the tensor view (`rows * cols <= len(x)`, the runtime's refusal; here a fault).
+Elements of the box outside the `rows` x `cols` tensor read as zero. The tile is written
+directly, not through the race-tracked stores: the barrier wait, not a `simt.sync_threads`,
+orders those writes before the readers, and the race tracker knows only the latter. What this
+cannot see: a read of the tile before the wait (here the data has landed), and the swizzled
+tile's 1024-byte base alignment (a GPU trap in the lowering).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ferrox.dialects.simt.tma import (
+    TX_LIMIT,
+    MbarrierArriveExpectTxOp,
+    MbarrierArriveOp,
+    MbarrierInitOp,
+    MbarrierWaitOp,
+    TmaLoadOp,
+)
+from ferrox.driver.interpreter.memory import checked
+from ferrox.driver.interpreter.ops import lowers
+
+
+class _Barrier:
+    __slots__ = ("expected", "pending", "tx", "phase")
+
+    def __init__(self, count: int):
+        self.expected = count
+        self.pending = count
+        self.tx = 0
+        self.phase = 0
+
+    def settle(self) -> None:
+        """Complete the phase when nothing more is expected."""
+        if self.pending == 0 and self.tx == 0:
+            self.phase ^= 1
+            self.pending = self.expected
+
+
+def _states(ex, buffer) -> dict[int, _Barrier]:
+    return ex.shared.setdefault(("mbarrier", id(buffer)), {})
+
+
+def _lanes(ex, op, buffer, index, mask, what):
+    lanes, flat, error = checked(ex, op, buffer, [index], mask, what)
+    if error is not None:
+        raise error
+    return lanes, flat
+
+
+def _barrier(ex, op, buffer, flat: int, lane: int) -> _Barrier:
+    state = _states(ex, buffer).get(flat)
+    if state is None:
+        one = np.zeros(ex.n, bool)
+        one[lane] = True
+        raise ex.fault(
+            op, one, f"'{op.name}' on a barrier of {buffer.name} that was never initialised"
+        )
+    return state
+
+
+def _values(ex, value, lanes) -> np.ndarray:
+    return np.broadcast_to(np.asarray(value).astype(np.int64), (ex.n,))[lanes]
+
+
+@lowers(MbarrierInitOp)
+def _init(op):
+    def run(ex, args, mask):
+        buffer, index, count = args
+        lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
+        counts = _values(ex, count, lanes)
+        for lane, at, c in zip(lanes, flat, counts):
+            if not 1 <= c <= TX_LIMIT:
+                one = np.zeros(ex.n, bool)
+                one[lane] = True
+                raise ex.fault(op, one, f"'{op.name}' count must be 1 to {TX_LIMIT}, got {int(c)}")
+            _states(ex, buffer)[int(at)] = _Barrier(int(c))
+        return ()
+
+    return run
+
+
+def _arrive(op, with_tx: bool):
+    def run(ex, args, mask):
+        buffer, index = args[0], args[1]
+        lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
+        nbytes = _values(ex, args[2], lanes) if with_tx else np.zeros(len(lanes), np.int64)
+        for lane, at, b in zip(lanes, flat, nbytes):
+            state = _barrier(ex, op, buffer, int(at), int(lane))
+            state.tx += int(b)
+            if state.pending == 0:
+                one = np.zeros(ex.n, bool)
+                one[lane] = True
+                raise ex.fault(op, one, f"'{op.name}': more arrivals than the phase expects")
+            state.pending -= 1
+            state.settle()
+        return ()
+
+    return run
+
+
+@lowers(MbarrierArriveExpectTxOp)
+def _arrive_expect_tx(op):
+    return _arrive(op, True)
+
+
+@lowers(MbarrierArriveOp)
+def _arrive_plain(op):
+    return _arrive(op, False)
+
+
+@lowers(MbarrierWaitOp)
+def _wait(op):
+    def run(ex, args, mask):
+        buffer, index, parity = args
+        lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
+        parities = _values(ex, parity, lanes) & 1
+        for lane, at, p in zip(lanes, flat, parities):
+            state = _barrier(ex, op, buffer, int(at), int(lane))
+            if state.phase == int(p):  # the phase of this parity is still running
+                one = np.zeros(ex.n, bool)
+                one[lane] = True
+                raise ex.fault(
+                    op,
+                    one,
+                    f"'{op.name}' would wait forever: phase {int(p)} of the barrier at "
+                    f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
+                    f"arrivals and {state.tx} bytes, and nothing before it in program order "
+                    "provides them",
+                )
+        return ()
+
+    return run
+
+
+@lowers(TmaLoadOp)
+def _tma_load(op):
+    box_rows, box_cols = op.box_shape
+    swizzle = op.swizzle.value.data
+    box = box_rows * box_cols
+    nbytes = op.box_bytes
+    chunk = 16 // (nbytes // box)  # elements of a 16-byte chunk
+    r = np.repeat(np.arange(box_rows), box_cols)
+    c = np.tile(np.arange(box_cols), box_rows)
+    placed = box_cols * r + (c ^ (chunk * (r % 8)) if swizzle == 128 else c)
+
+    def run(ex, args, mask):
+        source, row, col, rows, cols, tile, offset, barriers, bar_index = args
+        lanes = np.flatnonzero(mask)
+        values = [_values(ex, v, lanes) for v in (row, col, rows, cols, offset)]
+        _, bar_flat = _lanes(ex, op, barriers, bar_index, mask, op.name)
+        for k, lane in enumerate(lanes):
+            r0, c0, nr, nc, off = (int(v[k]) for v in values)
+            one = np.zeros(ex.n, bool)
+            one[lane] = True
+            if nr * nc > source.length or nr < 1 or nc < 1:
+                raise ex.fault(
+                    op,
+                    one,
+                    f"'{op.name}': a {nr} x {nc} tensor map reaches past the {source.length} "
+                    f"elements of {source.name} (the runtime refuses such a launch)",
+                )
+            coordinates_ok = 0 <= r0 < 2**31 and 0 <= c0 < 2**31
+            if not (0 <= off and off + box <= tile.length) or not coordinates_ok:
+                raise ex.fault(
+                    op,
+                    one,
+                    f"'{op.name}' out of range: a box of {box} elements at {off} of "
+                    f"{tile.name} (length {tile.length}), from ({r0}, {c0})",
+                )
+            gr, gc = r0 + r, c0 + c
+            inside = (gr < nr) & (gc < nc)
+            got = source.array[np.where(inside, gr * nc + gc, 0)]
+            data = np.where(inside, got, np.zeros((), got.dtype))
+            base = int(np.broadcast_to(tile.base(ex, np.array([lane])), (1,))[0])
+            tile.array[base + off + placed] = data.astype(tile.array.dtype)
+            state = _barrier(ex, op, barriers, int(bar_flat[k]), int(lane))
+            state.tx -= nbytes
+            state.settle()
+        return ()
+
+    return run
