@@ -11,7 +11,9 @@
   chunks, clamped to 32 .. 512: fewer warps to combine across, two loads in flight a thread.
   Measured on the H200 (issue 13; docs/performance.md): row softmax [1, 4096] 3.94 TB/s at 256
   threads, 4.01 at 512; [1, 1024] 3.60 at 256, 4.08 at 128; [4, 1024] 3.96 at 256, 4.07 at 512;
-  row sum [1, 1024] 3.60 at 256, 3.72 at 128.
+  row sum [1, 1024] 3.60 at 256, 3.72 at 128. The default itself, timed against Triton in rounds
+  (docs/performance.md, "Softmax and SGEMM (H4)"): softmax [1, 4096] 0.996, [1, 1024] 0.999-1.002,
+  the best of the thread counts and rows per tile tried.
 
 Both are powers of two; both are recorded on the produced kernel (`tile.lowering`).
 """
