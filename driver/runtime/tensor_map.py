@@ -50,10 +50,10 @@ def encode_tiled(
         _data_type(element),
         2,
         address,
-        [cols, rows],  # innermost first
-        [cols * size],  # the stride of dimension 1 in bytes (dimension 0 is dense)
-        [box[1], box[0]],
-        [1, 1],
+        [cu.cuuint64_t(cols), cu.cuuint64_t(rows)],  # innermost first
+        [cu.cuuint64_t(cols * size)],  # dimension 1's stride in bytes (dimension 0 is dense)
+        [cu.cuuint32_t(box[1]), cu.cuuint32_t(box[0])],
+        [cu.cuuint32_t(1), cu.cuuint32_t(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         mode,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
