@@ -566,14 +566,15 @@ def compile_cached(
         key.digest()  # the toolchain's versions, once per process
 
     def build() -> bytes:
-        parsed, ctx = module, None
+        parsed, ctx, rest = module, None, None
         if parsed is None:
             with stage(timings, "parse"):
-                parsed, ctx = _parse(text, name)
+                parsed, ctx, rest = _parse(text, name)
         # The op verifiers run inside the compile, while ptxas works (`verified=False`): a
         # module that fails them gets their errors all the same, and no artifact. The parse's
         # context serves the lowering.
-        options = {"ctx": ctx, "verified": False, **_timed(timings)}
+        # Likewise the parse of its host code (`rest`), while LLVM works.
+        options = {"ctx": ctx, "verified": False, "rest": rest, **_timed(timings)}
         artifact = compile_module(parsed, chip=chip, features=features, opt=opt, **options)
         with stage(timings, "store"):
             return artifact.to_json().encode()
@@ -609,19 +610,32 @@ def _source_text(
         ) from None
 
 
-def _parse(text: str, name: str) -> tuple[ModuleOp, Context]:
-    """The module, and the context it was parsed in (made once per compile: about 1 ms)."""
+def _parse(text: str, name: str) -> tuple[ModuleOp, Context, Callable[[], None] | None]:
+    """The module, the context it was parsed in (made once per compile: about 1 ms), and the
+    parse of its host code still to do (`ferrox.parse_deferred`; None when it is whole)."""
     from xdsl.utils.exceptions import ParseError
 
     from ferrox.diagnostics import Diagnostic, DiagnosticError, SourceLoc
-    from ferrox.parser import parse_module
+    from ferrox.parse_deferred import parse_split
     from ferrox.registry import make_context
+
+    def located(e: ParseError) -> DiagnosticError:
+        where = e.span.get_location()
+        return DiagnosticError([Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))])
 
     ctx = make_context()
     try:
-        return parse_module(ctx, text, name), ctx
+        module, host = parse_split(ctx, text, name)
     except ParseError as e:
-        where = e.span.get_location()
-        raise DiagnosticError(
-            [Diagnostic("error", e.msg, SourceLoc(name, where.line, where.col))]
-        ) from None
+        raise located(e) from None
+    if host is None:
+        return module, ctx, None
+    parse_host = host
+
+    def rest() -> None:
+        try:
+            parse_host()
+        except ParseError as e:
+            raise located(e) from None
+
+    return module, ctx, rest

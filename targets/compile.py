@@ -64,21 +64,26 @@ def compile_module(
     ctx: Context | None = None,
     timings: Timings | None = None,
     verified: bool = True,
+    rest: Callable[[], None] | None = None,
 ) -> ModuleArtifact:
     """The artifact of `module` (left unchanged; it must have passed the op verifiers, unless
-    `verified` is False: see `_compile_unverified`).
+    `verified` is False: see `_compile_unverified`; `rest` completes a module parsed in two
+    parts, `ferrox.parse_deferred.parse_split`, and needs `verified=False`).
 
     `chip` and `features` default to the module's `ferrox.chip`/`ferrox.features` attributes,
     else `sm_90` and that chip's PTX version. `cubin`: True assembles one with ptxas (a
     `ToolchainError` without it), None does where ptxas is found, False never. Host code is not
     compiled, but stays in `source`. Raises a located `DiagnosticError` for anything unsafe or
     that cannot be compiled. `timings` gets each stage's time (each pass by its name, then
-    `llvm-export`, `llvm` for NVPTX, `ptxas`, `artifact`, and `verify` when not `verified`).
+    `llvm-export`, `llvm` for NVPTX, `ptxas`, `artifact`, and `verify` when not `verified`,
+    `parse-host` for `rest`).
     """
     with _collector_paused():
         if verified:
-            return _compile_module(module, chip, features, opt, cubin, ctx, timings, None)
-        return _compile_unverified(module, chip, features, opt, cubin, ctx, timings)
+            if rest is not None:
+                raise ValueError("a module parsed in two parts is verified inside the compile")
+            return _compile_module(module, chip, features, opt, cubin, ctx, timings, None, None)
+        return _compile_unverified(module, chip, features, opt, cubin, ctx, timings, rest)
 
 
 def _compile_unverified(
@@ -89,26 +94,39 @@ def _compile_unverified(
     cubin: bool | None,
     ctx: Context | None,
     timings: Timings | None,
+    rest: Callable[[], None] | None,
 ) -> ModuleArtifact:
     """`compile_module` of a module whose op verifiers have not run yet: they run while ptxas
     (else LLVM) works on the PTX, where this process would only wait, instead of before the
     lowering (a cache miss of `ferrox.compile`: a few percent of a SIMT kernel's compile).
+    Likewise `rest`, the parse of the module's host code, runs while LLVM works, before
+    anything reads the module's text; its errors come before the verifiers'.
 
     The outcome is the same as verifying first. A module that fails them gets their located
     errors, whatever the lowering or the tools did with it meanwhile: on any failure of the
     compile the verifiers run (if they have not) and their errors replace it; a compile that
     succeeds returns only once they have passed. What an invalid module costs is a lowering
     (on a copy) and LLVM's work; its artifact is never returned."""
-    pending = [True]
+    pending = [rest is not None, True]
 
-    def verify() -> None:
+    def complete() -> None:
         if pending[0]:
             pending[0] = False
+            assert rest is not None
+            with stage(timings, "parse-host"):
+                rest()
+
+    def verify() -> None:
+        complete()
+        if pending[1]:
+            pending[1] = False
             with stage(timings, "verify"):
                 verify_module(module)
 
     try:
-        artifact = _compile_module(module, chip, features, opt, cubin, ctx, timings, verify)
+        artifact = _compile_module(
+            module, chip, features, opt, cubin, ctx, timings, complete, verify
+        )
     except Exception:
         try:
             verify()  # a mistake of the user's explains any failure: it is reported instead
@@ -143,9 +161,11 @@ def _compile_module(
     cubin: bool | None,
     ctx: Context | None,
     timings: Timings | None,
+    complete: Callable[[], None] | None,
     meanwhile: Callable[[], None] | None,
 ) -> ModuleArtifact:
-    """`meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it)."""
+    """`complete`: what makes `module` whole, done while LLVM works before its text is read;
+    `meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it)."""
     chip, features = resolve_target(module, chip, features)
     chip = device_chip(module, chip)  # a module's opt-in to sm_90a holds on an sm_90 request
     _check_min_cc(module, chip)
@@ -175,6 +195,8 @@ def _compile_module(
         # While LLVM works (in its own process): what the artifact needs besides the PTX.
         failed: BaseException | None = None
         try:
+            if complete is not None:
+                complete()
             with stage(timings, "artifact"):
                 _check_abi(kernels, lowered)
                 source = str(module)

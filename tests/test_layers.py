@@ -33,6 +33,7 @@ LAYERS = [
     ("ferrox.diagnostic_suggest", "core", 0),
     ("ferrox.diagnostic_translate", "core", 0),
     ("ferrox.parser", "core", 0),
+    ("ferrox.parse_deferred", "core", 0),
     ("ferrox.verify", "core", 0),
     ("ferrox.registry", "core", 0),
     ("ferrox.artifact", "core", 0),

@@ -111,3 +111,23 @@ def test_without_ptxas_they_run_once_while_llvm_works(monkeypatch):
     verified = compile_mod.compile_module(module(VECADD.read_text()), cubin=False)
     assert len(stacks) == 1, "a verified module is not verified again"
     assert unverified == verified
+
+
+def test_a_host_program_parse_error_is_reported_as_before(tmp_path, monkeypatch):
+    """The host program is parsed while LLVM works (`parse_split`): its error is still the
+    whole parse's, located, and comes before the verifiers' and the lowering's."""
+    from ferrox.parser import parse_source
+
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))
+    text = MIXED.replace("host.sync_on %s", "host.sync_on %nowhere")
+    with pytest.raises(DiagnosticError) as whole:
+        parse_source(make_context(), text, "bad.mlir")
+    with pytest.raises(DiagnosticError) as compiled:
+        compile_cached(text, filename="bad.mlir", cache=False)
+    assert messages(compiled.value) == messages(whole.value)
+    assert "nowhere" in compiled.value.diagnostics[0].message
+
+
+def test_a_module_in_two_parts_is_verified_inside_the_compile():
+    with pytest.raises(ValueError, match="a module parsed in two parts is verified inside"):
+        compile_mod.compile_module(module(VECADD.read_text()), rest=lambda: None)
