@@ -202,20 +202,23 @@ CODES: tuple[Code, ...] = (
         ("simt-8",),
         (
             r"needs a 'simt\.wgmma_fence' before it",
-            r"arith ops and copies may come between",
-            r"that no wgmma of the window reads",
-            r"must be retired in its block",
-            r"is in flight until 'simt\.wgmma_wait'",
+            r"that the wgmma does not read",
+            r"is in flight until a 'simt\.wgmma_wait'",
             r"may only be the accumulator of a later 'simt\.wgmma'",
+            r"while a wgmma that reads it may be in flight",
+            r"that a wgmma in flight may read",
+            r"while wgmma ops may be in flight",
+            r"waits only for committed groups",
             r"is a warpgroup collective",
         ),
         (
             (
                 "",
-                "keep each wgmma between a `simt.wgmma_fence` and a `simt.wgmma_commit` then "
-                "`simt.wgmma_wait {pending = 0}` in its block, with only wgmma, arith and "
-                "`simt.async_copy` ops into other arrays between, and feed each result only to "
-                "the next wgmma or the wait",
+                "put a `simt.wgmma_fence` before each wgmma; write a shared tile only once the "
+                "`simt.wgmma_wait` that retires every group reading it has run (or write another "
+                "allocation); feed each result only to the next wgmma, a wait or a yield that "
+                "carries it, and retire everything with `simt.wgmma_wait {pending = 0}` before "
+                "other code reads it",
             ),
         ),
     ),

@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -57,7 +57,6 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects.simt.pipeline import AsyncCommitOp, AsyncCopyOp
@@ -123,23 +122,31 @@ def _check_tile(op: Operation, name: str, array: SSAValue, rows: int) -> Attribu
     return element
 
 
-# --- the window rule --------------------------------------------------------------------------
+# --- the op-local half of the rule -----------------------------------------------------------
 def _quiet(op: Operation) -> bool:
-    """Ops allowed between a wgmma and its fence or wait: other wgmma ops, and arith ops (no
-    memory, no regions)."""
+    """Ops allowed between a wgmma and its fence: other wgmma ops, and arith ops (no memory, no
+    regions)."""
     return isinstance(op, WgmmaOp) or (op.dialect_name() == "arith" and not op.regions)
 
 
 def _copy(op: Operation) -> bool:
-    """A `cp.async` issue or commit: allowed in a window when it writes no tile the window's
-    wgmma ops read (checked once the window is known)."""
+    """A `cp.async` issue or commit: allowed between a fence and a wgmma when it writes no tile
+    that wgmma reads (a write after the fence is not made visible to the wgmma)."""
     return isinstance(op, AsyncCopyOp | AsyncCommitOp)
 
 
-def check_window(op: WgmmaOp) -> None:
-    block = op.parent_block()
-    if block is None:
-        return
+def alloc_of(array: SSAValue) -> Operation | None:
+    """The `simt.shared_alloc` that made `array` (distinct allocations never overlap), or None."""
+    owner = array.owner
+    return owner if isinstance(owner, SharedAllocOp) else None
+
+
+def check_fence(op: WgmmaOp) -> None:
+    """A `simt.wgmma_fence` before `op` in its block, with only wgmma ops, arith ops and copies
+    into other arrays between: the fence orders the thread's register and shared writes before
+    the multiply (PTX needs `wgmma.fence` before the first wgmma after other code touched its
+    registers)."""
+    reads = {alloc_of(op.a), alloc_of(op.b)}
     prev = op.prev_op
     while prev is not None and not isinstance(prev, WgmmaFenceOp):
         if not (_quiet(prev) or _copy(prev)):
@@ -147,81 +154,91 @@ def check_window(op: WgmmaOp) -> None:
                 "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only "
                 f"wgmma ops, arith ops and copies between; found '{prev.name}'"
             )
+        if isinstance(prev, AsyncCopyOp):
+            target = alloc_of(prev.array)
+            if target is None or target in reads:
+                raise VerifyException(
+                    "'simt.wgmma' reads shared memory written before it only through "
+                    "'simt.wgmma_fence': a 'simt.async_copy' between the fence and the wgmma "
+                    "may write only an array of a 'simt.shared_alloc' that the wgmma does not "
+                    "read"
+                )
         prev = prev.prev_op
     if prev is None:
         raise VerifyException(
             "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma "
             "ops, arith ops and copies between"
         )
-    start = prev
-    committed = False
-    nxt = op.next_op
-    while nxt is not None:
-        if nxt.has_trait(IsTerminator):
-            nxt = None
-            break
-        if isinstance(nxt, WgmmaCommitOp):
-            committed = True
-        elif isinstance(nxt, WgmmaWaitOp):
-            if committed and nxt.pending.value.data == 0:
-                break
-        elif not (_quiet(nxt) or _copy(nxt)):
-            raise VerifyException(
-                "'simt.wgmma' reads shared memory and writes its results until a "
-                "'simt.wgmma_wait' with pending = 0 retires it: only wgmma ops, arith ops and "
-                f"copies may come between, found '{nxt.name}'"
-            )
-        nxt = nxt.next_op
-    if nxt is None:
-        raise VerifyException(
-            "'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then "
-            "'simt.wgmma_wait' with pending = 0"
-        )
-    _check_copies(start, nxt)
-    for k, r in enumerate(op.res):
-        uses = list(r.uses)
+
+
+def _in_home(user: Operation, block) -> bool:
+    """`user` sits in `block`, or in `simt.unsafe` regions nested in it (regions that run once,
+    unconditionally): a use there happens exactly when the value's block runs."""
+    at = user.parent_block()
+    while at is not None and at is not block:
+        parent = at.parent_op()
+        if parent is None or parent.name != "simt.unsafe":
+            return False
+        at = parent.parent_block()
+    return at is block
+
+
+def _carried(use) -> list[SSAValue] | None:
+    """The values that carry an in-flight value on when `use` passes it through structured
+    control flow: a yield of `simt.unsafe`, `scf.for` or `scf.if` (the parent's result, and for
+    a loop its iteration argument), or an `scf.for` initial value (the argument and the result).
+    None for any other use."""
+    user = use.operation
+    if user.name in ("simt.yield", "scf.yield"):
+        parent = user.parent_op()
+        if parent is None or parent.name not in ("simt.unsafe", "scf.for", "scf.if"):
+            return None
+        out = [parent.results[use.index]]
+        if parent.name == "scf.for":
+            out.append(parent.regions[0].blocks[0].args[use.index + 1])
+        return out
+    if user.name == "scf.for" and use.index >= 3:
+        j = use.index - 3
+        return [user.results[j], user.regions[0].blocks[0].args[j + 1]]
+    return None
+
+
+def check_in_flight(values, what: str) -> None:
+    """Each of `values` (the results of a wgmma, or of a wait that leaves groups pending) is in
+    flight: the hardware may still write its register. So it, and every value that carries it
+    on through `simt.unsafe`, `scf.for` and `scf.if`, is used exactly once, in its own block
+    (or a `simt.unsafe` there): as the accumulator of a later `simt.wgmma`, by a
+    `simt.wgmma_wait`, or by a yield or loop that carries it on. A dropped value would free a
+    register the hardware still writes; any other use would read it early."""
+    seen: set[int] = set()
+    work = list(enumerate(values))
+    while work:
+        k, v = work.pop()
+        uses = list(v.uses)
         if len(uses) != 1:
             raise VerifyException(
-                f"result {k} of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it must be "
-                f"used exactly once, by a later 'simt.wgmma' or 'simt.wgmma_wait', found "
-                f"{len(uses)} uses"
+                f"result {k} of {what} is in flight until a 'simt.wgmma_wait' with pending = 0 "
+                f"retires it: it must be used exactly once, by a later 'simt.wgmma', a "
+                f"'simt.wgmma_wait' or a yield that carries it on, found {len(uses)} uses"
             )
-        user = uses[0].operation
-        ok = (isinstance(user, WgmmaOp) and uses[0].index >= op_acc_start(user)) or isinstance(
+        use = uses[0]
+        user = use.operation
+        home = v.owner if isinstance(v.owner, Block) else v.owner.parent_block()
+        direct = (isinstance(user, WgmmaOp) and use.index >= op_acc_start(user)) or isinstance(
             user, WgmmaWaitOp
         )
-        if not ok or user.parent_block() is not block:
+        carriers = None if direct else _carried(use)
+        if (not direct and carriers is None) or not _in_home(user, home):
             raise VerifyException(
-                f"result {k} of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it may only "
-                f"be the accumulator of a later 'simt.wgmma' or an operand of "
-                f"'simt.wgmma_wait' in its block, found '{user.name}'"
+                f"result {k} of {what} is in flight until a 'simt.wgmma_wait' with pending = 0 "
+                "retires it: it may only be the accumulator of a later 'simt.wgmma', an operand "
+                "of 'simt.wgmma_wait', or carried on by 'simt.yield', 'scf.yield' or 'scf.for', "
+                f"in its own block, found '{user.name}'"
             )
-
-
-def _alloc(array: SSAValue) -> Operation | None:
-    owner = array.owner
-    return owner if isinstance(owner, SharedAllocOp) else None
-
-
-def _check_copies(start: Operation, end: Operation) -> None:
-    """A `simt.async_copy` between a window's fence and its wait may land while the window's
-    wgmma ops read: it must write an array of its own `simt.shared_alloc`, one that no wgmma of
-    the window reads (distinct allocations never overlap)."""
-    window: list[Operation] = []
-    at = start.next_op
-    while at is not None and at is not end:
-        window.append(at)
-        at = at.next_op
-    read = {id(_alloc(v)) for w in window if isinstance(w, WgmmaOp) for v in (w.a, w.b)}
-    for c in window:
-        if isinstance(c, AsyncCopyOp):
-            target = _alloc(c.array)
-            if target is None or id(target) in read:
-                raise VerifyException(
-                    "'simt.wgmma' reads shared memory until 'simt.wgmma_wait' retires it: a "
-                    "'simt.async_copy' in its window may write only an array of a "
-                    "'simt.shared_alloc' that no wgmma of the window reads"
-                )
+        for c in carriers or ():
+            if id(c) not in seen:
+                seen.add(id(c))
+                work.append((k, c))
 
 
 def op_acc_start(op: WgmmaOp) -> int:
@@ -329,7 +346,8 @@ class WgmmaOp(IRDLOperation):
         if ta != tb:
             raise VerifyException(f"'simt.wgmma' needs A and B of one type, got {ta} and {tb}")
         check_warpgroups(self)
-        check_window(self)
+        check_fence(self)
+        check_in_flight(self.res, "'simt.wgmma'")
 
 
 @irdl_op_definition
@@ -407,11 +425,12 @@ class WgmmaWaitOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:
-        if not 0 <= self.pending.value.data <= 7:
-            raise VerifyException(
-                f"'simt.wgmma_wait' pending must be 0 to 7, got {self.pending.value.data}"
-            )
+        pending = self.pending.value.data
+        if not 0 <= pending <= 7:
+            raise VerifyException(f"'simt.wgmma_wait' pending must be 0 to 7, got {pending}")
         check_warpgroups(self)
+        if pending:
+            check_in_flight(self.res, f"'simt.wgmma_wait' with pending = {pending}")
 
 
 @irdl_op_definition

@@ -13,6 +13,9 @@ bounds, and a region of an op the verifier does not know may run on some threads
 divergent.
 What is uniform is decided by the uniformity analysis (`passes/analysis/uniformity.py`,
 docs/uniformity-analysis.md); anything it cannot prove uniform is divergent.
+
+`check` also runs rule 8's flow half (`passes/disjoint/in_flight.py`): which wgmma groups may be
+in flight at each op, so that no tile they read is written before the wait that retires them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ferrox.dialects.simt import (
     SyncThreadsOp,
 )
 from ferrox.passes.analysis.uniformity import Level, Uniformity, UniformityInternalError
+from ferrox.passes.disjoint import in_flight
 from ferrox.passes.disjoint.common import Context, Function, functions, type_test
 
 _is_block_convergent = type_test((SyncThreadsOp, *WARPGROUP_COLLECTIVE_OPS))
@@ -145,6 +149,7 @@ def _what(op: Operation, ctx: Context) -> tuple[Level, str] | None:
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
+    in_flight.check(fn, ctx.ops(fn), engine)  # rule 8's flow half: the wgmma pipeline
     analysis = ctx.analyses.get(fn.sym_name.data)
     for op in ctx.ops(fn):
         what = _what(op, ctx)

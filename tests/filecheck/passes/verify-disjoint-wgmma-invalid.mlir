@@ -32,3 +32,153 @@ simt.kernel @wgmma_outside_unsafe() contract<domain = 1, block = [128], shared_b
   %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
   simt.return
 }
+
+// -----
+
+// SIMT 8's flow half (passes/disjoint/in_flight.py). A store into a tile the wgmma reads, while
+// its group is in flight (a store into another allocation is fine: tests/filecheck/dialects/
+// simt/wgmma.mlir).
+simt.kernel @store_into_tile_in_flight() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %y = arith.constant 1.0 : bf16
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    // expected-error@+1 {{'simt.shared_store' writes %bs while a wgmma that reads it may be in flight: retire that wgmma's group first ('simt.wgmma_wait' with a smaller pending), or write another allocation}}
+    simt.shared_store %y, %bs[%c0] : !simt.shared<bf16, [1024]>
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+// A copy into a tile the wgmma reads, issued before the group is even committed.
+simt.kernel @copy_into_open_tile(%x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    // expected-error@+1 {{'simt.async_copy' writes %bs while a wgmma that reads it may be in flight: retire that wgmma's group first ('simt.wgmma_wait' with a smaller pending), or write another allocation}}
+    simt.async_copy %x[%c0], %c8, %bs[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+    simt.async_commit
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+// A wait before the commit: wait_group waits only for committed groups.
+simt.kernel @wait_before_commit() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    // expected-error@+1 {{'simt.wgmma_wait' waits only for committed groups: commit the wgmma ops issued before it with 'simt.wgmma_commit' first}}
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.wgmma_commit
+    simt.wgmma_wait {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+// The pipelined K loop with its refill one stage too early: in step kt the copy refills the
+// stage that step kt's own group (committed just before) reads. The group of step kt - 1 is
+// retired by the wait, but the new one is in flight.
+simt.kernel @refill_the_stage_in_flight(%x: !simt.slice<bf16>, %tiles: index) contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %acc:8 = scf.for %kt = %c0 to %tiles step %c1 iter_args(%x0 = %z, %x1 = %z, %x2 = %z, %x3 = %z, %x4 = %z, %x5 = %z, %x6 = %z, %x7 = %z) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+    %p:8 = simt.unsafe -> f32, f32, f32, f32, f32, f32, f32, f32 {
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      %w:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
+      // expected-error@+1 {{'simt.async_copy' writes %as while a wgmma that reads it may be in flight: retire that wgmma's group first ('simt.wgmma_wait' with a smaller pending), or write another allocation}}
+      simt.async_copy %x[%c0], %c8, %as[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [4096]>
+      simt.async_commit
+      simt.yield %w#0, %w#1, %w#2, %w#3, %w#4, %w#5, %w#6, %w#7 : f32, f32, f32, f32, f32, f32, f32, f32
+    }
+    scf.yield %p#0, %p#1, %p#2, %p#3, %p#4, %p#5, %p#6, %p#7 : f32, f32, f32, f32, f32, f32, f32, f32
+  }
+  %f:8 = simt.wgmma_wait %acc#0, %acc#1, %acc#2, %acc#3, %acc#4, %acc#5, %acc#6, %acc#7 {pending = 0}
+  simt.return
+}
+
+// -----
+
+// Two stages, each its own allocation, and a wait with pending = 1 in each step: the copy at
+// the top of the next loop iteration refills stage 0 while the group of stage 1 is in flight,
+// but also the group of stage 0 from the step before (waits keep one group pending): seen only
+// across the back edge.
+simt.kernel @refill_across_the_back_edge(%x: !simt.slice<bf16>, %tiles: index) contract<domain = 1, block = [128], shared_bytes = 20480> {
+  %a0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %a1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %acc:8 = scf.for %kt = %c0 to %tiles step %c1 iter_args(%x0 = %z, %x1 = %z, %x2 = %z, %x3 = %z, %x4 = %z, %x5 = %z, %x6 = %z, %x7 = %z) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+    %p:8 = simt.unsafe -> f32, f32, f32, f32, f32, f32, f32, f32 {
+      // expected-error@+1 {{'simt.async_copy' writes %a0 while a wgmma that reads it may be in flight: retire that wgmma's group first ('simt.wgmma_wait' with a smaller pending), or write another allocation}}
+      simt.async_copy %x[%c0], %c8, %a0[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [4096]>
+      simt.async_commit
+      simt.async_wait {pending = 0}
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %a0[%c0], %bs[%c0], acc(%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      %w:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
+      simt.wgmma_fence
+      %e:8 = simt.wgmma %a1[%c0], %bs[%c0], acc(%w#0, %w#1, %w#2, %w#3, %w#4, %w#5, %w#6, %w#7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      %v:8 = simt.wgmma_wait %e#0, %e#1, %e#2, %e#3, %e#4, %e#5, %e#6, %e#7 {pending = 2}
+      simt.yield %v#0, %v#1, %v#2, %v#3, %v#4, %v#5, %v#6, %v#7 : f32, f32, f32, f32, f32, f32, f32, f32
+    }
+    scf.yield %p#0, %p#1, %p#2, %p#3, %p#4, %p#5, %p#6, %p#7 : f32, f32, f32, f32, f32, f32, f32, f32
+  }
+  %f:8 = simt.wgmma_wait %acc#0, %acc#1, %acc#2, %acc#3, %acc#4, %acc#5, %acc#6, %acc#7 {pending = 0}
+  simt.return
+}
+
+// -----
+
+// The kernel ends with a group still pending: committed after the only wait.
+simt.kernel @return_in_flight() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    // expected-error@+1 {{'simt.wgmma_wait' waits only for committed groups: commit the wgmma ops issued before it with 'simt.wgmma_commit' first}}
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.wgmma_commit
+    simt.yield
+  }
+  // expected-error@+1 {{'simt.return' while wgmma ops may be in flight: retire them first with 'simt.wgmma_commit' then 'simt.wgmma_wait' with pending = 0}}
+  simt.return
+}

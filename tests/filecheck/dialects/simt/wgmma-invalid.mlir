@@ -1,9 +1,12 @@
 // RUN: ferrox-opt %s --split-input-file --verify-diagnostics
 
 // Every op-local rule of the warpgroup tensor-core ops (dialects/simt/wgmma.py): shapes and
-// types, the warpgroup block, and the window rule (a fence before each wgmma, a commit and a
-// wait with pending = 0 after it in its block, only wgmma and arith ops between, and each result
-// used once, by a later wgmma's accumulator or the wait).
+// types, the warpgroup block, a fence before each wgmma in its block (only wgmma ops, arith ops
+// and copies into other arrays between), and the in-flight values (each result of a wgmma, or
+// of a wait that leaves groups pending, used once: by a later wgmma's accumulator, a wait, or a
+// yield or loop that carries it on, in its own block). The flow half (no tile in flight
+// written, nothing in flight at a return) is verify-disjoint's:
+// tests/filecheck/passes/verify-disjoint-wgmma-invalid.mlir.
 
 simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
@@ -181,29 +184,9 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %z = arith.constant 0.0 : f32
   simt.unsafe {
     simt.wgmma_fence
-    // expected-error@+1 {{'simt.wgmma' reads shared memory and writes its results until a 'simt.wgmma_wait' with pending = 0 retires it: only wgmma ops, arith ops and copies may come between, found 'simt.shared_store'}}
-    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
-    simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
-    simt.wgmma_commit
-    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
-    simt.yield
-  }
-  simt.return
-}
-
-// -----
-
-simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
-  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
-  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
-  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
-  %c0 = arith.constant 0 : index
-  %z = arith.constant 0.0 : f32
-  simt.unsafe {
-    simt.wgmma_fence
-    // expected-error@+1 {{'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then 'simt.wgmma_wait' with pending = 0}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     simt.wgmma_commit
+    // expected-error@+1 {{result 7 of 'simt.wgmma_wait' with pending = 1 is in flight until a 'simt.wgmma_wait' with pending = 0 retires it: it must be used exactly once, by a later 'simt.wgmma', a 'simt.wgmma_wait' or a yield that carries it on, found 0 uses}}
     %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
     simt.yield
   }
@@ -220,26 +203,7 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %z = arith.constant 0.0 : f32
   simt.unsafe {
     simt.wgmma_fence
-    // expected-error@+1 {{'simt.wgmma' must be retired in its block: 'simt.wgmma_commit' then 'simt.wgmma_wait' with pending = 0}}
-    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
-    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
-    simt.wgmma_commit
-    simt.yield
-  }
-  simt.return
-}
-
-// -----
-
-simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
-  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
-  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
-  %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
-  %c0 = arith.constant 0 : index
-  %z = arith.constant 0.0 : f32
-  simt.unsafe {
-    simt.wgmma_fence
-    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it must be used exactly once, by a later 'simt.wgmma' or 'simt.wgmma_wait', found 2 uses}}
+    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until a 'simt.wgmma_wait' with pending = 0 retires it: it must be used exactly once, by a later 'simt.wgmma', a 'simt.wgmma_wait' or a yield that carries it on, found 2 uses}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     %x = arith.addf %d#0, %z : f32
     simt.wgmma_commit
@@ -259,7 +223,7 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %z = arith.constant 0.0 : f32
   simt.unsafe {
     simt.wgmma_fence
-    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it must be used exactly once, by a later 'simt.wgmma' or 'simt.wgmma_wait', found 0 uses}}
+    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until a 'simt.wgmma_wait' with pending = 0 retires it: it must be used exactly once, by a later 'simt.wgmma', a 'simt.wgmma_wait' or a yield that carries it on, found 0 uses}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     simt.wgmma_commit
     %e:8 = simt.wgmma_wait %z, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
@@ -278,7 +242,7 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   %z = arith.constant 0.0 : f32
   simt.unsafe {
     simt.wgmma_fence
-    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until 'simt.wgmma_wait': it may only be the accumulator of a later 'simt.wgmma' or an operand of 'simt.wgmma_wait' in its block, found 'arith.addf'}}
+    // expected-error@+1 {{result 0 of 'simt.wgmma' is in flight until a 'simt.wgmma_wait' with pending = 0 retires it: it may only be the accumulator of a later 'simt.wgmma', an operand of 'simt.wgmma_wait', or carried on by 'simt.yield', 'scf.yield' or 'scf.for', in its own block, found 'arith.addf'}}
     %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
     %x = arith.addf %d#0, %z : f32
     simt.wgmma_commit
@@ -352,24 +316,3 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   simt.return
 }
 
-// -----
-
-// A copy in the window into a tile the window reads could land while the wgmma reads it.
-simt.kernel @k(%x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared_bytes = 10240> {
-  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
-  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
-  %c0 = arith.constant 0 : index
-  %c8 = arith.constant 8 : index
-  %z = arith.constant 0.0 : f32
-  simt.unsafe {
-    simt.wgmma_fence
-    // expected-error@+1 {{'simt.wgmma' reads shared memory until 'simt.wgmma_wait' retires it: a 'simt.async_copy' in its window may write only an array of a 'simt.shared_alloc' that no wgmma of the window reads}}
-    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
-    simt.async_copy %x[%c0], %c8, %bs[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
-    simt.async_commit
-    simt.wgmma_commit
-    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
-    simt.yield
-  }
-  simt.return
-}

@@ -58,4 +58,73 @@ builtin.module {
   // CHECK:      simt.async_copy %x[%c0], %c8, %next[%c0] {width = 8 : i64} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
   // CHECK-NEXT: simt.async_commit
   // CHECK-NEXT: simt.wgmma_commit
+
+  // The pipelined K loop (SIMT 8 with groups in flight across iterations): two stages, each its
+  // own allocation; each step multiplies one stage, commits, and waits until at most one group
+  // is pending, which retires the group of the step before, so the copy that follows may refill
+  // the stage that step read while this step's group still runs. The accumulators stay in
+  // flight through the loop and are retired by the wait after it.
+  // doc:begin wgmma_pipeline
+  simt.kernel @pipeline(%x: !simt.slice<bf16>, %pairs: index) contract<domain = 1, block = [128], shared_bytes = 20480> {
+    %a0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %b0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+    %a1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %b1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %z = arith.constant 0.0 : f32
+    %acc:8 = scf.for %i = %c0 to %pairs step %c1 iter_args(%x0 = %z, %x1 = %z, %x2 = %z, %x3 = %z, %x4 = %z, %x5 = %z, %x6 = %z, %x7 = %z) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+      %p:8 = simt.unsafe -> f32, f32, f32, f32, f32, f32, f32, f32 {
+        simt.async_wait {pending = 0}
+        simt.sync_threads
+        simt.wgmma_fence
+        %d:8 = simt.wgmma %a0[%c0], %b0[%c0], acc(%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+        simt.wgmma_commit
+        %w:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
+        simt.async_copy %x[%c0], %c8, %b1[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+        simt.async_commit
+        simt.yield %w#0, %w#1, %w#2, %w#3, %w#4, %w#5, %w#6, %w#7 : f32, f32, f32, f32, f32, f32, f32, f32
+      }
+      %q:8 = simt.unsafe -> f32, f32, f32, f32, f32, f32, f32, f32 {
+        simt.async_wait {pending = 0}
+        simt.sync_threads
+        simt.wgmma_fence
+        %d:8 = simt.wgmma %a1[%c0], %b1[%c0], acc(%p#0, %p#1, %p#2, %p#3, %p#4, %p#5, %p#6, %p#7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+        simt.wgmma_commit
+        %w:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
+        simt.async_copy %x[%c0], %c8, %b0[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+        simt.async_commit
+        simt.yield %w#0, %w#1, %w#2, %w#3, %w#4, %w#5, %w#6, %w#7 : f32, f32, f32, f32, f32, f32, f32, f32
+      }
+      scf.yield %q#0, %q#1, %q#2, %q#3, %q#4, %q#5, %q#6, %q#7 : f32, f32, f32, f32, f32, f32, f32, f32
+    }
+    %f:8 = simt.wgmma_wait %acc#0, %acc#1, %acc#2, %acc#3, %acc#4, %acc#5, %acc#6, %acc#7 {pending = 0}
+    simt.return
+  }
+  // doc:end
+  // CHECK:      simt.kernel @pipeline
+  // CHECK:      simt.wgmma_wait %{{.*}} {pending = 1}
+  // CHECK:      simt.wgmma_wait %acc, %acc_1, %acc_2, %acc_3, %acc_4, %acc_5, %acc_6, %acc_7 {pending = 0}
+
+  // A store into an allocation no wgmma in flight reads is fine.
+  simt.kernel @store_beside(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [128], shared_bytes = 10240> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+    %cs = simt.shared_alloc : !simt.shared<f32, [1024]>
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    simt.unsafe {
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
+      %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+      simt.yield
+    }
+    simt.return
+  }
+  // CHECK:      simt.kernel @store_beside
+  // CHECK:      simt.wgmma_commit
+  // CHECK-NEXT: simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
 }
