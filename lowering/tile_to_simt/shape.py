@@ -5,11 +5,13 @@ None of them moves data by itself:
 - a transpose or permute renames the bits of each dimension to the dimension it moves to, so
   the result's layout is the operand's with its element bits renamed (a later store that wants
   chunks of the result exchanges through shared memory: the classic shared-memory transpose);
-- a broadcast puts its result in the chunked layout and asks its source for the layout that
-  gives each register the source element it repeats: the result's bits of broadcast dimensions
-  are dropped (duplicate registers, replicated threads), the others renamed to the source's
-  dimension. A row vector broadcast over rows of a chunked tile, or a reduced `[M, 1]` column
-  (replicated) over columns, is then already in place in every thread.
+- a broadcast with one use is made where it is used, in its user's layout (its small source
+  converts, not the broadcast tile); another puts its result in the chunked layout. Either
+  asks its source for the layout that gives each register the source element it repeats: the
+  result's bits of broadcast dimensions are dropped (duplicate registers, replicated threads),
+  the others renamed to the source's dimension. A row vector broadcast over rows of a chunked
+  tile, or a reduced `[M, 1]` column (replicated) over columns, is then already in place in
+  every thread.
 """
 
 from __future__ import annotations
@@ -78,8 +80,8 @@ def _perm(op: Operation) -> list[int]:
 
 
 def _infer_broadcast(op: Operation, operands, config) -> list[Layout | None]:
-    if operands[0] is None:
-        return [None]
+    if operands[0] is None or op.results[0].has_one_use():
+        return [None]  # made where it is used, in its user's layout: the source converts, not it
     t = op.results[0].type
     assert isinstance(t, TileType)
     return [canonical(t, config)]
