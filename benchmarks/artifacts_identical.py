@@ -1,6 +1,7 @@
 """Are two checkouts' compiles of every example the same, byte for byte?
 
-    python benchmarks/artifacts_identical.py --tree OLD_CHECKOUT [--tile] [--examples vecadd ...]
+    python benchmarks/artifacts_identical.py --tree OLD_CHECKOUT [--new NEW_CHECKOUT] [--tile]
+        [--examples vecadd ...]
 
 Compiles each example under examples/simt (and examples/tile with `--tile`) with this checkout
 and with `--tree` (say, the commit before a change, in a git worktree), each in its own new
@@ -80,14 +81,15 @@ def differences(old: dict, new: dict) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tree", required=True, help="the other checkout")
+    parser.add_argument("--tree", required=True, help="the other checkout (the old one)")
+    parser.add_argument("--new", default="", help="the new checkout (default: this one)")
     parser.add_argument("--tile", action="store_true", help="the tile examples too")
     parser.add_argument("--examples", nargs="*", default=[])
     args = parser.parse_args()
     paths = examples(args.examples, args.tile)
     with tempfile.TemporaryDirectory(prefix="ferrox-identical-") as folder:
         old = dump(str(Path(args.tree).resolve()), paths, folder)
-        new = dump("", paths, folder)
+        new = dump(str(Path(args.new).resolve()) if args.new else "", paths, folder)
     failed = 0
     for path in paths:
         key = str(path)
