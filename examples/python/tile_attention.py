@@ -7,10 +7,12 @@ a running row maximum and row sum rescale the accumulator as each block of keys 
 
 q, k and v are bf16 [heads, seq, dim] arrays: torch.bfloat16 tensors on the GPU where torch is
 installed, otherwise NumPy bf16 bits (`ferrox.to_bf16`); out is f32, NaN-poisoned. One tile block
-computes BM rows of one head's output. The matrix products take bf16 operands with an f32
-accumulator (tensor cores on the GPU); the probabilities are rounded to bf16 before `p @ v`, as
-FlashAttention does. Keys past the sequence's end (the last,
-ragged block) and, when causal, keys after the query are masked to -inf before the softmax.
+computes BM rows of one head's output (BM = 128: each of the block's 8 warps owns 16 whole rows,
+so the loop lowers FlashAttention-2 style, lowering/tile_to_simt/attention.py). The matrix
+products take bf16 operands with an f32 accumulator (tensor cores on the GPU); the probabilities
+are rounded to bf16 before `p @ v`, as FlashAttention does. Keys past the sequence's end (the
+last, ragged block) and, when causal, keys after the query are masked to -inf before the
+softmax.
 """
 
 # Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
@@ -36,7 +38,7 @@ def attention(
     v: Tensor[bf16, (None, None, D)],
     D: Constexpr = 64,
     CAUSAL: Constexpr = False,
-    BM: Constexpr = 64,
+    BM: Constexpr = 128,
     BN: Constexpr = 64,
 ):
     head = tile.block_id(0)
@@ -50,7 +52,7 @@ def attention(
     end = tile.broadcast(tile.reshape(tile.full((1,), i32(seq)), (1, 1)), (BM, BN))
     blocks = tile.cdiv(seq, BN)
     if CAUSAL:
-        blocks = min(blocks, i + 1)  # key blocks past the diagonal are all masked
+        blocks = min(blocks, tile.cdiv((i + 1) * BM, BN))  # later key blocks are all masked
     for j in range(blocks):
         kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
         vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))

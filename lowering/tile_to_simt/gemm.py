@@ -144,7 +144,9 @@ def lower_pipelined(ctx: Lowering, op: scf.ForOp) -> bool:
     the block's threads do not fit the pipeline (the generic lowering takes it then)."""
     g = match(op)
     if g is None:
-        return False
+        from ferrox.lowering.tile_to_simt.attention import lower_fused
+
+        return lower_fused(ctx, op)  # the fused attention loop
     layout = ctx.layout_of(g.mma.result)
     tensor_cores = isinstance(g.element, BFloat16Type | Float16Type)
     if tensor_cores:

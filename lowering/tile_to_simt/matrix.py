@@ -103,7 +103,22 @@ def tensor_core_layout(m: int, n: int, threads: int) -> Layout:
     split = warp_split(m, n, threads // 32) if threads >= 32 else None
     if split is None:
         return _small_tensor_core_layout(m, n, threads)
-    wm, wn = split
+    return _warp_tiled(m, n, threads, *split)
+
+
+def row_tensor_core_layout(m: int, n: int, threads: int) -> Layout | None:
+    """The tensor-core accumulator layout with warps over rows only: each warp holds whole rows
+    (`m / warps` of them, m16 tiles), so a row reduction needs no shared memory, and an `[m, k]`
+    operand in this layout is, register for register, the A fragments of the warp's rows (the
+    fused attention loop, `attention.py`); None when a warp would get fewer than 16 rows."""
+    warps = threads // 32
+    if threads < 32 or m < 16 * warps or n < 8:
+        return None
+    return _warp_tiled(m, n, threads, log2(warps), 0)
+
+
+def _warp_tiled(m: int, n: int, threads: int, wm: int, wn: int) -> Layout:
+    """m16n8 tiles: warps take the top `wm` row and `wn` column bits, registers the rest."""
     ln, lm = log2(n), log2(m)
     col = list(range(ln))
     row = list(range(ln, ln + lm))
@@ -145,6 +160,11 @@ def _infer(op: Operation, operands, config) -> list[Layout | None]:
     assert isinstance(t, TileType)
     m, n = t.get_shape()
     if uses_tensor_cores(op):
+        from ferrox.lowering.tile_to_simt.attention import fused_layout
+
+        fused = fused_layout(op, config.threads)
+        if fused is not None:
+            return [fused]
         return [tensor_core_layout(m, n, config.threads)]
     return [mma_layout(m, n, config.threads)]
 
@@ -280,4 +300,4 @@ def _fmas(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
     return list(loop.results)
 
 
-__all__ = ["mma_layout", "tensor_core_layout", "uses_tensor_cores"]
+__all__ = ["mma_layout", "row_tensor_core_layout", "tensor_core_layout", "uses_tensor_cores"]

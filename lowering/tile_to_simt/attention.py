@@ -1,0 +1,468 @@
+"""A loop whose tensor-core `tile.mma`s take their right operand straight from a tile loaded in
+the same iteration (the fused attention loop: `s = q @ k.T`, softmax, `acc += p @ v`), lowered
+FlashAttention-2 style:
+
+- each warp owns whole rows of every product (`matrix.row_tensor_core_layout`): the row maximum
+  and sum of the online softmax are register trees and two quad shuffles (`reduction.py`), and an
+  `[m, k]` left operand held in that layout *is* the warp's A fragments (two f32 accumulator
+  registers packed into one i32 of bf16 halves), so `p @ v` takes `p` without a shared-memory
+  round trip;
+- a left operand defined before the loop (`q`) is made into A fragments once, before the loop;
+- each streamed tile (`k`, `v`: a `tile.load` indexed by the loop variable and loop invariants,
+  through reshapes and transposes, used by one `mma` as its right operand) is copied from global
+  to a swizzled shared stage with `simt.async_copy` (`cp.async`, 16 bytes a copy, zero-filled
+  outside the tensor exactly as the load's zero padding), one iteration ahead into the other of
+  two stages, and read by `simt.ldmatrix` (`.trans` for a `[k, n]` tile, plain for a transposed
+  `[n, k]` one: `k.T`'s B fragments are `k`'s rows);
+- every other op of the body is lowered by its ordinary rule.
+
+Per iteration `t` (one barrier):
+
+    wait for this thread's copies of iteration t (`simt.async_wait {pending = 0}`)
+    barrier: every thread's copies of stage t % 2 are visible, and every thread has finished
+             reading stage (t + 1) % 2 (iteration t - 1's)
+    issue the copies of iteration t + 1 into stage (t + 1) % 2 (none past the loop's end); commit
+    the body, its streamed operands read from stage t % 2
+
+The prologue issues iteration `lb`; after the loop every copy is waited for and a barrier ends the
+stages' use. What each copy reads is what the `tile.load` would (same bounds, zeros outside), so
+the result is the plain loop's. The loops `gemm.py` takes (loads, one mma, the yield) stay its.
+
+All of it is the lowering's trusted code (docs/safety.md#trusted-fused-attention): shared
+accesses inside `simt.unsafe` at indices computed in range (the interpreter checks each one), and
+the produced kernel is checked by `verify-disjoint` like every lowered kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import simt, tile
+from ferrox.dialects.tile.attributes import Padding
+from ferrox.dialects.tile.types import TileTensorType, TileType
+from ferrox.lowering.tile_to_simt.config import element_bytes
+from ferrox.lowering.tile_to_simt.context import Dist, Lowering
+from ferrox.lowering.tile_to_simt.control_flow import flatten, lower_op, unflatten
+from ferrox.lowering.tile_to_simt.gemm import _inside, _swizzle
+from ferrox.lowering.tile_to_simt.gemm import match as gemm_match
+from ferrox.lowering.tile_to_simt.layout import Layout, log2
+from ferrox.lowering.tile_to_simt.matrix import _pack, row_tensor_core_layout
+from ferrox.lowering.tile_to_simt.uniform import check
+
+CHUNK_BYTES = 16
+STAGES = 2
+STAGE_BUDGET = 160 * 1024
+"""Shared memory the stages may take (of the 227 KiB a block may opt in to)."""
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A right operand loaded in the loop: the load, the reshapes and transposes that lead to
+    the mma, whether they transpose it, and the load's `[rows, cols]` (its last two dims)."""
+
+    load: tile.LoadOp
+    chain: tuple[Operation, ...]
+    transposed: bool
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True)
+class Fused:
+    loop: scf.ForOp
+    mmas: tuple[tile.MmaOp, ...]
+    streams: tuple[Stream, ...]
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TileType)
+    return t.get_shape()
+
+
+def _stream(mma: tile.MmaOp, body: Block, loop: scf.ForOp) -> Stream | None:
+    iv = body.args[0]
+    v: SSAValue = mma.rhs
+    chain: list[Operation] = []
+    transposed = False
+    while True:
+        owner = v.owner
+        if not isinstance(owner, Operation) or owner.parent_block() is not body:
+            return None
+        if not v.has_one_use():
+            return None
+        if isinstance(owner, tile.LoadOp):
+            break
+        if isinstance(owner, tile.TransposeOp):
+            transposed = not transposed
+        elif isinstance(owner, tile.ReshapeOp):
+            ins = [d for d in _shape(owner.input) if d != 1]
+            outs = [d for d in _shape(owner.result) if d != 1]
+            if ins != outs:
+                return None
+        else:
+            return None
+        chain.append(owner)
+        v = owner.operands[0]
+    load = owner
+    shape = load.result.type.get_shape()  # type: ignore[attr-defined]
+    if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
+        return None
+    if load.padding.data != Padding.ZERO or not isinstance(load.source.type, TileTensorType):
+        return None
+    for index in load.indices:
+        if index is not iv and _inside(index, loop) and _constant(index) is None:
+            return None
+    rows, cols = shape[-2], shape[-1]
+    k, n = _shape(mma.rhs)
+    if (k, n) != ((cols, rows) if transposed else (rows, cols)):
+        return None
+    return Stream(load, tuple(chain), transposed, rows, cols)
+
+
+def _constant(v: SSAValue) -> int | None:
+    """The value of an `arith.constant` index (the frontend makes them in the loop body)."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def match(loop: scf.ForOp) -> Fused | None:
+    """The loop as a `Fused` one (module docstring), or None."""
+    body = loop.body.block
+    mmas = [op for op in body.ops if isinstance(op, tile.MmaOp)]
+    if not mmas or gemm_match(loop) is not None:
+        return None
+    streams = []
+    for mma in mmas:
+        x, y = mma.lhs.type, mma.rhs.type
+        assert isinstance(x, TileType) and isinstance(y, TileType)
+        if not isinstance(x.element_type, BFloat16Type | Float16Type):
+            return None
+        if y.element_type != x.element_type:
+            return None
+        (m, k), (_, n) = x.get_shape(), y.get_shape()
+        if m % 16 or k % 16 or n % 16:
+            return None
+        s = _stream(mma, body, loop)
+        if s is None:
+            return None
+        streams.append(s)
+    return Fused(loop, tuple(mmas), tuple(streams))
+
+
+def _fits(f: Fused, threads: int) -> bool:
+    """Every product gives each warp whole m16 rows, and the stages fit the budget."""
+    total = 0
+    for mma, s in zip(f.mmas, f.streams):
+        (m, k), (_, n) = _shape(mma.lhs), _shape(mma.rhs)
+        if row_tensor_core_layout(m, n, threads) is None:
+            return False
+        if row_tensor_core_layout(m, k, threads) is None:
+            return False
+        size = element_bytes(_element(mma))
+        if s.cols * size % CHUNK_BYTES:
+            return False
+        total += STAGES * s.rows * s.cols * size
+    return total <= STAGE_BUDGET
+
+
+def _element(mma: tile.MmaOp):
+    t = mma.lhs.type
+    assert isinstance(t, TileType)
+    return t.element_type
+
+
+def fused_layout(op: Operation, threads: int) -> Layout | None:
+    """The accumulator layout of `op` when it is an mma of a fused loop (None: it is not)."""
+    loop = op.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return None
+    f = match(loop)
+    if f is None or not _fits(f, threads):
+        return None
+    m, n = _shape(op.results[0])
+    return row_tensor_core_layout(m, n, threads)
+
+
+def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
+    """Lower `op` as a fused loop (module docstring); False if it is not one."""
+    f = match(op)
+    if f is None or not _fits(f, ctx.threads):
+        return False
+    for mma in f.mmas:
+        m, n = _shape(mma.result)
+        if ctx.layout_of(mma.result) != row_tensor_core_layout(m, n, ctx.threads):
+            return False
+    ctx.lowering(op)
+    _Loop(ctx, f).run()
+    return True
+
+
+class _Loop:
+    def __init__(self, ctx: Lowering, f: Fused):
+        self.ctx, self.f = ctx, f
+        self.element = _element(f.mmas[0])
+        self.w = CHUNK_BYTES // element_bytes(self.element)
+        self.stream_of = dict(zip(f.mmas, f.streams))
+        self.skipped: set[Operation] = set()
+        for s in f.streams:
+            self.skipped.add(s.load)
+            self.skipped.update(s.chain)
+
+    def checked(self, fill) -> None:
+        """Run `fill` and check the uniformity what it emitted needs (the loop's mmas')."""
+        ctx = self.ctx
+        ctx.need = None
+        fill()
+        check(ctx.control, self.f.mmas[0], ctx.need)
+
+    # -- copies ------------------------------------------------------------------------------
+    def plan(self, s: Stream):
+        """This thread's copies of a stage: (row, chunk offset in the stage) each, and the guard
+        for a tile of fewer chunks than threads."""
+        ctx = self.ctx
+        chunks = s.cols // self.w
+        total = s.rows * chunks
+        out = []
+        for u in range(max(1, total // ctx.threads)):
+            c = ctx.add(ctx.tid(), u * ctx.threads)
+            row = ctx(arith.ShRUIOp(c, ctx.index(log2(chunks))))
+            chunk = ctx(arith.AndIOp(c, ctx.index(chunks - 1)))
+            x = ctx(arith.XOrIOp(chunk, _swizzle(ctx, row, chunks)))
+            out.append((row, chunk, ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))))
+        guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
+        return out, guard
+
+    def index(self, v: SSAValue, kk: SSAValue) -> SSAValue:
+        """A load index at the iteration whose loop variable is `kk`."""
+        if v is self.f.loop.body.block.args[0]:
+            return kk
+        known = _constant(v)
+        return self.ctx.index(known) if known is not None else self.ctx.scalar(v)
+
+    def issue(self, s: Stream, plan, array, kk: SSAValue, valid: SSAValue, stage) -> None:
+        """The copies of the iteration whose loop variable is `kk` (`valid`: it runs)."""
+        ctx = self.ctx
+        copies, guard = plan
+        tensor = ctx.tensor(s.load.source)
+        idx = [self.index(v, kk) for v in s.load.indices]
+        dims = tensor.dims
+        r = len(dims)
+        conds = [valid]
+        for d in range(r - 2):
+            conds.append(ctx.cmp("ult", idx[d], dims[d]))
+        conds.append(
+            ctx.cmp("ult", idx[r - 2], ctx(arith.CeilDivUIOp(dims[r - 2], ctx.index(s.rows))))
+        )
+        conds.append(
+            ctx.cmp("ult", idx[r - 1], ctx(arith.CeilDivUIOp(dims[r - 1], ctx.index(s.cols))))
+        )
+        ok = ctx.all_of(conds)
+        # The flat index of the tile's [rows, cols] plane: (i0 * d1 + i1) * d2 + ... to dim r - 3.
+        lead = idx[0] if r > 2 else None
+        for d in range(1, r - 2):
+            assert lead is not None
+            lead = ctx.add(ctx.mul(lead, dims[d]), idx[d])
+        row0 = ctx.mul(idx[r - 2], s.rows)
+        col0 = ctx.mul(idx[r - 1], s.cols)
+        zero = ctx.index(0)
+        base = ctx.mul(lead, dims[r - 2]) if lead is not None else zero
+        base_at = ctx.mul(stage, s.rows * s.cols)
+        out = []
+        for row, chunk, at in copies:
+            grow = ctx.add(row0, row)
+            gcol = ctx.add(col0, ctx.mul(chunk, self.w))
+            inside = ctx.all_of(
+                [ok, ctx.cmp("ult", grow, dims[r - 2]), ctx.cmp("ult", gcol, dims[r - 1])]
+            )
+            flat = ctx.add(ctx.mul(ctx.add(base, grow), dims[r - 1]), gcol)
+            count = ctx(arith.MinUIOp(ctx(arith.SubiOp(dims[r - 1], gcol)), ctx.index(self.w)))
+            count = ctx(arith.SelectOp(inside, count, zero))
+            flat = ctx(arith.SelectOp(inside, flat, zero))
+            out.append((flat, count, ctx.add(base_at, at)))
+
+        def fill() -> list[SSAValue]:
+            for flat, count, at in out:
+                ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
+            return []
+
+        def guarded() -> None:
+            ctx.unsafe(fill)
+
+        ctx.when(guard, guarded)
+
+    # -- fragments ---------------------------------------------------------------------------
+    def a_fragments(self, mma: tile.MmaOp) -> dict[tuple[int, int], list[SSAValue]]:
+        """The warp's A fragments of `mma.lhs`, by (static m16 tile row, k16 step): the operand
+        in the row layout, two registers packed per i32."""
+        ctx = self.ctx
+        m, k = _shape(mma.lhs)
+        layout = row_tensor_core_layout(m, k, ctx.threads)
+        assert layout is not None
+        regs = ctx.tile(mma.lhs, layout)
+        at = {layout.static_element(r): regs[r] for r in range(layout.num_regs)}
+        rows = sorted({layout.static_element(4 * t) >> log2(k) for t in range(len(regs) // 4)})
+        frags = {}
+        for mt in rows:
+            for ks in range(k // 16):
+
+                def pair(row: int, col: int) -> SSAValue:
+                    return _pack(ctx, at[row * k + col], at[row * k + col + 1])
+
+                c = 16 * ks
+                frags[(mt, ks)] = [
+                    pair(mt, c),
+                    pair(mt + 8, c),
+                    pair(mt, c + 8),
+                    pair(mt + 8, c + 8),
+                ]
+        return frags
+
+    def prepare(self) -> None:
+        """Per-thread parts of the `ldmatrix` addresses, computed once."""
+        ctx = self.ctx
+        lane = ctx(arith.AndIOp(ctx.tid(), ctx.index(31)))
+        in8 = ctx(arith.AndIOp(lane, ctx.index(7)))
+        hi8 = ctx(arith.AndIOp(ctx(arith.ShRUIOp(lane, ctx.index(3))), ctx.index(1)))
+        half = ctx(arith.ShRUIOp(lane, ctx.index(4)))
+        self.lane_parts = {}
+        for s in self.f.streams:
+            chunks = s.cols // self.w
+            if s.transposed:
+                # plain ldmatrix of rows n0 + (t % 8) + 8 (t / 16), chunk 2 ks + (t / 8) % 2.
+                row = ctx.add(in8, ctx.mul(half, 8))
+                x = ctx(arith.XOrIOp(hi8, _swizzle(ctx, row, chunks)))
+            else:
+                # ldmatrix.trans of k rows 16 ks + (t % 8) + 8 ((t / 8) % 2), chunk n0 / 8 + t / 16.
+                row = ctx.add(in8, ctx.mul(hi8, 8))
+                x = ctx(arith.XOrIOp(half, _swizzle(ctx, row, chunks)))
+            self.lane_parts[s] = (ctx.mul(row, s.cols), x)
+
+    def b_fragments(self, s: Stream, array, stage, ks: int, n: int) -> dict[int, list[SSAValue]]:
+        """The warp's B fragments of the k16 step `ks`, by n8 tile column."""
+        ctx = self.ctx
+        row_off, x = self.lane_parts[s]
+        base = ctx.add(ctx.mul(stage, s.rows * s.cols), row_off)
+
+        def loads() -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for pair in range(0, n, 16):
+                if s.transposed:
+                    at = ctx.add(base, pair * s.cols)
+                    chunk = ctx(arith.XOrIOp(x, ctx.index(2 * ks))) if ks else x
+                else:
+                    at = ctx.add(base, 16 * ks * s.cols)
+                    chunk = ctx(arith.XOrIOp(x, ctx.index(pair // 8))) if pair else x
+                at = ctx.add(at, ctx.mul(chunk, self.w))
+                out.extend(ctx.emit(simt.LdMatrixOp(array, at, trans=not s.transposed)).results)
+            return out
+
+        loaded = ctx.unsafe(loads)
+        frags = {}
+        for u, pair in enumerate(range(0, n, 16)):
+            r = loaded[4 * u : 4 * u + 4]
+            frags[pair], frags[pair + 8] = r[0:2], r[2:4]
+        return frags
+
+    def mma(self, mma: tile.MmaOp, stage) -> None:
+        ctx = self.ctx
+        m, k = _shape(mma.lhs)
+        _, n = _shape(mma.rhs)
+        layout = ctx.layout_of(mma.result)
+        a = self.hoisted.get(mma)
+        if a is None:
+            a = self.a_fragments(mma)
+        acc = list(ctx.tile(mma.acc, layout))
+        tiles = layout.num_regs // 4
+        tile_of = {
+            (layout.static_element(4 * t) >> log2(n), layout.static_element(4 * t) & (n - 1)): t
+            for t in range(tiles)
+        }
+        s = self.stream_of[mma]
+        for ks in range(k // 16):
+            b = self.b_fragments(s, self.arrays[s], stage, ks, n)
+            for (mt, nt), t in sorted(tile_of.items()):
+                c = acc[4 * t : 4 * t + 4]
+                d = ctx.emit(simt.MmaSyncOp(self.element, a[(mt, ks)], b[nt], c)).results
+                acc[4 * t : 4 * t + 4] = list(d)
+        ctx.bind(mma.result, Dist(layout, acc))
+
+    # -- the loop ----------------------------------------------------------------------------
+    def run(self) -> None:
+        ctx, f = self.ctx, self.f
+        loop = f.loop
+        body = loop.body.block
+        self.arrays = {
+            s: ctx.shared(self.element, STAGES * s.rows * s.cols, f"stream{u}")
+            for u, s in enumerate(f.streams)
+        }
+        plans = {s: self.plan(s) for s in f.streams}
+        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
+        self.hoisted: dict[tile.MmaOp, dict] = {}
+
+        def before() -> None:
+            self.prepare()
+            for mma in f.mmas:
+                if not _inside(mma.lhs, loop):
+                    self.hoisted[mma] = self.a_fragments(mma)
+            valid = ctx.cmp("ult", lb, ub)
+            for s in f.streams:
+                self.issue(s, plans[s], self.arrays[s], lb, valid, ctx.index(0))
+            ctx.emit(simt.AsyncCommitOp())
+
+        self.checked(before)
+        carried = list(body.args[1:])
+        inits = flatten(ctx, loop.iter_args, carried)
+        new_body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in inits)])
+        iv, t = new_body.args[0], new_body.args[1]
+        ctx.bind(body.args[0], iv)
+        unflatten(ctx, carried, list(new_body.args[2:]))
+        ctx.loop_depth += 1
+        try:
+            with ctx.at(InsertPoint.at_end(new_body)):
+
+                def top() -> None:
+                    ctx.emit(simt.AsyncWaitOp(0))
+                    ctx.sync()
+                    ahead = ctx.add(iv, step)
+                    valid = ctx.cmp("ult", ahead, ub)
+                    after = ctx(arith.AndIOp(ctx.add(t, 1), ctx.index(1)))
+                    for s in f.streams:
+                        self.issue(s, plans[s], self.arrays[s], ahead, valid, after)
+                    ctx.emit(simt.AsyncCommitOp())
+
+                self.checked(top)
+                stage = ctx(arith.AndIOp(t, ctx.index(1)))
+                for op in body.ops:
+                    if op in self.skipped:
+                        continue
+                    if isinstance(op, scf.YieldOp):
+                        ctx.lowering(op)
+                        ctx.emit(scf.YieldOp(ctx.add(t, 1), *flatten(ctx, op.operands, carried)))
+                    elif isinstance(op, tile.MmaOp) and op in self.stream_of:
+                        ctx.lowering(op)
+                        self.checked(lambda op=op: self.mma(op, stage))
+                    else:
+                        lower_op(ctx, op)
+        finally:
+            ctx.loop_depth -= 1
+        ctx.lowering(loop)
+        new = scf.ForOp(lb, ub, step, [ctx.index(0), *inits], Region(new_body))
+
+        def after() -> None:
+            ctx.emit(new)
+            ctx.emit(simt.AsyncWaitOp(0))
+            ctx.sync()
+
+        self.checked(after)
+        unflatten(ctx, loop.results, list(new.results[1:]))
+
+
+__all__ = ["Fused", "fused_layout", "lower_fused", "match"]
