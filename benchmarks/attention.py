@@ -84,5 +84,71 @@ def rows(variants: bool = False) -> list[dict]:
     return out
 
 
+def table(seqs: list[int], batch: int, heads: int, dims=(64, 128)) -> list[dict]:
+    """One compact row per (head dim, causal, seq): the max error against SDPA's bf16 output
+    (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians) and their ratio."""
+    import torch
+    import torch.nn.functional as F
+
+    from benchmarks.common import bench
+
+    kernel = example().attention
+    out = []
+    print(f"{'case':<22} {'max err':>8} {'ferrox':>8} {'sdpa':>8} {'ratio':>6}", flush=True)
+    for dim in dims:
+        for causal in (False, True):
+            artifact = kernel.artifact("sm_90", D=dim, CAUSAL=causal)
+            for seq in seqs:
+                shape = (batch, heads, seq, dim)
+                q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
+                o = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
+                flat = [t.view(batch * heads, seq, dim) for t in (o, q, k, v)]
+                go = launcher(artifact, "attention", flat)
+                go()
+                torch.cuda.synchronize()
+                ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
+                err = (o - ref).abs().max().item()  # NaN (unwritten) compares as not close
+                ms = bench(go)
+                peer = bench(
+                    lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
+                        q, k, v, is_causal=c
+                    )
+                )
+                flops = 4 * batch * heads * seq * seq * dim / (2 if causal else 1)
+                row = {
+                    "dim": dim,
+                    "causal": causal,
+                    "seq": seq,
+                    "batch": batch,
+                    "heads": heads,
+                    "max_err": err,
+                    "correct": bool(err <= 3e-2),
+                    "ferrox_tflops": flops / ms / 1e9,
+                    "sdpa_tflops": flops / peer / 1e9,
+                    "ratio": peer / ms,
+                }
+                out.append(row)
+                name = f"d{dim} {'causal' if causal else 'full'} s{seq}"
+                print(
+                    f"{name:<22} {err:8.1e} {row['ferrox_tflops']:8.1f} "
+                    f"{row['sdpa_tflops']:8.1f} {row['ratio']:6.3f}"
+                    + ("" if row["correct"] else "  WRONG"),
+                    flush=True,
+                )
+    return out
+
+
 if __name__ == "__main__":
-    write_result("attention", {"rows": rows()})
+    import argparse
+
+    parser = argparse.ArgumentParser(description="attention against torch SDPA")
+    parser.add_argument("--table", action="store_true", help="the compact table over --seqs")
+    parser.add_argument("--seqs", default="1024,2048,4096")
+    parser.add_argument("--batch", type=int, default=BATCH)
+    parser.add_argument("--heads", type=int, default=HEADS)
+    args = parser.parse_args()
+    if args.table:
+        seqs = [int(x) for x in args.seqs.split(",")]
+        write_result("attention-table", {"rows": table(seqs, args.batch, args.heads)})
+    else:
+        write_result("attention", {"rows": rows()})
