@@ -193,12 +193,10 @@ class MbarrierWaitToPtx(RewritePattern):
         e = SimtEmitter.before(rewriter, op)
         address = _address(e, op.barriers, op.index)
         parity = e(arith.AndIOp(_i32(e, op.parity), e.const(1, i32)))
-        asm = (
-            "{ .reg .pred p; \n"
-            "FERROX_MBAR_WAIT: \n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1; \n"
-            "@!p bra FERROX_MBAR_WAIT; \n"
-            "}"
+        asm = (  # one line: the scope keeps the predicate and label local to each copy
+            "{ .reg .pred p; FERROX_MBAR_WAIT: "
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1; "
+            "@!p bra FERROX_MBAR_WAIT; }"
         )
         e.emit(_asm(asm, "l,r", [address, parity]))
         rewriter.erase(op)

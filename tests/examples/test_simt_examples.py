@@ -30,6 +30,8 @@ NAMES = [
     "sgemm_tiled",
     "sgemm_micro",
     "gemm_wgmma",
+    "tma_copy",
+    "tma_copy_f32",
     "warp_reduce",
     "block_reduce",
     "block_reduce_gridstride",

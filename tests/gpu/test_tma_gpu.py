@@ -1,8 +1,8 @@
-"""TMA loads on the GPU (examples/simt/tma_copy.mlir): 2-D arrays copied box by box through
-shared memory by `cp.async.bulk.tensor` on mbarriers, the tensor maps built by the runtime at
-each launch and passed as grid-constant parameters; compared with the input exactly, outputs
-poisoned, shapes ragged (not multiples of the box) included; a tensor map that would reach past
-its slice is refused before anything runs.
+"""TMA loads on the GPU (examples/simt/tma_copy.mlir and tma_copy_f32.mlir): 2-D arrays copied
+box by box through shared memory by `cp.async.bulk.tensor` on mbarriers, the tensor maps built
+by the runtime at each launch and passed as grid-constant parameters; compared with the input
+exactly, outputs poisoned, shapes ragged (not multiples of the box) included; a tensor map that
+would reach past its slice is refused before anything runs.
 
 Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_tma_gpu.py`.
 """
@@ -20,13 +20,17 @@ from ferrox.driver.runtime.errors import ArgumentError
 pytestmark = pytest.mark.gpu
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "simt" / "tma_copy.mlir"
+EXAMPLES = ROOT / "examples" / "simt"
 SHAPES = [(32, 32), (45, 36), (70, 100), (1000, 1004), (1, 4)]
 
 
 @pytest.fixture(scope="module")
 def module():
-    return ferrox.load(EXAMPLE, device="gpu")
+    """Both examples' kernels by name."""
+    return {
+        name: ferrox.load(EXAMPLES / f"{name}.mlir", device="gpu")[name]
+        for name in ("tma_copy", "tma_copy_f32")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +58,7 @@ def test_f32_copy(module, rows, cols):
 def test_bf16_swizzled_copy(module, torch, rows, cols):
     x = torch.randn(rows * cols, device="cuda").to(torch.bfloat16)
     out = torch.full((rows * cols,), float("nan"), device="cuda", dtype=torch.bfloat16)
-    module["tma_copy_bf16"][_grid(rows, cols, 64), 128](x, rows, cols, out)
+    module["tma_copy"][_grid(rows, cols, 64), 128](x, rows, cols, out)
     torch.cuda.synchronize()
     assert torch.equal(out, x)
 

@@ -78,6 +78,12 @@ EXPECT = {
         barrier=True,
         max_registers=255,  # 128 f32 accumulators a thread, one warpgroup a block
     ),
+    "tma_copy": Expect(
+        (128, 1, 1), ("slice:bf16", "index", "index", "slice:bf16"), barrier=True, nc_loads=False
+    ),
+    "tma_copy_f32": Expect(
+        (128, 1, 1), ("slice:f32", "index", "index", "slice:f32"), barrier=True, nc_loads=False
+    ),
 }
 CHIP = {"gemm_wgmma": "sm_90a"}
 """Examples that opt in to an arch-specific target (`"ferrox.chip"`: wgmma needs sm_90a)."""

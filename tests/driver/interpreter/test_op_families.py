@@ -82,6 +82,7 @@ def test_the_families_are_the_ones_the_lowering_has() -> None:
         "shared",
         "sync",
         "tile_support",
+        "tma",
         "unsafe",
         "warp",
         "wgmma",

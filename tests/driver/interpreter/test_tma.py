@@ -1,5 +1,5 @@
 """TMA loads and mbarriers on the CPU interpreter (driver/interpreter/simt_ops/tma.py), against
-NumPy: examples/simt/tma_copy.mlir's dense f32 and 128-byte swizzled bf16 copies on fresh random
+NumPy: examples/simt/tma_copy_f32.mlir's dense f32 and tma_copy.mlir's 128-byte swizzled bf16 copies on fresh random
 data, ragged shapes included, outputs NaN-poisoned; and the faults: a wait that nothing before
 it can complete, a barrier used before its init, a tensor map past its slice, a box past its
 tile; an arrival after its phase completed counts in the next."""
@@ -16,12 +16,11 @@ from ferrox.driver.interpreter.launch import run_simt_kernel
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "simt" / "tma_copy.mlir"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "simt"
 
 
-@pytest.fixture(scope="module")
-def example():
-    return parse_module(make_context(), EXAMPLE.read_text(), "tma_copy.mlir")
+def _example(name: str):
+    return parse_module(make_context(), (EXAMPLES / f"{name}.mlir").read_text(), f"{name}.mlir")
 
 
 def _bf16(x: np.ndarray) -> np.ndarray:
@@ -29,20 +28,22 @@ def _bf16(x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("rows, cols", [(32, 32), (45, 36), (70, 100), (1, 4)])
-def test_f32_copy(example, rows, cols):
+def test_f32_copy(rows, cols):
     x = np.random.default_rng().standard_normal(rows * cols, dtype=np.float32)
     out = np.full(rows * cols, np.nan, np.float32)
     grid = (-(-rows // 32), -(-cols // 32), 1)
-    run_simt_kernel(example, "tma_copy_f32", grid, (128, 1, 1), [x, rows, cols, out], 4112)
+    run_simt_kernel(
+        _example("tma_copy_f32"), "tma_copy_f32", grid, (128, 1, 1), [x, rows, cols, out], 4112
+    )
     np.testing.assert_array_equal(out, x)
 
 
 @pytest.mark.parametrize("rows, cols", [(64, 64), (70, 72), (130, 136)])
-def test_bf16_swizzled_copy(example, rows, cols):
+def test_bf16_swizzled_copy(rows, cols):
     x = _bf16(np.random.default_rng().standard_normal(rows * cols))
     out = np.full(rows * cols, np.nan, np.float32)
     grid = (-(-rows // 64), -(-cols // 64), 1)
-    run_simt_kernel(example, "tma_copy_bf16", grid, (128, 1, 1), [x, rows, cols, out], 8208)
+    run_simt_kernel(_example("tma_copy"), "tma_copy", grid, (128, 1, 1), [x, rows, cols, out], 8208)
     np.testing.assert_array_equal(out, x)
 
 

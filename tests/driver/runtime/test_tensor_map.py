@@ -17,7 +17,8 @@ from ferrox.artifact import AbiSlot, ModuleArtifact, TensorMap
 from ferrox.driver.runtime import launcher, tensor_map
 from ferrox.driver.runtime.errors import ArgumentError
 
-EXAMPLE = "examples/simt/tma_copy.mlir"
+EXAMPLE = "examples/simt/tma_copy_f32.mlir"
+SWIZZLED = "examples/simt/tma_copy.mlir"
 _FORMAT = "<QQQQQ"
 
 
@@ -49,12 +50,12 @@ def maps(fake, monkeypatch):
 
 
 def test_the_artifact_lists_the_maps_and_the_entry_takes_them():
-    art = ferrox.compile(open(EXAMPLE).read())
-    k = art["tma_copy_bf16"]
+    art = ferrox.compile(open(SWIZZLED).read())
+    k = art["tma_copy"]
     assert k.tensor_maps == (TensorMap(0, 1, 2, "bf16", (64, 64), 128),)
     assert k.abi[-1] is AbiSlot.TENSOR_MAP and AbiSlot.TENSOR_MAP.nbytes == 128
     assert ModuleArtifact.from_json(art.to_json()) == art
-    assert ".param .align 64 .b8 tma_copy_bf16_param_6[128]" in art.ptx
+    assert ".param .align 64 .b8 tma_copy_param_6[128]" in art.ptx
     assert "cvta.param.u64" in art.ptx
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in art.ptx
 
