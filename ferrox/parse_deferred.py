@@ -32,14 +32,17 @@ KERNEL_ATTR = "nvvm.kernel"
 """A `func.func` with this attribute is a kernel (`lowering/simt_to_nvvm/support.py`)."""
 
 _SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[{}]')
-_HOST_START = re.compile(r"^[ \t]*func\.func\b", re.MULTILINE)
-_ALIAS = re.compile(r"^[ \t]*[#!][\w.$-]+[ \t]*=", re.MULTILINE)
+# Each at a line's start, searched in the text after a newline (a literal first is far faster
+# than `^` with MULTILINE); a match's start there is its line's start in the text.
+_HOST_START = re.compile(r"\n[ \t]*func\.func\b")
+_ALIAS = re.compile(r"\n[ \t]*[#!][\w.$-]+[ \t]*=")
 _MODULE_START = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*(?:builtin\.)?module\b")
 _BLANK = re.compile(r"[^\n]")
 _TAIL = re.compile(r"[ \t\r]*(?://[^\n]*)?(?:\n|$)")
 _SPACE = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
-_ODD_QUOTE = re.compile(r'^[^"\n]*(?:"(?:[^"\\\n]|\\.)*"[^"\n]*)*"(?:[^"\\\n]|\\.)*$', re.MULTILINE)
-"""A line with a string that does not end on it (or an odd quote in a comment): not plain."""
+_QUOTES = re.compile(r'"(?:[^"\\\n]|\\.)*"|"')
+"""A string that ends on its line, or a quote that opens one that does not (`"` alone), which
+makes the text not plain (a quote in a comment may, too: then the text is parsed whole)."""
 
 
 def parse_split(
@@ -77,17 +80,20 @@ def parse_split(
 def _host_spans(text: str) -> list[tuple[int, int]]:
     """The (start, end) of each top-level host `func.func` that follows every other top-level
     op; none where the text is anything but plain."""
-    if _ALIAS.search(text) or KERNEL_ATTR in text or _ODD_QUOTE.search(text):
+    lines = "\n" + text
+    if _ALIAS.search(lines) or KERNEL_ATTR in text or _open_string(text):
         return []
     base = 1 if _MODULE_START.match(text) else 0
-    starts = [m.start() for m in _HOST_START.finditer(text)]
+    starts = [m.start() for m in _HOST_START.finditer(lines)]
     if not starts:
         return []
     spans: list[tuple[int, int]] = []
-    depth, pending = 0, 0  # pending: the next host start to look at
+    # Scanned from the first host function on, taken to be at the module's top level: were it
+    # not, the text after it would not close exactly the module's brace (checked at the end).
+    depth, pending = base, 0  # pending: the next host start to look at
     opened_at: int | None = None  # where the current host function's first `{` group began
     start: int | None = None
-    for m in _SCAN.finditer(text):
+    for m in _SCAN.finditer(text, starts[0]):
         while pending < len(starts) and starts[pending] < m.start():
             if depth != base:
                 return []  # a nested func.func, or one inside a string or comment: not plain
@@ -125,6 +131,10 @@ def _host_spans(text: str) -> list[tuple[int, int]]:
     if leftover != ("}" if base else ""):
         return []
     return spans
+
+
+def _open_string(text: str) -> bool:
+    return '"' in text and any(m.end() - m.start() == 1 for m in _QUOTES.finditer(text))
 
 
 def _skip_space(text: str, pos: int) -> int:
