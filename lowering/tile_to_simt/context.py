@@ -25,6 +25,7 @@ from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
 from ferrox.lowering.tile_to_simt.fold import FOLDABLE, PREDICATES, fold, int_of, width, wrap
+from ferrox.lowering.tile_to_simt.helpers import Helpers
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
 from ferrox.lowering.tile_to_simt.uniform import need_of
 from ferrox.passes.analysis.uniformity import Level, Uniformity
@@ -98,6 +99,9 @@ class Lowering:
     """How uniformly each tile op is reached (`uniform.analyse`); None: not checked."""
     need: Level | None = None
     """The most uniformity an op emitted since the last reset needs (`uniform.need_of`)."""
+    helpers: Helpers = field(default_factory=Helpers)
+    """The module's shared device functions (`helpers.py`), inserted once its kernels are
+    lowered."""
     _prologue_end: Operation | None = None
     _lanes: dict[tuple, list[SSAValue | None]] = field(default_factory=dict)
     _linear: dict[tuple, SSAValue | None] = field(default_factory=dict)

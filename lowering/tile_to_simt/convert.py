@@ -21,7 +21,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
 
 from ferrox.diagnostics import DiagnosticError, error
 from ferrox.dialects import simt, tile
@@ -41,6 +42,7 @@ from ferrox.lowering.tile_to_simt.assign import analyse
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
+from ferrox.lowering.tile_to_simt.helpers import Helpers
 from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
 from ferrox.passes.verify_disjoint import collect, verify_disjoint
 
@@ -49,10 +51,15 @@ REDUCTIONS = (tile.ReduceSumOp, tile.ReduceProdOp, tile.ReduceMaxOp, tile.Reduce
 
 
 def lower_kernel(
-    kernel: tile.KernelOp, threads: int, elems: int, state: ConversionState
+    kernel: tile.KernelOp,
+    threads: int,
+    elems: int,
+    state: ConversionState,
+    helpers: Helpers | None = None,
 ) -> simt.KernelOp | None:
     """The SIMT kernel for `kernel`, or None after reporting (in `state`) the first op that
-    cannot be lowered."""
+    cannot be lowered. The device functions its calls name go into `helpers` (the caller
+    inserts them into the module)."""
     reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
     if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
         reduces = False  # mma layouts are laid out for the usual count
@@ -62,6 +69,8 @@ def lower_kernel(
         return None
     simt_kernel, _ = new_kernel(kernel, config)
     ctx = Lowering(config, analyse(kernel, config), simt_kernel.body.blocks[0])
+    if helpers is not None:
+        ctx.helpers = helpers
     ctx.control = uniform.analyse(kernel, config.threads)
     bind_params(ctx, kernel, simt_kernel)
     for op in kernel.body.block.ops:
@@ -111,14 +120,24 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
         )
     if elems and not (is_pow2(elems) and elems <= 16):
         raise _option_error(module, f"elems must be a power of two up to 16, got {elems}")
-    lowered: list[simt.KernelOp] = []
+    lowered: list[simt.KernelOp | simt.FuncOp] = []
+    helpers = Helpers()
+    first: Operation | None = None
     for op in list(module.walk()):
         if isinstance(op, tile.KernelOp):
-            new = lower_kernel(op, threads, elems, state)
+            new = lower_kernel(op, threads, elems, state, helpers)
             if new is not None:
                 Rewriter.replace_op(op, new)
                 lowered.append(new)
+                first = first or new
     diagnostics.raise_if_errors()
+    if first is not None:
+        for fn in helpers.settle():
+            name = fn.sym_name.data
+            if SymbolTable.lookup_symbol(module, name) is not None:
+                raise AssertionError(f"internal error: the module names @{name} already")
+            Rewriter.insert_op(fn, InsertPoint.before(first))
+            lowered.append(fn)
     seen: set[str] = set()
     for new in lowered:
         for d in collect(new):  # one report per tile op, however many SIMT ops it became

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from ferrox.dialects import simt
 from ferrox.driver.interpreter.bf16 import to_bf16
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
 from ferrox.passes.verify_disjoint import collect
@@ -128,8 +129,32 @@ def ptx(lowered):
 
 
 def test_every_example_is_listed(lowered):
-    names = sorted(op.sym_name.data for op in lowered.ops)
+    names = sorted(op.sym_name.data for op in lowered.ops if isinstance(op, simt.KernelOp))
     assert names == sorted(EXAMPLES) == sorted(EXPECT)
+
+
+def test_masked_chunk_reads_share_one_function_per_type(lowered):
+    """The masked path's chunk reads are calls of one `simt.func` per slice kind, element
+    type and width (lowering/tile_to_simt/helpers.py), each called more than once (a function
+    called once is its `simt.load_chunk` again), and nothing else in the module is a function."""
+    funcs = {op.sym_name.data: op for op in lowered.ops if isinstance(op, simt.FuncOp)}
+    calls: dict[str, int] = {}
+    for op in lowered.walk():
+        if isinstance(op, simt.CallOp):
+            name = op.callee.root_reference.data
+            calls[name] = calls.get(name, 0) + 1
+    assert (
+        sorted(funcs)
+        == sorted(calls)
+        == [
+            "__ferrox_load_chunk_slice_bf16_x8",
+            "__ferrox_load_chunk_slice_f32_x4",
+        ]
+    )
+    assert all(n > 1 for n in calls.values()), calls
+    for fn in funcs.values():
+        assert [op.name for op in fn.body.ops] == ["simt.load_chunk", "simt.return"]
+        assert collect(fn) == []
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -6,7 +6,8 @@
 // the tile's last element below len, the slice 16-byte aligned and S1 a multiple of 4. If it
 // holds, one simt.unchecked_load_chunk a chunk in unsafe code; else the masked path: count =
 // min(4, S1 - g1) where the tile index is in [0, ceildiv(S, T)) and g0 < S0 and g1 < S1, else
-// 0, and simt.load_chunk with the padding. A [8, 32] tile over 32 threads is two chunks a
+// 0, and simt.load_chunk with the padding, through the module's one function for f32 chunks of
+// 4 (a chunk read called from every masked chunk: helpers.py). A [8, 32] tile over 32 threads is two chunks a
 // thread, rows e0 = tid / 8 and tid / 8 + 4. tile.store: the same test on the block's own tile
 // (and block id z = 0), then unchecked stores at the chunks the witnesses name; else one
 // witness and chunk store per chunk, k = 0, 1. tile.dim is the dimension parameter;
@@ -22,6 +23,10 @@ tile.kernel @copy(%out: !tile.partition<f32, [8, 32]>, %x: !tile.tensor<f32, [?,
   tile.store %t, %out : !tile.tile<f32, [8, 32]>, !tile.partition<f32, [8, 32]>
   tile.return
 }
+
+// CHECK-LABEL: simt.func @__ferrox_load_chunk_slice_f32_x4(%s: !simt.slice<f32>, %i: index, %count: index, %pad: f32) -> (f32, f32, f32, f32) attributes {passthrough = ["alwaysinline"]} {
+// CHECK-NEXT:    %{{.*}} = simt.load_chunk %s[%i], %count, %pad : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK-NEXT:    simt.return
 
 // CHECK-LABEL: simt.kernel @copy(
 // CHECK:         %[[NEGINF:.*]] = arith.constant 0xff800000 : f32
@@ -65,9 +70,9 @@ tile.kernel @copy(%out: !tile.partition<f32, [8, 32]>, %x: !tile.tensor<f32, [?,
 // CHECK-NEXT:      %[[REST:.*]] = arith.subi %x_d1, %[[G1]] : index
 // CHECK-NEXT:      %[[MIN:.*]] = arith.minui %[[REST]], %{{.*}} : index
 // CHECK:           %count = arith.select %{{.*}}, %[[MIN]], %{{.*}} : index
-// CHECK-NEXT:      %{{.*}} = simt.load_chunk %x[%[[FLAT]]], %count, %[[NEGINF]] : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK-NEXT:      %{{.*}} = simt.call @__ferrox_load_chunk_slice_f32_x4(%x, %[[FLAT]], %count, %[[NEGINF]]) : (!simt.slice<f32>, index, index, f32) -> (f32, f32, f32, f32)
 // CHECK:           %count_1 = arith.select %{{.*}}, %[[MIN]], %{{.*}} : index
-// CHECK-NEXT:      %{{.*}} = simt.load_chunk %x[%[[FLAT2]]], %count_1, %[[NEGINF]] : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK-NEXT:      %{{.*}} = simt.call @__ferrox_load_chunk_slice_f32_x4(%x, %[[FLAT2]], %count_1, %[[NEGINF]]) : (!simt.slice<f32>, index, index, f32) -> (f32, f32, f32, f32)
 // CHECK:         }
 // CHECK-NEXT:    %g = arith.ceildivui %out_d1, %{{.*}} : index
 // CHECK-NEXT:    %sum = arith.addi %x_d1, %g : index
@@ -99,5 +104,5 @@ tile.kernel @like(%out: !tile.partition<f32, [128]>, %x: !tile.tensor<f32, [?]>)
 // CHECK-LABEL: simt.kernel @like(
 // CHECK:         %[[BX:.*]] = simt.block_id x
 // CHECK:         arith.muli %[[BX]], %{{.*}} : index
-// CHECK:         simt.load_chunk %x[%{{.*}}], %count, %{{.*}} : !simt.slice<f32> -> f32, f32, f32, f32
+// CHECK:         simt.call @__ferrox_load_chunk_slice_f32_x4(%x, %{{.*}}, %count, %{{.*}})
 // CHECK:         simt.store_chunk %out[%w]

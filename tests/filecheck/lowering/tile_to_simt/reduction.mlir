@@ -36,7 +36,7 @@ tile.kernel @rowmax(%out: !tile.partition<f32, [2, 256]>, %x: !tile.tensor<f32, 
 // CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]], %[[B0:.*]], %[[B1:.*]], %[[B2:.*]], %[[B3:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-COUNT-2:   simt.unchecked_load_chunk %x
 // CHECK:         } else {
-// CHECK-COUNT-2:   simt.load_chunk %x
+// CHECK-COUNT-2:   simt.call @__ferrox_load_chunk_slice_f32_x4(%x,
 // CHECK:         }
 // CHECK-NEXT:    %[[T0:.*]] = arith.maximumf %[[A0]], %[[A1]] : f32
 // CHECK-NEXT:    %[[T1:.*]] = arith.maximumf %[[A2]], %[[A3]] : f32

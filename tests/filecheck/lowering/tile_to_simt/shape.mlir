@@ -22,7 +22,7 @@ tile.kernel @transpose(%out: !tile.partition<f32, [32, 32]>, %x: !tile.tensor<f3
 // CHECK-NEXT:    %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}} : index
 // CHECK:         %[[A:.*]], %[[B:.*]], %[[C:.*]], %[[D:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32) {
 // CHECK:           simt.unchecked_load_chunk %x
-// CHECK:           simt.load_chunk %x
+// CHECK:           simt.call @__ferrox_load_chunk_slice_f32_x4(%x,
 // CHECK:         }
 // CHECK-NEXT:    simt.unsafe {
 // CHECK-NEXT:      simt.shared_store %[[A]], %stage[%[[AT]]] : !simt.shared<f32, [1056]>
@@ -57,7 +57,7 @@ tile.kernel @rows(%out: !tile.partition<f32, [4, 1024]>, %v: !tile.tensor<f32, [
 // CHECK-NOT:     simt.shared_alloc
 // CHECK:         %[[V0:.*]], %[[V1:.*]], %[[V2:.*]], %[[V3:.*]] = scf.if %{{.*}} -> (f32, f32, f32, f32) {
 // CHECK:           simt.unchecked_load_chunk %v
-// CHECK:           simt.load_chunk %v
+// CHECK:           simt.call @__ferrox_load_chunk_slice_f32_x4(%v,
 // CHECK:         }
 // CHECK-NEXT:    %[[M0:.*]] = arith.mulf %[[V0]], %s : f32
 // CHECK-NEXT:    %[[M1:.*]] = arith.mulf %[[V1]], %s : f32
