@@ -83,7 +83,7 @@ def element_bytes(t: Attribute) -> int:
     return 0
 
 
-def _check_barriers(op: Operation, array: SSAValue, index: SSAValue) -> None:
+def _check_barriers(op: IRDLOperation, array: SSAValue, index: SSAValue) -> None:
     t = array.type
     assert isinstance(t, SharedArrayType)
     if t.get_element_type() != i64:
