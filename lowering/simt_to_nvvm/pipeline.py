@@ -37,8 +37,9 @@ from ferrox.dialects.simt.pipeline import (
     SharedLoadVectorOp,
 )
 from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.lowering.nvvm_to_llvm.support import ptx_asm as _asm
 from ferrox.lowering.simt_to_nvvm.shared import shared_element
-from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
 
 
@@ -78,33 +79,51 @@ class AsyncCopyToCpAsync(RewritePattern):
         )
         reads = e(arith.CmpiOp(n, e.const(0), "ne"))
         bad = e(arith.AndIOp(reads, e(arith.XOrIOp(fits, e.true()))), "out_of_range")
-        _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
         src = e.element(ptr, [i], mem)
         dst = shared_element(e, op.array, [op.offset])
         bits = e(llvm.PtrToIntOp(src, i64))
         aligned = e(arith.CmpiOp(e(arith.AndIOp(bits, e.const(15))), e.const(0), "eq"))
         fast = e(arith.AndIOp(reads, aligned), "async")
-
-        def copy(b: SimtEmitter) -> list[SSAValue]:
-            nbytes = b(arith.TruncIOp(b(arith.MuliOp(n, b.const(size))), i32))
-            b.emit(nvvm.CpAsyncOp(dst, src, nbytes))
-            return []
-
-        def scalar(b: SimtEmitter) -> list[SSAValue]:
-            zero = b(arith.ConstantOp(_zero(mem)))
-            for j in range(w):
-                here = b(arith.CmpiOp(b.const(j), n, "ult"))
-                (v,) = _if(
-                    b,
-                    here,
-                    [mem],
-                    lambda x, j=j: [x(llvm.LoadOp(x.element(src, [j], mem), mem))],
-                    lambda x: [zero],
+        slow = e(arith.XOrIOp(fast, e.true()))
+        # Branch-free: every path is a predicated instruction, so a wgmma pipeline around the
+        # copy stays one straight line (ptxas serialises wgmma ops across divergent paths). The
+        # trap is taken by every active lane of the warp when any is out of range (a trap ends
+        # the launch either way): a warp-uniform exit, which ptxas does not count as divergent.
+        to = e(llvm.PtrToIntOp(dst, i64))
+        nbytes = e(arith.TruncIOp(e(arith.MuliOp(n, e.const(size))), i32))
+        e.emit(
+            _asm(
+                "{ .reg .pred q; .reg .b32 m; activemask.b32 m; "
+                "vote.sync.any.pred q, $0, m; @q trap; }",
+                "b",
+                [bad],
+            )
+        )
+        e.emit(
+            _asm(
+                f"@$0 cp.async.cg.shared.global [$1], [$2], {w * size}, $3;",
+                "b,l,l,r",
+                [fast, to, bits, nbytes],
+            )
+        )
+        kind, reg = {1: ("u8", "h"), 2: ("b16", "h"), 4: ("b32", "r"), 8: ("b64", "l")}[size]
+        width = {"h": "b16", "r": "b32", "l": "b64"}[reg]
+        for j in range(w):
+            # The scalar fallback (a misaligned source): element j, zero past the count.
+            here = e(arith.AndIOp(slow, e(arith.CmpiOp(e.const(j), n, "ult"))))
+            e.emit(
+                _asm(
+                    f"{{ .reg .{width} v; mov.{width} v, 0; @$0 ld.global.nc.{kind} v, [$2]; "
+                    f"@$1 st.shared.{kind} [$3], v; }}",
+                    "b,b,l,l",
+                    [
+                        here,
+                        slow,
+                        e(arith.AddiOp(bits, e.const(size * j))),
+                        e(arith.AddiOp(to, e.const(size * j))),
+                    ],
                 )
-                b.emit(llvm.StoreOp(v, b.element(dst, [j], mem)))
-            return []
-
-        _if(e, fast, [], copy, scalar)
+            )
         rewriter.erase(op)
 
 

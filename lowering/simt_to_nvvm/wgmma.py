@@ -23,18 +23,22 @@ A step of 16 elements along K adds 32 bytes to the start address, inside the swi
 
 from __future__ import annotations
 
+import weakref
+
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
+    IntegerAttr,
     ModuleOp,
     UnitAttr,
     f32,
     i32,
     i64,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects import nvvm
@@ -48,9 +52,8 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaWaitOp,
 )
 from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
-from ferrox.lowering.simt_to_nvvm.pipeline import _if
 from ferrox.lowering.simt_to_nvvm.shared import shared_element
-from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter
+from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 WGMMA_CHIP = "sm_90a"
 SWIZZLE_ALIGN = 1024
@@ -100,20 +103,58 @@ def _tied(e: SimtEmitter, asm: str, values, extra_constraints: str, extra) -> li
     ]
 
 
-def _descriptor(e: SimtEmitter, array: SSAValue, index: SSAValue) -> SSAValue:
-    """The 128-byte swizzled K-major descriptor of the tile at `array[index]`, after trapping
-    unless the array's base is 1024-byte aligned."""
+_CHECKED: weakref.WeakKeyDictionary[Operation, bool] = weakref.WeakKeyDictionary()
+"""The arrays (by defining op) whose alignment trap has been emitted, once each, after the op."""
+
+
+def _split(index: SSAValue) -> tuple[SSAValue | None, int]:
+    """`index` as a value plus a constant (None: all constant), through `arith.addi` of
+    constants, so the constant goes into the asm as an immediate: the descriptors of a K loop
+    unrolled over static stages then share one register per array instead of holding one each
+    (LLVM hoists every loop-invariant descriptor, which spilled)."""
+    owner = index.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return None, owner.value.value.data
+    if isinstance(owner, arith.AddiOp):
+        (x, a), (y, b) = _split(owner.lhs), _split(owner.rhs)
+        if x is None or y is None:
+            return (y if x is None else x), a + b
+    return index, 0
+
+
+def _check_aligned(e: SimtEmitter, array: SSAValue) -> None:
+    """Trap unless the array's base is 1024-byte aligned (the 128-byte swizzle is on address
+    bits, so only an aligned base gives the layout the op's meaning names): once per array,
+    right after the op that makes it (outside any loop), as a predicated trap (no branch near
+    the wgmma ops, which would make ptxas serialise them)."""
+    owner = array.owner
+    if isinstance(owner, Operation):
+        if owner in _CHECKED:
+            return
+        _CHECKED[owner] = True
+        e = e.at(InsertPoint.after(owner))
+    base = e(llvm.PtrToIntOp(shared_element(e, array, [e.const(0)]), i64))
+    low = e(arith.AndIOp(base, e.const(SWIZZLE_ALIGN - 1)), "unaligned_swizzle")
+    e.emit(_asm("{ .reg .pred p; setp.ne.b64 p, $0, 0; @p trap; }", "l", [low]))
+
+
+def _address(e: SimtEmitter, array: SSAValue, index: SSAValue) -> tuple[SSAValue, int]:
+    """The shared address of `array[index]` as a register and a constant byte offset."""
     t = array.type
     assert isinstance(t, SharedArrayType)
-    base = e(llvm.PtrToIntOp(shared_element(e, array, [e.const(0)]), i64))
-    misaligned = e(
-        arith.CmpiOp(e(arith.AndIOp(base, e.const(SWIZZLE_ALIGN - 1))), e.const(0), "ne"),
-        "unaligned_swizzle",
+    _check_aligned(e, array)
+    dynamic, constant = _split(index)
+    start = e(llvm.PtrToIntOp(shared_element(e, array, [dynamic or e.const(0)]), i64))
+    return start, 2 * constant  # 16-bit elements
+
+
+def _descriptor_asm(reg: str, name: str, offset: int) -> str:
+    """PTX making descriptor `name` from the address in `reg` plus `offset` bytes: bits 0-13
+    the address >> 4 (masked to 18 bits first), then the fixed fields."""
+    return (
+        f"add.s64 {name}, {reg}, {offset}; and.b64 {name}, {name}, {0x3FFFF}; "
+        f"shr.u64 {name}, {name}, 4; or.b64 {name}, {name}, {DESCRIPTOR_BITS}; "
     )
-    _if(e, misaligned, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
-    start = e(llvm.PtrToIntOp(shared_element(e, array, [index]), i64))
-    field = e(arith.ShRUIOp(e(arith.AndIOp(start, e.const(0x3FFFF))), e.const(4)))
-    return e(arith.OrIOp(field, e.const(DESCRIPTOR_BITS)))
 
 
 class WgmmaToPtx(RewritePattern):
@@ -125,17 +166,19 @@ class WgmmaToPtx(RewritePattern):
         ty = "bf16" if isinstance(a_t.get_element_type(), BFloat16Type) else "f16"
         n = op.n.value.data
         count = n // 2
-        da = _descriptor(e, op.a, op.a_index)
-        db = _descriptor(e, op.b, op.b_index)
+        ra, oa = _address(e, op.a, op.a_index)
+        rb, ob = _address(e, op.b, op.b_index)
         one = e.const(1, i32)
         regs = ", ".join(f"${k}" for k in range(count))
         # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.
-        asm = (  # one line: a scope for the predicate, as PTX allows
-            f"{{ .reg .pred p; setp.ne.b32 p, ${2 * count + 2}, 0; "
-            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
-            f"{{{regs}}}, ${2 * count}, ${2 * count + 1}, p, 1, 1, 0, 0; }}"
+        asm = (  # one line: a scope for the predicate and the descriptors, as PTX allows
+            f"{{ .reg .pred p; .reg .b64 da, db; setp.ne.b32 p, ${2 * count + 2}, 0; "
+            + _descriptor_asm(f"${2 * count}", "da", oa)
+            + _descriptor_asm(f"${2 * count + 1}", "db", ob)
+            + f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
+            f"{{{regs}}}, da, db, p, 1, 1, 0, 0; }}"
         )
-        parts = _tied(e, asm, list(op.acc), "l,l,r", [da, db, one])
+        parts = _tied(e, asm, list(op.acc), "l,l,r", [ra, rb, one])
         rewriter.replace(op, [], parts)
 
 
