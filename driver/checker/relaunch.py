@@ -44,18 +44,23 @@ class Relaunch:
     order `signature` reads them), or return False, launching nothing, when two of them now
     overlap where the aliasing rule forbids it, or when torch tensors are launched on a stream
     other than torch's current one (both: the caller checks in full, which orders the streams
-    or refuses). No stream: torch's current stream, else the legacy default stream."""
+    or refuses). No stream: torch's current stream, else the legacy default stream.
 
-    __slots__ = ("key", "_kernel", "_dims", "_packed", "_cells", "_pairs", "_current", "_lock")
+    `launch(stream)` is the loaded kernel's prepared launch (`LoadedKernel.prepared`) of the
+    packed parameters whose address cells `cells` names; the lock's two methods are bound once
+    (a `with` block costs two more calls)."""
 
-    def __init__(self, key: tuple, kernel: Any, dims: tuple, packed: Any, cells: list,
-                 pairs: list, device: int | None):  # fmt: skip
+    __slots__ = ("key", "_launch", "_cells", "_pairs", "_current", "_acquire", "_release")
+
+    def __init__(self, key: tuple, launch: Callable[[int], None], cells: list, pairs: list,
+                 device: int | None):  # fmt: skip
         self.key = key
-        self._kernel, self._dims, self._packed = kernel, dims, packed
+        self._launch = launch
         self._cells = cells  # (address index, the ctypes cell it is written to)
         self._pairs = pairs  # (address index, bytes, address index, bytes): both non-empty
         self._current = None if device is None else _current_stream(device)
-        self._lock = threading.Lock()
+        lock = threading.Lock()
+        self._acquire, self._release = lock.acquire, lock.release
 
     def __call__(self, addresses: list[int], stream: Any = None) -> bool:
         for a, a_bytes, b, b_bytes in self._pairs:
@@ -69,10 +74,13 @@ class Relaunch:
             stream = stream_handle(stream) or LEGACY
             if current is not None and stream != (current() or LEGACY):
                 return False  # torch tensors on a stream not torch's: the full path orders them
-        with self._lock:
+        self._acquire()
+        try:
             for k, cell in self._cells:
                 cell.value = addresses[k]
-            self._kernel.relaunch(self._dims, self._packed, stream)
+            self._launch(stream)
+        finally:
+            self._release()
         return True
 
 
@@ -96,9 +104,12 @@ def relaunch_for(
 ) -> Relaunch | None:
     """The `Relaunch` of a launch the checker passed (`checked`, on arguments whose signature
     is `key`, `addresses`) and that was packed as `packed` for the loaded `kernel`; None when
-    the addresses do not line up with the checker's buffers one to one (then every such launch
-    is checked in full)."""
+    the addresses do not line up with the checker's buffers one to one, or when the kernel
+    takes TMA tensor maps (encoded from the buffers' addresses when packed, so a rewritten
+    address would leave a map on the old buffer): every such launch is checked in full."""
     if artifact.tensor_maps:  # a TMA tensor map holds a buffer's address: built at each launch
+        return None
+    if artifact.tensor_maps:  # TMA maps hold the addresses of this launch: built each launch
         return None
     args = checked.args
     index: dict[int, int] = {}  # caller argument -> its address's position
@@ -131,7 +142,7 @@ def relaunch_for(
         slot += len(param.abi)
     packed.moved(slots)
     dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
-    return Relaunch(key, kernel, dims, packed, cells, pairs, device)
+    return Relaunch(key, kernel.prepared(dims, packed), cells, pairs, device)
 
 
 __all__ = ["Relaunch", "relaunch_for"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from cuda.bindings import driver as _cu
 
 from ferrox.artifact import KernelArtifact, ModuleArtifact
 from ferrox.driver.runtime import abi, tensor_map
+from ferrox.driver.runtime import device as _device
 from ferrox.driver.runtime.device import core_device, device_limits, make_current
 from ferrox.driver.runtime.errors import (
     ArgumentError,
@@ -230,6 +231,36 @@ class LoadedKernel:
         except CudaError as err:
             raise err.with_detail(self._explain(dims[1])) from None
 
+    def prepared(self, dims: tuple[Dim3, Dim3, int], packed: abi.Packed) -> Callable[[int], None]:
+        """`relaunch(dims, packed, stream)` as one call of `launch(stream)`, for the checked
+        API's memo: the driver's function, the launch dimensions and the parameter array are
+        bound once, so a repeat is the thread's context check, the stream's handle object and
+        `cuLaunchKernel` (three Python calls fewer than `relaunch`). While a seam replaces
+        `_launch_packed` (the fake GPU, a stubbed benchmark), that is called instead."""
+        (gx, gy, gz), (bx, by, bz), shared = dims
+        ordinal, address, kernel = self.ordinal, packed.address, self
+        current = _device._current
+        launch_kernel = _cu.cuLaunchKernel
+        function: list[Any] = []  # the CUfunction, made on the first native launch
+
+        def launch(stream: int) -> None:
+            if _launch_packed is not _native_launch_packed:
+                kernel.relaunch(dims, packed, stream)
+                return
+            if getattr(current, "context", None) != ordinal:
+                make_current(ordinal)
+            handle = _cu_streams.get(stream)
+            if handle is None:
+                handle = _cu_streams[stream] = _cu.CUstream(stream)
+            if not function:
+                function.append(kernel.function)
+            status = launch_kernel(function[0], gx, gy, gz, bx, by, bz, shared, handle, address, 0)
+            if status[0]:
+                error = CudaError("cuLaunchKernel", status[0])
+                raise error.with_detail(kernel._explain(dims[1])) from None
+
+        return launch
+
     def dims(self, grid: Any, block: Any, shared_bytes: int) -> tuple[Dim3, Dim3, int]:
         """(grid, block, shared bytes) as `relaunch` takes them, checked."""
         return self._dims(grid, block, shared_bytes)
@@ -334,3 +365,8 @@ def _launch_packed(kernel: LoadedKernel, dims: tuple, stream: int, packed: abi.P
     )[0]
     if status:  # a CUresult is an int: CUDA_SUCCESS is 0 (`check`'s work, without its call)
         raise CudaError("cuLaunchKernel", status)
+
+
+_native_launch_packed = _launch_packed
+"""The real `_launch_packed`: a prepared launch (`LoadedKernel.prepared`) goes to the driver
+itself only while the seam is this one."""

@@ -299,16 +299,15 @@ def test_a_relaunch_goes_on_torchs_current_stream_read_each_call(monkeypatch):
     )
     monkeypatch.setitem(sys.modules, "torch", fake_torch)
     seen: list[int] = []
-    kernel = types.SimpleNamespace(relaunch=lambda dims, packed, stream: seen.append(stream))
-    on_torch = Relaunch((), kernel, (), None, [], [], device=2)
+    on_torch = Relaunch((), seen.append, [], [], device=2)
     assert on_torch([]) and seen == [0xABC * 2]
     current[0] = 0  # torch's default stream: the legacy one
     assert on_torch([]) and seen == [0xABC * 2, LEGACY]
-    assert Relaunch((), kernel, (), None, [], [], device=None)([]) and seen[-1] == LEGACY
+    assert Relaunch((), seen.append, [], [], device=None)([]) and seen[-1] == LEGACY
     current[0] = 0x500
     assert on_torch([], stream=0x500 * 2) and seen[-1] == 0x500 * 2  # torch's current: taken
     assert not on_torch([], stream=0x700) and seen[-1] == 0x500 * 2  # another: check in full
-    assert Relaunch((), kernel, (), None, [], [], device=None)([], 0x700) and seen[-1] == 0x700
+    assert Relaunch((), seen.append, [], [], device=None)([], 0x700) and seen[-1] == 0x700
 
 
 def test_an_array_on_another_gpu_is_refused(fake, checks):

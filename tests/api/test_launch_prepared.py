@@ -1,0 +1,158 @@
+"""The checked relaunch's own path to the driver (`LoadedKernel.prepared`, `Relaunch`): on the
+fake GPU with `launcher._launch_packed` the real one and `cuLaunchKernel` replaced by a
+recorder that reads the parameter array as the driver would (each `void*` to its value), so
+what is pinned is what a relaunch hands the driver: this call's addresses written in place,
+nothing launched on a refused call, the driver's status read. And what the memo's key must
+miss on: an element type, a shape, a kernel with TMA tensor maps."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import types
+from pathlib import Path
+
+import fake_gpu
+import numpy as np
+import pytest
+
+import ferrox
+from ferrox import loaded
+from ferrox.driver.checker.relaunch import relaunch_for
+from ferrox.driver.runtime import launcher
+from ferrox.driver.runtime.buffers import DeviceArray
+from ferrox.driver.runtime.errors import CudaError
+
+ROOT = Path(__file__).resolve().parents[2]
+VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
+SUCCESS = launcher._cu.CUresult.CUDA_SUCCESS
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    yield fake_gpu.install(monkeypatch, tmp_path)
+    gc.collect()
+
+
+@pytest.fixture
+def checks(monkeypatch):
+    """How many launches the checker saw."""
+    seen: list[str] = []
+    real = loaded.check_launch
+
+    def counted(artifact, *args, **kwargs):
+        seen.append(artifact.name)
+        return real(artifact, *args, **kwargs)
+
+    monkeypatch.setattr(loaded, "check_launch", counted)
+    return seen
+
+
+@pytest.fixture
+def driver(fake, monkeypatch):
+    """The native packed path, down to a recording `cuLaunchKernel` (status: `driver.status`):
+    each launch as (grid, block, shared bytes, stream handle, the parameters' 8-byte values)."""
+    record = types.SimpleNamespace(launches=[], status=SUCCESS)
+
+    def cu_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        pointers = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        values = tuple(ctypes.c_uint64.from_address(pointers[i]).value for i in range(6))
+        record.launches.append(((gx, gy, gz), (bx, by, bz), shared, int(stream), values))
+        return (record.status,)
+
+    monkeypatch.setattr(launcher, "_launch_packed", launcher._native_launch_packed)
+    monkeypatch.setattr(launcher._cu, "cuLaunchKernel", cu_launch)
+    return record
+
+
+def device(values: np.ndarray) -> DeviceArray:
+    return DeviceArray.from_numpy(values)
+
+
+def test_a_relaunch_hands_the_driver_this_calls_addresses(driver, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    first = [device(np.ones(1000, np.float32)) for _ in range(3)]
+    k[4, 256](*first)  # checked in full, then packed once
+    assert checks == ["vecadd"] and len(driver.launches) == 1
+    for _ in range(3):  # other buffers of the same kind: the memo, no check
+        a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+        k[4, 256](a, b, out)
+        assert driver.launches[-1] == (
+            (4, 1, 1),
+            (256, 1, 1),
+            0,
+            1,  # the legacy default stream: no torch tensor, no stream given
+            (a.ptr, 1000, b.ptr, 1000, out.ptr, 1000),
+        )
+    assert checks == ["vecadd"] and len(driver.launches) == 4
+
+
+def test_an_overlapping_relaunch_reaches_no_driver(driver, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    base = device(np.ones(4000, np.float32))
+    a, b, out = (DeviceArray(base.ptr + at, (1000,), "f32") for at in (0, 4000, 8000))
+    k[4, 256](a, b, out)
+    with pytest.raises(ferrox.LaunchError) as info:
+        k[4, 256](a, b, DeviceArray(base.ptr + 2000, (1000,), "f32"))  # the memo's key
+    assert info.value.problems == [
+        f"%{name} (argument #{i}) and %out (argument #2) of @vecadd overlap by 2000 bytes, but "
+        "%out is an exclusive output (disjoint slice) and must not alias any other argument "
+        "(pass a copy)"
+        for i, name in enumerate("ab")
+    ]
+    assert checks == ["vecadd"] * 2 and len(driver.launches) == 1
+    k[4, 256](a, b, out)  # the memo still serves the launch it holds, on its addresses
+    assert driver.launches[-1][4] == (a.ptr, 1000, b.ptr, 1000, out.ptr, 1000)
+    assert checks == ["vecadd"] * 2 and len(driver.launches) == 2
+
+
+def test_a_relaunch_reads_the_drivers_status(driver):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    driver.status = launcher._cu.CUresult.CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+    with pytest.raises(CudaError) as info:
+        k[4, 256](a, b, out)  # from the memo: the prepared launch
+    error = info.value
+    assert (error.call, error.name, error.detail) == (
+        "cuLaunchKernel",
+        "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+        None,
+    )
+    assert len(driver.launches) == 2
+
+
+def test_another_element_type_misses_the_memo(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    for dtype, name in ((np.int32, "i32"), (np.float64, "f64")):
+        wrong = device(np.zeros(1000, dtype))
+        with pytest.raises(ferrox.LaunchError) as info:
+            k[4, 256](a, b, wrong)
+        assert info.value.problems == [
+            f"%out (argument #2) of @vecadd is a disjoint slice of f32, but the array holds "
+            f"{name} (its element type must be f32)"
+        ]
+    assert checks == ["vecadd"] * 3 and len(fake.launches) == 1
+
+
+def test_another_shape_misses_the_memo(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((2, 1000), dtype=np.float32)
+    a, b = device(x), device(y)
+    out = device(np.full(1000, np.nan, np.float32))
+    k[4, 256](a, b, out)
+    square = device(np.full((10, 100), np.nan, np.float32))  # the same bytes, another shape
+    k[4, 256](a, b, square)
+    np.testing.assert_array_equal(square.copy_to_host().ravel(), x + y)
+    np.testing.assert_array_equal(out.copy_to_host(), x + y)
+    assert checks == ["vecadd"] * 2 and len(fake.launches) == 2
+
+
+def test_a_kernel_with_tensor_maps_is_never_kept():
+    """Its maps were encoded from the first launch's addresses: a rewritten address slot
+    would leave a map on the old buffer, so every such launch is checked and packed anew."""
+    artifact = types.SimpleNamespace(tensor_maps=("a map",))
+    assert relaunch_for((), [], artifact, None, None, None, None) is None  # type: ignore[arg-type]
