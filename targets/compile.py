@@ -108,13 +108,20 @@ def _compile_unverified(
     succeeds returns only once they have passed. What an invalid module costs is a lowering
     (on a copy) and LLVM's work; its artifact is never returned."""
     pending = [rest is not None, True]
+    unparsed: list[BaseException] = []  # what `rest` raised: it comes before everything else
 
     def complete() -> None:
+        if unparsed:
+            raise unparsed[0]
         if pending[0]:
             pending[0] = False
             assert rest is not None
-            with stage(timings, "parse-host"):
-                rest()
+            try:
+                with stage(timings, "parse-host"):
+                    rest()
+            except BaseException as e:
+                unparsed.append(e)
+                raise
 
     def verify() -> None:
         complete()
