@@ -156,3 +156,26 @@ def test_a_kernel_with_tensor_maps_is_never_kept():
     would leave a map on the old buffer, so every such launch is checked and packed anew."""
     artifact = types.SimpleNamespace(tensor_maps=("a map",))
     assert relaunch_for((), [], artifact, None, None, None, None) is None  # type: ignore[arg-type]
+
+
+def test_one_launch_object_serves_its_repeats_and_nothing_else(fake, checks):
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    launch = k[4, 256]  # made once: its own memo, then the device's
+    rng = np.random.default_rng(9)
+    for shape in [(1000,), (10, 100), (1000,), (10, 100)]:  # two keys in turn
+        x, y = rng.standard_normal((2, *shape), dtype=np.float32)
+        out = device(np.full(shape, np.nan, np.float32))
+        launch(device(x), device(y), out, shared_bytes=0)
+        np.testing.assert_array_equal(out.copy_to_host(), x + y)
+    assert checks == ["vecadd"] * 2 and len(fake.launches) == 4
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    launch(a, b, out, shared_bytes=0.0)  # equal to 0, hashed as 0, but not an int: in full
+    launch(a, b, out)  # no shared bytes: another key
+    assert checks == ["vecadd"] * 4 and len(fake.launches) == 6
+    with pytest.raises(ferrox.LaunchError) as info:
+        launch(a, b, a, shared_bytes=0)
+    assert info.value.problems == [
+        "%a (argument #0) and %out (argument #2) of @vecadd overlap by 4000 bytes, but %out is "
+        "an exclusive output (disjoint slice) and must not alias any other argument (pass a copy)"
+    ]
+    assert checks == ["vecadd"] * 5 and len(fake.launches) == 6
