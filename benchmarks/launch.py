@@ -480,6 +480,20 @@ def driver_rows(n: int) -> dict[str, Callable[[], Callable[[], None]]]:
         x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
         return lambda: api(x, y)
 
+    def api_torch_function() -> Callable[[], None]:  # the same, the CUfunction launched
+        import torch
+
+        import ferrox
+
+        text = EMPTY.replace("@empty", "@empty_fn")  # a kernel of its own: its own handle
+        api = ferrox.load(text, device="gpu")["empty_fn"][1, 32]
+        loaded = api.kernel._device.loaded.kernel("empty_fn")
+        status, function = cu.cuKernelGetFunction(loaded.core.handle)
+        assert status == cu.CUresult.CUDA_SUCCESS, status
+        loaded._function = function  # what `LoadedKernel.function` gives the packed path
+        x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+        return lambda: api(x, y)
+
     def api_arrays() -> Callable[[], None]:
         import ferrox
 
@@ -501,6 +515,7 @@ def driver_rows(n: int) -> dict[str, Callable[[], Callable[[], None]]]:
         "(d) CuPy RawKernel": cupy_kernel,
         "(e) ferrox launch_packed": packed_path,
         "(e) ferrox API checked, torch": api_torch,
+        "(e) ferrox API checked, torch, CUfunction": api_torch_function,
         "(e) ferrox API checked, DeviceArrays": api_arrays,
         "(python: a lambda returning None)": nothing,
     }
@@ -692,10 +707,11 @@ def main() -> None:
             missing.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}")
     results = interleaved(rows, args.calls, args.batches)
     base = results["cuda.core launch (ints packed per call)"]
+    cupy = results.get("CuPy RawKernel", float("nan"))
     print(f"launch overhead on {device_limits(0).name}, empty kernel, 4 PTX parameters")
-    print(f"{'':46} {'us/call':>8} {'vs cuda.core':>12}")
+    print(f"{'':52} {'us/call':>8} {'/cuda.core':>10} {'/CuPy':>6}")
     for name, us in results.items():
-        print(f"{name:46} {us:8.2f} {us / base:11.2f}x")
+        print(f"{name[:52]:52} {us:8.2f} {us / base:9.2f}x {us / cupy:5.2f}x")
     from ferrox.driver.runtime import launcher
 
     real = launcher._launch_packed

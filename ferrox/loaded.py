@@ -68,9 +68,23 @@ class Kernel:
         return self.artifact.name
 
     def __getitem__(self, config: Any) -> Launch:
-        if isinstance(config, tuple) and len(config) == 2:
-            return Launch(self, config[0], config[1])
-        return Launch(self, config, None)
+        if type(config) is tuple and len(config) == 2:
+            grid, block = config
+        elif isinstance(config, tuple) and len(config) == 2:
+            grid, block = config[0], config[1]
+        else:
+            grid, block = config, None
+        if not (_exact(grid) and _exact(block)):  # 4.0 == 4: never another launch's entry
+            return Launch(self, grid, block)
+        launches = self._device.launches
+        key = (self.artifact.name, grid, block)
+        launch = launches.get(key)
+        if launch is None:
+            launch = Launch(self, grid, block)
+            if len(launches) >= 256:
+                launches.clear()
+            launches[key] = launch
+        return launch
 
     def __call__(self, *args: Any, stream: Any = None) -> None:
         """A tile kernel over its output partition's tile grid (a SIMT kernel needs `k[grid]`)."""
@@ -78,7 +92,7 @@ class Kernel:
             raise TypeError(
                 f"@{self.name} is a SIMT kernel: give its grid, k[grid](...) or k[grid, block](...)"
             )
-        Launch(self, None, None)(*args, stream=stream)
+        self[None, None](*args, stream=stream)
 
     def check(self, grid: Any, block: Any, *args: Any, shared_bytes: int | None = None):
         """What the checker makes of this launch (a `CheckedLaunch`), launching nothing."""
@@ -264,6 +278,7 @@ class CpuDevice:
     def __init__(self, artifact: ModuleArtifact):
         self.artifact = artifact
         self._module: ModuleOp | None = None
+        self.launches: dict[tuple, Launch] = {}  # `Kernel.__getitem__`'s, by (name, grid, block)
 
     @property
     def module(self) -> ModuleOp:
@@ -371,6 +386,9 @@ class GpuDevice:
         self.ordinal = ordinal
         self.limits = limits
         self.loaded = LoadedModule.load(artifact, ordinal)
+        self.launches: dict[tuple, Launch] = {}
+        """`Kernel.__getitem__`'s launches by (kernel name, grid, block), exact ints only: a
+        `k[grid, block](...)` written per call finds the one made before, and its memo."""
         self._passed: dict[tuple, Relaunch] = {}
         """Launches the checker passed, by (kernel, grid, block, shared bytes, signature key):
         what launches them again on other addresses (`driver/checker/relaunch.py`)."""

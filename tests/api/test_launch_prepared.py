@@ -179,3 +179,16 @@ def test_one_launch_object_serves_its_repeats_and_nothing_else(fake, checks):
         "an exclusive output (disjoint slice) and must not alias any other argument (pass a copy)"
     ]
     assert checks == ["vecadd"] * 5 and len(fake.launches) == 6
+
+
+def test_a_launch_written_per_call_is_the_one_made_before(fake, checks):
+    module = ferrox.load(VECADD, device="gpu")
+    k = module["vecadd"]
+    assert k[4, 256] is module["vecadd"][4, 256] is k[(4, 256)]
+    assert k[(4,), 256] is not k[4, 256] and k[4.0, 256] is not k[4.0, 256]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    with pytest.raises(ferrox.LaunchError) as info:  # equal to 4, never the memo's
+        k[4.0, 256](a, b, out)
+    assert info.value.problems == ["grid must be 1 to 3 positive integers, got 4.0"]
+    assert checks == ["vecadd"] * 2 and len(fake.launches) == 1
