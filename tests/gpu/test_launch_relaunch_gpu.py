@@ -1,0 +1,109 @@
+"""The checked relaunch's prepared driver call on the GPU (`LoadedKernel.prepared`): results
+against NumPy on fresh random data with poisoned outputs, for torch tensors (new ones each call,
+on torch's default and on another current stream) and device arrays; a changed element type
+refused with the checker's message; relaunches from several threads at once, each on its own
+tensors (the packed addresses are written and launched under the memo entry's lock).
+
+Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_launch_relaunch_gpu.py`.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ferrox
+from ferrox.driver.runtime.buffers import DeviceArray
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    return torch
+
+
+@pytest.fixture
+def vecadd():
+    """A new load each test: a module of its own, so its memo starts empty."""
+    return ferrox.load(VECADD, device="gpu")["vecadd"]
+
+
+def operands(torch, rng, n: int):
+    x, y = rng.standard_normal((2, n), dtype=np.float32)
+    out = torch.full((n,), float("nan"), device="cuda")
+    return x, y, torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda(), out
+
+
+def test_torch_relaunches_match_numpy(vecadd, torch):
+    rng = np.random.default_rng(17)
+    launch = vecadd[4, 256]
+    for _ in range(5):  # the first checked in full, then the memo on new tensors
+        x, y, a, b, out = operands(torch, rng, 1000)
+        launch(a, b, out)
+        np.testing.assert_array_equal(out.cpu().numpy(), x + y)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):  # torch's current stream is now another one
+        for _ in range(3):
+            x, y, a, b, out = operands(torch, rng, 1000)
+            launch(a, b, out)
+            side.synchronize()
+            np.testing.assert_array_equal(out.cpu().numpy(), x + y)
+
+
+def test_device_array_relaunches_match_numpy(vecadd):
+    rng = np.random.default_rng(19)
+    for _ in range(4):
+        x, y = rng.standard_normal((2, 1000), dtype=np.float32)
+        out = DeviceArray.from_numpy(np.full(1000, np.nan, np.float32))
+        vecadd[4, 256](DeviceArray.from_numpy(x), DeviceArray.from_numpy(y), out)
+        np.testing.assert_array_equal(out.copy_to_host(), x + y)
+
+
+def test_another_element_type_is_refused(vecadd, torch):
+    rng = np.random.default_rng(23)
+    x, y, a, b, out = operands(torch, rng, 1000)
+    vecadd[4, 256](a, b, out)
+    wide = torch.full((1000,), float("nan"), device="cuda", dtype=torch.float64)
+    with pytest.raises(ferrox.LaunchError) as info:
+        vecadd[4, 256](a, b, wide)
+    assert info.value.problems == [
+        "%out (argument #2) of @vecadd is a disjoint slice of f32, but the array holds f64 "
+        "(its element type must be f32)"
+    ]
+    torch.cuda.synchronize()
+    assert wide.isnan().all(), "a refused launch wrote"
+
+
+def test_relaunches_from_several_threads(vecadd, torch):
+    launch = vecadd[4, 256]
+    rng = np.random.default_rng(29)
+    x, y, a, b, out = operands(torch, rng, 1000)
+    launch(a, b, out)  # kept in the memo: every thread's calls are relaunches
+    failures: list[str] = []
+
+    def work(seed: int) -> None:
+        local = np.random.default_rng(seed)
+        for _ in range(40):
+            x, y, a, b, out = operands(torch, local, 1000)
+            launch(a, b, out)
+            torch.cuda.synchronize()
+            if not np.array_equal(out.cpu().numpy(), x + y):
+                failures.append(f"thread {seed}: a launch computed another result")
+                return
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
