@@ -26,7 +26,7 @@ from ferrox.lowering.simt_to_nvvm.pipeline import PIPELINE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.shared import SHARED_PATTERNS
 from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
-from ferrox.lowering.simt_to_nvvm.tma import TMA_PATTERNS, prepare_tensor_maps
+from ferrox.lowering.simt_to_nvvm.tma import TMA_PATTERNS
 from ferrox.lowering.simt_to_nvvm.unsafe import UNSAFE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.warp import WARP_PATTERNS
 from ferrox.lowering.simt_to_nvvm.wgmma import WGMMA_PATTERNS
@@ -52,7 +52,6 @@ SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
 def convert_simt_to_nvvm(module: ModuleOp) -> None:
     """Lower every SIMT op in `module` in place; raises one `DiagnosticError` listing each op that
     cannot be lowered."""
-    prepare_tensor_maps(module)
     state = ConversionState("nvvm")
     patterns: list[RewritePattern] = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
     rewrite_module(patterns, module)

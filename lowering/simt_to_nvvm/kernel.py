@@ -20,7 +20,7 @@ from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.types import SharedArrayType
-from ferrox.lowering.simt_to_nvvm import abi
+from ferrox.lowering.simt_to_nvvm import abi, tma
 from ferrox.lowering.simt_to_nvvm.facts import assume_requires
 from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import SHARED_PTR, expanded, is_simt_type, packed
@@ -88,7 +88,12 @@ class KernelToFunc(RewritePattern):
             attributes[REQNTID_ATTR] = DenseArrayBase.from_list(i32, op.contract.block_xyz)
         relations = op.contract.relations if op.contract is not None else ()
         entry = op.body.blocks[0]
+        maps = tma.annotate(op)  # TMA loads' tensor maps: parameters after the kernel's own
         _lower_function(rewriter, op, params, [], attributes)
+        if maps:
+            fn = entry.parent_op()
+            assert isinstance(fn, func.FuncOp)
+            tma.append_map_params(rewriter, fn, maps)
         if relations:  # the checker proved them before any safe launch: tell LLVM (facts.py)
             e = SimtEmitter(InsertPoint.before(entry.first_op), op.location, rewriter, op)  # type: ignore[arg-type]
             assume_requires(e, entry, inputs, relations)

@@ -16,11 +16,15 @@ intrinsics for some of them, but one spelling for all keeps the operand forms in
   2^31 (PTX takes them as s32). The global side needs no check: the hardware clips the box to
   the tensor map's bounds, and the runtime builds the map inside the array (docs/safety.md).
 
-The tensor maps: `prepare_tensor_maps` (run by `convert_simt_to_nvvm` before its walk) numbers
-each kernel's distinct maps (`tensor_map_keys`) on the kernel and on each load. The first load
-lowered in a kernel appends one parameter a map to the lowered kernel: a pointer `byval([128 x
-i8])`, `align 64`, `nvvm.grid_constant`, which NVPTX emits as `.param .align 64 .b8 [128]` and
-whose address (`cvta.param`) is the generic address `cp.async.bulk.tensor` reads the map at.
+The tensor maps: each kernel takes one parameter a distinct map (`tensor_map_keys`, in program
+order) after its own: a pointer `byval([128 x i8])`, `align 64`, `nvvm.grid_constant`, which
+NVPTX emits as `.param .align 64 .b8 <kernel>_param_<i>[128]`, never copied. `KernelToFunc`
+appends them (`append_map_params`); a load reaches its map by that PTX name inside its asm
+(`mov.b64` then `cvta.param`: the map's generic address, which `cp.async.bulk.tensor` reads), so
+it needs no SSA value of the lowered kernel and lowers the same before or after the kernel (the
+conversion does not depend on the walk's order). Each load's map is numbered from its key (the
+kernel's parameters it names); the lowered asm keeps the key (`KEY_ATTR`) so that the kernel's
+maps are counted alike whichever of its loads are lowered already.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IntAttr,
     IntegerAttr,
-    ModuleOp,
     UnitAttr,
     i8,
     i32,
@@ -48,6 +51,7 @@ from ferrox.dialects.simt.tma import (
     MbarrierArriveOp,
     MbarrierInitOp,
     MbarrierWaitOp,
+    TensorMapKey,
     TmaLoadOp,
     tensor_map_keys,
 )
@@ -56,6 +60,7 @@ from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
 from ferrox.lowering.simt_to_nvvm.abi import (
     ABI_ATTR,
     element_kind,
+    param,
     read_signature,
     signature_attr,
 )
@@ -64,11 +69,11 @@ from ferrox.lowering.simt_to_nvvm.shared import shared_element
 from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter
 
 MAPS_ATTR = "ferrox.tensor_maps"
-"""On a kernel: how many tensor-map parameters follow its own (set by `prepare_tensor_maps`)."""
+"""On a lowered kernel: how many tensor-map parameters follow its own."""
 MAP_ATTR = "ferrox.tensor_map"
-"""On a `simt.tma_load`: the number of the map it reads through."""
-ADDED_ATTR = "ferrox.tensor_maps_added"
-"""On a lowered kernel: its tensor-map parameters are in place."""
+"""On a `simt.tma_load` (set by `annotate`): the number of the map it reads through."""
+KEY_ATTR = "ferrox.tensor_map_key"
+"""On a TMA load, and on the asm it lowers to: the key of its map (`_encode`)."""
 TENSOR_MAP_KIND = "tensormap"
 """The map's kind in the lowered kernel's `ferrox.abi` signature."""
 TENSOR_MAP_BYTES = 128
@@ -76,22 +81,86 @@ TENSOR_MAP_ALIGN = 64
 GRID_CONSTANT = "nvvm.grid_constant"
 
 
-def prepare_tensor_maps(module: ModuleOp) -> None:
-    """Number each kernel's tensor maps (on the kernel) and the map each load reads (on the
-    load), before any op is lowered: the keys name the kernel's parameters, which the kernel's
-    lowering replaces."""
-    for kernel in module.walk():
-        if not isinstance(kernel, KernelOp):
-            continue
-        keys = tensor_map_keys(kernel)
-        if not keys:
-            continue
-        kernel.attributes[MAPS_ATTR] = IntegerAttr(len(keys), i64)
-        for op in kernel.walk():
-            if isinstance(op, TmaLoadOp):
-                key = op.key()
-                assert key is not None  # the verifier holds loads to kernel parameters
-                op.attributes[MAP_ATTR] = IntegerAttr(keys.index(key), i64)
+def _encode(key: TensorMapKey) -> ArrayAttr:
+    ints = (key.param, key.rows_param, key.cols_param, *key.box, key.swizzle)
+    return ArrayAttr([*(IntegerAttr(v, i64) for v in ints), key.element])
+
+
+def _decode(attr: Attribute) -> TensorMapKey:
+    assert isinstance(attr, ArrayAttr) and len(attr.data) == 7
+    p, r, c, b0, b1, sw = (a.value.data for a in attr.data[:6])
+    return TensorMapKey(p, r, c, attr.data[6], (b0, b1), sw)
+
+
+def _key(op: Operation) -> TensorMapKey | None:
+    """The key of a TMA load, lowered or not (None for any other op)."""
+    if KEY_ATTR in op.attributes:
+        return _decode(op.attributes[KEY_ATTR])
+    return op.key() if isinstance(op, TmaLoadOp) else None
+
+
+def kernel_map_keys(kernel: Operation) -> list[TensorMapKey]:
+    """The kernel's distinct maps in program order, its loads lowered or not."""
+    keys: list[TensorMapKey] = []
+    for op in kernel.walk():
+        key = _key(op)
+        if key is not None and key not in keys:
+            keys.append(key)
+    return keys
+
+
+def annotate(kernel: KernelOp) -> int:
+    """Before the kernel's parameters are replaced: record on each TMA load its key and map
+    number (what `TmaLoadToPtx` reads once the kernel is lowered); the number of maps."""
+    keys = kernel_map_keys(kernel)
+    for op in kernel.walk():
+        if isinstance(op, TmaLoadOp):
+            key = _key(op)
+            assert key is not None  # the verifier holds loads to kernel parameters
+            op.attributes[KEY_ATTR] = _encode(key)
+            op.attributes[MAP_ATTR] = IntegerAttr(keys.index(key), i64)
+    return len(keys)
+
+
+def append_map_params(rewriter: PatternRewriter, fn: func.FuncOp, count: int) -> None:
+    """Append `count` tensor-map parameters to the lowered kernel `fn` (`KernelToFunc`)."""
+    ptr = llvm.LLVMPointerType()
+    inputs = list(fn.function_type.inputs.data)
+    old_attrs = (
+        list(fn.arg_attrs.data)
+        if fn.arg_attrs is not None
+        else [DictionaryAttr({}) for _ in inputs]
+    )
+    entry = fn.body.blocks[0]
+    for _ in range(count):
+        rewriter.insert_block_argument(entry, len(entry.args), ptr)
+    fn.function_type = FunctionType.from_lists(
+        [*inputs, *([ptr] * count)], list(fn.function_type.outputs.data)
+    )
+    fn.arg_attrs = ArrayAttr([*old_attrs, *([map_param_attrs()] * count)])
+    kinds = read_signature(fn.attributes.get(ABI_ATTR)) or []
+    fn.attributes[ABI_ATTR] = signature_attr([*kinds, *([TENSOR_MAP_KIND] * count)])
+    fn.attributes[MAPS_ATTR] = IntegerAttr(count, i64)
+
+
+def _map_param_name(op: TmaLoadOp) -> str:
+    """The PTX name of the parameter holding `op`'s map, from its kernel lowered or not."""
+    owner = op.parent_op()
+    while owner is not None and not isinstance(owner, func.FuncOp | KernelOp):
+        owner = owner.parent_op()
+    assert owner is not None, "the verifier holds TMA loads to kernels"
+    if isinstance(owner, KernelOp):  # not lowered yet: count its parameters' PTX parameters
+        own = sum(len(param(t).types) for t in owner.function_type.inputs.data)
+        keys = kernel_map_keys(owner)
+        key = _key(op)
+        assert key is not None
+        number = keys.index(key)
+    else:
+        count, number_attr = owner.attributes.get(MAPS_ATTR), op.attributes.get(MAP_ATTR)
+        assert isinstance(count, IntegerAttr) and isinstance(number_attr, IntegerAttr)
+        own = len(owner.function_type.inputs.data) - count.value.data
+        number = number_attr.value.data
+    return f"{owner.sym_name.data}_param_{own + number}"
 
 
 def map_param_attrs() -> DictionaryAttr:
@@ -104,39 +173,6 @@ def map_param_attrs() -> DictionaryAttr:
             GRID_CONSTANT: UnitAttr(),
         }
     )
-
-
-def _function(op: Operation) -> func.FuncOp | None:
-    owner = op.parent_op()
-    while owner is not None and not isinstance(owner, func.FuncOp | KernelOp):
-        owner = owner.parent_op()
-    return owner if isinstance(owner, func.FuncOp) else None
-
-
-def _map_argument(fn: func.FuncOp, number: int, rewriter: PatternRewriter) -> SSAValue:
-    """The lowered kernel's parameter for map `number`, appended with the others at first use."""
-    count_attr = fn.attributes.get(MAPS_ATTR)
-    assert isinstance(count_attr, IntegerAttr)
-    count = count_attr.value.data
-    entry = fn.body.blocks[0]
-    if ADDED_ATTR not in fn.attributes:
-        ptr = llvm.LLVMPointerType()
-        inputs = list(fn.function_type.inputs.data)
-        old_attrs = (
-            list(fn.arg_attrs.data)
-            if fn.arg_attrs is not None
-            else [DictionaryAttr({}) for _ in inputs]
-        )
-        for _ in range(count):
-            rewriter.insert_block_argument(entry, len(entry.args), ptr)
-        fn.function_type = FunctionType.from_lists(
-            [*inputs, *([ptr] * count)], list(fn.function_type.outputs.data)
-        )
-        fn.arg_attrs = ArrayAttr([*old_attrs, *([map_param_attrs()] * count)])
-        kinds = read_signature(fn.attributes.get(ABI_ATTR)) or []
-        fn.attributes[ABI_ATTR] = signature_attr([*kinds, *([TENSOR_MAP_KIND] * count)])
-        fn.attributes[ADDED_ATTR] = UnitAttr()
-    return entry.args[len(entry.args) - count + number]
 
 
 def _asm(asm: str, constraints: str, args, result: Attribute | None = None) -> llvm.InlineAsmOp:
@@ -205,12 +241,9 @@ class MbarrierWaitToPtx(RewritePattern):
 class TmaLoadToPtx(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TmaLoadOp, rewriter: PatternRewriter, /) -> None:
-        fn = _function(op)
-        if fn is None:
-            return  # the kernel is lowered first (the walk is pre-order): then this op
-        number = op.attributes.get(MAP_ATTR)
-        assert isinstance(number, IntegerAttr), "prepare_tensor_maps numbers every TMA load"
-        tensor_map = _map_argument(fn, number.value.data, rewriter)
+        name = _map_param_name(op)
+        key = _key(op)
+        assert key is not None
         e = SimtEmitter.before(rewriter, op)
         t = op.tile.type
         assert isinstance(t, SharedArrayType)
@@ -230,13 +263,15 @@ class TmaLoadToPtx(RewritePattern):
         )
         _trap_if(e, wide)
         barrier = _address(e, op.barriers, op.bar_index)
-        map_address = e(llvm.PtrToIntOp(tensor_map, i64))
-        asm = (
+        asm = (  # the map's generic address from its parameter's name, then the copy
+            f"{{ .reg .b64 m; mov.b64 m, {name}; cvta.param.u64 m, m; "
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-            "[$0], [$1, {$2, $3}], [$4];"
+            "[$0], [m, {$1, $2}], [$3]; }"
         )
-        args = [destination, map_address, _i32(e, op.col), _i32(e, op.row), barrier]
-        e.emit(_asm(asm, "l,l,r,r,l", args))
+        args = [destination, _i32(e, op.col), _i32(e, op.row), barrier]
+        copy = _asm(asm, "l,r,r,l", args)
+        copy.attributes[KEY_ATTR] = _encode(key)
+        e.emit(copy)
         rewriter.erase(op)
 
 
