@@ -35,14 +35,17 @@ SHARED_LIMIT = 227 * 1024
 
 @dataclass(frozen=True)
 class Config:
-    warpgroups: int = 1
+    warpgroups: int = 2
     chains: int = 2
     bn: int = 128
     stages: int = 4
-    split: bool = False
-    """Each stage its own arrays and the K loop unrolled by the stage count, so the copies of
-    the next stage go in the wgmma window (SIMT 8 allows a copy into an array the window does not
-    read) and overlap the multiply."""
+    split: bool = True
+    """Each stage its own `simt.shared_alloc` (else one ring array, stage `s` at `s` times the
+    stage size). SIMT 8 tells tiles apart by allocation, so only split stages may be refilled
+    while a group reading another stage is in flight."""
+    pending: int = 1
+    """The wait at the end of each K step: 0 retires the step's group (nothing overlaps the next
+    step), 1 leaves it running into the next step (needs split stages)."""
 
     @property
     def bm(self) -> int:
@@ -57,6 +60,12 @@ class Config:
         return self.bn + 8
 
     @property
+    def ahead(self) -> int:
+        """How many K tiles the copies run ahead: the stage refilled in step kt is the one step
+        kt - 1 - pending read, whose group every warpgroup retired before this step's barrier."""
+        return self.stages - 1 - self.pending
+
+    @property
     def stage_a(self) -> int:
         return self.bm * BK
 
@@ -66,8 +75,8 @@ class Config:
 
     @property
     def staging(self) -> int:
-        """Elements of the f32 tile one warpgroup's fragments are staged in."""
-        return 64 * self.chains * self.stride
+        """Elements of the f32 tile one accumulator chain's fragments are staged in."""
+        return 64 * self.stride
 
     @property
     def shared_bytes(self) -> int:
@@ -75,21 +84,24 @@ class Config:
 
     @property
     def label(self) -> str:
+        ring = "split stages" if self.split else "one ring array"
         return (
             f"{self.bm}x{self.bn}, {self.warpgroups} wg x {self.chains} m64n{self.bn}, "
-            f"{self.stages} stages{', split (copies overlap the wgmma)' if self.split else ''}"
+            f"{self.stages} stages ({ring}), wait {self.pending}"
         )
 
 
 DEFAULT = Config()
 CONFIGS = (
-    Config(1, 2, 128, 4),
-    Config(1, 2, 128, 3),
+    Config(2, 1, 256, 3, split=False, pending=0),  # the previous best's schedule
+    Config(2, 2, 128, 3, split=False, pending=0),
     Config(2, 1, 256, 3),
+    Config(2, 2, 128, 4),
     Config(2, 2, 128, 3),
-    Config(1, 2, 128, 4, split=True),
-    Config(2, 1, 256, 3, split=True),
-    Config(2, 2, 128, 3, split=True),
+    Config(2, 1, 128, 6),
+    Config(2, 1, 128, 5),
+    Config(1, 2, 128, 5),
+    Config(2, 2, 128, 4, pending=0),
 )
 
 
@@ -100,8 +112,9 @@ def _f32s(k: int) -> str:
 def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = True) -> str:
     """The IR of the kernel for `cfg` (and, with `host`, the example's host program)."""
     assert cfg.shared_bytes <= SHARED_LIMIT, cfg
+    assert cfg.ahead >= 1, cfg
     W, H, BN, S, P = cfg.warpgroups, cfg.chains, cfg.bn, cfg.stages, cfg.threads
-    BM, STRIDE = cfg.bm, cfg.stride
+    BM, STRIDE, D = cfg.bm, cfg.stride, cfg.ahead
     acc_n = H * BN // 2  # accumulators a thread
     chain = BN // 2
     ring = 1 if cfg.split else S  # stages an A (B) array holds
@@ -115,154 +128,109 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
     L: list[str] = []
     add = L.append
 
-    def issue(p: str, q: str, kt: str, stage: str, split_stage: int | None = None) -> None:
-        """The copies of K tile `kt` into `stage` of the ring (or, split, into the arrays of
-        stage `split_stage`, inside the caller's unsafe region), then a commit."""
+    def arrays(stage: int) -> tuple[str, str, str, str]:
+        """A's and B's array for `stage` and the offset constants of the stage in them."""
+        if cfg.split:
+            return f"%as{stage}", f"%bs{stage}", "%c0", "%c0"
+        return "%as", "%bs", f"%soa{stage}", f"%sob{stage}"
+
+    def issue(p: str, q: str, kt: str, stage: int) -> None:
+        """The copies of K tile `kt` into `stage` (zeros past the matrix), then a commit; inside
+        the caller's unsafe region."""
+        a_arr, b_arr, a_off, b_off = arrays(stage)
         add(f"{p}%{q}kc = arith.muli {kt}, %c64 : index")
         add(f"{p}%{q}kcol = arith.addi %{q}kc, %gcol : index")
         add(f"{p}%{q}kin = arith.cmpi ult, %{q}kcol, %k : index")
         add(f"{p}%{q}kleft0 = arith.subi %k, %{q}kcol : index")
         add(f"{p}%{q}kleft = arith.select %{q}kin, %{q}kleft0, %c0 : index")
-        if split_stage is None:
-            add(f"{p}%{q}abase = arith.muli {stage}, %cstagea : index")
-            add(f"{p}%{q}adst = arith.addi %{q}abase, %soff : index")
-            add(f"{p}%{q}bbase = arith.muli {stage}, %cstageb : index")
-            add(f"{p}%{q}bdst = arith.addi %{q}bbase, %soff : index")
-            add(f"{p}simt.unsafe {{")
-            arrays = {"a": "%as", "b": "%bs"}
-        else:
-            add(f"{p}%{q}adst = arith.addi %soff, %c0 : index")
-            add(f"{p}%{q}bdst = arith.addi %soff, %c0 : index")
-            arrays = {"a": f"%as{split_stage}", "b": f"%bs{split_stage}"}
-            p = p[:-2]  # the body's indent, as if inside a region
-        for x, count, base, lim, ty in (
-            ("a", rows_a, "%row0", "%m", atype),
-            ("b", rows_b, "%col0", "%n", btype),
+        add(f"{p}%{q}adst = arith.addi %soff, {a_off} : index")
+        add(f"{p}%{q}bdst = arith.addi %soff, {b_off} : index")
+        for x, count, base, lim, ty, arr in (
+            ("a", rows_a, "%row0", "%m", atype, a_arr),
+            ("b", rows_b, "%col0", "%n", btype, b_arr),
         ):
             for j in range(count):
                 v = f"%{q}{x}{j}"
-                add(f"{p}  {v}r = arith.addi %tr, %r{j} : index")
-                add(f"{p}  {v}g = arith.addi {base}, {v}r : index")
-                add(f"{p}  {v}ok = arith.cmpi ult, {v}g, {lim} : index")
-                add(f"{p}  {v}n = arith.select {v}ok, %{q}kleft, %c0 : index")
-                add(f"{p}  {v}x = arith.muli {v}g, %k : index")
-                add(f"{p}  {v}i = arith.addi {v}x, %{q}kcol : index")
-                add(f"{p}  {v}d = arith.addi %{q}{x}dst, %d{j} : index")
+                add(f"{p}{v}r = arith.addi %tr, %r{j} : index")
+                add(f"{p}{v}g = arith.addi {base}, {v}r : index")
+                add(f"{p}{v}ok = arith.cmpi ult, {v}g, {lim} : index")
+                add(f"{p}{v}n = arith.select {v}ok, %{q}kleft, %c0 : index")
+                add(f"{p}{v}x = arith.muli {v}g, %k : index")
+                add(f"{p}{v}i = arith.addi {v}x, %{q}kcol : index")
+                add(f"{p}{v}d = arith.addi %{q}{x}dst, %d{j} : index")
                 add(
-                    f"{p}  simt.async_copy %{x}[{v}i], {v}n, {arrays[x]}[{v}d] {{width = 8}} : "
+                    f"{p}simt.async_copy %{x}[{v}i], {v}n, {arr}[{v}d] {{width = 8}} : "
                     f"!simt.slice<bf16>, {ty}"
                 )
-        if split_stage is None:
-            add(f"{p}  simt.yield")
-            add(f"{p}}}")
-            add(f"{p}simt.async_commit")
-        else:
-            add(f"{p}  simt.async_commit")
+        add(f"{p}simt.async_commit")
 
-    def main_loop(p: str) -> None:
-        add(
-            f"{p}%acc:{acc_n} = scf.for %kt = %c0 to %tiles step %c1 iter_args("
-            + ", ".join(f"%x{i} = %z" for i in range(acc_n))
-            + f") -> ({_f32s(acc_n)}) {{"
-        )
-        q = p + "  "
-        add(f"{q}%st = arith.remui %kt, %cstages : index")
-        add(f"{q}simt.async_wait {{pending = {S - 2}}}")
-        add(f"{q}simt.sync_threads")
-        add(f"{q}// K tile kt + {S - 1} into the stage step kt - 1 read (every thread is past it).")
-        add(f"{q}%ahead = arith.addi %kt, %cahead : index")
-        add(f"{q}%ast = arith.remui %ahead, %cstages : index")
-        issue(q, "q", "%ahead", "%ast")
-        add(f"{q}%sa0 = arith.muli %st, %cstagea : index")
-        add(f"{q}%sa = arith.addi %sa0, %wga : index")
-        add(f"{q}%sb = arith.muli %st, %cstageb : index")
-        add(f"{q}%d:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
-        add(f"{q}  simt.wgmma_fence")
-        src = [", ".join(f"%x{i}" for i in range(h * chain, (h + 1) * chain)) for h in range(H)]
-        for s, kk in enumerate(("%c0", "%c16", "%c32", "%c48")):
-            add(f"{q}  %kb{s} = arith.addi %sb, {kk} : index")
-            for h in range(H):
-                add(f"{q}  %ka{s}_{h}0 = arith.addi %sa, {kk} : index")
-                if h:
-                    add(f"{q}  %ch{s}_{h} = arith.muli %cchain, %c{h} : index")
-                    add(f"{q}  %ka{s}_{h} = arith.addi %ka{s}_{h}0, %ch{s}_{h} : index")
-                else:
-                    add(f"{q}  %ka{s}_{h} = arith.addi %ka{s}_{h}0, %c0 : index")
-                r = f"%g{s}_{h}"
-                add(
-                    f"{q}  {r}:{chain} = simt.wgmma %as[%ka{s}_{h}], %bs[%kb{s}], acc({src[h]}) "
-                    f"{{n = {BN}}} : {atype}, {btype}"
-                )
-                src[h] = ", ".join(f"{r}#{i}" for i in range(chain))
-        add(f"{q}  simt.wgmma_commit")
-        add(f"{q}  %w:{acc_n} = simt.wgmma_wait {', '.join(src)} {{pending = 0}}")
-        add(f"{q}  simt.yield " + ", ".join(f"%w#{i}" for i in range(acc_n)) + f" : {_f32s(acc_n)}")
-        add(f"{q}}}")
-        add(f"{q}scf.yield " + ", ".join(f"%d#{i}" for i in range(acc_n)) + f" : {_f32s(acc_n)}")
-        add(f"{p}}}")
-
-    def mma(q: str, tag: str, a_arr: str, b_arr: str, sa: str, src: list[str]) -> list[str]:
-        """The 4 x chains wgmma ops of one K step on `a_arr[sa ..]` and `b_arr`."""
+    def mma(q: str, st: int, src: list[str]) -> list[str]:
+        """The 4 x chains wgmma ops of one K step on `stage` st."""
+        a_arr, b_arr, a_off, b_off = arrays(st)
+        add(f"{q}%sa{st} = arith.addi %wga, {a_off} : index")
         for s4, kk in enumerate(("%c0", "%c16", "%c32", "%c48")):
+            add(f"{q}%kb{st}_{s4} = arith.addi {b_off}, {kk} : index")
             for h in range(H):
-                add(f"{q}%ka{tag}{s4}_{h}0 = arith.addi {sa}, {kk} : index")
-                add(f"{q}%ch{tag}{s4}_{h} = arith.muli %cchain, %c{h} : index")
-                add(f"{q}%ka{tag}{s4}_{h} = arith.addi %ka{tag}{s4}_{h}0, %ch{tag}{s4}_{h} : index")
-                r = f"%g{tag}{s4}_{h}"
+                t = f"{st}_{s4}_{h}"
+                add(f"{q}%ka{t}0 = arith.addi %sa{st}, {kk} : index")
+                add(f"{q}%ka{t} = arith.addi %ka{t}0, %ch{h} : index")
+                r = f"%g{t}"
                 add(
-                    f"{q}{r}:{chain} = simt.wgmma {a_arr}[%ka{tag}{s4}_{h}], {b_arr}[{kk}], "
+                    f"{q}{r}:{chain} = simt.wgmma {a_arr}[%ka{t}], {b_arr}[%kb{st}_{s4}], "
                     f"acc({src[h]}) {{n = {BN}}} : {atype}, {btype}"
                 )
                 src[h] = ", ".join(f"{r}#{i}" for i in range(chain))
         return src
 
-    def main_loop_split(p: str) -> None:
-        for st in range(S - 1):
-            add(f"{p}%pk{st} = arith.constant {st} : index")
-            add(f"{p}simt.unsafe {{")
-            issue(p + "    ", f"p{st}", f"%pk{st}", "", split_stage=st)
-            add(f"{p}  simt.yield")
-            add(f"{p}}}")
+    def main_loop(p: str) -> None:
+        add(f"{p}// The prologue: K tiles 0 .. {D - 1} into stages 0 .. {D - 1}.")
+        add(f"{p}simt.unsafe {{")
+        for st in range(D):
+            issue(p + "  ", f"p{st}", f"%c{st}", st)
+        add(f"{p}  simt.yield")
+        add(f"{p}}}")
+        result = "%acc" if cfg.pending == 0 else "%inflight"
         add(
-            f"{p}%acc:{acc_n} = scf.for %kbase = %c0 to %tiles step %cstages iter_args("
+            f"{p}{result}:{acc_n} = scf.for %kbase = %c0 to %kend step %cstages iter_args("
             + ", ".join(f"%x{i} = %z" for i in range(acc_n))
             + f") -> ({_f32s(acc_n)}) {{"
         )
         q = p + "  "
         prev = [f"%x{i}" for i in range(acc_n)]
         for st in range(S):
-            nxt = (st + S - 1) % S
+            nxt = (st + D) % S
             add(
-                f"{q}// Stage {st}: K tile kbase + {st}; its window also issues K tile kbase + "
-                f"{st + S - 1} into stage {nxt}, which the step before read."
+                f"{q}// Step {st}: K tile kbase + {st} from stage {st}; K tile kbase + {st + D} "
+                f"into stage {nxt}, which step kbase + {st + D - S} read."
             )
-            add(f"{q}%ks{st} = arith.constant {st} : index")
-            add(f"{q}%kt{st} = arith.addi %kbase, %ks{st} : index")
-            add(f"{q}%go{st} = arith.cmpi ult, %kt{st}, %tiles : index")
-            add(f"{q}%y{st}:{acc_n} = scf.if %go{st} -> ({_f32s(acc_n)}) {{")
-            r = q + "  "
-            add(f"{r}simt.async_wait {{pending = {S - 2}}}")
-            add(f"{r}simt.sync_threads")
-            add(f"{r}%ahead{st} = arith.addi %kt{st}, %cahead : index")
-            add(f"{r}%mm{st}:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
-            u = r + "  "
+            add(f"{q}%kt{st} = arith.addi %kbase, %c{st} : index")
+            add(f"{q}%ahead{st} = arith.addi %kt{st}, %cahead : index")
+            add(f"{q}simt.async_wait {{pending = {D - 1}}}")
+            add(f"{q}simt.sync_threads")
+            add(f"{q}%mm{st}:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
+            u = q + "  "
+            if not cfg.split:  # the refill writes the ring array the multiply reads: before it
+                issue(u, f"q{st}", f"%ahead{st}", nxt)
             add(f"{u}simt.wgmma_fence")
             src = [", ".join(prev[h * chain : (h + 1) * chain]) for h in range(H)]
-            src = mma(u, f"s{st}_", f"%as{st}", f"%bs{st}", "%wga", src)
-            issue(u + "  ", f"q{st}", f"%ahead{st}", "", split_stage=nxt)
+            src = mma(u, st, src)
             add(f"{u}simt.wgmma_commit")
-            add(f"{u}%w{st}:{acc_n} = simt.wgmma_wait {', '.join(src)} {{pending = 0}}")
+            if cfg.split:  # another allocation: the copies overlap the multiply
+                issue(u, f"q{st}", f"%ahead{st}", nxt)
+            add(f"{u}%w{st}:{acc_n} = simt.wgmma_wait {', '.join(src)} {{pending = {cfg.pending}}}")
             tail = ", ".join(f"%w{st}#{i}" for i in range(acc_n))
             add(f"{u}simt.yield {tail} : {_f32s(acc_n)}")
-            add(f"{r}}}")
-            done = ", ".join(f"%mm{st}#{i}" for i in range(acc_n))
-            add(f"{r}scf.yield {done} : {_f32s(acc_n)}")
-            add(f"{q}}} else {{")
-            add(f"{r}scf.yield {', '.join(prev)} : {_f32s(acc_n)}")
             add(f"{q}}}")
-            prev = [f"%y{st}#{i}" for i in range(acc_n)]
+            prev = [f"%mm{st}#{i}" for i in range(acc_n)]
         add(f"{q}scf.yield {', '.join(prev)} : {_f32s(acc_n)}")
         add(f"{p}}}")
+        if cfg.pending:
+            add(f"{p}// The last group retired: the accumulators are ordinary values from here.")
+            add(
+                f"{p}%acc:{acc_n} = simt.wgmma_wait "
+                + ", ".join(f"%inflight#{i}" for i in range(acc_n))
+                + " {pending = 0}"
+            )
 
     if host:
         plural = "s" if W > 1 else ""
@@ -271,15 +239,25 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
             "A is m x k and B is n x k, both row-major (K-major, as wgmma reads both operands); "
             f"C is m x n. A block of {P} threads ({W} warpgroup{plural}) computes a {BM} x {BN} "
             f"tile of C, each warpgroup {H} m64n{BN}k16 accumulator chain{'s' if H > 1 else ''} "
-            f"({chain} f32 values a thread each). K advances {BK} at a time through a {S}-stage "
-            "ring of shared tiles filled by cp.async (16-byte chunks, zero-filled past the "
-            "matrix) in the 128-byte swizzled form wgmma reads: chunk j of row r lands at chunk "
-            "j ^ (r % 8). Each K step waits for its stage and synchronises, issues the copies "
-            f"of the step {S - 1} ahead into the stage the last step read, then multiplies: "
-            "fence, wgmma, commit, wait 0 (the window rule of docs/safety.md). The epilogue "
-            "stages the fragments in a padded shared tile and writes C in 16-byte chunks "
-            "through tile witnesses. Generated by `python -m benchmarks.wgmma --example` (the "
-            "accumulators are too many to type): regenerate rather than edit."
+            f"({chain} f32 values a thread each). K advances {BK} at a time through {S} stages "
+            f"of shared tiles, {'each its own allocation' if cfg.split else 'in one ring array'}"
+            ", filled by cp.async (16-byte chunks, zero-filled past the matrix) in the 128-byte "
+            "swizzled form wgmma reads: chunk j of row r lands at chunk j ^ (r % 8). The K loop "
+            f"is unrolled by the stage count, so every stage is named statically. Each K step "
+            "waits for its stage and synchronises, then fences, multiplies and commits, issues "
+            f"the copies of the K tile {D} ahead into the stage whose group every warpgroup has "
+            f"retired, and waits until at most {cfg.pending} of its groups are pending: "
+            + (
+                "the multiply runs on while the next step's copies and wgmma ops are issued, "
+                "its accumulators carried through the loop in flight and retired by one wait "
+                "after it (SIMT 8, docs/safety.md). "
+                if cfg.pending
+                else "nothing overlaps the next step (SIMT 8, docs/safety.md). "
+            )
+            + "The epilogue stages each accumulator chain in a padded shared tile in turn and "
+            "writes C in 16-byte chunks through tile witnesses. Generated by `python -m "
+            "benchmarks.wgmma --example` (the accumulators are too many to type): regenerate "
+            "rather than edit."
         )
         for line in textwrap.wrap(header, 96):
             add(f"// {line}")
@@ -301,17 +279,21 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
         add(f"{p}%bs = simt.shared_alloc {{dynamic}} : {btype}")
     add(f"{p}%cs = simt.shared_alloc {{dynamic}} : {ctype}")
     add(f"{p}%z = arith.constant 0.0 : f32")
-    for v in (0, 1, 4, 8, 16, 32, 48, 63, 64, 128):
+    for v in sorted({0, 1, 4, 8, 16, 32, 48, 63, 64, 128, *range(S)}):
         add(f"{p}%c{v} = arith.constant {v} : index")
     add(f"{p}%cbm = arith.constant {BM} : index")
     add(f"{p}%cbn = arith.constant {BN} : index")
     add(f"{p}%cstages = arith.constant {S} : index")
-    add(f"{p}%cahead = arith.constant {S - 1} : index")
+    add(f"{p}%cstagesm1 = arith.constant {S - 1} : index")
+    add(f"{p}%cahead = arith.constant {D} : index")
     add(f"{p}%cstride = arith.constant {STRIDE} : index")
-    add(f"{p}%cstagea = arith.constant {cfg.stage_a} : index")
-    add(f"{p}%cstageb = arith.constant {cfg.stage_b} : index")
     add(f"{p}%cwgrows = arith.constant {64 * H * BK} : index")
-    add(f"{p}%cchain = arith.constant {64 * BK} : index")
+    for h in range(H):
+        add(f"{p}%ch{h} = arith.constant {64 * BK * h} : index")
+    if not cfg.split:
+        for st in range(S):
+            add(f"{p}%soa{st} = arith.constant {st * cfg.stage_a} : index")
+            add(f"{p}%sob{st} = arith.constant {st * cfg.stage_b} : index")
     for j in range(max(rows_a, rows_b)):
         add(f"{p}%r{j} = arith.constant {step * j} : index")
         add(f"{p}%d{j} = arith.constant {step * j * BK} : index")
@@ -333,70 +315,62 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
 {p}%gcol = arith.muli %tq, %c8 : index
 {p}%k63 = arith.addi %k, %c63 : index
 {p}%tiles = arith.divui %k63, %c64 : index
+{p}// The K loop runs whole rounds of stages: the steps past the last K tile multiply zeros.
+{p}%tiles1 = arith.addi %tiles, %cstagesm1 : index
+{p}%rounds = arith.divui %tiles1, %cstages : index
+{p}%kend = arith.muli %rounds, %cstages : index
 {p}// This warpgroup's first row of A in a stage.
-{p}%wga = arith.muli %wg, %cwgrows : index
-{p}// The prologue: K tiles 0 .. {S - 2} into stages 0 .. {S - 2} (zeros past k).""")
-    if cfg.split:
-        main_loop_split(p)
-    else:
-        add(f"{p}scf.for %pt = %c0 to %cahead step %c1 {{")
-        issue(p + "  ", "p", "%pt", "%pt")
-        add(f"{p}}}")
-        main_loop(p)
+{p}%wga = arith.muli %wg, %cwgrows : index""")
+    main_loop(p)
     add(f"{p}simt.async_wait {{pending = 0}}")
-    # The epilogue, one warpgroup at a time.
-    chunks = 64 * H * BN // 4 // P  # chunks a thread copies out per warpgroup
+    # The epilogue, one accumulator chain at a time.
+    chunks = 64 * BN // 4 // P  # chunks a thread copies out per chain
     add(f"{p}%cquads = arith.constant {BN // 4} : index")
-    add(f"{p}%cchunks = arith.constant {chunks} : index")
+    add(f"{p}%cp = arith.constant {P} : index")
     for w in range(W):
-        add(f"{p}// The epilogue of warpgroup {w}: its fragments into the padded tile, then C.")
         if W > 1:
             add(f"{p}%cw{w} = arith.constant {w} : index")
             add(f"{p}%is{w} = arith.cmpi eq, %wg, %cw{w} : index")
-            add(f"{p}scf.if %is{w} {{")
-        e = p + ("  " if W > 1 else "")
-        add(f"{e}simt.unsafe {{")
         for h in range(H):
-            vals = ", ".join(f"%acc#{i}" for i in range(h * chain, (h + 1) * chain))
-            add(f"{e}  %co{w}_{h} = arith.constant {h * 64 * STRIDE} : index")
+            x = w * H + h
             add(
-                f"{e}  simt.wgmma_store %cs[%co{w}_{h}], {vals} {{n = {BN}, stride = {STRIDE}}} "
-                f": {ctype}"
+                f"{p}// The epilogue of chain {h} of warpgroup {w}: its fragments into the "
+                "padded tile, then C."
             )
-        add(f"{e}  simt.yield")
-        add(f"{e}}}")
-        if W > 1:
-            add(f"{p}}}")
-        add(f"{p}simt.sync_threads")
-        add(f"{p}%e0{w} = arith.constant {w * chunks} : index")
-        add(f"{p}%e1{w} = arith.constant {(w + 1) * chunks} : index")
-        add(f"{p}scf.for %e = %e0{w} to %e1{w} step %c1 {{")
-        add(f"{p}  %wit = simt.tile_index %e dims(%m, %n) : {wit}")
-        add(f"{p}  %eloc = arith.subi %e, %e0{w} : index")
-        add(
-            f"{p}  %ep = arith.muli %eloc, %c{P} : index"
-            if P in (128,)
-            else f"{p}  %cp = arith.constant {P} : index"
-        )
-        if P not in (128,):
-            add(f"{p}  %ep = arith.muli %eloc, %cp : index")
-        add(f"{p}  %ch = arith.addi %ep, %t : index")
-        add(f"{p}  %er = arith.divui %ch, %cquads : index")
-        add(f"{p}  %eq = arith.remui %ch, %cquads : index")
-        add(f"{p}  %ec = arith.muli %eq, %c4 : index")
-        add(f"{p}  %erow = arith.muli %er, %cstride : index")
-        add(f"{p}  %ei = arith.addi %erow, %ec : index")
-        add(f"{p}  %v:4 = simt.unsafe -> f32, f32, f32, f32 {{")
-        add(
-            f"{p}    %v0, %v1, %v2, %v3 = simt.shared_load_vector %cs[%ei] {{width = 4}} : "
-            f"{ctype} -> f32, f32, f32, f32"
-        )
-        add(f"{p}    simt.yield %v0, %v1, %v2, %v3 : f32, f32, f32, f32")
-        add(f"{p}  }}")
-        add(f"{p}  simt.store_chunk %c[%wit], %v#0, %v#1, %v#2, %v#3 : {out}, {wit}")
-        add(f"{p}}}")
-        if w + 1 < W:
+            if x:
+                add(f"{p}simt.sync_threads")
+            if W > 1:
+                add(f"{p}scf.if %is{w} {{")
+            e = p + ("  " if W > 1 else "")
+            vals = ", ".join(f"%acc#{i}" for i in range(h * chain, (h + 1) * chain))
+            add(f"{e}simt.unsafe {{")
+            add(f"{e}  simt.wgmma_store %cs[%c0], {vals} {{n = {BN}, stride = {STRIDE}}} : {ctype}")
+            add(f"{e}  simt.yield")
+            add(f"{e}}}")
+            if W > 1:
+                add(f"{p}}}")
             add(f"{p}simt.sync_threads")
+            add(f"{p}%e0_{x} = arith.constant {x * chunks} : index")
+            add(f"{p}%e1_{x} = arith.constant {(x + 1) * chunks} : index")
+            add(f"{p}scf.for %e = %e0_{x} to %e1_{x} step %c1 {{")
+            add(f"{p}  %wit = simt.tile_index %e dims(%m, %n) : {wit}")
+            add(f"{p}  %eloc = arith.subi %e, %e0_{x} : index")
+            add(f"{p}  %ep = arith.muli %eloc, %cp : index")
+            add(f"{p}  %ch = arith.addi %ep, %t : index")
+            add(f"{p}  %er = arith.divui %ch, %cquads : index")
+            add(f"{p}  %eq = arith.remui %ch, %cquads : index")
+            add(f"{p}  %ec = arith.muli %eq, %c4 : index")
+            add(f"{p}  %erow = arith.muli %er, %cstride : index")
+            add(f"{p}  %ei = arith.addi %erow, %ec : index")
+            add(f"{p}  %v:4 = simt.unsafe -> f32, f32, f32, f32 {{")
+            add(
+                f"{p}    %v0, %v1, %v2, %v3 = simt.shared_load_vector %cs[%ei] {{width = 4}} : "
+                f"{ctype} -> f32, f32, f32, f32"
+            )
+            add(f"{p}    simt.yield %v0, %v1, %v2, %v3 : f32, f32, f32, f32")
+            add(f"{p}  }}")
+            add(f"{p}  simt.store_chunk %c[%wit], %v#0, %v#1, %v#2, %v#3 : {out}, {wit}")
+            add(f"{p}}}")
     add(f"{p}simt.return")
     add("  }")
     add("  // doc:end")
@@ -443,21 +417,45 @@ def grid(cfg: Config, m: int, n: int) -> tuple[int, int]:
     return (-(-m // cfg.bm), -(-n // cfg.bn))
 
 
+def _compile(cfg: Config) -> tuple[str, str]:
+    """(artifact JSON or an error line, ptxas's wgmma notes) for `cfg`, in a worker process."""
+    from benchmarks.common import compile_source
+    from ferrox.targets.toolchain import find_ptxas, run_ptxas
+
+    try:
+        art = compile_source(example_text(cfg, host=False))
+    except Exception as exc:  # record and go on
+        return f"error: {type(exc).__name__}: {exc}", ""
+    notes = ""
+    if find_ptxas() is not None:
+        log = run_ptxas(art.ptx, "sm_90a").log
+        notes = " ".join(
+            line.split(")")[0].split("(")[-1] for line in log.splitlines() if "C75" in line
+        )
+    return art.to_json(), notes
+
+
 def rows(sizes=(4096, 8192), configs=CONFIGS) -> list[dict]:
     """One row per (config, size): ferrox's TFLOP/s, cuBLAS's in the same process, the ratio and
-    the largest error against an f32 cuBLAS product of the same bf16 operands."""
+    the largest error against an f32 product of the same bf16 operands (checked on a
+    NaN-poisoned output before timing). The configs compile in parallel processes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     import torch
 
-    from benchmarks.common import bench, compile_source, launcher
+    from benchmarks.common import bench, launcher
+    from ferrox.artifact import ModuleArtifact
 
     torch.backends.cuda.matmul.allow_tf32 = False
     out = []
-    kernels = {}
-    for cfg in configs:
-        try:
-            kernels[cfg] = compile_source(example_text(cfg, host=False))
-        except Exception as exc:  # record and go on
-            kernels[cfg] = exc
+    kernels: dict[Config, object] = {}
+    notes: dict[Config, str] = {}
+    context = multiprocessing.get_context("fork")  # before CUDA starts
+    with ProcessPoolExecutor(min(len(configs), os.cpu_count() or 1), mp_context=context) as pool:
+        for cfg, (text, note) in zip(configs, pool.map(_compile, configs), strict=True):
+            kernels[cfg] = text if text.startswith("error:") else ModuleArtifact.from_json(text)
+            notes[cfg] = note
     for size in sizes:
         m = n = k = size
         g = torch.Generator(device="cuda").manual_seed(size)
@@ -469,12 +467,11 @@ def rows(sizes=(4096, 8192), configs=CONFIGS) -> list[dict]:
         peer_ms = bench(lambda a=a, b=b: a @ b.T)
         for cfg in configs:
             row = {"config": cfg.label, "size": size, "cublas_ms": peer_ms,
-                   "cublas_tflops": flops / peer_ms / 1e9}  # fmt: skip
+                   "cublas_tflops": flops / peer_ms / 1e9, "ptxas": notes[cfg]}  # fmt: skip
             art = kernels[cfg]
-            if isinstance(art, Exception):
-                row["error"] = f"{type(art).__name__}: {art}"
+            if isinstance(art, str):
+                row["error"] = art
                 out.append(row)
-                print(json.dumps(row), flush=True)
                 continue
             try:
                 go = launcher(art, "gemm_wgmma", [a, b, c, m, n, k], grid=grid(cfg, m, n))
@@ -491,8 +488,22 @@ def rows(sizes=(4096, 8192), configs=CONFIGS) -> list[dict]:
             except Exception as exc:
                 row["error"] = f"{type(exc).__name__}: {exc}"
             out.append(row)
-            print(json.dumps(row), flush=True)
     return out
+
+
+def table(result: list[dict]) -> str:
+    """The rows as a compact text table (one line per config and size)."""
+    lines = []
+    for r in result:
+        if "error" in r:
+            lines.append(f"{r['size']:5d} {r['config']}: {r['error'][:300]}")
+            continue
+        lines.append(
+            f"{r['size']:5d} {r['tflops']:6.1f} TF/s {r['ratio']:.3f} of cuBLAS "
+            f"({r['cublas_tflops']:.1f}) err {r['max_rel_err']:.1e} "
+            f"{'ok' if r['correct'] else 'WRONG'} | {r['config']} {r['ptxas']}"
+        )
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -505,6 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     result = rows(tuple(int(s) for s in args.sizes.split(",")))
     Path(os.environ.get("OUT", "."), "wgmma.json").write_text(json.dumps(result, indent=2))
+    print(table(result), flush=True)
     return 0
 
 

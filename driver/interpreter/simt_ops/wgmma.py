@@ -63,10 +63,10 @@ def _fragment(lane: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
     return 16 * w + g // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (g % 4) + i % 2
 
 
-def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray]):
+def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list):
     """The lanes' `(len(rows), 16)` elements of a swizzled tile starting at flat `index`: rows
     `r0 + rows[j]`, columns `c0 .. c0 + 16` of the logical matrix, read at their swizzled
-    places."""
+    places; each read `(buffer, flat index, values)` appended to `reads`."""
     at = np.broadcast_to(np.asarray(index).astype(np.int64), (ex.n,))
     atom = SWIZZLE_ROW * SWIZZLE_ROWS
     bad = mask & ~np.isin(at % atom, np.arange(0, SWIZZLE_ROW, K))
@@ -85,7 +85,9 @@ def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray]):
         r = r0 + dr
         for kk in range(K):
             c = (c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8)
-            v = load(ex, op, buffer, [r * SWIZZLE_ROW + c], mask, f"simt.wgmma ({name})")
+            flat = r * SWIZZLE_ROW + c
+            v = load(ex, op, buffer, [flat], mask, f"simt.wgmma ({name})")
+            reads.append((buffer, flat, v))
             out[:, j, kk] = np.asarray(v, np.float64)
     return out
 
@@ -101,9 +103,11 @@ def _wgmma(op):
         lane, _ = _lanes(ex)
         w, g = lane // 32, lane % 32
         row0 = 16 * w + g // 4
-        a_rows = _tile(ex, op, a, ai, mask, "A", [row0, row0 + 8])
+        reads: list = []
+        a_rows = _tile(ex, op, a, ai, mask, "A", [row0, row0 + 8], reads)
         cols = [8 * j + 2 * (g % 4) + h for j in range(n // 8) for h in (0, 1)]
-        b_rows = _tile(ex, op, b, bi, mask, "B", cols)
+        b_rows = _tile(ex, op, b, bi, mask, "B", cols, reads)
+        _in_flight(ex)["open"].append((op, mask, reads))
         prod = np.einsum("lrk,lck->lrc", a_rows, b_rows)  # (lanes, 2, n / 4)
         out = []
         for i in range(count):
@@ -129,6 +133,9 @@ def _fence(op):
 def _commit(op):
     def run(ex, args, mask):
         _check_warpgroup(ex, op, mask, [])
+        state = _in_flight(ex)
+        state["groups"].append(state["open"])
+        state["open"] = []
         return ()
 
     return run
@@ -136,11 +143,54 @@ def _commit(op):
 
 @lowers(simt.WgmmaWaitOp)
 def _wait(op):
+    pending = op.pending.value.data
+
     def run(ex, args, mask):
         _check_warpgroup(ex, op, mask, [])
+        groups = _in_flight(ex)["groups"]
+        keep = len(groups) - pending if pending else len(groups)
+        retired, groups[:] = groups[: max(keep, 0)], groups[max(keep, 0) :]
+        for group in retired:
+            for record in group:
+                _retire(ex, op, *record)
         return tuple(args)
 
     return run
+
+
+def _in_flight(ex) -> dict:
+    """The wgmma ops this executor's warpgroups have issued and not yet retired: the open group
+    and the committed ones, oldest first (each wgmma with its mask and its reads)."""
+    state = ex.cache.get(_IN_FLIGHT)
+    if state is None:
+        state = ex.cache[_IN_FLIGHT] = {"open": [], "groups": []}
+    return state
+
+
+_IN_FLIGHT = ("simt.wgmma", "in flight")
+
+
+def _retire(ex, wait, op, mask, reads) -> None:
+    """The GPU reads a wgmma's tiles any time up to the wait that retires its group: read them
+    again now, race-tracked (a write by another thread since the last barrier is a race), and
+    trap if any element changed since the issue (a write in between, by any thread, would have
+    given the GPU other operands)."""
+    for buffer, flat, before in reads:
+        now = load(ex, op, buffer, [flat], mask, "simt.wgmma (in flight)")
+        a = np.ascontiguousarray(np.broadcast_to(before, (ex.n,)))
+        b = np.ascontiguousarray(np.broadcast_to(now, (ex.n,)))
+        bits = np.dtype(f"u{a.dtype.itemsize}")  # NaN poison compares equal to itself
+        changed = mask & (a.view(bits) != b.view(bits))
+        if changed.any():
+            k = int(np.argmax(changed))
+            at = int(np.broadcast_to(flat, (ex.n,))[k])
+            raise ex.fault(
+                wait,
+                changed,
+                f"element {at} of {buffer.name}, which a 'simt.wgmma' reads, changed before "
+                f"the 'simt.wgmma_wait' that retires its group: the GPU may read the tiles of "
+                f"a wgmma until then (docs/safety.md#simt-8)",
+            )
 
 
 @lowers(simt.WgmmaStoreOp)

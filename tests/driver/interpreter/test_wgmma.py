@@ -161,6 +161,75 @@ def test_a_tile_past_the_array_traps(rng):
     assert "simt.wgmma (A) out of range: index 4096 of %as (length 4096)" in str(e.value)
 
 
+# Two groups: one reading %bs, a barrier, one reading %cs; the wait with pending = 1 retires the
+# first while the second runs on; then %bs is written. SIMT 8 allows it (this thread's group
+# reading %bs is retired), but another thread may not have retired its own yet: without a
+# barrier between the wait and the write, the interpreter reports the race, because it reads a
+# group's tiles again when the wait retires it (the reads at the issue are in an earlier
+# barrier interval, so they alone would not show it).
+TWO_GROUPS = """
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %as[%ia2], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      simt.sync_threads
+      simt.wgmma_fence
+      %d2:8 = simt.wgmma %as[%ia2], %cs[%c0], acc(%d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      %w:8 = simt.wgmma_wait %d2#0, %d2#1, %d2#2, %d2#3, %d2#4, %d2#5, %d2#6, %d2#7 {pending = 1}
+      BARRIER
+      %y = arith.constant 3.0 : bf16
+      simt.shared_store %y, %bs[%ib] : !simt.shared<bf16, [1024]>
+      %e:8 = simt.wgmma_wait %w#0, %w#1, %w#2, %w#3, %w#4, %w#5, %w#6, %w#7 {pending = 0}
+"""
+
+
+def _two_groups(barrier: str) -> str:
+    kernel = KERNEL.replace(
+        "    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>\n",
+        "    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>\n"
+        "    %cs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>\n",
+    )
+    kernel = kernel.replace(
+        "      simt.async_copy %b[%ib], %c8, %bs[%ib] {width = 8} : !simt.slice<bf16>, "
+        "!simt.shared<bf16, [1024]>\n",
+        "      simt.async_copy %b[%ib], %c8, %bs[%ib] {width = 8} : !simt.slice<bf16>, "
+        "!simt.shared<bf16, [1024]>\n"
+        "      simt.async_copy %b[%ib], %c8, %cs[%ib] {width = 8} : !simt.slice<bf16>, "
+        "!simt.shared<bf16, [1024]>\n",
+    )
+    start = kernel.index("      simt.wgmma_fence\n")
+    end = kernel.index("      simt.yield %e#0, %e#1")
+    kernel = kernel[:start] + TWO_GROUPS.lstrip("\n").replace("BARRIER", barrier) + kernel[end:]
+    return kernel.replace("shared_bytes = 10240", "shared_bytes = 12288")
+
+
+def test_a_tile_written_after_its_group_retires_but_before_a_barrier_races(rng):
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    module = parse_module(make_context(), _two_groups(""), "one.mlir")
+    out = np.full(128, np.nan, np.float32)
+    with pytest.raises(KernelFault) as e:
+        run_simt_kernel(module, "one", (1, 1, 1), (128, 1, 1), [a, b, out, 0, 0], 12288)
+    assert str(e.value).startswith(
+        "one.mlir:46:7: error: data race on element 0 of %bs: thread (0, 0, 0) writes it here, "
+        "and thread (124, 0, 0) read it "
+    )
+    assert str(e.value).endswith(
+        "one.mlir:37:7: note: thread (124, 0, 0) of block (0, 0, 0) read element 0 of %bs here"
+    )
+
+
+def test_a_tile_written_after_its_group_retires_and_a_barrier(rng):
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    module = parse_module(make_context(), _two_groups("simt.sync_threads"), "one.mlir")
+    out = np.full(128, np.nan, np.float32)
+    run_simt_kernel(module, "one", (1, 1, 1), (128, 1, 1), [a, b, out, 0, 0], 12288)
+    d = 2 * (_logical(a).astype(np.float64)[:64, :16] @ _logical(b).astype(np.float64)[:16, :16].T)
+    lane = np.arange(128)
+    row, col = 16 * (lane // 32) + (lane % 32) // 4, 2 * (lane % 4)
+    want = d[row, col].astype(np.float32) + d[row, col + 1].astype(np.float32)
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+
 def test_the_example_is_the_generators_output():
     assert EXAMPLE.read_text() == example_text()
 
@@ -179,11 +248,11 @@ def _gemm(cfg: Config, a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
 @pytest.mark.parametrize(
     ("cfg", "m", "n", "k"),
     [
-        (Config(), 128, 128, 128),
+        (Config(), 256, 128, 128),
         (Config(), 70, 200, 40),  # ragged: zero-filled copies, witnesses store inside C only
-        (Config(2, 1, 256, 3), 128, 256, 64),  # two warpgroups, m64n256
-        (Config(1, 2, 128, 4, split=True), 130, 128, 200),  # copies in the wgmma window
-        (Config(2, 1, 256, 3, split=True), 128, 256, 256),  # k: one full round of stages + 1
+        (Config(2, 1, 256, 3), 128, 256, 256),  # m64n256; k: one round of stages + 1
+        (Config(1, 2, 128, 5), 130, 128, 200),  # one warpgroup, two chains, 5 stages
+        (Config(2, 1, 128, 3, split=False, pending=0), 128, 128, 256),  # one ring array, wait 0
     ],
 )
 def test_gemm_wgmma_against_numpy(rng, cfg, m, n, k):
