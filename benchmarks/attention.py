@@ -84,9 +84,10 @@ def rows(variants: bool = False) -> list[dict]:
     return out
 
 
-def table(seqs: list[int], batch: int, heads: int, dims=(64, 128)) -> list[dict]:
-    """One compact row per (head dim, causal, seq): the max error against SDPA's bf16 output
-    (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians) and their ratio."""
+def table(seqs: list[int], batch: int, heads: int, configs=((64, 0, 0), (128, 0, 0))) -> list[dict]:
+    """One compact row per (head dim, tile shape, causal, seq): the max error against SDPA's bf16
+    output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians) and their
+    ratio. `configs` lists (dim, BM, BN), 0 for the example's default."""
     import torch
     import torch.nn.functional as F
 
@@ -95,9 +96,10 @@ def table(seqs: list[int], batch: int, heads: int, dims=(64, 128)) -> list[dict]
     kernel = example().attention
     out = []
     print(f"{'case':<22} {'max err':>8} {'ferrox':>8} {'sdpa':>8} {'ratio':>6}", flush=True)
-    for dim in dims:
+    for dim, bm, bn in configs:
+        tiles = {k: v for k, v in (("BM", bm), ("BN", bn)) if v}
         for causal in (False, True):
-            artifact = kernel.artifact("sm_90", D=dim, CAUSAL=causal)
+            artifact = kernel.artifact("sm_90", D=dim, CAUSAL=causal, **tiles)
             for seq in seqs:
                 shape = (batch, heads, seq, dim)
                 q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
@@ -117,6 +119,8 @@ def table(seqs: list[int], batch: int, heads: int, dims=(64, 128)) -> list[dict]
                 flops = 4 * batch * heads * seq * seq * dim / (2 if causal else 1)
                 row = {
                     "dim": dim,
+                    "bm": bm,
+                    "bn": bn,
                     "causal": causal,
                     "seq": seq,
                     "batch": batch,
@@ -128,7 +132,8 @@ def table(seqs: list[int], batch: int, heads: int, dims=(64, 128)) -> list[dict]
                     "ratio": peer / ms,
                 }
                 out.append(row)
-                name = f"d{dim} {'causal' if causal else 'full'} s{seq}"
+                tag = f" {bm}x{bn}" if tiles else ""
+                name = f"d{dim}{tag} {'causal' if causal else 'full'} s{seq}"
                 print(
                     f"{name:<22} {err:8.1e} {row['ferrox_tflops']:8.1f} "
                     f"{row['sdpa_tflops']:8.1f} {row['ratio']:6.3f}"
@@ -146,9 +151,12 @@ if __name__ == "__main__":
     parser.add_argument("--seqs", default="1024,2048,4096")
     parser.add_argument("--batch", type=int, default=BATCH)
     parser.add_argument("--heads", type=int, default=HEADS)
+    parser.add_argument("--configs", default="64:0:0,128:0:0", help="DIM:BM:BN,... (0: default)")
     args = parser.parse_args()
     if args.table:
         seqs = [int(x) for x in args.seqs.split(",")]
-        write_result("attention-table", {"rows": table(seqs, args.batch, args.heads)})
+        configs = [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
+        found = table(seqs, args.batch, args.heads, configs)  # type: ignore[arg-type]
+        write_result("attention-table", {"rows": found})
     else:
         write_result("attention", {"rows": rows()})
