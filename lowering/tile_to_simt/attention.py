@@ -110,7 +110,7 @@ def _stream(mma: tile.MmaOp, body: Block, loop: scf.ForOp) -> Stream | None:
         chain.append(owner)
         v = owner.operands[0]
     load = owner
-    shape = load.result.type.get_shape()  # type: ignore[attr-defined]
+    shape = load.result.type.get_shape()
     if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
         return None
     if load.padding.data != Padding.ZERO or not isinstance(load.source.type, TileTensorType):
