@@ -25,7 +25,7 @@ from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
 from ferrox.lowering.tile_to_simt.fold import FOLDABLE, PREDICATES, fold, int_of, width, wrap
-from ferrox.lowering.tile_to_simt.helpers import Helpers
+from ferrox.lowering.tile_to_simt.helpers import SHARED_OPS, Helpers
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
 from ferrox.lowering.tile_to_simt.uniform import need_of
 from ferrox.passes.analysis.uniformity import Level, Uniformity
@@ -124,6 +124,10 @@ class Lowering:
 
     # -- emitting -----------------------------------------------------------------------------
     def emit(self, op: Operation) -> Operation:
+        """Insert `op` (a checked chunk access becomes a call of the module's shared function
+        for it: `helpers.py`)."""
+        if isinstance(op, SHARED_OPS):
+            op = self.helpers.call(op)
         for inner in op.walk():
             need = need_of(inner)
             if need is not None and (self.need is None or need > self.need):

@@ -1,13 +1,17 @@
 """Device functions the tile lowering shares between the chunks of a module (`simt.func`).
 
-A masked tile load reads each chunk with `simt.load_chunk`, and `convert-simt-to-nvvm` expands
-every one into its range trap, its vector read and its guarded scalar reads: about 65 ops a
-chunk, which every later stage (cse, convert-to-llvm, the export) handles again, for the path
-that only ragged or misaligned tiles take. So a masked chunk is a `simt.call` of one function
-per (slice type, element type, width) of the module, whose body is that `simt.load_chunk`:
-the expansion is made once a module, whatever the number of chunks. The function is internal
-(`simt.func`), and LLVM inlines it at every call (NVPTX's inlining threshold is eleven times
-the usual one), so the PTX is the same code as before (docs/performance.md, "Tile compile").
+A masked tile load reads each chunk with `simt.load_chunk`, and a GEMM's pipelined copies are
+`simt.async_copy`s; `convert-simt-to-nvvm` expands every one into its range trap, its vector
+access and its guarded scalar fallback: 45 to 65 ops each, which every later stage (cse,
+convert-to-llvm, the export) handles again. So such an op is emitted as a `simt.call` of one
+function per op kind and signature (operand and result types, properties) of the module, whose
+body is the op on the function's arguments: its expansion is made once a module, whatever the
+number of chunks. The function is internal and `alwaysinline`, so LLVM puts the body back at
+every call before it optimises anything, and the PTX is byte-identical (docs/performance.md,
+"Tile compile (H5)"). A function called once saves nothing; its call becomes the op again.
+
+`simt.async_copy` is allowed only in unsafe code (its shared side is unchecked): its function is
+an `unsafe` one, called from the unsafe region the lowering put the copy in.
 """
 
 from __future__ import annotations
@@ -15,68 +19,103 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, IndexType, StringAttr
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.rewriter import Rewriter
 
 from ferrox.dialects import simt
-from ferrox.dialects.simt.types import DisjointSliceType
+
+SHARED_OPS: tuple[type[Operation], ...] = (simt.LoadChunkOp, simt.AsyncCopyOp)
+"""The ops `Lowering.emit` routes through a shared function."""
+
+_UNSAFE_ONLY: tuple[type[Operation], ...] = (simt.AsyncCopyOp,)
+
+
+@dataclass
+class _Helper:
+    func: simt.FuncOp
+    calls: list[simt.CallOp] = field(default_factory=list[simt.CallOp])
 
 
 @dataclass
 class Helpers:
-    """The helper functions made so far for one module, by name, and their calls (`settle`
-    gives those `convert.py` inserts)."""
+    """The shared functions made so far for one module, by signature, with their calls
+    (`settle` gives those `convert.py` inserts)."""
 
-    funcs: dict[str, simt.FuncOp] = field(default_factory=dict[str, simt.FuncOp])
-    calls: dict[str, list[simt.CallOp]] = field(default_factory=dict[str, list[simt.CallOp]])
+    helpers: dict[tuple, _Helper] = field(default_factory=dict[tuple, _Helper])
+    names: set[str] = field(default_factory=set[str])
 
-    def load_chunk(
-        self, slice_: SSAValue, index: SSAValue, count: SSAValue, padding: SSAValue, width: int
-    ) -> simt.CallOp:
-        """The call that does `simt.load_chunk slice_[index], count, padding` of `width`."""
-        element = padding.type
-        name = _name("load_chunk", slice_.type, element, width)
-        if name not in self.funcs:
-            self.funcs[name] = _load_chunk_func(name, slice_.type, element, width)
-        call = simt.CallOp(name, [slice_, index, count, padding], [element] * width)
-        self.calls.setdefault(name, []).append(call)
+    def call(self, op: Operation) -> simt.CallOp:
+        """The call that does what `op` (one of `SHARED_OPS`, not yet inserted) does."""
+        operands = list(op.operands)
+        results = [r.type for r in op.results]
+        key = (
+            type(op),
+            tuple(v.type for v in operands),
+            tuple(results),
+            tuple(sorted(op.properties.items())),
+            tuple(sorted(op.attributes.items())),
+        )
+        helper = self.helpers.get(key)
+        if helper is None:
+            helper = self.helpers[key] = _Helper(self._function(op, key))
+        op.drop_all_references()
+        call = simt.CallOp(helper.func.sym_name.data, operands, results)
+        helper.calls.append(call)
         return call
 
     def settle(self) -> list[simt.FuncOp]:
-        """The functions to insert: those called more than once. A function called once
-        saves nothing, so its call becomes its body's op again (the IR is as without it)."""
+        """The functions to insert: those called more than once (the others' calls become
+        their body's op again)."""
         shared = []
-        for name, fn in self.funcs.items():
-            calls = self.calls[name]
-            if len(calls) > 1:
-                shared.append(fn)
+        for helper in self.helpers.values():
+            if len(helper.calls) > 1:
+                shared.append(helper.func)
                 continue
-            (call,) = calls
-            s, index, count, pad = call.arguments
-            load = simt.LoadChunkOp(s, index, count, pad, len(call.res))
-            Rewriter.replace_op(call, load)
+            (call,) = helper.calls
+            body = helper.func.body.block.first_op
+            assert body is not None
+            mapping = dict(zip(helper.func.body.block.args, call.arguments))
+            op = body.clone(value_mapper=mapping)  # type: ignore[arg-type]
+            Rewriter.replace_op(call, op)
         return shared
 
+    def _function(self, op: Operation, key: tuple) -> simt.FuncOp:
+        types = list(key[1])
+        block = Block(arg_types=types)
+        defs = type(op).get_irdl_definition().operands  # type: ignore[attr-defined]
+        for arg, (field_name, _) in zip(block.args, defs):
+            arg.name_hint = field_name
+        body = type(op).create(
+            operands=list(block.args),
+            result_types=list(key[2]),
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+        block.add_ops([body, simt.ReturnOp(list(body.results))])
+        name = self._name(op, types)
+        fn = simt.FuncOp(
+            name,
+            FunctionType.from_lists(types, list(key[2])),
+            unsafe=isinstance(op, _UNSAFE_ONLY),
+            body=Region(block),
+        )
+        fn.attributes["passthrough"] = ArrayAttr([StringAttr("alwaysinline")])
+        return fn
 
-def _name(what: str, slice_type: Attribute, element: Attribute, width: int) -> str:
-    """A symbol no source names (`__ferrox_` is reserved to the compiler), valid in PTX."""
-    kind = "disjoint" if isinstance(slice_type, DisjointSliceType) else "slice"
-    return f"__ferrox_{what}_{kind}_{re.sub(r'[^A-Za-z0-9]', '_', str(element))}_x{width}"
+    def _name(self, op: Operation, types: list[Attribute]) -> str:
+        """`__ferrox_<op>_<first operand's type>_x<width>` (a prefix no source uses), made
+        unique, valid in PTX."""
+        width = op.properties.get("width")
+        w = width.value.data if isinstance(width, IntegerAttr) else len(op.results)
+        kind = re.sub(r"[^A-Za-z0-9]+", "_", str(types[0]).replace("!simt.", "")).strip("_")
+        base = f"__ferrox_{op.name.removeprefix('simt.')}_{kind}_x{w}"
+        name, n = base, 0
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
 
 
-def _load_chunk_func(
-    name: str, slice_type: Attribute, element: Attribute, width: int
-) -> simt.FuncOp:
-    inputs = [slice_type, IndexType(), IndexType(), element]
-    block = Block(arg_types=inputs)
-    s, index, count, pad = block.args
-    s.name_hint, index.name_hint, count.name_hint, pad.name_hint = "s", "i", "count", "pad"
-    load = simt.LoadChunkOp(s, index, count, pad, width)
-    block.add_ops([load, simt.ReturnOp(list(load.results))])
-    fn = simt.FuncOp(name, FunctionType.from_lists(inputs, [element] * width), body=Region(block))
-    fn.attributes["passthrough"] = ArrayAttr([StringAttr("alwaysinline")])
-    return fn
-
-
-__all__ = ["Helpers"]
+__all__ = ["SHARED_OPS", "Helpers"]

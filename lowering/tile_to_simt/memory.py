@@ -78,8 +78,7 @@ def load_tile(
             rest = ctx(arith.SubiOp(dims[-1], g[-1]))
             count = ctx(arith.MinUIOp(rest, ctx.index(width)))
             count = ctx(arith.SelectOp(ctx.all_of(inside), count, zero), "count")
-            # One shared function a module does the checked read (`helpers.py`).
-            load = ctx.helpers.load_chunk(tensor.slice, flat, count, padding, width)
+            load = simt.LoadChunkOp(tensor.slice, flat, count, padding, width)
             out.extend(ctx.emit(load).results)
         return out
 

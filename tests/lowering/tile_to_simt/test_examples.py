@@ -133,10 +133,11 @@ def test_every_example_is_listed(lowered):
     assert names == sorted(EXAMPLES) == sorted(EXPECT)
 
 
-def test_masked_chunk_reads_share_one_function_per_type(lowered):
-    """The masked path's chunk reads are calls of one `simt.func` per slice kind, element
-    type and width (lowering/tile_to_simt/helpers.py), each called more than once (a function
-    called once is its `simt.load_chunk` again), and nothing else in the module is a function."""
+def test_checked_chunk_ops_share_one_function_per_signature(lowered):
+    """The masked path's chunk reads and the GEMM pipelines' copies are calls of one `simt.func`
+    per op and signature (lowering/tile_to_simt/helpers.py), each `alwaysinline`, called more
+    than once (a function called once is its op again), its body the op alone; the copies'
+    functions are unsafe (the shared side is unchecked), the reads' are not."""
     funcs = {op.sym_name.data: op for op in lowered.ops if isinstance(op, simt.FuncOp)}
     calls: dict[str, int] = {}
     for op in lowered.walk():
@@ -147,13 +148,20 @@ def test_masked_chunk_reads_share_one_function_per_type(lowered):
         sorted(funcs)
         == sorted(calls)
         == [
+            "__ferrox_async_copy_slice_bf16_x8",
+            "__ferrox_async_copy_slice_f32_x4",
+            "__ferrox_async_copy_slice_f32_x4_1",
             "__ferrox_load_chunk_slice_bf16_x8",
             "__ferrox_load_chunk_slice_f32_x4",
         ]
     )
     assert all(n > 1 for n in calls.values()), calls
-    for fn in funcs.values():
-        assert [op.name for op in fn.body.ops] == ["simt.load_chunk", "simt.return"]
+    for name, fn in funcs.items():
+        copy = name.startswith("__ferrox_async_copy")
+        body = "simt.async_copy" if copy else "simt.load_chunk"
+        assert [op.name for op in fn.body.ops] == [body, "simt.return"]
+        assert (fn.unsafe is not None) == copy
+        assert str(fn.attributes["passthrough"]) == '["alwaysinline"]'
         assert collect(fn) == []
 
 

@@ -54,7 +54,12 @@ def run(text: str, a: np.ndarray, b: np.ndarray, lo: int = 0):
     grid, block, args = simt_launch(kernel, [c, a, b, lo])
     assert kernel.contract is not None
     run_simt_kernel(lowered, "mm", (*grid, 1), block, args, kernel.contract.shared_bytes.data)
-    pipelined = any(isinstance(op, simt.AsyncCopyOp) for op in kernel.walk())
+    # The copies are the kernel's own or its calls of the module's shared copy functions.
+    funcs = {op.sym_name.data: op for op in lowered.ops if isinstance(op, simt.FuncOp)}
+    called = [
+        funcs[op.callee.root_reference.data] for op in kernel.walk() if isinstance(op, simt.CallOp)
+    ]
+    pipelined = any(isinstance(op, simt.AsyncCopyOp) for f in (kernel, *called) for op in f.walk())
     return c, pipelined
 
 
