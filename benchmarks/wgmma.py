@@ -102,6 +102,7 @@ CONFIGS = (
     Config(2, 1, 128, 5),
     Config(1, 2, 128, 5),
     Config(2, 2, 128, 4, pending=0),
+    Config(2, 1, 256, 3, pending=0),
 )
 
 
@@ -155,8 +156,11 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
                 add(f"{p}{v}g = arith.addi {base}, {v}r : index")
                 add(f"{p}{v}ok = arith.cmpi ult, {v}g, {lim} : index")
                 add(f"{p}{v}n = arith.select {v}ok, %{q}kleft, %c0 : index")
-                add(f"{p}{v}x = arith.muli {v}g, %k : index")
-                add(f"{p}{v}i = arith.addi {v}x, %{q}kcol : index")
+                if j == 0:
+                    add(f"{p}{v}x = arith.muli {v}g, %k : index")
+                    add(f"{p}{v}i = arith.addi {v}x, %{q}kcol : index")
+                else:  # a chain through the step's column: one row base held, not one a row
+                    add(f"{p}{v}i = arith.addi %{q}{x}{j - 1}i, %stepk : index")
                 add(f"{p}{v}d = arith.addi %{q}{x}dst, %d{j} : index")
                 add(
                     f"{p}simt.async_copy %{x}[{v}i], {v}n, {arr}[{v}d] {{width = 8}} : "
@@ -313,6 +317,8 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
 {p}%trow = arith.muli %tr, %c64 : index
 {p}%soff = arith.addi %trow, %scol : index
 {p}%gcol = arith.muli %tq, %c8 : index
+{p}%cstep = arith.constant {step} : index
+{p}%stepk = arith.muli %cstep, %k : index
 {p}%k63 = arith.addi %k, %c63 : index
 {p}%tiles = arith.divui %k63, %c64 : index
 {p}// The K loop runs whole rounds of stages: the steps past the last K tile multiply zeros.

@@ -1,19 +1,30 @@
 """The warpgroup tensor-core ops (`dialects/simt/wgmma.py`) to PTX inline assembly (LLVM 22 has
 no wgmma intrinsic), for sm_90a only (`check_target`):
-- `simt.wgmma`: a shared-memory matrix descriptor for each tile, then one
-  `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` with the accumulators tied in and out
-  (`"=f"` outputs, `"0".."N/2-1"` inputs), so LLVM keeps them in the same registers. Before it, a
-  trap unless each array's base is 1024-byte aligned: the 128-byte swizzle is on address bits,
-  so only an aligned base gives the layout the op's meaning names.
+- `simt.wgmma`: one `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` with the accumulators
+  tied in and out (`"=f"` outputs, `"0".."N/2-1"` inputs), so LLVM keeps them in the same
+  registers; its two shared-memory matrix descriptors are made inside the asm from an address
+  register and an immediate byte offset (the constant part of the index), so a K loop unrolled
+  over static stages holds one register per array, not one descriptor per wgmma. Once per array,
+  right after the op that makes it, a predicated trap unless its base is 1024-byte aligned: the
+  128-byte swizzle is on address bits, so only an aligned base gives the layout the op's meaning
+  names.
 - `simt.wgmma_fence`: `fence.proxy.async.shared::cta` (shared writes of the generic proxy, such
   as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`.
 - `simt.wgmma_commit` / `simt.wgmma_wait`: `wgmma.commit_group` / `wgmma.wait_group N`, the wait
-  with its values tied through it, so no use of them moves above it.
+  with its values tied through it, so no use of them moves above it. Values still in flight
+  after a wait with N > 0 cross loop back edges as LLVM phis; ptxas keeps a wgmma pipeline in
+  its registers and, where other code could touch them, inserts its own waits (its notes C7517
+  to C7520 say where; `python -m benchmarks.wgmma` prints them).
+
 - `simt.wgmma_store`: the fragment as pairs of f32 stores to shared memory (the first of each
   pair 8-byte aligned, which NVPTX's store vectoriser merges).
 
 Every asm is `convergent` with side effects and a memory clobber: LLVM neither sinks it into
 divergent code nor reorders it with loads and stores.
+
+No branch may sit between a wgmma and the wait that retires it: ptxas then serialises every
+wgmma of the kernel (C7518). So the ops a K loop issues in flight lower without branches
+(`simt.async_copy` to predicated PTX, `lowering/simt_to_nvvm/pipeline.py`).
 
 The descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 the start address >> 4, 16-29
 the leading-dimension byte offset >> 4 (unused by a K-major swizzled tile: 1), 32-45 the stride

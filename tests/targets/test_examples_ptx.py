@@ -73,10 +73,10 @@ EXPECT = {
     "alu": Expect((256, 1, 1), ("slice:f32", "slice:f32", "slice:i32", "slice:f32"), traps=False),
     "piecewise": Expect((256, 1, 1), ("slice:f32", "slice:i32", "slice:f32"), traps=False),
     "gemm_wgmma": Expect(
-        (128, 1, 1),
+        (256, 1, 1),
         ("slice:bf16", "slice:bf16", "slice:f32", "index", "index", "index"),
         barrier=True,
-        max_registers=255,  # 128 f32 accumulators a thread, one warpgroup a block
+        max_registers=255,  # 128 f32 accumulators a thread, two warpgroups a block
     ),
     "tma_copy": Expect(
         (128, 1, 1), ("slice:bf16", "index", "index", "slice:bf16"), barrier=True, nc_loads=False

@@ -5,14 +5,18 @@ wait, and `simt.wgmma_store`.
 race-tracked shared loads, the elements of A's two rows and B's N/4 rows its own accumulator
 values need (A and B in the 128-byte swizzled form the op names) and adds their products, exact
 and rounded once to f32 (an order the GPU may take). A thread's result depends only on shared
-memory and its own accumulators, so no registers cross lanes. The fence, commit and wait are then
-no-ops (the wait hands its values back).
+memory and its own accumulators, so no registers cross lanes. The fence is then a no-op, and
+the wait hands its values back; but each wgmma is remembered with the elements it read until the
+wait that retires its group (commit closes a group; a wait with pending = N retires all but the
+newest N), which reads them again: race-tracked, so a write by another thread since the last
+barrier is reported as a data race (on the GPU the wgmma may still be reading), and compared
+with the values read at the issue, so a change by any thread in between traps.
 
 What the GPU checks and this does too: every index in range (a trap), the starting row a
 multiple of 8 and the starting column one of 0, 16, 32, 48, the same indices on all 128 threads
-of a warpgroup, all of whom take part. What this cannot see: the asynchrony itself (the GPU reads
-the tiles and writes the accumulators until the wait; the verifier's window rule is what keeps a
-kernel from touching them meanwhile), a `cp.async` still in flight into a tile the wgmma reads
+of a warpgroup, all of whom take part. What this cannot see: the accumulators' asynchrony (the GPU
+writes them until the wait; the verifier's SIMT 8 rule is what keeps a kernel from touching them
+meanwhile), a `cp.async` still in flight into a tile the wgmma reads
 (here the copy has landed; on the GPU the kernel must have waited and synchronised first), a
 missing fence, and the array base's 1024-byte alignment (a GPU trap in the lowering).
 """
