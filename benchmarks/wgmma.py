@@ -423,6 +423,10 @@ def grid(cfg: Config, m: int, n: int) -> tuple[int, int]:
     return (-(-m // cfg.bm), -(-n // cfg.bn))
 
 
+RAGGED = ((1030, 1050, 1000), (300, 200, 1001))
+"""Sizes checked, not timed: ragged edges, and rows that are not 16-byte aligned (k = 1001)."""
+
+
 def _compile(cfg: Config) -> tuple[str, str]:
     """(artifact JSON or an error line, ptxas's wgmma notes) for `cfg`, in a worker process."""
     from benchmarks.common import compile_source
@@ -462,6 +466,28 @@ def rows(sizes=(4096, 8192), configs=CONFIGS) -> list[dict]:
         for cfg, (text, note) in zip(configs, pool.map(_compile, configs), strict=True):
             kernels[cfg] = text if text.startswith("error:") else ModuleArtifact.from_json(text)
             notes[cfg] = note
+    for m, n, k in RAGGED:  # correctness only: edges, and k = 1001 (misaligned rows)
+        g = torch.Generator(device="cuda").manual_seed(k)
+        a = (torch.rand(m, k, device="cuda", generator=g) - 0.5).to(torch.bfloat16)
+        b = (torch.rand(n, k, device="cuda", generator=g) - 0.5).to(torch.bfloat16)
+        c = torch.empty(m, n, device="cuda")
+        ref = a.float() @ b.float().T
+        for cfg in configs:
+            art = kernels[cfg]
+            if isinstance(art, str):
+                continue
+            row = {"config": cfg.label, "size": f"{m}x{n}x{k}", "ptxas": notes[cfg]}
+            try:
+                go = launcher(art, "gemm_wgmma", [a, b, c, m, n, k], grid=grid(cfg, m, n))
+                c.fill_(float("nan"))
+                go()
+                torch.cuda.synchronize()
+                err = ((c - ref).abs().max() / ref.abs().max()).item()
+                row["max_rel_err"] = err
+                row["correct"] = bool(err <= 1e-4)
+            except Exception as exc:
+                row["error"] = f"{type(exc).__name__}: {exc}"
+            out.append(row)
     for size in sizes:
         m = n = k = size
         g = torch.Generator(device="cuda").manual_seed(size)
@@ -502,7 +528,11 @@ def table(result: list[dict]) -> str:
     lines = []
     for r in result:
         if "error" in r:
-            lines.append(f"{r['size']:5d} {r['config']}: {r['error'][:300]}")
+            lines.append(f"{r['size']} {r['config']}: {r['error'][:300]}")
+            continue
+        if "tflops" not in r:
+            ok = "ok" if r["correct"] else "WRONG"
+            lines.append(f"{r['size']} err {r['max_rel_err']:.1e} {ok} | {r['config']}")
             continue
         lines.append(
             f"{r['size']:5d} {r['tflops']:6.1f} TF/s {r['ratio']:.3f} of cuBLAS "
