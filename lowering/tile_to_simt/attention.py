@@ -399,19 +399,23 @@ class _Loop:
         ctx, f = self.ctx, self.f
         loop = f.loop
         body = loop.body.block
-        self.arrays = {
-            s: ctx.shared(self.element, STAGES * s.rows * s.cols, f"stream{u}")
-            for u, s in enumerate(f.streams)
-        }
+        self.arrays = {s: self.stage_array(s, u) for u, s in enumerate(f.streams)}
         plans = {s: self.plan(s) for s in f.streams}
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
         self.hoisted: dict[tile.MmaOp, dict] = {}
 
         def before() -> None:
             self.prepare()
+            # An operand made into fragments before an earlier fused loop of the same block
+            # (q, for the unmasked and the masked loop) is taken from there: those values
+            # dominate this loop too, and making them again would keep both sets alive.
+            made = ctx.__dict__.setdefault("_fused_a_fragments", {})
             for mma in f.mmas:
                 if not _inside(mma.lhs, loop):
-                    self.hoisted[mma] = self.a_fragments(mma)
+                    key = (mma.lhs, loop.parent_block())
+                    if key not in made:
+                        made[key] = self.a_fragments(mma)
+                    self.hoisted[mma] = made[key]
             valid = ctx.cmp("ult", lb, ub)
             for s in f.streams:
                 self.issue(s, plans[s], self.arrays[s], lb, valid, ctx.index(0))
@@ -463,6 +467,25 @@ class _Loop:
 
         self.checked(after)
         unflatten(ctx, loop.results, list(new.results[1:]))
+        free = _free_stages(ctx)
+        for u, s in enumerate(f.streams):  # waited for and past a barrier: free for a later loop
+            free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+    def stage_key(self, s: Stream, u: int) -> tuple:
+        return (self.element, STAGES * s.rows * s.cols, u)
+
+    def stage_array(self, s: Stream, u: int) -> SSAValue:
+        """The stages of stream `u`: those of an earlier fused loop of the kernel when it had
+        the same size (its copies were all waited for, and a barrier ended its reads), else new."""
+        free = _free_stages(self.ctx).get(self.stage_key(s, u))
+        if free:
+            return free.pop()
+        return self.ctx.shared(self.element, STAGES * s.rows * s.cols, f"stream{u}")
+
+
+def _free_stages(ctx: Lowering) -> dict[tuple, list[SSAValue]]:
+    """The stage arrays of the kernel's finished fused loops, by (element, size, stream)."""
+    return ctx.__dict__.setdefault("_fused_free_stages", {})
 
 
 __all__ = ["Fused", "fused_layout", "lower_fused", "match"]

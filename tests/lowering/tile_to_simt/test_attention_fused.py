@@ -99,14 +99,39 @@ def test_the_gemm_main_loop_stays_the_gemm_pipelines():
     assert all(attention.match(op) is None for op in loops)
 
 
-def test_the_attention_loop_is_matched_with_its_two_streams(example):
+def test_both_attention_loops_are_matched_with_their_two_streams(example):
+    """The unmasked key blocks' loop and the masked ones' (the diagonal, the ragged end)."""
     module = example.attention.module(D=64, CAUSAL=True)
-    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
-    fused = attention.match(loop)
-    assert fused is not None
-    assert [s.transposed for s in fused.streams] == [True, False]  # k.T, then v
-    assert [(s.rows, s.cols) for s in fused.streams] == [(64, 64), (64, 64)]
-    assert all(isinstance(m, tile.MmaOp) for m in fused.mmas)
+    loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    assert len(loops) == 2
+    for loop in loops:
+        fused = attention.match(loop)
+        assert fused is not None
+        assert [s.transposed for s in fused.streams] == [True, False]  # k.T, then v
+        assert [(s.rows, s.cols) for s in fused.streams] == [(64, 64), (64, 64)]
+        assert all(isinstance(m, tile.MmaOp) for m in fused.mmas)
+
+
+def test_the_second_loop_reuses_the_first_ones_stages_and_q_fragments(example):
+    kernel = lowered(example, D=64, CAUSAL=True)
+    streams = [
+        op
+        for op in kernel.walk()
+        if isinstance(op, simt.SharedAllocOp) and op.results[0].name_hint.startswith("stream")
+    ]
+    assert len(streams) == 2  # k's and v's stages, for both loops
+    loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp)]
+    fused = [op for op in loops if any(isinstance(o, simt.LdMatrixOp) for o in op.walk())]
+    assert len(fused) == 2
+    # q's fragments are made once, before the first loop: between the loops only the second
+    # one's first copies, no exchange (shared stores) that would make them again
+    between = fused[0].next_op
+    copies = 0
+    while between is not None and between is not fused[1]:
+        assert count(between, simt.SharedStoreOp) == 0
+        copies += count(between, simt.AsyncCopyOp)
+        between = between.next_op
+    assert between is fused[1] and copies == 4
 
 
 CASES = [
