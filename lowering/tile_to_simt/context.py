@@ -127,7 +127,7 @@ class Lowering:
         """Insert `op` (a checked chunk access becomes a call of the module's shared function
         for it: `helpers.py`)."""
         if isinstance(op, SHARED_OPS):
-            op = self.helpers.call(op)
+            op = self.helpers.call(op, self.out.location)
         for inner in op.walk():
             need = need_of(inner)
             if need is not None and (self.need is None or need > self.need):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, LocationAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.rewriter import Rewriter
 
@@ -45,8 +45,9 @@ class Helpers:
     helpers: dict[tuple, _Helper] = field(default_factory=dict[tuple, _Helper])
     names: set[str] = field(default_factory=set[str])
 
-    def call(self, op: Operation) -> simt.CallOp:
-        """The call that does what `op` (one of `SHARED_OPS`, not yet inserted) does."""
+    def call(self, op: Operation, location: LocationAttr | None = None) -> simt.CallOp:
+        """The call that does what `op` (one of `SHARED_OPS`, not yet inserted) does; a new
+        function's ops get `location` (the tile op the first such op lowers)."""
         operands = list(op.operands)
         results = [r.type for r in op.results]
         key = (
@@ -58,7 +59,7 @@ class Helpers:
         )
         helper = self.helpers.get(key)
         if helper is None:
-            helper = self.helpers[key] = _Helper(self._function(op, key))
+            helper = self.helpers[key] = _Helper(self._function(op, key, location))
         op.drop_all_references()
         call = simt.CallOp(helper.func.sym_name.data, operands, results)
         helper.calls.append(call)
@@ -80,7 +81,7 @@ class Helpers:
             Rewriter.replace_op(call, op)
         return shared
 
-    def _function(self, op: Operation, key: tuple) -> simt.FuncOp:
+    def _function(self, op: Operation, key: tuple, location: LocationAttr | None) -> simt.FuncOp:
         types = list(key[1])
         block = Block(arg_types=types)
         defs = type(op).get_irdl_definition().operands  # type: ignore[attr-defined]
@@ -92,7 +93,12 @@ class Helpers:
             properties=dict(op.properties),
             attributes=dict(op.attributes),
         )
-        block.add_ops([body, simt.ReturnOp(list(body.results))])
+        ret = simt.ReturnOp(list(body.results))
+        fn_ops = [body, ret]
+        if location is not None:  # a later stage's report points at the first such tile op
+            for o in fn_ops:
+                o.location = location
+        block.add_ops(fn_ops)
         name = self._name(op, types)
         fn = simt.FuncOp(
             name,
@@ -100,6 +106,8 @@ class Helpers:
             unsafe=isinstance(op, _UNSAFE_ONLY),
             body=Region(block),
         )
+        if location is not None:
+            fn.location = location
         fn.attributes["passthrough"] = ArrayAttr([StringAttr("alwaysinline")])
         return fn
 
