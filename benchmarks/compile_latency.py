@@ -28,6 +28,11 @@ checkouts (`--tree`) and `diff -r` the folders to see that a change left the PTX
 `--tree DIR` runs the same against another checkout of ferrox (say, an older commit in a git
 worktree): its root folders are imported in place of the installed ones, so one venv measures
 both. CPU only: no GPU is used. A benchmark, never a test.
+
+`--against DIR` compares two checkouts on a shared, loaded machine: this one (or `--tree`)
+and DIR each in its own warm process, every example compiled (`new`, as above) in the two in
+turn, `--reps` times each, and the minimum of each printed with their ratio (the load average
+before and after, too). Nothing else is measured in that mode.
 """
 
 from __future__ import annotations
@@ -177,6 +182,66 @@ def new_process_launch(tree: str | None, reps: int) -> tuple[float, str, str]:
     return statistics.median(times) * 1000, device, imported
 
 
+_WORKER = """
+import os
+import tempfile
+import time
+os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-bench-cache-")
+import ferrox
+ferrox.compile({warm!r}, chip="sm_90", cache=False)  # imports, LLVM's worker
+print("ready", flush=True)
+for line in sys.stdin:
+    path, chip = line.split()
+    start = time.perf_counter()
+    ferrox.compile(path, chip=chip, cache=False)
+    print(time.perf_counter() - start, flush=True)
+"""
+
+
+def interleaved(trees: list[str | None], paths: list[Path], reps: int) -> list[list[float]]:
+    """Per example, the least `new` milliseconds of each tree over `reps` compiles, the trees'
+    warm processes taking turns (one warm-up round first, not counted)."""
+    bench = str(Path(__file__).parent)
+    warm = str(ROOT / "examples" / "simt" / "saxpy.mlir")
+    workers = []
+    for tree in trees:
+        code = _PRELUDE.format(tree=tree or "", bench=bench) + _WORKER.format(warm=warm)
+        workers.append(subprocess.Popen([sys.executable, "-P", "-c", code], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True))  # fmt: skip
+    try:
+        for w in workers:
+            assert w.stdout is not None and w.stdout.readline().strip() == "ready"
+        table = []
+        for path in paths:
+            best = [float("inf")] * len(workers)
+            for rep in range(reps + 1):
+                for i, w in enumerate(workers):
+                    assert w.stdin is not None and w.stdout is not None
+                    w.stdin.write(f"{path} {chip_of(path)}\n")
+                    w.stdin.flush()
+                    line = w.stdout.readline()
+                    if not line:
+                        raise RuntimeError(f"the worker of {trees[i] or ROOT} died on {path}")
+                    if rep:
+                        best[i] = min(best[i], float(line) * 1000)
+            table.append(best)
+        return table
+    finally:
+        for w in workers:
+            if w.stdin is not None:
+                w.stdin.close()
+            w.wait()
+
+
+def compare(tree: str | None, against: str, paths: list[Path], reps: int) -> None:
+    print(f"load average {os.getloadavg()[0]:.2f}; min of {reps}, interleaved")
+    print(f"{'example':24} {'this ms':>9} {'against ms':>11} {'ratio':>6}")
+    for path, (mine, other) in zip(paths, interleaved([tree, against], paths, reps)):
+        name = f"{path.parent.name}/{path.stem}"
+        print(f"{name:24} {mine:9.1f} {other:11.1f} {mine / other:6.2f}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
@@ -188,7 +253,11 @@ def main() -> None:
     parser.add_argument(
         "--launch", action="store_true", help="also a new process's load and first launch"
     )
+    parser.add_argument("--against", metavar="DIR", help="compare with DIR, interleaved")
     args = parser.parse_args()
+    if args.against:
+        compare(args.tree, args.against, examples(args.examples), args.reps)
+        return
     cache = tempfile.mkdtemp(prefix="ferrox-bench-cache-")
     os.environ["FERROX_CACHE_DIR"] = cache
     use_tree(args.tree)
