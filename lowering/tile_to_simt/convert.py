@@ -139,8 +139,8 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
             Rewriter.insert_op(fn, InsertPoint.before(first))
             lowered.append(fn)
     seen: set[str] = set()
-    for new in lowered:
-        for d in collect(new):  # one report per tile op, however many SIMT ops it became
+    for made in lowered:
+        for d in collect(made):  # one report per tile op, however many SIMT ops it became
             if d.format() not in seen:
                 seen.add(d.format())
                 diagnostics.diagnostics.append(d)
