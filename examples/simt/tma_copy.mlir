@@ -62,4 +62,24 @@ builtin.module {
     simt.return
   }
   // doc:end
+
+  // The host program: a ragged array (`ferrox run examples/simt/tma_copy.mlir [--param rows=R
+  // --param cols=C]`; cols a multiple of 8, rows of 16 bytes).
+  func.func @main() -> !host.tensor<bf16, [?]> {
+    %rows = host.param "rows" = 130 : index
+    %cols = host.param "cols" = 136 : index
+    %n = arith.muli %rows, %cols : index
+    %x = host.random uniform(-1.0, 1.0) seed 1 (%n) : !host.tensor<bf16, [?]>
+    %out = host.poison(%n) : !host.tensor<bf16, [?]>
+    %s = host.stream
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %gx = arith.ceildivui %rows, %c64 : index
+    %gy = arith.ceildivui %cols, %c64 : index
+    %p = host.prepare @tma_copy grid(%gx, %gy) block(%c128) args(%x, %rows, %cols, %out : !host.tensor<bf16, [?]>, index, index, !host.tensor<bf16, [?]>)
+    %out2 = host.launch @tma_copy with %p on %s ins(%x, %rows, %cols : !host.tensor<bf16, [?]>, index, index) outs(%out : !host.tensor<bf16, [?]>) -> !host.tensor<bf16, [?]>
+    host.sync_on %s
+    host.check %out2, "x" (x = %x : !host.tensor<bf16, [?]>) : !host.tensor<bf16, [?]>
+    func.return %out2 : !host.tensor<bf16, [?]>
+  }
 }

@@ -41,8 +41,8 @@ def torch():
     return torch
 
 
-def _grid(rows: int, cols: int, box: int) -> tuple[int, int]:
-    return -(-rows // box), -(-cols // box)
+def _grid(rows: int, cols: int, box_rows: int, box_cols: int) -> tuple[int, int]:
+    return -(-rows // box_rows), -(-cols // box_cols)
 
 
 @pytest.mark.parametrize("rows, cols", SHAPES)
@@ -50,7 +50,7 @@ def test_f32_copy(module, rows, cols):
     rng = np.random.default_rng()
     x = rng.standard_normal(rows * cols, dtype=np.float32)
     out = np.full(rows * cols, np.nan, np.float32)
-    module["tma_copy_f32"][_grid(rows, cols, 32), 128](x, rows, cols, out)
+    module["tma_copy_f32"][_grid(rows, cols, 64, 32), 128](x, rows, cols, out)
     np.testing.assert_array_equal(out, x)
 
 
@@ -58,7 +58,7 @@ def test_f32_copy(module, rows, cols):
 def test_bf16_swizzled_copy(module, torch, rows, cols):
     x = torch.randn(rows * cols, device="cuda").to(torch.bfloat16)
     out = torch.full((rows * cols,), float("nan"), device="cuda", dtype=torch.bfloat16)
-    module["tma_copy"][_grid(rows, cols, 64), 128](x, rows, cols, out)
+    module["tma_copy"][_grid(rows, cols, 64, 64), 128](x, rows, cols, out)
     torch.cuda.synchronize()
     assert torch.equal(out, x)
 

@@ -23,7 +23,7 @@ import numpy as np
 from ferrox.artifact import ModuleArtifact, ParamKind
 from ferrox.driver.checker import INTERPRETER_LIMITS
 from ferrox.driver.interpreter.bf16 import bf16_bits
-from ferrox.driver.runtime import buffers, device, launcher, streams
+from ferrox.driver.runtime import buffers, device, launcher, streams, tensor_map
 
 H200 = dataclasses.replace(  # an H200's limits are the interpreter's, on a real device
     INTERPRETER_LIMITS, ordinal=0, name="Fake H200", sm_count=132, total_memory=141 * 2**30
@@ -118,8 +118,9 @@ class FakeCode:
 
 
 def _decode(fake: FakeDevice, kernel: FakeKernel, packed: tuple) -> list[Any]:
-    """The packed PTX parameter values back as the interpreter's arguments."""
-    values = iter(packed)
+    """The packed PTX parameter values back as the interpreter's arguments (a TMA kernel's
+    tensor maps, which follow its own parameters, dropped: the interpreter reads the slices)."""
+    values = iter(packed[: len(packed) - len(kernel.info.tensor_maps)])
     arrays: list[Any] = []
     for param in kernel.info.entry_params:
         dtype = buffers.ELEMENT_DTYPES[param.element]
@@ -183,6 +184,8 @@ def install(monkeypatch, tmp_path) -> FakeDevice:
     )
     monkeypatch.setattr(launcher, "_launch", launch)
     monkeypatch.setattr(launcher, "_launch_packed", launch_packed)
+    # TMA tensor maps: the fake has no driver to encode them (the launch still checks their bounds)
+    monkeypatch.setattr(tensor_map, "encode_tiled", lambda *args: bytes(128))
     # opting in to dynamic shared memory past 48 KiB: the interpreter models the H200's 227 KiB
     monkeypatch.setattr(launcher._cu, "cuKernelSetAttribute", lambda attr, n, k, dev: (0,))
     return fake

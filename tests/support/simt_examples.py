@@ -15,6 +15,8 @@ CHECKED = {
     "sgemm_tiled": "c2",
     "sgemm_micro": "c2",
     "gemm_wgmma": "c2",
+    "tma_copy": "out2",
+    "tma_copy_f32": "out2",
     "warp_reduce": "out2",
     "block_reduce": "sum2",
     "block_reduce_gridstride": "sum2",
@@ -50,6 +52,13 @@ def reference(name: str, p: dict) -> tuple[np.ndarray, dict]:
         a = round_f64(np.random.default_rng(81).uniform(-1.0, 1.0, (p["m"], p["k"])))
         b = round_f64(np.random.default_rng(82).uniform(-1.0, 1.0, (p["n"], p["k"])))
         return a.astype(np.float64) @ b.astype(np.float64).T, {"rtol": 1e-5, "atol": 1e-4}
+    if name == "tma_copy":  # a bf16 copy (rounded once from f64)
+        from ferrox.driver.interpreter.bf16 import round_f64
+
+        n = p["rows"] * p["cols"]
+        return round_f64(np.random.default_rng(1).uniform(-1.0, 1.0, n)).astype(np.float64), exact
+    if name == "tma_copy_f32":
+        return uniform(1, p["rows"] * p["cols"]), exact
     if name == "warp_reduce":
         x = uniform(1, p["n"]).astype(np.float64)
         return np.add.reduceat(x, np.arange(0, x.size, 32)), {"rtol": 1e-5, "atol": 1e-5}
@@ -87,6 +96,8 @@ DEFAULTS = {
     "sgemm_tiled": {"m": 20, "n": 24, "k": 18},
     "sgemm_micro": {"m": 130, "n": 140, "k": 37},
     "gemm_wgmma": {"m": 128, "n": 256, "k": 192},
+    "tma_copy": {"rows": 130, "cols": 136},
+    "tma_copy_f32": {"rows": 100, "cols": 68},
     "warp_reduce": {"n": 1000},
     "block_reduce": {"n": 3000},
     "block_reduce_gridstride": {"n": 20000},
@@ -103,6 +114,8 @@ OTHER = {
     "sgemm_tiled": {"m": 16, "n": 17, "k": 40},
     "sgemm_micro": {"m": 40, "n": 300, "k": 16},
     "gemm_wgmma": {"m": 100, "n": 136, "k": 72},
+    "tma_copy": {"rows": 64, "cols": 8},
+    "tma_copy_f32": {"rows": 129, "cols": 4},
     "warp_reduce": {"n": 33},
     "block_reduce_gridstride": {"n": 8195},
     "histogram": {"n": 500, "nbins": 7},

@@ -23,6 +23,8 @@ EXAMPLE_NAMES = [
     "sgemm_tiled",
     "sgemm_micro",
     "gemm_wgmma",
+    "tma_copy",
+    "tma_copy_f32",
     "warp_reduce",
     "block_reduce",
     "block_reduce_gridstride",

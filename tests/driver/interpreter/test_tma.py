@@ -31,7 +31,7 @@ def _bf16(x: np.ndarray) -> np.ndarray:
 def test_f32_copy(rows, cols):
     x = np.random.default_rng().standard_normal(rows * cols, dtype=np.float32)
     out = np.full(rows * cols, np.nan, np.float32)
-    grid = (-(-rows // 32), -(-cols // 32), 1)
+    grid = (-(-rows // 64), -(-cols // 32), 1)
     run_simt_kernel(
         _example("tma_copy_f32"), "tma_copy_f32", grid, (128, 1, 1), [x, rows, cols, out], 4112
     )
