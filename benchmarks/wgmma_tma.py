@@ -37,7 +37,7 @@ from benchmarks.wgmma import BK, SHARED_LIMIT, Config, example_text, grid
 NAME = "gemm_wgmma_tma"
 CONFIGS = (
     Config(2, 2, 128, 4),
-    Config(2, 1, 256, 4),
+    Config(2, 1, 256, 3),
     Config(2, 2, 128, 3),
     Config(1, 2, 128, 5),
 )

@@ -10,10 +10,11 @@ import pytest
 
 import ferrox
 from benchmarks.wgmma import Config, grid
-from benchmarks.wgmma_tma import NAME, shared_bytes, tma_text
+from benchmarks.wgmma_tma import CONFIGS, NAME, shared_bytes, tma_text
 from ferrox.artifact import AbiSlot, TensorMap
 from ferrox.driver.interpreter.launch import run_simt_kernel
 from ferrox.parser import parse_module
+from ferrox.passes.verify_disjoint import collect
 from ferrox.registry import make_context
 
 
@@ -50,3 +51,9 @@ def test_tma_gemm_compiles_with_its_maps():
         TensorMap(1, 4, 5, "bf16", (64, 64), 128),
     )
     assert art.abi[-2:] == (AbiSlot.TENSOR_MAP, AbiSlot.TENSOR_MAP)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
+def test_every_timed_config_passes_verify_disjoint(cfg):
+    module = parse_module(make_context(), tma_text(cfg), "gemm_wgmma_tma.mlir")
+    assert collect(module) == []
