@@ -41,6 +41,8 @@ FULL = {
     "sgemm_tiled": {"m": 1030, "n": 1050, "k": 1000},
     "sgemm_micro": {"m": 1030, "n": 1050, "k": 1000},
     "gemm_wgmma": {"m": 1030, "n": 1050, "k": 1000},
+    "tma_copy": {"rows": 4099, "cols": 2056},  # rows of 16 bytes: cols a multiple of 8
+    "tma_copy_f32": {"rows": 4099, "cols": 2052},
     "warp_reduce": {"n": N + 2},
     "block_reduce": {"n": N + 4},
     "block_reduce_gridstride": {"n": N + 4},
