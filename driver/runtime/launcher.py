@@ -240,7 +240,6 @@ class LoadedKernel:
         (gx, gy, gz), (bx, by, bz), shared = dims
         ordinal, address, kernel = self.ordinal, packed.address, self
         current = _device._current
-        launch_kernel = _cu.cuLaunchKernel
         function: list[Any] = []  # the CUfunction, made on the first native launch
 
         def launch(stream: int) -> None:
@@ -254,7 +253,9 @@ class LoadedKernel:
                 handle = _cu_streams[stream] = _cu.CUstream(stream)
             if not function:
                 function.append(kernel.function)
-            status = launch_kernel(function[0], gx, gy, gz, bx, by, bz, shared, handle, address, 0)
+            status = _cu.cuLaunchKernel(
+                function[0], gx, gy, gz, bx, by, bz, shared, handle, address, 0
+            )
             if status[0]:
                 error = CudaError("cuLaunchKernel", status[0])
                 raise error.with_detail(kernel._explain(dims[1])) from None
