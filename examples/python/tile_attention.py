@@ -53,24 +53,12 @@ def attention(
     rows = tile.broadcast(tile.reshape(tile.iota(BM) + i32(i * BM), (BM, 1)), (BM, BN))
     end = tile.broadcast(tile.reshape(tile.full((1,), i32(seq)), (1, 1)), (BM, BN))
     blocks = tile.cdiv(seq, BN)
-    full = seq // BN  # key blocks wholly inside the sequence
     if CAUSAL:
         blocks = min(blocks, tile.cdiv((i + 1) * BM, BN))  # later key blocks are all masked
-        full = min(full, i * (BM // BN))  # ... and wholly at or before this block's first row
-    # Scores are in base 2: exp2(s * log2(e)) = exp(s), one ex2 instruction a probability.
-    for j in range(full):  # blocks no mask touches (most of them): no compare, no select
+    for j in range(blocks):
         kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
         vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
-        s = (qt @ kt.T) * (LOG2E / D**0.5)  # [BM, BN] scores, f32
-        new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
-        p = tile.exp2(s - tile.broadcast(new_max, (BM, BN)))
-        scale = tile.exp2(row_max - new_max)  # rescales what was summed under the old maximum
-        row_sum = row_sum * scale + tile.sum(p, axis=1, keepdims=True)
-        acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
-        row_max = new_max
-    for j in range(full, blocks):  # the ragged last block and, when causal, the diagonal
-        kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
-        vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
+        # [BM, BN] scores, f32, in base 2: exp2(s * log2(e)) = exp(s), one ex2 instruction each
         s = (qt @ kt.T) * (LOG2E / D**0.5)
         cols = tile.broadcast(tile.reshape(tile.iota(BN) + i32(j * BN), (1, BN)), (BM, BN))
         s = tile.where(cols < end, s, float("-inf"))  # keys past the end
@@ -78,7 +66,7 @@ def attention(
             s = tile.where(cols <= rows, s, float("-inf"))  # keys after the query
         new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
         p = tile.exp2(s - tile.broadcast(new_max, (BM, BN)))
-        scale = tile.exp2(row_max - new_max)
+        scale = tile.exp2(row_max - new_max)  # rescales what was summed under the old maximum
         row_sum = row_sum * scale + tile.sum(p, axis=1, keepdims=True)
         acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
         row_max = new_max

@@ -5,6 +5,9 @@ the general lowering, and its results against NumPy on the CPU interpreter (whic
 lowered kernel, checking every shared index and race) with a poisoned output: full and causal,
 head dims 64 and 128, ragged sequences, several tile shapes, and a shape that falls back."""
 
+# Tile shapes name the kernels' Constexpr parameters, which linters cannot see:
+# ruff: noqa: F821
+
 from __future__ import annotations
 
 import importlib.util
@@ -15,15 +18,78 @@ import pytest
 from xdsl.dialects import scf
 
 import ferrox
-from ferrox.dialects import simt, tile
+from ferrox import tile
+from ferrox.dialects import simt
+from ferrox.dialects import tile as tile_ir
 from ferrox.lowering.tile_to_simt import attention, gemm
 from ferrox.lowering.tile_to_simt.convert import convert_tile_to_simt
 from ferrox.parser import parse_module
 from ferrox.passes.verify_disjoint import collect
 from ferrox.registry import make_context
+from ferrox.tile import Constexpr, Partition, Tensor, bf16, f32, i32
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
+
+
+# The example's kernel with the key blocks no mask touches in a loop of their own (no compare or
+# select) and the diagonal and ragged end in a second: two fused loops in one kernel. Measured
+# on the H200 it was slower than the one loop (docs/performance.md), so the example keeps one;
+# the lowering's sharing between fused loops is tested on it here.
+LOG2E = 1.4426950408889634
+
+
+@tile.kernel
+def attention_split(
+    out: Partition[f32, (1, BM, D)],
+    q: Tensor[bf16, (None, None, D)],
+    k: Tensor[bf16, (None, None, D)],
+    v: Tensor[bf16, (None, None, D)],
+    D: Constexpr = 64,
+    CAUSAL: Constexpr = False,
+    BM: Constexpr = 128,
+    BN: Constexpr = 64,
+):
+    head = tile.block_id(0)
+    i = tile.block_id(1)  # this block's rows: i * BM ... i * BM + BM - 1
+    seq = tile.dim(k, 1)
+    qt = tile.reshape(tile.load(q, (head, i, 0), (1, BM, D)), (BM, D))
+    row_max = tile.full((BM, 1), float("-inf"))
+    row_sum = tile.zeros((BM, 1), f32)
+    acc = tile.zeros((BM, D), f32)
+    rows = tile.broadcast(tile.reshape(tile.iota(BM) + i32(i * BM), (BM, 1)), (BM, BN))
+    end = tile.broadcast(tile.reshape(tile.full((1,), i32(seq)), (1, 1)), (BM, BN))
+    blocks = tile.cdiv(seq, BN)
+    full = seq // BN  # key blocks wholly inside the sequence
+    if CAUSAL:
+        blocks = min(blocks, tile.cdiv((i + 1) * BM, BN))  # later key blocks are all masked
+        full = min(full, i * (BM // BN))  # ... and wholly at or before this block's first row
+    # Scores are in base 2: exp2(s * log2(e)) = exp(s), one ex2 instruction a probability.
+    for j in range(full):  # blocks no mask touches (most of them): no compare, no select
+        kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
+        vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
+        s = (qt @ kt.T) * (LOG2E / D**0.5)  # [BM, BN] scores, f32
+        new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
+        p = tile.exp2(s - tile.broadcast(new_max, (BM, BN)))
+        scale = tile.exp2(row_max - new_max)  # rescales what was summed under the old maximum
+        row_sum = row_sum * scale + tile.sum(p, axis=1, keepdims=True)
+        acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
+        row_max = new_max
+    for j in range(full, blocks):  # the ragged last block and, when causal, the diagonal
+        kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
+        vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
+        s = (qt @ kt.T) * (LOG2E / D**0.5)
+        cols = tile.broadcast(tile.reshape(tile.iota(BN) + i32(j * BN), (1, BN)), (BM, BN))
+        s = tile.where(cols < end, s, float("-inf"))  # keys past the end
+        if CAUSAL:
+            s = tile.where(cols <= rows, s, float("-inf"))  # keys after the query
+        new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
+        p = tile.exp2(s - tile.broadcast(new_max, (BM, BN)))
+        scale = tile.exp2(row_max - new_max)
+        row_sum = row_sum * scale + tile.sum(p, axis=1, keepdims=True)
+        acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
+        row_max = new_max
+    tile.store(tile.reshape(acc / tile.broadcast(row_sum, (BM, D)), (1, BM, D)), out)
 
 
 @pytest.fixture(scope="module")
@@ -99,21 +165,25 @@ def test_the_gemm_main_loop_stays_the_gemm_pipelines():
     assert all(attention.match(op) is None for op in loops)
 
 
-def test_both_attention_loops_are_matched_with_their_two_streams(example):
-    """The unmasked key blocks' loop and the masked ones' (the diagonal, the ragged end)."""
-    module = example.attention.module(D=64, CAUSAL=True)
+@pytest.mark.parametrize("two", [False, True])
+def test_the_attention_loops_are_matched_with_their_two_streams(example, two):
+    """The example's loop; the unmasked key blocks' loop and the masked ones' of the split one."""
+    kernel = attention_split if two else example.attention
+    module = kernel.module(D=64, CAUSAL=True)
     loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
-    assert len(loops) == 2
+    assert len(loops) == (2 if two else 1)
     for loop in loops:
         fused = attention.match(loop)
         assert fused is not None
         assert [s.transposed for s in fused.streams] == [True, False]  # k.T, then v
         assert [(s.rows, s.cols) for s in fused.streams] == [(64, 64), (64, 64)]
-        assert all(isinstance(m, tile.MmaOp) for m in fused.mmas)
+        assert all(isinstance(m, tile_ir.MmaOp) for m in fused.mmas)
 
 
-def test_the_second_loop_reuses_the_first_ones_stages_and_q_fragments(example):
-    kernel = lowered(example, D=64, CAUSAL=True)
+def test_the_second_loop_reuses_the_first_ones_stages_and_q_fragments():
+    module = attention_split.module(D=64, CAUSAL=True)
+    convert_tile_to_simt(module)
+    (kernel,) = [op for op in module.walk() if isinstance(op, simt.KernelOp)]
     streams = [
         op
         for op in kernel.walk()
@@ -146,12 +216,17 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("heads, seq, dim, causal, bm, bn", CASES)
-def test_matches_numpy_on_the_interpreter(example, heads, seq, dim, causal, bm, bn):
+@pytest.mark.parametrize(
+    "heads, seq, dim, causal, bm, bn, two",
+    [(*c, False) for c in CASES]
+    + [(1, 330, 64, True, 128, 64, True), (1, 130, 64, False, 128, 64, True)],
+)
+def test_matches_numpy_on_the_interpreter(example, heads, seq, dim, causal, bm, bn, two):
     rng = np.random.default_rng(seq * dim + bm + bn + causal)
     q, k, v = (ferrox.to_bf16(rng.standard_normal((heads, seq, dim))) for _ in range(3))
     out = np.full((heads, seq, dim), np.nan, np.float32)
-    example.attention.on("cpu")(out, q, k, v, D=dim, CAUSAL=causal, BM=bm, BN=bn)
+    kernel = attention_split if two else example.attention
+    kernel.on("cpu")(out, q, k, v, D=dim, CAUSAL=causal, BM=bm, BN=bn)
     expected = example.reference(q.float32(), k.float32(), v.float32(), causal)
     assert not np.isnan(out).any()
     np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
