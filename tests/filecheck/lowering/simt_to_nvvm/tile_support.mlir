@@ -36,7 +36,7 @@ simt.kernel @store(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: 
 // CHECK-NEXT:    %[[FIFTEEN:.*]] = arith.constant 15 : i64
 // CHECK-NEXT:    arith.andi %[[BITS]], %[[FIFTEEN]] : i64
 // CHECK:         %vector = arith.andi
-// CHECK-NEXT:    scf.if %vector {
+// CHECK:         scf.if %vector {
 // CHECK:           llvm.insertelement %v
 // CHECK:           llvm.store %{{.*}}, %[[ADDR]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-NEXT:    } else {
@@ -71,7 +71,7 @@ simt.kernel @load(%x: !simt.slice<f32>, %i: index, %n: index, %p: f32, %out: !si
 // CHECK-NEXT:    scf.if %out_of_range {
 // CHECK-NEXT:      llvm.call_intrinsic "llvm.trap"() : () -> ()
 // CHECK:         %vector = arith.andi
-// CHECK-NEXT:    %a, %b = scf.if %vector -> (f32, f32) {
+// CHECK:         %a, %b = scf.if %vector -> (f32, f32) {
 // CHECK-NEXT:      %[[V:.*]] = llvm.load %{{.*}} {invariant, alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK:           llvm.extractelement %[[V]]
 // CHECK:           llvm.extractelement %[[V]]
