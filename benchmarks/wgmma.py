@@ -36,9 +36,9 @@ SHARED_LIMIT = 227 * 1024
 @dataclass(frozen=True)
 class Config:
     warpgroups: int = 2
-    chains: int = 2
-    bn: int = 128
-    stages: int = 4
+    chains: int = 1
+    bn: int = 256
+    stages: int = 3
     split: bool = True
     """Each stage its own `simt.shared_alloc` (else one ring array, stage `s` at `s` times the
     stage size). SIMT 8 tells tiles apart by allocation, so only split stages may be refilled

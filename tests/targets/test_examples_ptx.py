@@ -76,7 +76,7 @@ EXPECT = {
         (256, 1, 1),
         ("slice:bf16", "slice:bf16", "slice:f32", "index", "index", "index"),
         barrier=True,
-        max_registers=255,  # 128 f32 accumulators a thread, two warpgroups a block
+        max_registers=255,  # 128 f32 accumulators a thread (m64n256), two warpgroups a block
     ),
     "tma_copy": Expect(
         (128, 1, 1), ("slice:bf16", "index", "index", "slice:bf16"), barrier=True, nc_loads=False

@@ -27,8 +27,8 @@ def test_an_sm_90_request_compiles_the_opted_in_module_for_sm_90a():
     assert artifact.chip == "sm_90a"
     assert ".target sm_90a" in artifact.ptx
     ops = EXAMPLE.read_text().count("= simt.wgmma %")  # one PTX wgmma each (the loop unrolled)
-    assert ops == 32
-    assert artifact.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == ops
+    assert ops == 12
+    assert artifact.ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == ops
     for instruction in (
         "fence.proxy.async.shared::cta",
         "wgmma.fence.sync.aligned",
@@ -85,7 +85,7 @@ def test_the_wgmma_ptx_assembles_for_sm_90a():
 def test_the_f16_variant_assembles():
     text = EXAMPLE.read_text().replace("bf16", "f16")
     artifact = compile_module(_module(text), chip="sm_90", cubin=False)
-    assert artifact.ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 32
+    assert artifact.ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") == 12
     assert run_ptxas(artifact.ptx, "sm_90a").resources["gemm_wgmma"].spill_stores == 0
 
 

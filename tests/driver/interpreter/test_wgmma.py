@@ -248,9 +248,9 @@ def _gemm(cfg: Config, a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
 @pytest.mark.parametrize(
     ("cfg", "m", "n", "k"),
     [
-        (Config(), 256, 128, 128),
+        (Config(), 128, 256, 256),  # k: one round of stages + 1
         (Config(), 70, 200, 40),  # ragged: zero-filled copies, witnesses store inside C only
-        (Config(2, 1, 256, 3), 128, 256, 256),  # m64n256; k: one round of stages + 1
+        (Config(2, 2, 128, 4), 256, 128, 128),  # two chains a warpgroup, 4 stages
         (Config(1, 2, 128, 5), 130, 128, 200),  # one warpgroup, two chains, 5 stages
         (Config(2, 1, 128, 3, split=False, pending=0), 128, 128, 256),  # one ring array, wait 0
     ],
