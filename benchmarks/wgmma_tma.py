@@ -14,7 +14,9 @@ phase before multiplying. K step kt (stage st = kt % S, phase parity (kt / S) % 
    the stage about to be refilled;
 2. thread 0 refills stage (kt + D) % S with K tile kt + D (D = S - 1 - pending: the stage step
    kt - 1 - pending read), unless that tile is past the loop's end (no load is left in flight
-   when the block exits);
+   when the block exits); the loads are predicated (`if %p`), not branched around: after a
+   divergent branch ptxas serialises the wgmma ops (C7518) and keeps 255 registers, without one
+   158 at the default config;
 3. every thread waits on `full[st]`, then fence, the wgmma ops of the step, commit, and a wait
    with `pending` groups left.
 
@@ -47,19 +49,21 @@ def _f32s(k: int) -> str:
     return ", ".join(["f32"] * k)
 
 
-def _loads(p: str, cfg: Config, stage: int, kt: str, q: str) -> list[str]:
-    """Thread 0's load of K tile `kt` into `stage` (inside an `scf.if` of the caller)."""
+def _loads(p: str, cfg: Config, stage: int, kt: str, q: str, pred: str = "") -> list[str]:
+    """Thread 0's load of K tile `kt` into `stage`: inside an `scf.if` of the caller, or
+    predicated by `pred` (no branch near the wgmma ops: ptxas serialises them after one)."""
     bar = f"%full[%tma_s{stage}]"
+    guard = f" if {pred}" if pred else ""
     btype = f"!simt.shared<i64, [{cfg.stages}]>"
     tile_a = f"!simt.shared<bf16, [{cfg.stage_a}]>"
     tile_b = f"!simt.shared<bf16, [{cfg.stage_b}]>"
     return [
         f"{p}%{q}kcol = arith.muli {kt}, %c64 : index",
-        f"{p}simt.mbarrier_arrive_expect_tx {bar}, %tma_bytes : {btype}",
-        f"{p}simt.tma_load %a[%row0, %{q}kcol] shape(%m, %k), %as{stage}[%c0], {bar} "
+        f"{p}simt.mbarrier_arrive_expect_tx {bar}, %tma_bytes{guard} : {btype}",
+        f"{p}simt.tma_load %a[%row0, %{q}kcol] shape(%m, %k), %as{stage}[%c0], {bar}{guard} "
         f"{{box = array<i64: {cfg.bm}, {BK}>, swizzle = 128}} : !simt.slice<bf16>, {tile_a}, "
         f"{btype}",
-        f"{p}simt.tma_load %b[%col0, %{q}kcol] shape(%n, %k), %bs{stage}[%c0], {bar} "
+        f"{p}simt.tma_load %b[%col0, %{q}kcol] shape(%n, %k), %bs{stage}[%c0], {bar}{guard} "
         f"{{box = array<i64: {cfg.bn}, {BK}>, swizzle = 128}} : !simt.slice<bf16>, {tile_b}, "
         f"{btype}",
     ]
@@ -118,9 +122,7 @@ def _main_loop(cfg: Config) -> list[str]:
         add(f"{q}simt.sync_threads")
         add(f"{q}%mm{st}:{acc_n} = simt.unsafe -> {_f32s(acc_n)} {{")
         u = q + "  "
-        add(f"{u}scf.if %issue{st} {{")
-        L.extend(_loads(u + "  ", cfg, nxt, f"%ahead{st}", f"r{st}"))
-        add(f"{u}}}")
+        L.extend(_loads(u, cfg, nxt, f"%ahead{st}", f"r{st}", f"%issue{st}"))
         add(f"{u}simt.mbarrier_wait %full[%tma_s{st}], %parity : {btype}")
         add(f"{u}simt.wgmma_fence")
         src = [", ".join(prev[h * chain : (h + 1) * chain]) for h in range(H)]

@@ -23,6 +23,11 @@ with.
   exactly 128 bytes) at `off + C r + (c ^ (8 (r % 8)) E)` where `E = 16 / element bytes`: the
   16-byte chunk index XOR the row modulo 8, the 128-byte swizzled form `simt.wgmma` reads.
 
+`simt.mbarrier_arrive_expect_tx` and `simt.tma_load` take an optional `if %p` (an `i1`): a thread
+whose `p` is false does nothing, without a branch (PTX predicated instructions). One thread of a
+warpgroup issuing a stage's loads this way keeps the wgmma ops off a divergent path, which ptxas
+would otherwise serialise (C7518).
+
 `x`, `rows` and `cols` must be parameters of the kernel (`rows` and `cols` of type `index`): the
 runtime builds the tensor map (`cuTensorMapEncodeTiled`) from the launch's `x`, `rows` and `cols`
 and passes it by value as a grid-constant parameter that follows the kernel's own
@@ -48,6 +53,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -58,6 +64,7 @@ from xdsl.irdl import (
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     prop_def,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -130,10 +137,15 @@ class MbarrierArriveExpectTxOp(_BarrierOp):
     barriers = operand_def(shared_of(AnyAttr()))
     index = operand_def(IndexType())
     bytes = operand_def(IndexType())
-    assembly_format = "$barriers `[` $index `]` `,` $bytes attr-dict `:` type($barriers)"
+    pred = opt_operand_def(i1)
+    assembly_format = (
+        "$barriers `[` $index `]` `,` $bytes (`if` $pred^)? attr-dict `:` type($barriers)"
+    )
 
-    def __init__(self, barriers: SSAValue, index: SSAValue, nbytes: SSAValue):
-        super().__init__(operands=[barriers, index, nbytes])
+    def __init__(
+        self, barriers: SSAValue, index: SSAValue, nbytes: SSAValue, pred: SSAValue | None = None
+    ):
+        super().__init__(operands=[barriers, index, nbytes, [pred] if pred is not None else []])
 
 
 @irdl_op_definition
@@ -209,13 +221,15 @@ class TmaLoadOp(IRDLOperation):
     offset = operand_def(IndexType())
     barriers = operand_def(shared_of(AnyAttr()))
     bar_index = operand_def(IndexType())
+    pred = opt_operand_def(i1)
     box = prop_def(DenseArrayBase)
     swizzle = prop_def(IntegerAttr[IntegerType])
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$source `[` $row `,` $col `]` `shape` `(` $rows `,` $cols `)` `,` $tile `[` $offset `]` "
-        "`,` $barriers `[` $bar_index `]` attr-dict `:` type($source) `,` type($tile) `,` "
+        "`,` $barriers `[` $bar_index `]` (`if` $pred^)? attr-dict `:` type($source) `,` "
+        "type($tile) `,` "
         "type($barriers)"
     )
 
@@ -232,9 +246,13 @@ class TmaLoadOp(IRDLOperation):
         bar_index: SSAValue,
         box: tuple[int, int],
         swizzle: int = 0,
+        pred: SSAValue | None = None,
     ):
         super().__init__(
-            operands=[source, row, col, rows, cols, tile, offset, barriers, bar_index],
+            operands=[
+                *(source, row, col, rows, cols, tile, offset, barriers, bar_index),
+                [pred] if pred is not None else [],
+            ],
             properties={
                 "box": DenseArrayBase.from_list(i64, list(box)),
                 "swizzle": IntegerAttr(swizzle, i64),

@@ -194,6 +194,12 @@ def _trap_if(e: SimtEmitter, bad: SSAValue) -> None:
     _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
 
 
+def _predicated(asm: str, operand: int) -> str:
+    """`asm` (one instruction) run only where operand `$operand` (an i32) is non-zero: a PTX
+    predicate, no branch."""
+    return f"{{ .reg .pred q; setp.ne.b32 q, ${operand}, 0; @q {asm} }}"
+
+
 class MbarrierInitToPtx(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MbarrierInitOp, rewriter: PatternRewriter, /) -> None:
@@ -210,7 +216,10 @@ class MbarrierArriveExpectTxToPtx(RewritePattern):
         e = SimtEmitter.before(rewriter, op)
         address = _address(e, op.barriers, op.index)
         asm = "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"
-        e.emit(_asm(asm, "l,r", [address, _i32(e, op.bytes)]))
+        args = [address, _i32(e, op.bytes)]
+        if op.pred is not None:
+            asm, args = _predicated(asm, 2), [*args, e(arith.ExtUIOp(op.pred, i32))]
+        e.emit(_asm(asm, "l,r" + (",r" if op.pred is not None else ""), args))
         rewriter.erase(op)
 
 
@@ -251,6 +260,9 @@ class TmaLoadToPtx(RewritePattern):
         (length,) = t.get_shape()
         offset = e.to_i64(op.offset)
         # The box fits in the tile: offset <= length - box (no wrap: length >= box, verified).
+        pred = op.pred
+        # The checks hold on every thread that reaches the op, predicated or not: a trap under
+        # the predicate would put a divergent branch next to the wgmma ops again.
         _trap_if(e, e(arith.CmpiOp(offset, e.const(length - rows * cols), "ugt"), "tile_range"))
         destination = _address(e, op.tile, op.offset)
         align = 1024 if op.swizzle.value.data == 128 else 128
@@ -263,13 +275,17 @@ class TmaLoadToPtx(RewritePattern):
         )
         _trap_if(e, wide)
         barrier = _address(e, op.barriers, op.bar_index)
+        guard, at, constraints = "", "", "l,r,r,l"
+        args = [destination, _i32(e, op.col), _i32(e, op.row), barrier]
+        if pred is not None:  # predicated, not branched around (module docstring)
+            guard, at, constraints = ".reg .pred q; setp.ne.b32 q, $4, 0; ", "@q ", "l,r,r,l,r"
+            args.append(e(arith.ExtUIOp(pred, i32)))
         asm = (  # the map's generic address from its parameter's name, then the copy
-            f"{{ .reg .b64 m; mov.b64 m, {name}; cvta.param.u64 m, m; "
+            f"{{ .reg .b64 m; {guard}mov.b64 m, {name}; cvta.param.u64 m, m; {at}"
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
             "[$0], [m, {$1, $2}], [$3]; }"
         )
-        args = [destination, _i32(e, op.col), _i32(e, op.row), barrier]
-        copy = _asm(asm, "l,r,r,l", args)
+        copy = _asm(asm, constraints, args)
         copy.attributes[KEY_ATTR] = _encode(key)
         e.emit(copy)
         rewriter.erase(op)

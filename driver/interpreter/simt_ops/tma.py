@@ -9,11 +9,13 @@ fault: on the GPU it would wait for an arrival or a copy that comes later in pro
 producer in another warp of a warp-specialised kernel, say), which this oracle cannot run ahead
 to; it never lets a thread through early.
 
-The load's box is checked as the GPU's is: the tile range (`offset + R C <= len`, the lowering's
-trap), and the tensor view (`rows * cols <= len(x)`, the runtime's refusal; here a fault).
-Elements of the box outside the `rows` x `cols` tensor read as zero. The tile is written
-directly, not through the race-tracked stores: the barrier wait, not a `simt.sync_threads`,
-orders those writes before the readers, and the race tracker knows only the latter. What this
+An `if %p` operand runs the op on the lanes where `p` holds; a load's checks hold on every lane
+that reaches it, as the lowering's traps do. The load's box is checked as the GPU's is: the tile
+range (`offset + R C <= len`, the lowering's trap), and the tensor view (`rows * cols <=
+len(x)`, the runtime's refusal; here a fault). Elements of the box outside the `rows` x `cols`
+tensor read as zero. The tile is written directly, not through the race-tracked stores: the
+barrier wait, not a `simt.sync_threads`, orders those writes before the readers, and the race
+tracker knows only the latter. What this
 cannot see: a read of the tile before the wait (here the data has landed), and the swizzled
 tile's 1024-byte base alignment (a GPU trap in the lowering).
 """
@@ -93,8 +95,17 @@ def _init(op):
     return run
 
 
+def _predicated(ex, op, args, mask, count: int):
+    """The op's own operands and the lanes that run it (an optional `if %p` last)."""
+    if len(args) > count:
+        mask = mask & np.broadcast_to(np.asarray(args[count]).astype(bool), (ex.n,))
+    return args[:count], mask
+
+
 def _arrive(op, with_tx: bool):
     def run(ex, args, mask):
+        if with_tx:
+            args, mask = _predicated(ex, op, args, mask, 3)
         buffer, index = args[0], args[1]
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         nbytes = _values(ex, args[2], lanes) if with_tx else np.zeros(len(lanes), np.int64)
@@ -154,10 +165,10 @@ def _tma_load(op):
     placed = box_cols * r + (c ^ (chunk * (r % 8)) if swizzle == 128 else c)
 
     def run(ex, args, mask):
+        args, issue = _predicated(ex, op, args, mask, 9)
         source, row, col, rows, cols, tile, offset, barriers, bar_index = args
-        lanes = np.flatnonzero(mask)
+        lanes = np.flatnonzero(mask)  # checked on every lane that reaches it, predicated or not
         values = [_values(ex, v, lanes) for v in (row, col, rows, cols, offset)]
-        _, bar_flat = _lanes(ex, op, barriers, bar_index, mask, op.name)
         for k, lane in enumerate(lanes):
             r0, c0, nr, nc, off = (int(v[k]) for v in values)
             one = np.zeros(ex.n, bool)
@@ -177,6 +188,10 @@ def _tma_load(op):
                     f"'{op.name}' out of range: a box of {box} elements at {off} of "
                     f"{tile.name} (length {tile.length}), from ({r0}, {c0})",
                 )
+        _, bar_flat = _lanes(ex, op, barriers, bar_index, issue, op.name)
+        for k, lane in enumerate(np.flatnonzero(issue)):
+            at = int(np.searchsorted(lanes, lane))
+            r0, c0, nr, nc, off = (int(v[at]) for v in values)
             gr, gc = r0 + r, c0 + c
             inside = (gr < nr) & (gc < nc)
             got = source.array[np.where(inside, gr * nc + gc, 0)]

@@ -151,3 +151,23 @@ def test_an_arrival_after_the_phase_completed_belongs_to_the_next():
     wait1 = "simt.mbarrier_wait %bar[%c0], %c1 : !simt.shared<i64, [1]>"
     message = _fault(rows=8, cols=8, r=0, c=0, arrive=ARRIVE + "\n" + ARRIVE, wait=wait1)
     assert "phase 1 of the barrier at %bar[0] still expects 0 arrivals and 256 bytes" in message
+
+
+def test_predicated_ops_run_on_the_lanes_whose_predicate_holds():
+    """Every thread reaches the expect and the load, `if %first`: only thread 0's take effect
+    (one arrival, one box), and the checks hold on all of them."""
+    text = KERNEL.replace("INIT", INIT).replace("ARRIVE", "").replace("WAIT", WAIT)
+    load = text[text.index("        simt.tma_load") : text.index("\n", text.index("simt.tma_load"))]
+    text = text.replace(load + "\n", "")
+    predicated = (
+        "simt.mbarrier_arrive_expect_tx %bar[%c0], %n if %first : !simt.shared<i64, [1]>\n"
+        + load.replace("%bar[%c0] {", "%bar[%c0] if %first {").strip()
+        + "\n      WAIT"
+    )
+    text = text.replace("      " + WAIT, "      " + predicated.replace("WAIT", WAIT))
+    module = parse_module(make_context(), text, "k.mlir")
+    x = np.random.default_rng().standard_normal(64, dtype=np.float32)
+    out = np.full(64, np.nan, np.float32)
+    assert text.count(" if %first") == 2
+    run_simt_kernel(module, "k", (1, 1, 1), (64, 1, 1), [x, 8, 8, out, 0, 0, 0], 528)
+    np.testing.assert_array_equal(out, x)
