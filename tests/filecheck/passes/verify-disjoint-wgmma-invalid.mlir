@@ -182,3 +182,32 @@ simt.kernel @return_in_flight() contract<domain = 1, block = [128], shared_bytes
   // expected-error@+1 {{'simt.return' while wgmma ops may be in flight: retire them first with 'simt.wgmma_commit' then 'simt.wgmma_wait' with pending = 0}}
   simt.return
 }
+
+// -----
+
+// The B tile chosen at run time between two allocations: the rule cannot tell which one the
+// wgmma reads, so it refuses a write to either while the group is in flight.
+simt.kernel @tile_chosen_at_run_time(%p: index) contract<domain = 1, block = [128], shared_bytes = 12288> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %cs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %y = arith.constant 1.0 : bf16
+  %odd = arith.cmpi ne, %p, %c0 : index
+  %t = scf.if %odd -> (!simt.shared<bf16, [1024]>) {
+    scf.yield %bs : !simt.shared<bf16, [1024]>
+  } else {
+    scf.yield %cs : !simt.shared<bf16, [1024]>
+  }
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %t[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    // expected-error@+1 {{'simt.shared_store' writes shared memory that a wgmma in flight may read (the rule tells tiles apart only by their 'simt.shared_alloc'): retire the wgmma's group first with 'simt.wgmma_wait'}}
+    simt.shared_store %y, %cs[%c0] : !simt.shared<bf16, [1024]>
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}

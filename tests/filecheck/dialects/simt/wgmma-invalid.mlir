@@ -316,3 +316,25 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   simt.return
 }
 
+
+// -----
+
+// A copy between the fence and the wgmma into a tile the wgmma reads: the fence would not make
+// it visible to the wgmma.
+simt.kernel @k(%x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    simt.async_copy %x[%c0], %c8, %bs[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>
+    // expected-error@+1 {{'simt.wgmma' reads shared memory written before it only through 'simt.wgmma_fence': a 'simt.async_copy' between the fence and the wgmma may write only an array of a 'simt.shared_alloc' that the wgmma does not read}}
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
