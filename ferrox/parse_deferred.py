@@ -59,6 +59,8 @@ def parse_split(
         module = parse_module(ctx, device, name)
     except Exception:
         return parse_module(ctx, text, name), None  # its error, or (not expected) its module
+    if len(module.body.blocks) != 1:  # (the verifiers refuse it: no block to append to)
+        return parse_module(ctx, text, name), None
 
     def rest() -> None:
         try:

@@ -115,3 +115,17 @@ def test_an_error_in_the_host_program_is_the_whole_parse_s():
         parse_module(make_context(), text, "vecadd.mlir")
     assert (type(split.value), str(split.value)) == (type(whole.value), str(whole.value))
     assert "nowhere" in str(whole.value)
+
+
+def test_a_module_body_of_two_blocks_is_parsed_whole():
+    """(The verifiers refuse it; the split would have no one block to append the host code to.)"""
+    text = (
+        "builtin.module {\n^bb0:\n  simt.func @f() {\n    simt.return\n  }\n"
+        "^bb1:\n  func.func @main() {\n    func.return\n  }\n}\n"
+    )
+    module, rest = parse_split(make_context(), text, "t.mlir")
+    assert rest is None
+    assert [[op.name for op in block.ops] for block in module.body.blocks] == [
+        ["simt.func"],
+        ["func.func"],
+    ]
