@@ -45,7 +45,8 @@ class Config:
     while a group reading another stage is in flight."""
     pending: int = 1
     """The wait at the end of each K step: 0 retires the step's group (nothing overlaps the next
-    step), 1 leaves it running into the next step (needs split stages)."""
+    step), 1 (or more) leaves the newest groups running into the next steps (needs split
+    stages)."""
 
     @property
     def bm(self) -> int:
@@ -103,6 +104,7 @@ CONFIGS = (
     Config(1, 2, 128, 5),
     Config(2, 2, 128, 4, pending=0),
     Config(2, 1, 256, 3, pending=0),
+    Config(2, 1, 128, 6, pending=2),  # two groups in flight, copies 3 tiles ahead
 )
 
 

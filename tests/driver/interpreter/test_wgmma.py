@@ -253,6 +253,7 @@ def _gemm(cfg: Config, a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
         (Config(2, 2, 128, 4), 256, 128, 128),  # two chains a warpgroup, 4 stages
         (Config(1, 2, 128, 5), 130, 128, 200),  # one warpgroup, two chains, 5 stages
         (Config(2, 1, 128, 3, split=False, pending=0), 128, 128, 256),  # one ring array, wait 0
+        (Config(2, 1, 128, 6, pending=2), 128, 128, 448),  # two groups in flight
     ],
 )
 def test_gemm_wgmma_against_numpy(rng, cfg, m, n, k):
