@@ -3,11 +3,13 @@
 A barrier's state (initialised, the arrivals a phase expects, those still pending, the bytes
 still expected, the phase's parity) is kept per element of its shared array, for the block
 group's run (`ex.shared`, as the arrays themselves). Ops run in program order over the lanes, so
-a TMA load completes at once: it writes its box into the tile and completes its bytes on the
-barrier when it is issued. A wait on a phase that has not completed by then is refused as a
-fault: on the GPU it would wait for an arrival or a copy that comes later in program order (a
-producer in another warp of a warp-specialised kernel, say), which this oracle cannot run ahead
-to; it never lets a thread through early.
+a TMA load completes its bytes on the barrier when it is issued; its box lands in the tile when
+a wait observes the completed phase, and until then the tile's elements are poison (undefined:
+on the GPU a read there races with the copy), so a kernel that reads a tile before waiting reads
+poison, which a NaN-poisoned output check sees. A wait on a phase that has not completed by then
+is refused as a fault: on the GPU it would wait for an arrival or a copy that comes later in
+program order (a producer in another warp of a warp-specialised kernel, say), which this oracle
+cannot run ahead to; it never lets a thread through early.
 
 An `if %p` operand runs the op on the lanes where `p` holds; a load's checks hold on every lane
 that reaches it, as the lowering's traps do. The load's box is checked as the GPU's is: the tile
@@ -16,8 +18,8 @@ len(x)`, the runtime's refusal; here a fault). Elements of the box outside the `
 tensor read as zero. The tile is written directly, not through the race-tracked stores: the
 barrier wait, not a `simt.sync_threads`, orders those writes before the readers, and the race
 tracker knows only the latter. What this
-cannot see: a read of the tile before the wait (here the data has landed), and the swizzled
-tile's 1024-byte base alignment (a GPU trap in the lowering).
+cannot see: a read before the wait of an integer tile whose poison is a plausible value, and the
+swizzled tile's 1024-byte base alignment (a GPU trap in the lowering).
 """
 
 from __future__ import annotations
@@ -34,22 +36,33 @@ from ferrox.dialects.simt.tma import (
 )
 from ferrox.driver.interpreter.memory import checked
 from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.values import poison
 
 
 class _Barrier:
-    __slots__ = ("expected", "pending", "tx", "phase")
+    __slots__ = ("expected", "pending", "tx", "phase", "completed", "landing")
 
     def __init__(self, count: int):
         self.expected = count
         self.pending = count
         self.tx = 0
         self.phase = 0
+        self.completed = 0  # phases completed so far (the running one's number)
+        self.landing: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
 
     def settle(self) -> None:
         """Complete the phase when nothing more is expected."""
         if self.pending == 0 and self.tx == 0:
             self.phase ^= 1
+            self.completed += 1
             self.pending = self.expected
+
+    def land(self) -> None:
+        """Write the boxes of the completed phases into their tiles (a wait observed them)."""
+        for phase, array, at, data in self.landing:
+            if phase < self.completed:
+                array[at] = data
+        self.landing = [entry for entry in self.landing if entry[0] >= self.completed]
 
 
 def _states(ex, buffer) -> dict[int, _Barrier]:
@@ -148,6 +161,7 @@ def _wait(op):
                     f"arrivals and {state.tx} bytes, and nothing before it in program order "
                     "provides them",
                 )
+            state.land()
         return ()
 
     return run
@@ -197,8 +211,10 @@ def _tma_load(op):
             got = source.array[np.where(inside, gr * nc + gc, 0)]
             data = np.where(inside, got, np.zeros((), got.dtype))
             base = int(np.broadcast_to(tile.base(ex, np.array([lane])), (1,))[0])
-            tile.array[base + off + placed] = data.astype(tile.array.dtype)
+            at = base + off + placed
             state = _barrier(ex, op, barriers, int(bar_flat[k]), int(lane))
+            tile.array[at] = poison(tile.array.dtype)  # undefined until a wait sees it land
+            state.landing.append((state.completed, tile.array, at, data.astype(tile.array.dtype)))
             state.tx -= nbytes
             state.settle()
         return ()

@@ -1,8 +1,9 @@
 """TMA loads and mbarriers on the CPU interpreter (driver/interpreter/simt_ops/tma.py), against
-NumPy: examples/simt/tma_copy_f32.mlir's dense f32 and tma_copy.mlir's 128-byte swizzled bf16 copies on fresh random
-data, ragged shapes included, outputs NaN-poisoned; and the faults: a wait that nothing before
-it can complete, a barrier used before its init, a tensor map past its slice, a box past its
-tile; an arrival after its phase completed counts in the next."""
+NumPy: examples/simt/tma_copy_f32.mlir's dense f32 and tma_copy.mlir's 128-byte swizzled bf16
+copies on fresh random data, ragged shapes included, outputs NaN-poisoned; and the faults: a
+wait that nothing before it can complete, a barrier used before its init, a tensor map past its
+slice, a box past its tile; an arrival after its phase completed counts in the next; a tile read
+before its wait reads poison."""
 
 from __future__ import annotations
 
@@ -171,3 +172,10 @@ def test_predicated_ops_run_on_the_lanes_whose_predicate_holds():
     assert text.count(" if %first") == 2
     run_simt_kernel(module, "k", (1, 1, 1), (64, 1, 1), [x, 8, 8, out, 0, 0, 0], 528)
     np.testing.assert_array_equal(out, x)
+
+
+def test_a_tile_read_before_the_wait_reads_poison():
+    """The box lands when a wait observes its phase: read before any wait, the tile is poison
+    (on the GPU the read would race with the copy)."""
+    _, out = _run(rows=8, cols=8, r=0, c=0, wait="")
+    assert np.isnan(out).all()
