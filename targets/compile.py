@@ -172,7 +172,8 @@ def _compile_module(
     meanwhile: Callable[[], None] | None,
 ) -> ModuleArtifact:
     """`complete`: what makes `module` whole, done while LLVM works before its text is read;
-    `meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it)."""
+    `meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it), after the
+    module's text is read."""
     chip, features = resolve_target(module, chip, features)
     chip = device_chip(module, chip)  # a module's opt-in to sm_90a holds on an sm_90 request
     _check_min_cc(module, chip)
@@ -199,16 +200,30 @@ def _compile_module(
     try:
         lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
         wait_ptx = submit_module(lowered, chip, features, opt, timings)
-        # While LLVM works (in its own process): what the artifact needs besides the PTX.
+        # The rest of the artifact (its source text) and `meanwhile` are done while ptxas works,
+        # where a spare ptxas waits for the PTX, else while LLVM works; the module is made whole
+        # (`complete`) while LLVM works. Each wait is then only what the other process has left.
+        source: list[str] = []
+        spent = [0.0]  # seconds spent on that work
+
+        def beside() -> None:
+            if source:
+                return
+            start = time.perf_counter()
+            with stage(timings, "artifact"):
+                source.append(str(module))
+            if meanwhile is not None:
+                meanwhile()
+            spent[0] += time.perf_counter() - start
+
         failed: BaseException | None = None
         try:
             if complete is not None:
                 complete()
             with stage(timings, "artifact"):
                 _check_abi(kernels, lowered)
-                source = str(module)
-            if meanwhile is not None and job is None:
-                meanwhile()
+            if job is None:
+                beside()
         except BaseException as e:  # raised once LLVM has answered (the worker waits for it)
             failed = e
         ptx = wait_ptx()
@@ -216,23 +231,20 @@ def _compile_module(
             raise failed
         image = None
         if assemble:
-            start, verifying = time.perf_counter(), _spent(timings)
-            if job is not None:  # `meanwhile` runs while ptxas works (its own stage's time)
-                assembled = job.finish(ptx, meanwhile)
+            start, before = time.perf_counter(), spent[0]
+            if job is not None:
+                assembled = job.finish(ptx, beside)
             else:
                 assembled = run_ptxas(ptx, chip)
-            if timings is not None:  # ptxas's stage: the wall time less the verifiers' part
-                timings.add("ptxas", time.perf_counter() - start - (_spent(timings) - verifying))
+            if timings is not None:  # ptxas's stage: the wall time less the work done beside it
+                timings.add("ptxas", time.perf_counter() - start - (spent[0] - before))
             image = assembled.cubin
             kernels = _with_resources(kernels, assembled.resources)
+        beside()  # (done already, unless the early ptxas failed before its input was fed)
     finally:
         if job is not None:
             job.close()
-    return ModuleArtifact(chip, features, opt, ptx, kernels, image, source)
-
-
-def _spent(timings: Timings | None) -> float:
-    return 0.0 if timings is None else timings.stages.get("verify", 0.0)
+    return ModuleArtifact(chip, features, opt, ptx, kernels, image, source[0])
 
 
 def _with_resources(

@@ -132,3 +132,21 @@ def test_a_host_program_parse_error_is_reported_as_before(tmp_path, monkeypatch)
 def test_a_module_in_two_parts_is_verified_inside_the_compile():
     with pytest.raises(ValueError, match="a module parsed in two parts is verified inside"):
         compile_mod.compile_module(module(VECADD.read_text()), rest=lambda: None)
+
+
+@pytest.mark.skipif(not ptxas_job.early_start_possible(), reason="needs ptxas started early")
+def test_an_early_ptxas_that_fails_before_its_input_still_gets_source_and_verifiers(monkeypatch):
+    """The source text and the verifiers run beside ptxas; where the spare ptxas fails before
+    its input is fed (ptxas then runs the plain way), they still run, once, after it."""
+    stacks = _where_verified(monkeypatch)
+    monkeypatch.setattr(ptxas_job, "_unusable", False)  # (restored after the test)
+
+    def broken(self, data):
+        raise OSError("no pipe here")
+
+    monkeypatch.setattr(ptxas_job.PtxasJob, "_feed", broken)
+    text = VECADD.read_text()
+    artifact = compile_mod.compile_module(module(text), cubin=True, verified=False)
+    expected = compile_mod.compile_module(module(text), cubin=False)
+    assert artifact.cubin and len(stacks) == 1 and "finish" not in stacks[0]
+    assert artifact.source == expected.source and artifact.ptx == expected.ptx
