@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -121,7 +121,8 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
     if elems and not (is_pow2(elems) and elems <= 16):
         raise _option_error(module, f"elems must be a power of two up to 16, got {elems}")
     lowered: list[simt.KernelOp | simt.FuncOp] = []
-    helpers = Helpers()
+    # Helper names avoid every symbol the module has (a source may use any name).
+    helpers = Helpers(names={op.sym_name.data for op in module.ops if _symbol(op)})
     first: Operation | None = None
     for op in list(module.walk()):
         if isinstance(op, tile.KernelOp):
@@ -145,6 +146,10 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
                 seen.add(d.format())
                 diagnostics.diagnostics.append(d)
     diagnostics.raise_if_errors()
+
+
+def _symbol(op: Operation) -> bool:
+    return isinstance(op.properties.get("sym_name"), StringAttr)
 
 
 def _option_error(module: ModuleOp, message: str) -> DiagnosticError:
