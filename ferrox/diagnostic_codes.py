@@ -205,6 +205,7 @@ CODES: tuple[Code, ...] = (
             r"that the wgmma does not read",
             r"is in flight until a 'simt\.wgmma_wait'",
             r"may only be the accumulator of a later 'simt\.wgmma'",
+            r"a wgmma in flight may feed only the same accumulator",
             r"while a wgmma that reads it may be in flight",
             r"that a wgmma in flight may read",
             r"while wgmma ops may be in flight",

@@ -241,6 +241,63 @@ def check_in_flight(values, what: str) -> None:
                 work.append((k, c))
 
 
+FREE = (0, -1)
+"""The origin of a value no wgmma may still be writing."""
+
+
+def _origins(value: SSAValue, seen: set[int]) -> set[tuple[int, int]]:
+    """Where `value` may come from while in flight: `(n, i)` for result `i` of an m64nN wgmma
+    (followed back through waits with pending > 0, `simt.unsafe`, `scf.for` and `scf.if`), or
+    FREE for anything a wgmma cannot still be writing."""
+    if id(value) in seen:
+        return set()
+    seen.add(id(value))
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        if parent is None or parent.name != "scf.for" or value.index == 0:  # type: ignore[attr-defined]
+            return {FREE}
+        j = value.index - 1  # type: ignore[attr-defined]
+        body = owner.last_op
+        out = _origins(parent.operands[3 + j], seen)
+        if body is not None and body.name == "scf.yield":
+            out |= _origins(body.operands[j], seen)
+        return out
+    k = value.index  # type: ignore[attr-defined]
+    if isinstance(owner, WgmmaOp):
+        return {(owner.n.value.data, k)}
+    if isinstance(owner, WgmmaWaitOp):
+        return _origins(owner.values[k], seen) if owner.pending.value.data else {FREE}
+    if owner.name in ("simt.unsafe", "scf.for", "scf.if"):
+        out: set[tuple[int, int]] = set()
+        for region in owner.regions:
+            for block in region.blocks:
+                end = block.last_op
+                if end is not None and end.name in ("simt.yield", "scf.yield"):
+                    out |= _origins(end.operands[k], seen)
+        if owner.name == "scf.for":
+            out |= _origins(owner.operands[3 + k], seen)
+        return out
+    return {FREE}
+
+
+def check_chain(op: WgmmaOp) -> None:
+    """An accumulator that may still be in flight must come from the same result of a wgmma of
+    the same shape: PTX orders accumulator accesses across wgmma ops of one shape only (any
+    other access needs the earlier one retired), and only the same result is the same
+    register."""
+    n = op.n.value.data
+    for i, v in enumerate(op.acc):
+        for origin in _origins(v, set()):
+            if origin not in (FREE, (n, i)):
+                raise VerifyException(
+                    f"accumulator {i} of 'simt.wgmma' (m64n{n}) may still be in flight from "
+                    f"result {origin[1]} of an m64n{origin[0]} wgmma: a wgmma in flight may feed "
+                    "only the same accumulator of a wgmma of its shape; retire it with "
+                    "'simt.wgmma_wait' with pending = 0 first"
+                )
+
+
 def op_acc_start(op: WgmmaOp) -> int:
     """The index of the first accumulator operand (after a, b and their indices)."""
     return 4
@@ -347,6 +404,7 @@ class WgmmaOp(IRDLOperation):
             raise VerifyException(f"'simt.wgmma' needs A and B of one type, got {ta} and {tb}")
         check_warpgroups(self)
         check_fence(self)
+        check_chain(self)
         check_in_flight(self.res, "'simt.wgmma'")
 
 

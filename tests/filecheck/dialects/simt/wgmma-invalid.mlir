@@ -338,3 +338,24 @@ simt.kernel @k(%x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared
   }
   simt.return
 }
+
+// -----
+
+// An in-flight accumulator fed to another position (or another shape): PTX orders accumulator
+// accesses across wgmma ops of one shape, each in its own register, only.
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    // expected-error@+1 {{accumulator 0 of 'simt.wgmma' (m64n16) may still be in flight from result 1 of an m64n16 wgmma: a wgmma in flight may feed only the same accumulator of a wgmma of its shape; retire it with 'simt.wgmma_wait' with pending = 0 first}}
+    %e:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%d#1, %d#0, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    %f:8 = simt.wgmma_wait %e#0, %e#1, %e#2, %e#3, %e#4, %e#5, %e#6, %e#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
