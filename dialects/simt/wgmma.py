@@ -259,10 +259,10 @@ def _origins(value: SSAValue, seen: set[int]) -> set[tuple[int, int]]:
             return {FREE}
         j = value.index - 1  # type: ignore[attr-defined]
         body = owner.last_op
-        out = _origins(parent.operands[3 + j], seen)
+        carried = _origins(parent.operands[3 + j], seen)
         if body is not None and body.name == "scf.yield":
-            out |= _origins(body.operands[j], seen)
-        return out
+            carried |= _origins(body.operands[j], seen)
+        return carried
     k = value.index  # type: ignore[attr-defined]
     if isinstance(owner, WgmmaOp):
         return {(owner.n.value.data, k)}
