@@ -22,16 +22,18 @@ in its registers, asynchronously.
   fragment into `t[i + r S + c]` of a 1-D f32 array (pairs of 8 bytes: `i` and `S` even).
 
 The safety rule (docs/safety.md#simt-8, error E1008): the hardware reads the shared tiles and
-writes the accumulators after the op has issued, until the wait that retires its group. So in one
-block, a `simt.wgmma` has a `simt.wgmma_fence` before it and `simt.wgmma_commit` then
-`simt.wgmma_wait {pending = 0}` after it, with only wgmma ops, `arith` ops and `cp.async` copies
-into arrays no wgmma of the window reads between (nothing else that writes memory, no barrier, no
-branch), and each of its results is used once, by a later `simt.wgmma` as its accumulator or by a
-`simt.wgmma_wait`. The fence, the wgmma, the commit and the wait are warpgroup collectives, so
-verify-disjoint holds them to block-uniform control flow; all five ops need a kernel whose contract
-names a 1-D block of a multiple of 128 threads (the fragment layout is by warpgroup lane). The
-shared arrays are read (and `wgmma_store` writes) unchecked, as every shared access is, so they
-belong in unsafe code.
+writes the accumulators after the op has issued, until the wait that retires its group. The
+op-local half is here: a `simt.wgmma` has a `simt.wgmma_fence` before it in its block (only
+wgmma ops, `arith` ops and `cp.async` copies into other arrays between: `check_fence`); each
+result of a wgmma, and of a wait that leaves groups pending, is in flight and used exactly once,
+in its own block, by a later wgmma as the same accumulator of the same shape, by a wait, or by a
+yield or loop that carries it on (`check_in_flight`, `check_chain`), so a group may run on into
+the next K step. The flow half, that no allocation a pending group reads is written and nothing
+is pending at a call or return, is verify-disjoint's (`passes/disjoint/in_flight.py`). The fence,
+the wgmma, the commit and the wait are warpgroup collectives, so verify-disjoint holds them to
+block-uniform control flow; all five ops need a kernel whose contract names a 1-D block of a
+multiple of 128 threads (the fragment layout is by warpgroup lane). The shared arrays are read
+(and `wgmma_store` writes) unchecked, as every shared access is, so they belong in unsafe code.
 """
 
 from __future__ import annotations
