@@ -4,17 +4,22 @@ process, and the generator of the SIMT example `examples/simt/gemm_wgmma.mlir`.
 The kernel computes C = A @ B^T (A m x k, B n x k, both row-major bf16, so both K-major as wgmma
 reads them; C m x n f32). A block of `W` warpgroups computes a `BM x BN` tile of C, each
 warpgroup `chains` m64nBNk16 accumulator chains (`BM = 64 chains W`). K advances 64 at a time
-through a ring of `S` stages of shared tiles filled by `cp.async` in the 128-byte swizzled form;
-each step waits for its stage, synchronises, issues the copies `S - 1` steps ahead, then fences,
-multiplies (4 k16 steps x chains), commits and waits for 0 groups (the window rule,
-docs/safety.md). The epilogue stages each warpgroup's fragments in a padded shared tile in turn
-and writes C in 16-byte chunks through tile witnesses.
+through `S` stages of shared tiles filled by `cp.async` in the 128-byte swizzled form, each stage
+its own `simt.shared_alloc` (or, `split=False`, one ring array); the K loop is unrolled by `S`
+so every stage is named statically. Each step waits for its stage, synchronises, fences,
+multiplies (4 k16 steps x chains), commits, issues the copies `S - 1 - pending` steps ahead into
+the stage every warpgroup has retired, and waits until at most `pending` groups are pending:
+with `pending` >= 1 the multiply runs on into the next step, its accumulators carried through
+the loop in flight and retired after it (SIMT 8, docs/safety.md). The epilogue stages each
+accumulator chain in a padded shared tile in turn and writes C in 16-byte chunks through tile
+witnesses.
 
 The accumulators (up to 128 a thread) are too many to type, so the IR is generated here:
 `python -m benchmarks.wgmma --example` rewrites the example (the default config),
-`python -m benchmarks.wgmma` times every config at 4096^3 and 8192^3 beside cuBLAS
-(`torch.matmul` on the same bf16 operands, bf16 out, and the same with an f32 view of the result
-where cuBLAS has one) and writes `$OUT/wgmma.json`. FLOP count 2 m n k.
+`python -m benchmarks.wgmma` checks every config on NaN-poisoned outputs (ragged sizes and
+misaligned rows included), times it at 4096^3 and 8192^3 beside cuBLAS (`torch.matmul` on the
+same bf16 operands), prints a compact table with ptxas's wgmma notes and writes
+`$OUT/wgmma.json`. FLOP count 2 m n k.
 """
 
 from __future__ import annotations
