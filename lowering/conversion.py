@@ -181,17 +181,30 @@ class Dispatch(RewritePattern):
 
     def __init__(self, patterns: Sequence[RewritePattern]):
         self.patterns = tuple(patterns)
-        self._typed = [(p, op_types(p)) for p in self.patterns]
-        self._candidates: dict[type[Operation], tuple[RewritePattern, ...]] = {}
         self._plans: dict[type[Operation], tuple[_Step, ...]] = {}
+        # Which patterns admit a class depends on the wrapped patterns only, and a conversion
+        # wraps the same module-level patterns anew on every run: their answers are kept
+        # across runs (`_ADMITTED`), so a compile does not work them out again per op class.
+        inner = tuple(_inner(p) for p in self.patterns)
+        key = tuple(map(id, inner))
+        entry = _ADMITTED.get(key)
+        if entry is None:
+            if len(_ADMITTED) >= _ADMITTED_MAX:
+                _ADMITTED.clear()
+            # (the patterns are held so that their ids stay theirs while the entry lives)
+            entry = _ADMITTED[key] = (inner, [op_types(p) for p in self.patterns], {})
+        self._types: list[tuple[type[Operation], ...] | None] = entry[1]
+        self._admitted: dict[type[Operation], tuple[int, ...]] = entry[2]
 
     def candidates(self, cls: type[Operation]) -> tuple[RewritePattern, ...]:
-        found = self._candidates.get(cls)
+        found = self._admitted.get(cls)
         if found is None:
-            found = self._candidates[cls] = tuple(
-                p for p, types in self._typed if _admits(p, types, cls)
+            found = self._admitted[cls] = tuple(
+                i
+                for i, (p, types) in enumerate(zip(self.patterns, self._types, strict=True))
+                if _admits(p, types, cls)
             )
-        return found
+        return tuple(self.patterns[i] for i in found)
 
     def _plan(self, cls: type[Operation]) -> tuple[_Step, ...]:
         steps: list[_Step] = []
@@ -241,13 +254,32 @@ class Dispatch(RewritePattern):
             handlers.remove(stamp)
 
 
+_ADMITTED: dict[
+    tuple[int, ...],
+    tuple[
+        tuple[RewritePattern, ...],
+        list[tuple[type[Operation], ...] | None],
+        dict[type[Operation], tuple[int, ...]],
+    ],
+] = {}
+"""Per tuple of wrapped patterns (by identity): their op types, and for each op class the
+indices of the patterns that admit it (`Dispatch.candidates`)."""
+
+_ADMITTED_MAX = 64
+"""Entries kept before `_ADMITTED` starts again (conversions built from new pattern objects
+each run, such as a test's, would otherwise add one a run)."""
+
+
+def _inner(pattern: RewritePattern) -> RewritePattern:
+    return pattern.pattern if isinstance(pattern, Guarded | Located) else pattern
+
+
 def _admits(pattern: RewritePattern, types: tuple[type[Operation], ...] | None, cls: type) -> bool:
     """Whether `pattern` may match an op of class `cls`: by its op types, else by its
     `can_match(cls)` where it has one (a pattern that matches ops by name), else yes."""
     if types is not None:
         return issubclass(cls, types)
-    inner = pattern.pattern if isinstance(pattern, Guarded | Located) else pattern
-    can_match = getattr(inner, "can_match", None)
+    can_match = getattr(_inner(pattern), "can_match", None)
     return can_match is None or bool(can_match(cls))
 
 
@@ -273,11 +305,29 @@ class DispatchWalker(PatternRewriteWalker):
         return bool(self.pattern.plan(type(op)))
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        if isinstance(op, Region) and not self.walk_reverse and not self.walk_regions_first:
+            self._push_region(op)  # the walk below in the same order, without its generators
+            return
         for sub_op in op.walk(
             reverse=not self.walk_reverse, region_first=not self.walk_regions_first
         ):
             if self._wanted(sub_op):
                 self._worklist.push(sub_op)
+
+    def _push_region(self, region: Region) -> None:
+        """Push the wanted ops of `region` as `region.walk(reverse=True, region_first=True)`
+        yields them: last block first, last op first, an op's regions before the op."""
+        plans = self.pattern._plans  # pyright: ignore[reportPrivateUsage]
+        plan, push = self.pattern.plan, self._worklist.push
+        for block in reversed(region.blocks):
+            for op in reversed(block.ops):
+                for inner in reversed(op.regions):
+                    self._push_region(inner)
+                wanted = plans.get(type(op))
+                if wanted is None:
+                    wanted = plan(type(op))
+                if wanted:
+                    push(op)
 
     def _add_operands_to_worklist(self, operands: Iterable[SSAValue]) -> None:
         for operand in operands:

@@ -10,6 +10,8 @@ llvm dialect (`ferrox.dialects.llvm`) adds to xDSL's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -19,6 +21,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     VectorType,
     i1,
+    i32,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -26,7 +30,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
 from ferrox.lowering.conversion import Unsupported
-from ferrox.lowering.to_llvm.support import legal_operands, replace_op, result_types
+from ferrox.lowering.to_llvm.support import int_attr, legal_operands, replace_op, result_types
 from ferrox.lowering.to_llvm.types import INDEX_WIDTH
 
 # ---------------------------------------------------------------------------------------------
@@ -36,7 +40,7 @@ from ferrox.lowering.to_llvm.types import INDEX_WIDTH
 def _constant_attr(value: Attribute, to: Attribute) -> Attribute:
     if isinstance(value, IntegerAttr):
         if isinstance(value.type, IndexType):
-            return IntegerAttr(value.value.data, to)
+            return int_attr(value.value.data, to)
         return value
     if isinstance(value, FloatAttr):
         return value
@@ -52,7 +56,8 @@ class ConstantToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /) -> None:
         (to,) = result_types(op)
-        replace_op(rewriter, op, [llvm.ConstantOp(_constant_attr(op.value, to), to)])
+        props = {"value": _constant_attr(op.value, to)}
+        replace_op(rewriter, op, [llvm.ConstantOp.create(properties=props, result_types=[to])])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -66,11 +71,21 @@ def _overflow(op: Operation) -> llvm.OverflowAttr:
     return llvm.OverflowAttr([llvm.OverflowFlag(f.value) for f in flags.data])
 
 
+NO_FASTMATH = llvm.FastMathAttr(None)
+
+
 def _fastmath(op: Operation) -> llvm.FastMathAttr:
     flags = op.properties.get("fastmath")
-    if not isinstance(flags, arith.FastMathFlagsAttr):
-        return llvm.FastMathAttr(None)
+    if not isinstance(flags, arith.FastMathFlagsAttr) or not flags.data:
+        return NO_FASTMATH
     return llvm.FastMathAttr(flags.data)
+
+
+def _float_op(target: type[Operation], operands: Sequence[SSAValue], op: Operation) -> Operation:
+    """`target(*operands, _fastmath(op))` of an llvm float op whose result has its first
+    operand's type, through `create` (the generic builder was most of its cost)."""
+    props = {"fastmathFlags": _fastmath(op)}
+    return target.create(operands=operands, result_types=[operands[0].type], properties=props)
 
 
 INT_BINARY: dict[type[Operation], type[Operation]] = {
@@ -116,12 +131,11 @@ class BinaryToLLVM(RewritePattern):
             lhs, rhs = legal_operands(rewriter, op.operands)
             props: dict[str, Attribute] = {}
             if issubclass(target, llvm.ArithmeticBinOpOverflow):
-                props["overflowFlags"] = IntegerAttr(_overflow(op).to_int(), 32)
+                props["overflowFlags"] = int_attr(_overflow(op).to_int(), i32)
             new = target.create(operands=[lhs, rhs], result_types=[to], properties=props)
         elif type(op) in FLOAT_BINARY:
-            (to,) = result_types(op)
             lhs, rhs = legal_operands(rewriter, op.operands)
-            new = FLOAT_BINARY[type(op)](lhs, rhs, _fastmath(op))
+            new = _float_op(FLOAT_BINARY[type(op)], (lhs, rhs), op)
         elif type(op) in FLOAT_MINMAX:
             (to,) = result_types(op)
             lhs, rhs = legal_operands(rewriter, op.operands)
@@ -213,7 +227,11 @@ class CmpiToLLVM(RewritePattern):
     def match_and_rewrite(self, op: arith.CmpiOp, rewriter: PatternRewriter, /) -> None:
         lhs, rhs = legal_operands(rewriter, op.operands)
         # arith and llvm number the ten predicates alike (eq, ne, slt, sle, sgt, sge, ult, ...)
-        replace_op(rewriter, op, [llvm.ICmpOp(lhs, rhs, IntegerAttr(op.predicate.value.data, 64))])
+        props = {"predicate": int_attr(op.predicate.value.data, i64)}
+        t = lhs.type
+        to = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1  # as ICmpOp's
+        new = llvm.ICmpOp.create(operands=[lhs, rhs], result_types=[to], properties=props)
+        replace_op(rewriter, op, [new])
 
 
 CMPF_FALSE, CMPF_TRUE = 0, 15
@@ -240,15 +258,16 @@ class CmpfToLLVM(RewritePattern):
 class SelectToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /) -> None:
-        cond, lhs, rhs = legal_operands(rewriter, op.operands)
-        replace_op(rewriter, op, [llvm.SelectOp(cond, lhs, rhs)])
+        operands = legal_operands(rewriter, op.operands)
+        new = llvm.SelectOp.create(operands=operands, result_types=[operands[1].type])
+        replace_op(rewriter, op, [new])
 
 
 class NegfToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.NegfOp, rewriter: PatternRewriter, /) -> None:
-        (x,) = legal_operands(rewriter, op.operands)
-        replace_op(rewriter, op, [llvm.FNegOp(x, _fastmath(op))])
+        new = _float_op(llvm.FNegOp, legal_operands(rewriter, op.operands), op)
+        replace_op(rewriter, op, [new])
 
 
 # ---------------------------------------------------------------------------------------------

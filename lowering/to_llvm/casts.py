@@ -9,13 +9,37 @@ a value of an unconverted type is still used, so it is reported at its user.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.rewriter import Rewriter
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from ferrox.lowering.conversion import ConversionState, rewrite_module
 
 
+def _unused_alone(cast: UnrealizedConversionCastOp) -> bool:
+    """Whether `cast` is unused, is no link of a chain (its input is not a cast's) and the
+    pattern's erasure would give its input no name (which the pattern does, in walk order,
+    when the input has none and the cast has one)."""
+    if len(cast.inputs) != 1 or len(cast.results) != 1 or cast.results[0].uses:
+        return False
+    value = cast.inputs[0]
+    if isinstance(value.owner, UnrealizedConversionCastOp):
+        return False
+    return bool(value.name_hint) or cast.results[0].name_hint is None
+
+
 def reconcile(module: ModuleOp, state: ConversionState) -> None:
     """Fold the cast chains; report the survivors (except at ops already reported)."""
+    # Most casts are unused by now (every user was rewritten to take the cast's input). Those
+    # the pattern would erase alone, leaving every name as it is, are erased here first; the
+    # pattern's walk then runs only if any cast is left.
+    left = False
+    for cast in [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]:
+        if _unused_alone(cast):
+            Rewriter.erase_op(cast)
+        else:
+            left = True
+    if not left:
+        return
     # xDSL's walker over this one pattern, offering it only the casts (`DispatchWalker`).
     rewrite_module([ReconcileUnrealizedCastsPattern(warn_on_failure=False)], module)
     for cast in module.walk():

@@ -32,6 +32,10 @@ from ferrox.lowering.conversion import Unsupported
 INDEX_WIDTH = 64
 """Bit width of `index` after conversion (nvptx64)."""
 
+INDEX_LLVM_TYPE = IntegerType(INDEX_WIDTH)
+"""`index` converted, made once: building a type checks its parameters, and a tile kernel's
+conversion asks for this one about a thousand times."""
+
 
 class TypeConversionError(Unsupported):
     """A type with no llvm equivalent; the message says why, for a located diagnostic."""
@@ -56,7 +60,7 @@ def is_static_memref(memref: MemRefType) -> bool:
 def convert_type(t: Attribute) -> Attribute:
     """The llvm-dialect type for `t`; raises `TypeConversionError` when there is none."""
     if isinstance(t, IndexType):
-        return IntegerType(INDEX_WIDTH)
+        return INDEX_LLVM_TYPE
     if isinstance(t, IntegerType | AnyFloat):
         return t
     if isinstance(t, VectorType):
@@ -101,6 +105,7 @@ def function_type(inputs: list[Attribute], outputs: list[Attribute]) -> LLVMFunc
 
 
 __all__ = [
+    "INDEX_LLVM_TYPE",
     "INDEX_WIDTH",
     "TypeConversionError",
     "convert_type",
