@@ -41,9 +41,9 @@ def _erase_dead(casts: list[UnrealizedConversionCastOp]) -> None:
         casts = alive
 
 
-def _fold_pairs(module: ModuleOp) -> None:
-    """A cast of a cast's results back to that cast's input types is its input."""
-    casts = _casts(module)
+def _fold_pairs(casts: list[UnrealizedConversionCastOp]) -> None:
+    """A cast of a cast's results back to that cast's input types is its input (`casts`: the
+    module's, in walk order)."""
     for cast in casts:
         producer = cast.inputs[0].owner if cast.inputs else None
         if (
@@ -98,25 +98,38 @@ def _append(ops: list[Operation], op: Operation) -> SSAValue:
     return op.results[0]
 
 
-def _has_simt_types(module: ModuleOp) -> bool:
-    for op in module.walk():
-        if any(is_simt_type(r.type) for r in op.results):
-            return True
-        if any(
-            is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args
-        ):
-            return True
-    return False
+def _simt_typed(op: Operation) -> bool:
+    """Whether a result of `op`, or an argument of a block in it, has a SIMT type."""
+    if any(is_simt_type(r.type) for r in op.results):
+        return True
+    return any(is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args)
 
 
 def finish(module: ModuleOp, state: ConversionState) -> None:
-    """Fold the casts away, pack what crossed control flow, and report anything left."""
-    _fold_pairs(module)
-    if _has_simt_types(module):
+    """Fold the casts away, pack what crossed control flow, and report anything left.
+
+    One walk finds the casts, the ops with SIMT types and the SIMT ops; folding only erases
+    casts (which have no regions), so what it leaves of them is what walking again would find."""
+    casts: list[UnrealizedConversionCastOp] = []
+    typed: list[Operation] = []
+    suspects: list[Operation] = []  # SIMT ops and casts, in walk order
+    for op in module.walk():
+        if isinstance(op, UnrealizedConversionCastOp):
+            casts.append(op)
+            suspects.append(op)
+        elif op.dialect_name() == "simt":
+            suspects.append(op)
+        if _simt_typed(op):
+            typed.append(op)
+    _fold_pairs(casts)
+    if any(op.parent is not None for op in typed):
         PatternRewriteWalker(_PackSimtTypes(), apply_recursively=False).rewrite_module(module)
         for cast in _casts(module):
             _materialize(cast)
-    for op in module.walk():
+        suspects = list(module.walk())
+    for op in suspects:
+        if op.parent is None:  # a cast folded away
+            continue
         if op.dialect_name() == "simt":
             state.cannot_lower(op, "no conversion pattern for it")
         elif isinstance(op, UnrealizedConversionCastOp):

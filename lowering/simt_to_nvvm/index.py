@@ -32,6 +32,7 @@ from ferrox.dialects.simt import (
     WarpIndexOp,
     WitnessValueOp,
 )
+from ferrox.lowering.build import cmpi, convert, same_type
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter, launch_block
 
 i128 = IntegerType(128)
@@ -52,27 +53,33 @@ def global_id(e: SimtEmitter, dim: str) -> SSAValue:
         if block is not None
         else e.register(_NTID[dim], f"ntid_{dim}")
     )
-    base = e(arith.MuliOp(e.register(_CTAID[dim], f"ctaid_{dim}"), ntid))
-    return e(arith.AddiOp(base, e.register(_TID[dim], f"tid_{dim}")), f"gid_{dim}")
+    base = e(same_type(arith.MuliOp, e.register(_CTAID[dim], f"ctaid_{dim}"), ntid))
+    return e(same_type(arith.AddiOp, base, e.register(_TID[dim], f"tid_{dim}")), f"gid_{dim}")
 
 
 def two_d(e: SimtEmitter, width: SSAValue, exact: bool) -> tuple[SSAValue, SSAValue]:
     """(raw, valid) of the 2-D spaces; `exact` when row * width + col cannot wrap."""
     col = global_id(e, "x")
     row = global_id(e, "y")
-    valid = e(arith.CmpiOp(col, width, "ult"), "col_ok")
+    valid = e(cmpi(col, width, "ult"), "col_ok")
     if exact:
-        raw = e(arith.AddiOp(e(arith.MuliOp(row, width)), col), "raw")
+        raw = e(same_type(arith.AddiOp, e(same_type(arith.MuliOp, row, width)), col), "raw")
         return raw, valid
-    wide = e(arith.MuliOp(e(arith.ExtUIOp(row, i128)), e(arith.ExtUIOp(width, i128))))
-    low = e(arith.TruncIOp(wide, i64))
-    high = e(arith.TruncIOp(e(arith.ShRUIOp(wide, e.const(64, i128))), i64))
-    raw = e(arith.AddiOp(low, col), "raw")
+    wide = e(
+        same_type(
+            arith.MuliOp,
+            e(convert(arith.ExtUIOp, row, i128)),
+            e(convert(arith.ExtUIOp, width, i128)),
+        )
+    )
+    low = e(convert(arith.TruncIOp, wide, i64))
+    high = e(convert(arith.TruncIOp, e(same_type(arith.ShRUIOp, wide, e.const(64, i128))), i64))
+    raw = e(same_type(arith.AddiOp, low, col), "raw")
     fits = e(
-        arith.AndIOp(e(arith.CmpiOp(high, e.const(0), "eq")), e(arith.CmpiOp(raw, low, "uge"))),
+        same_type(arith.AndIOp, e(cmpi(high, e.const(0), "eq")), e(cmpi(raw, low, "uge"))),
         "fits",
     )
-    return raw, e(arith.AndIOp(valid, fits), "valid")
+    return raw, e(same_type(arith.AndIOp, valid, fits), "valid")
 
 
 class ThreadIndex1DToNvvm(RewritePattern):
@@ -103,9 +110,9 @@ class WarpIndexToNvvm(RewritePattern):
     def match_and_rewrite(self, op: WarpIndexOp, rewriter: PatternRewriter, /) -> None:
         e = SimtEmitter.before(rewriter, op)
         thread = global_id(e, "x")
-        raw = e(arith.ShRUIOp(thread, e.const(5)), "warp")
+        raw = e(same_type(arith.ShRUIOp, thread, e.const(5)), "warp")
         first = e(
-            arith.CmpiOp(e(arith.AndIOp(thread, e.const(31))), e.const(0), "eq"), "first_lane"
+            cmpi(e(same_type(arith.AndIOp, thread, e.const(31))), e.const(0), "eq"), "first_lane"
         )
         rewriter.replace(op, [], [e.pack([raw, first], op.result.type)])
 

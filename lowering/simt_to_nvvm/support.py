@@ -29,6 +29,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import KernelOp
+from ferrox.lowering.build import cmpi, convert, gep, int_constant
+from ferrox.lowering.build import load as build_load
+from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Emitter
 from ferrox.lowering.simt_to_nvvm.types import expanded, is_simt_type, memory_type
 
@@ -50,7 +53,7 @@ class SimtEmitter(Emitter):
     # -- constants and casts ---------------------------------------------------------------
     def const(self, value: int, t: Attribute = i64) -> SSAValue:
         assert isinstance(t, IntegerType | IndexType)
-        return self(arith.ConstantOp(IntegerAttr(value, t)))
+        return self(int_constant(value, t))
 
     def true(self) -> SSAValue:
         return self.const(1, i1)
@@ -63,18 +66,18 @@ class SimtEmitter(Emitter):
         owner = index.owner
         if isinstance(owner, arith.IndexCastOp) and owner.input.type == i64:
             return owner.input
-        return self(arith.IndexCastOp(index, i64))
+        return self(convert(arith.IndexCastOp, index, i64))
 
     def to_index(self, value: SSAValue) -> SSAValue:
         if isinstance(value.type, IndexType):
             return value
         if value.type != i64:
-            value = self(arith.ExtUIOp(value, i64))
-        return self(arith.IndexCastOp(value, IndexType()))
+            value = self(convert(arith.ExtUIOp, value, i64))
+        return self(convert(arith.IndexCastOp, value, IndexType()))
 
     def register(self, op_type: type[Operation], name: str | None = None) -> SSAValue:
         """A 32-bit special register, zero-extended to i64."""
-        return self(arith.ExtUIOp(self(op_type()), i64), name)
+        return self(convert(arith.ExtUIOp, self(op_type()), i64), name)
 
     # -- SIMT values as parts ----------------------------------------------------------------
     def unpack(self, value: SSAValue) -> list[SSAValue]:
@@ -109,19 +112,19 @@ class SimtEmitter(Emitter):
         """The address of `base[indices]` (i64 values or constants) in `base`'s address space."""
         assert isinstance(base.type, LLVMPointerType)
         return self(
-            llvm.GEPOp(
+            gep(
                 base,
                 [i if isinstance(i, int) else llvm.GEP_USE_SSA_VAL for i in indices],
                 element,
-                ssa_indices=[i for i in indices if not isinstance(i, int)],
-                result_type=base.type,
-                inbounds=inbounds,
+                [i for i in indices if not isinstance(i, int)],
+                base.type,
+                inbounds,
             )
         )
 
     def load(self, address: SSAValue, element: Attribute, invariant: bool = False) -> SSAValue:
         """The element at `address`, as the SIMT element type (`index` is an i64 in memory)."""
-        load = llvm.LoadOp(address, memory_type(element))
+        load = build_load(address, memory_type(element))
         if invariant:
             load.attributes["invariant"] = UnitAttr()
         value = self(load)
@@ -130,12 +133,12 @@ class SimtEmitter(Emitter):
     def store(self, value: SSAValue, address: SSAValue) -> None:
         if isinstance(value.type, IndexType):
             value = self.to_i64(value)
-        self.emit(llvm.StoreOp(value, address))
+        self.emit(build_store(value, address))
 
     def trap_unless(self, index: SSAValue, length: SSAValue) -> None:
         """Trap (`llvm.trap`, PTX `trap`) unless `index < length`, unsigned: nothing past this
         point runs with an index out of range, so no access can read or write wild."""
-        bad = self(arith.CmpiOp(index, length, "uge"), "out_of_range")
+        bad = self(cmpi(index, length, "uge"), "out_of_range")
         then = Block()
         self.at(InsertPoint.at_end(then)).emit(llvm.CallIntrinsicOp(TRAP, [], []))
         self.at(InsertPoint.at_end(then)).emit(scf.YieldOp())

@@ -59,6 +59,9 @@ from ferrox.dialects.simt import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
+from ferrox.lowering.build import cmpi, convert, same_type
+from ferrox.lowering.build import load as build_load
+from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter, launch_block
 from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
@@ -104,7 +107,7 @@ def _log2(n: int) -> int:
 def _and(e: SimtEmitter, values: Sequence[SSAValue]) -> SSAValue:
     result = values[0]
     for v in values[1:]:
-        result = e(arith.AndIOp(result, v))
+        result = e(same_type(arith.AndIOp, result, v))
     return result
 
 
@@ -122,23 +125,31 @@ def _thread(e: SimtEmitter) -> tuple[SSAValue, SSAValue]:
         x, y, z = block
         linear = tid[0]
         if True:
-            inner = e(arith.AddiOp(tid[1], e(arith.MuliOp(tid[2], e.const(y)))))
-            linear = e(arith.AddiOp(linear, e(arith.MuliOp(inner, e.const(x)))))
+            inner = e(
+                same_type(arith.AddiOp, tid[1], e(same_type(arith.MuliOp, tid[2], e.const(y))))
+            )
+            linear = e(
+                same_type(arith.AddiOp, linear, e(same_type(arith.MuliOp, inner, e.const(x))))
+            )
         return linear, e.const(x * y * z)
     ntid = [e.register(_NTID[d], f"ntid_{'xyz'[d]}") for d in range(3)]
-    inner = e(arith.AddiOp(tid[1], e(arith.MuliOp(tid[2], ntid[1]))))
-    linear = e(arith.AddiOp(tid[0], e(arith.MuliOp(inner, ntid[0]))))
-    return linear, e(arith.MuliOp(e(arith.MuliOp(ntid[0], ntid[1])), ntid[2]))
+    inner = e(same_type(arith.AddiOp, tid[1], e(same_type(arith.MuliOp, tid[2], ntid[1]))))
+    linear = e(same_type(arith.AddiOp, tid[0], e(same_type(arith.MuliOp, inner, ntid[0]))))
+    return linear, e(same_type(arith.MuliOp, e(same_type(arith.MuliOp, ntid[0], ntid[1])), ntid[2]))
 
 
 def _exact_step(
     e: SimtEmitter, acc: SSAValue, dim: SSAValue, coord: SSAValue
 ) -> tuple[SSAValue, SSAValue]:
     """`acc * dim + coord` and whether it fits in 64 bits (computed in 128)."""
-    wide = e(arith.MuliOp(e(arith.ExtUIOp(acc, i128)), e(arith.ExtUIOp(dim, i128))))
-    wide = e(arith.AddiOp(wide, e(arith.ExtUIOp(coord, i128))))
-    high = e(arith.TruncIOp(e(arith.ShRUIOp(wide, e.const(64, i128))), i64))
-    return e(arith.TruncIOp(wide, i64)), e(arith.CmpiOp(high, e.const(0), "eq"))
+    wide = e(
+        same_type(
+            arith.MuliOp, e(convert(arith.ExtUIOp, acc, i128)), e(convert(arith.ExtUIOp, dim, i128))
+        )
+    )
+    wide = e(same_type(arith.AddiOp, wide, e(convert(arith.ExtUIOp, coord, i128))))
+    high = e(convert(arith.TruncIOp, e(same_type(arith.ShRUIOp, wide, e.const(64, i128))), i64))
+    return e(convert(arith.TruncIOp, wide, i64)), e(cmpi(high, e.const(0), "eq"))
 
 
 def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[SSAValue, SSAValue]:
@@ -152,31 +163,39 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
     chunks //= w
     t, threads = _thread(e)
     k = e.to_i64(op.chunk_index)
-    c = e(arith.AddiOp(e(arith.MuliOp(k, threads)), t), "chunk")
-    ok = [e(arith.CmpiOp(k, e.const(chunks), "ult")), e(arith.CmpiOp(c, e.const(chunks), "ult"))]
-    first = e(arith.MuliOp(c, e.const(w)))
+    c = e(same_type(arith.AddiOp, e(same_type(arith.MuliOp, k, threads)), t), "chunk")
+    ok = [e(cmpi(k, e.const(chunks), "ult")), e(cmpi(c, e.const(chunks), "ult"))]
+    first = e(same_type(arith.MuliOp, c, e.const(w)))
     dims = [e.to_i64(d) for d in op.dims]
     coords: list[SSAValue] = []
     shift = 0
     for d in reversed(range(rank)):
-        e_d = e(arith.AndIOp(e(arith.ShRUIOp(first, e.const(shift))), e.const(shape[d] - 1)))
+        e_d = e(
+            same_type(
+                arith.AndIOp,
+                e(same_type(arith.ShRUIOp, first, e.const(shift))),
+                e.const(shape[d] - 1),
+            )
+        )
         block_d = e.register(_CTAID[d], f"ctaid_{'xyz'[d]}")
-        g_d = e(arith.AddiOp(e(arith.MuliOp(block_d, e.const(shape[d]))), e_d))
-        ok.append(e(arith.CmpiOp(g_d, dims[d], "ult")))
+        g_d = e(
+            same_type(arith.AddiOp, e(same_type(arith.MuliOp, block_d, e.const(shape[d]))), e_d)
+        )
+        ok.append(e(cmpi(g_d, dims[d], "ult")))
         coords.insert(0, g_d)
         shift += _log2(shape[d])
     for d in range(rank, 3):
-        ok.append(e(arith.CmpiOp(e.register(_CTAID[d]), e.const(0), "eq")))
+        ok.append(e(cmpi(e.register(_CTAID[d]), e.const(0), "eq")))
     flat = coords[0]
     for d in range(1, rank):
         flat, fits = _exact_step(e, flat, dims[d], coords[d])
         ok.append(fits)
     valid = _and(e, ok)
-    count = _umin(e, e.const(w), e(arith.SubiOp(dims[-1], coords[-1])))
+    count = _umin(e, e.const(w), e(same_type(arith.SubiOp, dims[-1], coords[-1])))
     if length is not None:
-        ok_len = e(arith.CmpiOp(flat, length, "ult"))
-        valid = e(arith.AndIOp(valid, ok_len))
-        count = _umin(e, count, e(arith.SubiOp(length, flat)))
+        ok_len = e(cmpi(flat, length, "ult"))
+        valid = e(same_type(arith.AndIOp, valid, ok_len))
+        count = _umin(e, count, e(same_type(arith.SubiOp, length, flat)))
     count = e(arith.SelectOp(valid, count, e.const(0)), "count")
     flat.name_hint = "flat"
     return flat, count
@@ -184,7 +203,9 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
 
 def _aligned(e: SimtEmitter, address: SSAValue, align: int) -> SSAValue:
     bits = e(llvm.PtrToIntOp(address, i64))
-    return e(arith.CmpiOp(e(arith.AndIOp(bits, e.const(align - 1))), e.const(0), "eq"), "aligned")
+    return e(
+        cmpi(e(same_type(arith.AndIOp, bits, e.const(align - 1))), e.const(0), "eq"), "aligned"
+    )
 
 
 def _vector_ok(element) -> bool:
@@ -214,7 +235,7 @@ def _if(
 
 
 def _store_at(e: SimtEmitter, value: SSAValue, address: SSAValue) -> list[SSAValue]:
-    e.emit(llvm.StoreOp(value, address))
+    e.emit(build_store(value, address))
     return []
 
 
@@ -222,7 +243,7 @@ def _invariant_load(
     e: SimtEmitter, address: SSAValue, t: Attribute, align: int | None = None
 ) -> SSAValue:
     """A load from a shared slice, which nothing writes during the launch (see `memory.py`)."""
-    load = llvm.LoadOp(address, t, alignment=align)
+    load = build_load(address, t, align)
     load.attributes["invariant"] = UnitAttr()
     return e(load)
 
@@ -244,7 +265,7 @@ class StoreChunkToStores(RewritePattern):
 
         def scalar(inner: SimtEmitter) -> list[SSAValue]:
             for j, v in enumerate(values):
-                here = inner(arith.CmpiOp(inner.const(j), count, "ult"))
+                here = inner(cmpi(inner.const(j), count, "ult"))
                 _if(
                     inner,
                     here,
@@ -255,8 +276,8 @@ class StoreChunkToStores(RewritePattern):
 
         align = min(MAX_VECTOR_BYTES, w * byte_size(element))
         if w > 1 and _vector_ok(element):
-            full = e(arith.CmpiOp(count, e.const(w), "eq"))
-            fast = e(arith.AndIOp(full, _aligned(e, address, align)), "vector")
+            full = e(cmpi(count, e.const(w), "eq"))
+            fast = e(same_type(arith.AndIOp, full, _aligned(e, address, align)), "vector")
 
             def vector(inner: SimtEmitter) -> list[SSAValue]:
                 vec = inner(PoisonOp(VectorType(mem, [w])))
@@ -285,7 +306,7 @@ class TileIndexToParts(RewritePattern):
             return
         e = _ChunkEmitter.before(rewriter, op)
         flat, count = chunk_of(e, op, None)
-        valid = e(arith.CmpiOp(count, e.const(0), "ne"))
+        valid = e(cmpi(count, e.const(0), "ne"))
         rewriter.replace(op, [], [e.pack([flat, valid], op.result.type)])
 
 
@@ -301,13 +322,17 @@ class LoadChunkToLoads(RewritePattern):
         n = _umin(e, e.to_i64(op.count), e.const(w))
         # Trap unless i + n <= len (without wrapping), when any element is read.
         fits = e(
-            arith.AndIOp(
-                e(arith.CmpiOp(i, length, "ule")),
-                e(arith.CmpiOp(n, e(arith.SubiOp(length, i)), "ule")),
+            same_type(
+                arith.AndIOp,
+                e(cmpi(i, length, "ule")),
+                e(cmpi(n, e(same_type(arith.SubiOp, length, i)), "ule")),
             )
         )
-        reads = e(arith.CmpiOp(n, e.const(0), "ne"))
-        bad = e(arith.AndIOp(reads, e(arith.XOrIOp(fits, e.true()))), "out_of_range")
+        reads = e(cmpi(n, e.const(0), "ne"))
+        bad = e(
+            same_type(arith.AndIOp, reads, e(same_type(arith.XOrIOp, fits, e.true()))),
+            "out_of_range",
+        )
         _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
         address = e.element(ptr, [i], mem)
         pad = e.to_i64(op.padding) if isinstance(element, IndexType) else op.padding
@@ -316,7 +341,7 @@ class LoadChunkToLoads(RewritePattern):
         def scalar(b: SimtEmitter) -> list[SSAValue]:
             out = []
             for j in range(w):
-                here = b(arith.CmpiOp(b.const(j), n, "ult"))
+                here = b(cmpi(b.const(j), n, "ult"))
                 (v,) = _if(
                     b,
                     here,
@@ -329,8 +354,8 @@ class LoadChunkToLoads(RewritePattern):
 
         align = min(MAX_VECTOR_BYTES, w * byte_size(element))
         if w > 1 and _vector_ok(element):
-            full = e(arith.CmpiOp(n, e.const(w), "eq"))
-            fast = e(arith.AndIOp(full, _aligned(e, address, align)), "vector")
+            full = e(cmpi(n, e.const(w), "eq"))
+            fast = e(same_type(arith.AndIOp, full, _aligned(e, address, align)), "vector")
 
             def vector(b: SimtEmitter) -> list[SSAValue]:
                 vec = _invariant_load(b, address, VectorType(mem, [w]), align)

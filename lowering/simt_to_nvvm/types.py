@@ -32,8 +32,18 @@ class SimtTypeError(Unsupported):
     """A SIMT type the lowering cannot represent; the message becomes a located diagnostic."""
 
 
+_SIMT_TYPES = (*SLICE_TYPES, ThreadIndexType, PtrType, SharedArrayType)
+_IS_SIMT: dict[type, bool] = {}
+
+
 def is_simt_type(t: Attribute) -> bool:
-    return isinstance(t, (*SLICE_TYPES, ThreadIndexType, PtrType, SharedArrayType))
+    # By the type's class, answered once per class: the cast pass asks it of every result and
+    # block argument of the module, and an `isinstance` against these classes is slow.
+    cls = type(t)
+    found = _IS_SIMT.get(cls)
+    if found is None:
+        found = _IS_SIMT[cls] = issubclass(cls, _SIMT_TYPES)
+    return found
 
 
 def expanded(t: Attribute) -> list[Attribute]:

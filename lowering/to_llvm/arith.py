@@ -29,8 +29,9 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
+from ferrox.lowering.build import int_attr
 from ferrox.lowering.conversion import Unsupported
-from ferrox.lowering.to_llvm.support import int_attr, legal_operands, replace_op, result_types
+from ferrox.lowering.to_llvm.support import legal_operands, replace_op, result_types
 from ferrox.lowering.to_llvm.types import INDEX_WIDTH
 
 # ---------------------------------------------------------------------------------------------

@@ -12,22 +12,13 @@ casts come in inverse pairs and `casts.reconcile` removes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 
-from xdsl.dialects.builtin import IntegerAttr, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from ferrox.lowering.to_llvm.types import convert_type
-
-
-@cache
-def int_attr(value: int, t: Attribute) -> IntegerAttr:
-    """`IntegerAttr(value, t)`, made once per value and type: building an attribute checks its
-    parameters, which cost as much as a third of an op's conversion (predicates, overflow flags
-    and index constants repeat)."""
-    return IntegerAttr(value, t)
 
 
 def cast_one(value: SSAValue, to: Attribute) -> tuple[UnrealizedConversionCastOp, SSAValue]:
@@ -114,7 +105,6 @@ def result_types(op: Operation) -> list[Attribute]:
 __all__ = [
     "cast_one",
     "convert_block_signature",
-    "int_attr",
     "legal_operand",
     "legal_operands",
     "replace_op",

@@ -1,0 +1,121 @@
+"""The ops and attributes the lowerings build most, built without xDSL's generic builder.
+
+An IRDL op's `__init__` goes through `irdl_op_init`, which sorts its arguments into the op's
+operand, result, region and successor definitions; for an op with fixed operands and results
+that gives exactly what `Operation.create` is handed directly, at about three times the cost.
+Building an attribute checks its parameters every time. A tile kernel's compile builds a few
+thousand ops and attributes, most of them the same constants, predicates and types, so these
+were a fifth of the lowering's time. Each builder here makes the op its xDSL constructor would
+(same operands, result types and properties, in the same order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import TypeVar
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, UnitAttr, i1, i32, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+OpT = TypeVar("OpT", bound=Operation)
+
+CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+"""arith.cmpi's predicates, by their number."""
+
+
+@cache
+def int_attr(value: int, t: Attribute) -> IntegerAttr:
+    """`IntegerAttr(value, t)`, made once per value and type (attributes are immutable)."""
+    return IntegerAttr(value, t)
+
+
+@cache
+def _i32_array(values: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, values)
+
+
+_UNIT = UnitAttr()
+
+
+def int_constant(value: int, t: Attribute) -> arith.ConstantOp:
+    """`arith.ConstantOp(IntegerAttr(value, t))`."""
+    return arith.ConstantOp.create(result_types=[t], properties={"value": int_attr(value, t)})
+
+
+def cmpi(lhs: SSAValue, rhs: SSAValue, predicate: str) -> arith.CmpiOp:
+    """`arith.CmpiOp(lhs, rhs, predicate)` (both operands of one type, as its builder checks)."""
+    assert lhs.type == rhs.type, (lhs.type, rhs.type)
+    props = {"predicate": int_attr(CMPI_PREDICATES.index(predicate), i64)}
+    return arith.CmpiOp.create(operands=[lhs, rhs], result_types=[i1], properties=props)
+
+
+_NO_OVERFLOW = arith.IntegerOverflowAttr("none")
+
+
+def same_type(cls: type[OpT], *operands: SSAValue) -> OpT:
+    """`cls(*operands)` of an op whose one result has its first operand's type: arith's integer
+    binary ops (`AndIOp`, or `AddiOp` with its overflow flags, none, as its builder sets them)
+    and others without properties."""
+    if issubclass(cls, arith.SignlessIntegerBinaryOperationWithOverflow):
+        props: dict[str, Attribute] = {"overflowFlags": _NO_OVERFLOW}
+        return cls.create(operands=operands, result_types=[operands[0].type], properties=props)
+    assert not cls.get_irdl_definition().properties, cls  # pyright: ignore[reportAttributeAccessIssue]
+    return cls.create(operands=operands, result_types=[operands[0].type])
+
+
+def convert(cls: type[OpT], value: SSAValue, to: Attribute) -> OpT:
+    """`cls(value, to)` of a one-operand conversion without properties (`IndexCastOp`,
+    `ExtUIOp`, ...)."""
+    return cls.create(operands=[value], result_types=[to])
+
+
+def gep(
+    ptr: SSAValue,
+    indices: Sequence[int],
+    pointee: Attribute,
+    ssa_indices: Sequence[SSAValue],
+    result_type: Attribute,
+    inbounds: bool = False,
+) -> llvm.GEPOp:
+    """`llvm.GEPOp(ptr, indices, pointee, ssa_indices, result_type, inbounds)`."""
+    props: dict[str, Attribute] = {
+        "rawConstantIndices": _i32_array(tuple(indices)),
+        "elem_type": pointee,
+        "noWrapFlags": int_attr(0, i32),
+    }
+    if inbounds:
+        props["inbounds"] = _UNIT
+    return llvm.GEPOp.create(
+        operands=[ptr, *ssa_indices], result_types=[result_type], properties=props
+    )
+
+
+def load(ptr: SSAValue, t: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+    """`llvm.LoadOp(ptr, t, alignment)`."""
+    props: dict[str, Attribute] = {"ordering": int_attr(0, i64)}
+    if alignment is not None:
+        props["alignment"] = int_attr(alignment, i64)
+    return llvm.LoadOp.create(operands=[ptr], result_types=[t], properties=props)
+
+
+def store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
+    """`llvm.StoreOp(value, ptr, alignment)`."""
+    props: dict[str, Attribute] = {"ordering": int_attr(0, i64)}
+    if alignment is not None:
+        props["alignment"] = int_attr(alignment, i64)
+    return llvm.StoreOp.create(operands=[value, ptr], properties=props)
+
+
+__all__ = [
+    "CMPI_PREDICATES",
+    "cmpi",
+    "convert",
+    "gep",
+    "int_attr",
+    "int_constant",
+    "load",
+    "same_type",
+    "store",
+]
