@@ -16,8 +16,17 @@ from functools import cache
 from typing import TypeVar
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, UnitAttr, i1, i32, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    UnitAttr,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -32,11 +41,23 @@ def int_attr(value: int, t: Attribute) -> IntegerAttr:
 
 
 @cache
-def _i32_array(values: tuple[int, ...]) -> DenseArrayBase:
+def i32_array(values: tuple[int, ...]) -> DenseArrayBase:
+    """`DenseArrayBase.from_list(i32, values)`, made once per tuple."""
     return DenseArrayBase.from_list(i32, values)
 
 
+@cache
+def _f32_attr(bits: str) -> FloatAttr:
+    return FloatAttr(float.fromhex(bits), f32)
+
+
+def f32_attr(value: float) -> FloatAttr:
+    """`FloatAttr(value, f32)`, made once per value (-0.0 and 0.0 apart)."""
+    return _f32_attr(float(value).hex())
+
+
 _UNIT = UnitAttr()
+NO_FASTMATH = llvm.FastMathAttr(None)
 
 
 def int_constant(value: int, t: Attribute) -> arith.ConstantOp:
@@ -71,6 +92,39 @@ def convert(cls: type[OpT], value: SSAValue, to: Attribute) -> OpT:
     return cls.create(operands=[value], result_types=[to])
 
 
+def llvm_constant(value: Attribute, t: Attribute) -> llvm.ConstantOp:
+    """`llvm.ConstantOp(value, t)`."""
+    return llvm.ConstantOp.create(result_types=[t], properties={"value": value})
+
+
+def float_op(cls: type[OpT], *operands: SSAValue, fastmath: llvm.FastMathAttr = NO_FASTMATH) -> OpT:
+    """`cls(*operands, fastmath)` of an llvm float op (`FAddOp`, `FMAOp`, `FNegOp`, ...): one
+    result of its first operand's type, and its fast-math flags."""
+    props: dict[str, Attribute] = {"fastmathFlags": fastmath}
+    return cls.create(operands=operands, result_types=[operands[0].type], properties=props)
+
+
+def br(dest: Block, *args: SSAValue) -> llvm.BrOp:
+    """`llvm.BrOp(dest, *args)`."""
+    return llvm.BrOp.create(operands=args, successors=[dest])
+
+
+def cond_br(
+    cond: SSAValue,
+    then: Block,
+    then_args: Sequence[SSAValue],
+    other: Block,
+    other_args: Sequence[SSAValue],
+) -> llvm.CondBrOp:
+    """`llvm.CondBrOp(cond, then, then_args, other, other_args)`."""
+    sizes = i32_array((1, len(then_args), len(other_args)))
+    return llvm.CondBrOp.create(
+        operands=[cond, *then_args, *other_args],
+        successors=[then, other],
+        properties={"operandSegmentSizes": sizes},
+    )
+
+
 def gep(
     ptr: SSAValue,
     indices: Sequence[int],
@@ -81,7 +135,7 @@ def gep(
 ) -> llvm.GEPOp:
     """`llvm.GEPOp(ptr, indices, pointee, ssa_indices, result_type, inbounds)`."""
     props: dict[str, Attribute] = {
-        "rawConstantIndices": _i32_array(tuple(indices)),
+        "rawConstantIndices": i32_array(tuple(indices)),
         "elem_type": pointee,
         "noWrapFlags": int_attr(0, i32),
     }
@@ -110,11 +164,18 @@ def store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.
 
 __all__ = [
     "CMPI_PREDICATES",
+    "NO_FASTMATH",
+    "br",
     "cmpi",
+    "cond_br",
     "convert",
+    "f32_attr",
+    "float_op",
     "gep",
+    "i32_array",
     "int_attr",
     "int_constant",
+    "llvm_constant",
     "load",
     "same_type",
     "store",

@@ -29,7 +29,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
-from ferrox.lowering.build import int_attr
+from ferrox.lowering.build import NO_FASTMATH, float_op, int_attr, llvm_constant
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm.support import legal_operands, replace_op, result_types
 from ferrox.lowering.to_llvm.types import INDEX_WIDTH
@@ -57,8 +57,7 @@ class ConstantToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /) -> None:
         (to,) = result_types(op)
-        props = {"value": _constant_attr(op.value, to)}
-        replace_op(rewriter, op, [llvm.ConstantOp.create(properties=props, result_types=[to])])
+        replace_op(rewriter, op, [llvm_constant(_constant_attr(op.value, to), to)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,9 +71,6 @@ def _overflow(op: Operation) -> llvm.OverflowAttr:
     return llvm.OverflowAttr([llvm.OverflowFlag(f.value) for f in flags.data])
 
 
-NO_FASTMATH = llvm.FastMathAttr(None)
-
-
 def _fastmath(op: Operation) -> llvm.FastMathAttr:
     flags = op.properties.get("fastmath")
     if not isinstance(flags, arith.FastMathFlagsAttr) or not flags.data:
@@ -83,10 +79,8 @@ def _fastmath(op: Operation) -> llvm.FastMathAttr:
 
 
 def _float_op(target: type[Operation], operands: Sequence[SSAValue], op: Operation) -> Operation:
-    """`target(*operands, _fastmath(op))` of an llvm float op whose result has its first
-    operand's type, through `create` (the generic builder was most of its cost)."""
-    props = {"fastmathFlags": _fastmath(op)}
-    return target.create(operands=operands, result_types=[operands[0].type], properties=props)
+    """`target(*operands, _fastmath(op))`, an llvm float op with `op`'s fast-math flags."""
+    return float_op(target, *operands, fastmath=_fastmath(op))
 
 
 INT_BINARY: dict[type[Operation], type[Operation]] = {

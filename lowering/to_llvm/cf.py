@@ -15,6 +15,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from ferrox.lowering.build import br, cond_br
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm.support import convert_block_signature, legal_operands, replace_op
 from ferrox.lowering.to_llvm.types import convert_type
@@ -25,7 +26,7 @@ class BranchToLLVM(RewritePattern):
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter, /) -> None:
         args = legal_operands(rewriter, op.arguments)
         convert_block_signature(rewriter, op.successor)
-        replace_op(rewriter, op, [llvm.BrOp(op.successor, *args)])
+        replace_op(rewriter, op, [br(op.successor, *args)])
 
 
 def _cond_br(
@@ -48,7 +49,7 @@ def _cond_br(
         forward.location = op.location
         rewriter.insert(forward, InsertPoint.at_end(detour))
         other = (detour, [])
-    branch = llvm.CondBrOp(cond, then[0], then[1], other[0], other[1])
+    branch = cond_br(cond, then[0], then[1], other[0], other[1])
     branch.location = op.location
     return branch
 

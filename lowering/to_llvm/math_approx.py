@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32, i1, i64
+from xdsl.dialects.builtin import IntegerAttr, f32, i1, i64
 from xdsl.ir import SSAValue
 
 from ferrox.dialects.llvm.intrinsics import RoundEvenOp
+from ferrox.lowering.build import f32_attr, float_op, llvm_constant
 from ferrox.lowering.conversion import Emitter
 
 # The NVVM intrinsics, by the names LLVM 22 keeps (older spellings are auto-upgraded to these;
@@ -65,7 +66,7 @@ class F32Emitter(Emitter):
         """An f32 constant, made once per value (NaN, which equals nothing, each time)."""
         if value == value and value in self._constants:
             return self._constants[value]
-        result = self(llvm.ConstantOp(FloatAttr(value, f32), f32))
+        result = self(llvm_constant(f32_attr(value), f32))
         if value == value:
             self._constants[value] = result
         return result
@@ -74,22 +75,22 @@ class F32Emitter(Emitter):
         return self(llvm.CallIntrinsicOp(name, list(args), [f32]))
 
     def fadd(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(llvm.FAddOp(a, b))
+        return self(float_op(llvm.FAddOp, a, b))
 
     def fsub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(llvm.FSubOp(a, b))
+        return self(float_op(llvm.FSubOp, a, b))
 
     def fmul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(llvm.FMulOp(a, b))
+        return self(float_op(llvm.FMulOp, a, b))
 
     def fdiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(llvm.FDivOp(a, b))
+        return self(float_op(llvm.FDivOp, a, b))
 
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
-        return self(llvm.FMAOp(a, b, c))
+        return self(float_op(llvm.FMAOp, a, b, c))
 
     def fneg(self, a: SSAValue) -> SSAValue:
-        return self(llvm.FNegOp(a))
+        return self(float_op(llvm.FNegOp, a))
 
     def fabs(self, a: SSAValue) -> SSAValue:
         return self(llvm.FAbsOp(a, f32))
