@@ -57,8 +57,10 @@ while True:
     key = (module.triple, chip, features, opt)
     machine = machines.get(key)
     if machine is None:
+        # Code generation at most at LLVM's Default level: Aggressive made byte-identical PTX
+        # for every example, and took longer (the IR is optimised at `opt` all the same).
         machine = machines[key] = llvm.Target.from_triple(module.triple).create_target_machine(
-            cpu=chip, features=features, opt=opt
+            cpu=chip, features=features, opt=min(opt, 2)
         )
     if opt > 0:
         tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
