@@ -19,16 +19,19 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     UnitAttr,
     f32,
     i1,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.irdl import IRDLOperation
 
-OpT = TypeVar("OpT", bound=Operation)
+OpT = TypeVar("OpT", bound=IRDLOperation)
 
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 """arith.cmpi's predicates, by their number."""
@@ -37,6 +40,7 @@ CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", 
 @cache
 def int_attr(value: int, t: Attribute) -> IntegerAttr:
     """`IntegerAttr(value, t)`, made once per value and type (attributes are immutable)."""
+    assert isinstance(t, IntegerType | IndexType), t
     return IntegerAttr(value, t)
 
 
@@ -82,7 +86,7 @@ def same_type(cls: type[OpT], *operands: SSAValue) -> OpT:
     if issubclass(cls, arith.SignlessIntegerBinaryOperationWithOverflow):
         props: dict[str, Attribute] = {"overflowFlags": _NO_OVERFLOW}
         return cls.create(operands=operands, result_types=[operands[0].type], properties=props)
-    assert not cls.get_irdl_definition().properties, cls  # pyright: ignore[reportAttributeAccessIssue]
+    assert not cls.get_irdl_definition().properties, cls
     return cls.create(operands=operands, result_types=[operands[0].type])
 
 

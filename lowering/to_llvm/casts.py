@@ -33,9 +33,9 @@ def reconcile(module: ModuleOp, state: ConversionState) -> None:
     # the pattern would erase alone, leaving every name as it is, are erased here first; the
     # pattern's walk then runs only if any cast is left.
     left = False
-    for cast in [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]:
-        if _unused_alone(cast):
-            Rewriter.erase_op(cast)
+    for op in [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]:
+        if _unused_alone(op):
+            Rewriter.erase_op(op)
         else:
             left = True
     if not left:
