@@ -122,6 +122,13 @@ def _shown(index: Any) -> int:
     return unsigned(int(index), INDEX_WIDTH)
 
 
+def _per_lane(index: Any, n: int) -> np.ndarray:
+    """`index` as one int64 per lane (already so: as it is)."""
+    if type(index) is np.ndarray and index.dtype == np.int64 and index.shape == (n,):
+        return index
+    return np.broadcast_to(index, (n,)).astype(np.int64, copy=False)
+
+
 def checked(
     ex: Any, op: Any, buffer: Buffer, indices: list, mask: np.ndarray, what: str
 ) -> tuple[np.ndarray, np.ndarray, Exception | None]:
@@ -131,12 +138,15 @@ def checked(
     n = ex.n
     if mask.all():
         lanes = ex.all_lanes
-        idx = [np.broadcast_to(i, (n,)).astype(np.int64, copy=False) for i in indices]
+        idx = [_per_lane(i, n) for i in indices]
     else:
         lanes = np.flatnonzero(mask)
         idx = [np.broadcast_to(i, (n,))[lanes].astype(np.int64, copy=False) for i in indices]
     if len(idx) == 1:
         flat = idx[0]
+        # the common case, every lane in range, with two reductions and no temporaries
+        if len(flat) == 0 or (flat.min() >= 0 and flat.max() < buffer.length):
+            return lanes, flat + buffer.base(ex, lanes), None
         bad = (flat < 0) | (flat >= buffer.length)
     else:
         bad = np.zeros(len(lanes), bool)
@@ -249,6 +259,8 @@ def _live(acc: Accesses, row: int, at: Any, lanes: _Lanes):
     """Whether the recorded access of `row` at elements `at` is unordered with the lanes'."""
     t = acc.thread[row, at]
     unordered = acc.interval[row, at] == lanes.interval
+    if not lanes.cross_block and not unordered.any():  # all in earlier barrier intervals
+        return unordered, t
     if lanes.warps:
         rwarp = (t // lanes.tpb) * lanes.wpb + ((t % lanes.tpb) >> 5)
         unordered &= ~((rwarp == lanes.warp) & (acc.warp_epoch[row, at] != lanes.we))
