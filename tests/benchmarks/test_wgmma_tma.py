@@ -27,7 +27,9 @@ def _bf16(x: np.ndarray) -> np.ndarray:
     [
         (Config(1, 1, 64, 4), 70, 72, 200),
         (Config(1, 1, 64, 3), 64, 64, 512),
-        (Config(2, 2, 128, 4), 300, 200, 136),
+        # both warpgroups, two chains each, a 2 x 2 grid ragged in m, n and k; at n = 64 (the
+        # interpreter's cost grows with the tile's width, the schedule is the same)
+        (Config(2, 2, 64, 4), 300, 100, 136),
     ],
 )
 def test_tma_gemm_matches_numpy(cfg, m, n, k):
