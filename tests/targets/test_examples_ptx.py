@@ -10,11 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from compiled import compiled as compiled_once
 
 from ferrox.artifact import KernelArtifact, ModuleArtifact, ParamKind
-from ferrox.parser import parse_module
-from ferrox.registry import make_context
-from ferrox.targets.compile import compile_module
 from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,8 +92,8 @@ def examples() -> list[Path]:
 
 
 def compiled(path: Path) -> ModuleArtifact:
-    module = parse_module(make_context(), path.read_text(), str(path))
-    return compile_module(module, chip=CHIP.get(path.stem, "sm_90"), opt=3, cubin=False)
+    """The example at -O3 without a cubin, compiled once per worker for both tests that read it."""
+    return compiled_once(path, CHIP.get(path.stem, "sm_90"))
 
 
 def signature(kernel: KernelArtifact) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from compiled import compiled
 
 from ferrox.diagnostics import DiagnosticError
 from ferrox.parser import parse_module
@@ -23,7 +24,7 @@ def _module(text: str):
 
 
 def test_an_sm_90_request_compiles_the_opted_in_module_for_sm_90a():
-    artifact = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False)
+    artifact = compiled(EXAMPLE, "sm_90")  # one compile for the tests that only read it
     assert artifact.chip == "sm_90a"
     assert ".target sm_90a" in artifact.ptx
     ops = EXAMPLE.read_text().count("= simt.wgmma %")  # one PTX wgmma each (the loop unrolled)
@@ -41,7 +42,7 @@ def test_an_sm_90_request_compiles_the_opted_in_module_for_sm_90a():
 def test_the_descriptors_encode_a_128_byte_swizzled_k_major_tile():
     """Start address >> 4 in bits 0-13 (masked to 18 bits first), leading byte offset 16 (1),
     stride byte offset 1024 (64: 8 rows of 128 bytes), swizzle mode 1 (128 bytes) in 62-63."""
-    ptx = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False).ptx
+    ptx = compiled(EXAMPLE, "sm_90").ptx
     assert (1 << 62) | (64 << 32) | (1 << 16) == 4611686293305360384
     assert "4611686293305360384" in ptx
     assert "setp.ne.b32 p, " in ptx and ", p, 1, 1, 0, 0; }" in ptx  # scale-d, no transposes
@@ -76,7 +77,7 @@ def test_other_modules_keep_sm_90():
 
 @pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
 def test_the_wgmma_ptx_assembles_for_sm_90a():
-    artifact = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False)
+    artifact = compiled(EXAMPLE, "sm_90")
     resources = run_ptxas(artifact.ptx, "sm_90a").resources["gemm_wgmma"]
     assert resources.spill_stores == 0 and resources.registers <= 255
 
@@ -94,7 +95,7 @@ def test_the_pipelined_example_is_not_serialised_by_ptxas():
     """The K loop keeps a wgmma group in flight across steps; a branch between a wgmma and its
     wait (a trap or a fallback path in a copy) makes ptxas serialise every wgmma of the kernel,
     which it reports as C7518 or C7520 ('... are serialized ...')."""
-    artifact = compile_module(_module(EXAMPLE.read_text()), chip="sm_90", cubin=False)
+    artifact = compiled(EXAMPLE, "sm_90")
     assert "wgmma.wait_group.sync.aligned 1;" in artifact.ptx
     log = run_ptxas(artifact.ptx, "sm_90a").log
     assert "serialized" not in log, log
