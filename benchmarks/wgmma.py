@@ -52,6 +52,9 @@ class Config:
     """The wait at the end of each K step: 0 retires the step's group (nothing overlaps the next
     step), 1 (or more) leaves the newest groups running into the next steps (needs split
     stages)."""
+    unroll: bool = False
+    """The epilogue's copy-out of each staged chain unrolled, its shared loads before its
+    stores (else a loop of one load and one store)."""
 
     @property
     def bm(self) -> int:
@@ -94,6 +97,7 @@ class Config:
         return (
             f"{self.bm}x{self.bn}, {self.warpgroups} wg x {self.chains} m64n{self.bn}, "
             f"{self.stages} stages ({ring}), wait {self.pending}"
+            + (", unrolled epilogue" if self.unroll else "")
         )
 
 
@@ -243,6 +247,34 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
                 + " {pending = 0}"
             )
 
+    def unrolled_copy(p: str, x: int, chunks: int) -> None:
+        """Copy-out of staged chain `x` unrolled: every shared load first, then the stores
+        (the loop form waits for each load before its store)."""
+        for j in range(chunks):
+            y = f"{x}_{j}"
+            add(f"{p}%ce{y} = arith.constant {j * P} : index")
+            add(f"{p}%ch{y} = arith.addi %ce{y}, %t : index")
+            add(f"{p}%er{y} = arith.divui %ch{y}, %cquads : index")
+            add(f"{p}%eq{y} = arith.remui %ch{y}, %cquads : index")
+            add(f"{p}%ec{y} = arith.muli %eq{y}, %c4 : index")
+            add(f"{p}%erow{y} = arith.muli %er{y}, %cstride : index")
+            add(f"{p}%ei{y} = arith.addi %erow{y}, %ec{y} : index")
+            add(f"{p}%v{y}:4 = simt.unsafe -> f32, f32, f32, f32 {{")
+            add(
+                f"{p}  %v0, %v1, %v2, %v3 = simt.shared_load_vector %cs[%ei{y}] {{width = 4}} : "
+                f"{ctype} -> f32, f32, f32, f32"
+            )
+            add(f"{p}  simt.yield %v0, %v1, %v2, %v3 : f32, f32, f32, f32")
+            add(f"{p}}}")
+        for j in range(chunks):
+            y = f"{x}_{j}"
+            add(f"{p}%e{y} = arith.constant {x * chunks + j} : index")
+            add(f"{p}%wit{y} = simt.tile_index %e{y} dims(%m, %n) : {wit}")
+            add(
+                f"{p}simt.store_chunk %c[%wit{y}], %v{y}#0, %v{y}#1, %v{y}#2, %v{y}#3 : "
+                f"{out}, {wit}"
+            )
+
     if host:
         plural = "s" if W > 1 else ""
         header = (
@@ -363,6 +395,9 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
             if W > 1:
                 add(f"{p}}}")
             add(f"{p}simt.sync_threads")
+            if cfg.unroll:
+                unrolled_copy(p, x, chunks)
+                continue
             add(f"{p}%e0_{x} = arith.constant {x * chunks} : index")
             add(f"{p}%e1_{x} = arith.constant {(x + 1) * chunks} : index")
             add(f"{p}scf.for %e = %e0_{x} to %e1_{x} step %c1 {{")

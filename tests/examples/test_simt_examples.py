@@ -30,6 +30,7 @@ NAMES = [
     "sgemm_tiled",
     "sgemm_micro",
     "gemm_wgmma",
+    "gemm_tma",
     "tma_copy",
     "tma_copy_f32",
     "warp_reduce",

@@ -15,6 +15,7 @@ CHECKED = {
     "sgemm_tiled": "c2",
     "sgemm_micro": "c2",
     "gemm_wgmma": "c2",
+    "gemm_tma": "c2",
     "tma_copy": "out2",
     "tma_copy_f32": "out2",
     "warp_reduce": "out2",
@@ -46,7 +47,7 @@ def reference(name: str, p: dict) -> tuple[np.ndarray, dict]:
     if name.startswith("sgemm"):
         a, b = uniform(1, (p["m"], p["k"])), uniform(2, (p["k"], p["n"]))
         return a.astype(np.float64) @ b, {"rtol": 1e-5, "atol": 1e-5}
-    if name == "gemm_wgmma":  # bf16 operands (rounded once from f64), B given as n x k
+    if name in ("gemm_wgmma", "gemm_tma"):  # bf16 operands (rounded once from f64), B: n x k
         from ferrox.driver.interpreter.bf16 import round_f64
 
         a = round_f64(np.random.default_rng(81).uniform(-1.0, 1.0, (p["m"], p["k"])))
@@ -96,6 +97,7 @@ DEFAULTS = {
     "sgemm_tiled": {"m": 20, "n": 24, "k": 18},
     "sgemm_micro": {"m": 130, "n": 140, "k": 37},
     "gemm_wgmma": {"m": 128, "n": 256, "k": 192},
+    "gemm_tma": {"m": 200, "n": 136, "k": 136},
     "tma_copy": {"rows": 130, "cols": 136},
     "tma_copy_f32": {"rows": 100, "cols": 68},
     "warp_reduce": {"n": 1000},
@@ -114,6 +116,7 @@ OTHER = {
     "sgemm_tiled": {"m": 16, "n": 17, "k": 40},
     "sgemm_micro": {"m": 40, "n": 300, "k": 16},
     "gemm_wgmma": {"m": 100, "n": 136, "k": 72},
+    "gemm_tma": {"m": 100, "n": 72, "k": 104},  # k: rows of 16 bytes (the tensor map)
     "tma_copy": {"rows": 64, "cols": 8},
     "tma_copy_f32": {"rows": 129, "cols": 4},
     "warp_reduce": {"n": 33},

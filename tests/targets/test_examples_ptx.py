@@ -76,6 +76,13 @@ EXPECT = {
         barrier=True,
         max_registers=255,  # 128 f32 accumulators a thread (m64n256), two warpgroups a block
     ),
+    "gemm_tma": Expect(
+        (256, 1, 1),
+        ("slice:bf16", "slice:bf16", "slice:f32", "index", "index", "index"),
+        barrier=True,
+        nc_loads=False,
+        max_registers=168,  # 128 f32 accumulators a thread (2 x m64n128), TMA-fed
+    ),
     "tma_copy": Expect(
         (128, 1, 1), ("slice:bf16", "index", "index", "slice:bf16"), barrier=True, nc_loads=False
     ),
@@ -83,7 +90,7 @@ EXPECT = {
         (128, 1, 1), ("slice:f32", "index", "index", "slice:f32"), barrier=True, nc_loads=False
     ),
 }
-CHIP = {"gemm_wgmma": "sm_90a"}
+CHIP = {"gemm_wgmma": "sm_90a", "gemm_tma": "sm_90a"}
 """Examples that opt in to an arch-specific target (`"ferrox.chip"`: wgmma needs sm_90a)."""
 
 

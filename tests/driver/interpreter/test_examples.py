@@ -23,6 +23,7 @@ EXAMPLE_NAMES = [
     "sgemm_tiled",
     "sgemm_micro",
     "gemm_wgmma",
+    "gemm_tma",
     "tma_copy",
     "tma_copy_f32",
     "warp_reduce",
