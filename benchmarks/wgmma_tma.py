@@ -44,7 +44,7 @@ import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.wgmma import BK, ROOT, SHARED_LIMIT, Config, example_text, grid
+from benchmarks.wgmma import BK, ROOT, SHARED_LIMIT, Config, checked, example_text, grid
 
 NAME = "gemm_wgmma_tma"
 EXAMPLE = ROOT / "examples" / "simt" / "gemm_tma.mlir"
@@ -343,7 +343,7 @@ def rows(sizes=(4096, 8192), variants=VARIANTS, folder: Path | None = None) -> l
     (checked on a NaN-poisoned output before timing)."""
     import torch
 
-    from benchmarks.common import bench, launcher
+    from benchmarks.common import bench
 
     torch.backends.cuda.matmul.allow_tf32 = False
     out: list[dict] = []
@@ -367,13 +367,8 @@ def rows(sizes=(4096, 8192), variants=VARIANTS, folder: Path | None = None) -> l
                 try:
                     if isinstance(art, Exception):
                         raise art
-                    go = launcher(art, NAME, [a, b, c, m, n, k], grid=grid(v.cfg, m, n))
-                    c.fill_(float("nan"))
-                    go()
-                    torch.cuda.synchronize()
-                    err = ((c - ref).abs().max() / ref.abs().max()).item()
-                    row["max_rel_err"] = err
-                    row["correct"] = bool(err <= 1e-4)
+                    go, checks = checked(art, NAME, [a, b, c, m, n, k], grid(v.cfg, m, n), ref)
+                    row.update(checks)
                     ms = bench(go)
                     row.update(ms=ms, tflops=flops / ms / 1e9, ratio=peer_ms / ms)
                 except Exception as exc:
