@@ -23,10 +23,9 @@ BM, BN, THREADS = 256, 128, 256
 
 @pytest.fixture(scope="module")
 def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
+    """PyTorch with CUDA (the operands are made and compared on the device)."""
+    module = pytest.importorskip("torch")
+    return module if module.cuda.is_available() else pytest.skip("no CUDA in torch here")
 
 
 def _check(torch, kernel, dtype, m, n, k):
