@@ -12,6 +12,7 @@ from ferrox.artifact import ModuleArtifact
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
+from ferrox.targets.toolchain import PtxasResult, run_ptxas
 
 
 @functools.cache
@@ -21,3 +22,10 @@ def compiled(path: Path, chip: str, text: str | None = None) -> ModuleArtifact:
     source = path.read_text() if text is None else text
     module = parse_module(make_context(), source, str(path))
     return compile_module(module, chip=chip, opt=3, cubin=False)
+
+
+@functools.cache
+def assembled(ptx: str, chip: str) -> PtxasResult:
+    """`run_ptxas(ptx, chip)` once per process for the same PTX (ptxas takes seconds on the wgmma
+    GEMM, which three tests assemble); callers only read the result."""
+    return run_ptxas(ptx, chip)

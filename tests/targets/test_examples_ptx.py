@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from compiled import assembled as assemble_once
 from compiled import compiled as compiled_once
 
 from ferrox.artifact import KernelArtifact, ModuleArtifact, ParamKind
-from ferrox.targets.toolchain import find_ptxas, run_ptxas
+from ferrox.targets.toolchain import find_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simt"
@@ -194,7 +195,7 @@ needs_ptxas = pytest.mark.skipif(
 @pytest.mark.parametrize("path", examples(), ids=lambda p: p.stem)
 def test_example_assembles_without_spills(path: Path):
     result = compiled(path)
-    assembled = run_ptxas(result.ptx, CHIP.get(path.stem, "sm_90"))
+    assembled = assemble_once(result.ptx, CHIP.get(path.stem, "sm_90"))
     assert assembled.cubin, "ptxas produced a cubin"
     resources = assembled.resources[path.stem]
     assert resources.entry

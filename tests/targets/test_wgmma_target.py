@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from compiled import compiled
+from compiled import assembled, compiled
 
 from ferrox.diagnostics import DiagnosticError
 from ferrox.parser import parse_module
@@ -78,7 +78,7 @@ def test_other_modules_keep_sm_90():
 @pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
 def test_the_wgmma_ptx_assembles_for_sm_90a():
     artifact = compiled(EXAMPLE, "sm_90")
-    resources = run_ptxas(artifact.ptx, "sm_90a").resources["gemm_wgmma"]
+    resources = assembled(artifact.ptx, "sm_90a").resources["gemm_wgmma"]
     assert resources.spill_stores == 0 and resources.registers <= 255
 
 
@@ -97,5 +97,5 @@ def test_the_pipelined_example_is_not_serialised_by_ptxas():
     which it reports as C7518 or C7520 ('... are serialized ...')."""
     artifact = compiled(EXAMPLE, "sm_90")
     assert "wgmma.wait_group.sync.aligned 1;" in artifact.ptx
-    log = run_ptxas(artifact.ptx, "sm_90a").log
+    log = assembled(artifact.ptx, "sm_90a").log
     assert "serialized" not in log, log
