@@ -8,9 +8,11 @@ the checker passed in full, what every later launch with that key needs:
 
 - the buffer pairs the aliasing rule compares (`aliasing.checked_pairs`) with their sizes, to
   compare them again on each call's addresses; a pair that overlaps sends the call back to the
-  full check, which refuses it with the rule's own message (never skipped: it can fail);
-- the packed parameters, whose address slots each call rewrites (every other byte is a
-  function of the key), and the launch dimensions;
+  full check, which refuses it with the rule's own message (never skipped: it can fail; a
+  call on exactly the addresses the packed parameters hold, which passed it with this key's
+  sizes, has its verdict already);
+- the packed parameters, whose address slots a call on other addresses rewrites (every other
+  byte is a function of the key), and the launch dimensions;
 - the device whose torch current stream the launch goes on (read each call through torch's
   raw-handle getter: no stream object is made), else the legacy default stream. A caller's
   explicit stream is taken as it is for device arrays (their views need no ordering), and for
@@ -50,10 +52,12 @@ class Relaunch:
     packed parameters whose address cells `cells` names; the lock's two methods are bound once
     (a `with` block costs two more calls)."""
 
-    __slots__ = ("key", "_launch", "_cells", "_pairs", "_current", "_acquire", "_release")
+    __slots__ = (
+        "key", "_launch", "_cells", "_pairs", "_current", "_acquire", "_release", "_written"
+    )  # fmt: skip
 
     def __init__(self, key: tuple, launch: Callable[[int], None], cells: list, pairs: list,
-                 device: int | None):  # fmt: skip
+                 device: int | None, written: Sequence[int] = ()):  # fmt: skip
         self.key = key
         self._launch = launch
         self._cells = cells  # (address index, the ctypes cell it is written to)
@@ -61,12 +65,17 @@ class Relaunch:
         self._current = None if device is None else _current_stream(device)
         lock = threading.Lock()
         self._acquire, self._release = lock.acquire, lock.release
+        self._written = list(written)
+        """The addresses the cells hold: the checked launch's, then the last relaunch's. Each
+        passed the aliasing rule with this key's sizes, so a call on the same addresses (a loop
+        on the same buffers) has the rule's verdict already and writes nothing."""
 
     def __call__(self, addresses: list[int], stream: Any = None) -> bool:
-        for a, a_bytes, b, b_bytes in self._pairs:
-            start_a, start_b = addresses[a], addresses[b]
-            if start_a < start_b + b_bytes and start_b < start_a + a_bytes:
-                return False
+        if addresses != self._written:
+            for a, a_bytes, b, b_bytes in self._pairs:
+                start_a, start_b = addresses[a], addresses[b]
+                if start_a < start_b + b_bytes and start_b < start_a + a_bytes:
+                    return False
         current = self._current
         if stream is None:
             stream = LEGACY if current is None else current() or LEGACY
@@ -76,8 +85,10 @@ class Relaunch:
                 return False  # torch tensors on a stream not torch's: the full path orders them
         self._acquire()
         try:
-            for k, cell in self._cells:
-                cell.value = addresses[k]
+            if addresses != self._written:  # read again under the lock: another thread's
+                for k, cell in self._cells:
+                    cell.value = addresses[k]
+                self._written = addresses
             self._launch(stream)
         finally:
             self._release()
@@ -108,8 +119,6 @@ def relaunch_for(
     takes TMA tensor maps (encoded from the buffers' addresses when packed, so a rewritten
     address would leave a map on the old buffer): every such launch is checked in full."""
     if artifact.tensor_maps:  # a TMA tensor map holds a buffer's address: built at each launch
-        return None
-    if artifact.tensor_maps:  # TMA maps hold the addresses of this launch: built each launch
         return None
     args = checked.args
     index: dict[int, int] = {}  # caller argument -> its address's position
@@ -142,7 +151,7 @@ def relaunch_for(
         slot += len(param.abi)
     packed.moved(slots)
     dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
-    return Relaunch(key, kernel.prepared(dims, packed), cells, pairs, device)
+    return Relaunch(key, kernel.prepared(dims, packed), cells, pairs, device, addresses)
 
 
 __all__ = ["Relaunch", "relaunch_for"]

@@ -234,27 +234,33 @@ class LoadedKernel:
     def prepared(self, dims: tuple[Dim3, Dim3, int], packed: abi.Packed) -> Callable[[int], None]:
         """`relaunch(dims, packed, stream)` as one call of `launch(stream)`, for the checked
         API's memo: the driver's function, the launch dimensions and the parameter array are
-        bound once, so a repeat is the thread's context check, the stream's handle object and
-        `cuLaunchKernel` (three Python calls fewer than `relaunch`). While a seam replaces
-        `_launch_packed` (the fake GPU, a stubbed benchmark), that is called instead."""
+        bound once, so a repeat is the thread's context check, the stream's handle object (the
+        last one kept: a loop launches on one stream) and `cuLaunchKernel` (three Python calls
+        fewer than `relaunch`). While a seam replaces `_launch_packed` (the fake GPU, a stubbed
+        benchmark), that is called instead."""
         (gx, gy, gz), (bx, by, bz), shared = dims
         ordinal, address, kernel = self.ordinal, packed.address, self
         current = _device._current
-        function: list[Any] = []  # the CUfunction, made on the first native launch
+        function: Any = None  # the CUfunction, made on the first native launch
+        last: Any = None  # the raw stream launched on last, and its handle object
+        handle: Any = None
 
         def launch(stream: int) -> None:
+            nonlocal function, last, handle
             if _launch_packed is not _native_launch_packed:
                 kernel.relaunch(dims, packed, stream)
                 return
             if getattr(current, "context", None) != ordinal:
                 make_current(ordinal)
-            handle = _cu_streams.get(stream)
-            if handle is None:
-                handle = _cu_streams[stream] = _cu.CUstream(stream)
-            if not function:
-                function.append(kernel.function)
+            if stream != last:
+                handle = _cu_streams.get(stream)
+                if handle is None:
+                    handle = _cu_streams[stream] = _cu.CUstream(stream)
+                last = stream
+            if function is None:
+                function = kernel.function
             status = _cu.cuLaunchKernel(
-                function[0], gx, gy, gz, bx, by, bz, shared, handle, address, 0
+                function, gx, gy, gz, bx, by, bz, shared, handle, address, 0
             )
             if status[0]:
                 error = CudaError("cuLaunchKernel", status[0])

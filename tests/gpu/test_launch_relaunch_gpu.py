@@ -1,8 +1,9 @@
 """The checked relaunch's prepared driver call on the GPU (`LoadedKernel.prepared`): results
 against NumPy on fresh random data with poisoned outputs, for torch tensors (new ones each call,
-on torch's default and on another current stream) and device arrays; a changed element type
-refused with the checker's message; relaunches from several threads at once, each on its own
-tensors (the packed addresses are written and launched under the memo entry's lock).
+on torch's default and on another current stream) and device arrays; a changed element type,
+stride or device refused with the checker's message; relaunches from several threads at once,
+each on its own tensors (the packed addresses are written and launched under the memo entry's
+lock).
 
 Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_launch_relaunch_gpu.py`.
 """
@@ -82,6 +83,33 @@ def test_another_element_type_is_refused(vecadd, torch):
     ]
     torch.cuda.synchronize()
     assert wide.isnan().all(), "a refused launch wrote"
+
+
+def test_a_changed_stride_or_device_goes_back_to_the_full_check(vecadd, torch):
+    rng = np.random.default_rng(31)
+    x, y, a, b, out = operands(torch, rng, 1000)
+    launch = vecadd[4, 256]
+    launch(a, b, out)
+    launch(a, b, out)  # the memo, on the buffers it holds
+    strided = torch.full((2000,), float("nan"), device="cuda")[::2]  # 1000 f32, stride 2
+    with pytest.raises(ferrox.LaunchError) as info:
+        launch(a, b, strided)
+    assert info.value.problems == [
+        "%out (argument #2) of @vecadd is a disjoint slice of f32, but the array is a strided "
+        "view: a kernel buffer must be contiguous (pass a contiguous copy)"
+    ]
+    host = torch.full((1000,), float("nan"))
+    with pytest.raises(ferrox.LaunchError) as info:
+        launch(a, b, host)
+    assert info.value.problems == [
+        "%out (argument #2) of @vecadd is a CPU tensor: move it to the GPU (.cuda()) or pass a "
+        "NumPy array, which is copied in and back"
+    ]
+    torch.cuda.synchronize()
+    assert strided.isnan().all() and host.isnan().all(), "a refused launch wrote"
+    out.fill_(float("nan"))
+    launch(a, b, out)  # the memo again, on its own buffers
+    np.testing.assert_array_equal(out.cpu().numpy(), x + y)
 
 
 def test_relaunches_from_several_threads(vecadd, torch):
