@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from ferrox.artifact import AbiSlot, KernelArtifact, ModuleArtifact
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError
@@ -25,8 +25,9 @@ from ferrox.dialects.simt import KernelOp
 from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
 from ferrox.lowering.simt_to_nvvm.tma import artifact_maps
 from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
+from ferrox.lowering.tile_to_simt.gemm_wgmma import target_chip
 from ferrox.targets import kernel_facts
-from ferrox.targets.ptx import device_chip, resolve_target, submit_module
+from ferrox.targets.ptx import CHIP_ATTR, device_chip, resolve_target, submit_module
 from ferrox.targets.ptxas_job import start_ptxas
 from ferrox.targets.timing import Timings, stage
 from ferrox.targets.toolchain import FunctionResources, find_ptxas, run_ptxas
@@ -176,10 +177,12 @@ def _compile_module(
     module's text is read."""
     chip, features = resolve_target(module, chip, features)
     chip = device_chip(module, chip)  # a module's opt-in to sm_90a holds on an sm_90 request
+    chip = target_chip(module, chip)  # sm_90 tile GEMMs on wgmma (gemm_wgmma.py) need sm_90a
     _check_min_cc(module, chip)
     check_wgmma_target(module, chip)
     with stage(timings, "clone"):
         lowered = module.clone()
+    lowered.attributes[CHIP_ATTR] = StringAttr(chip)  # the tile lowering's target
     kernels: dict[str, KernelArtifact] = {}
     last = [time.perf_counter()]
 
@@ -288,6 +291,7 @@ def kernel_artifacts(
                 writes,
                 kernel_facts.tile_launch(op),
                 params,
+                artifact_maps(op),  # the wgmma GEMM's TMA loads (gemm_wgmma.py)
             )
         else:
             maps = artifact_maps(op)  # TMA loads' tensor maps (lowering/simt_to_nvvm/tma.py)

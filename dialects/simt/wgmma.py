@@ -13,6 +13,12 @@ in its registers, asynchronously.
   values of the 64 x N tile: value `i` of thread `t` (warpgroup lane `l = t % 128`, warp
   `w = l / 32`, `g = l % 32`) is element `(16 w + g / 4 + 8 ((i / 2) % 2),
   8 (i / 4) + 2 (g % 4) + i % 2)`.
+  With `{b_mn_stride = L}` B is MN-major instead (a `[K, N]` matrix with N contiguous, as a
+  row-major tile operand's B is; PTX's transposed B, 16-bit types only): `b` holds blocks of 64
+  columns of N, block `q` starting `L` elements after block `q - 1`, each block rows of 64
+  elements along N, one row per k, swizzled as above (logical `(k, c)` of a block at
+  `64 k + (c ^ 8 (k % 8))`). The tile is the 16 rows (k) from element `j` of each of the `N / 64`
+  blocks: `j % 512 == 0`, `L` a multiple of 512 and at least 1024, N a multiple of 64.
 - `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
   before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
 - `simt.wgmma_commit` closes the warpgroup's group of wgmma ops issued since the last one.
@@ -53,6 +59,7 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     var_operand_def,
     var_result_def,
@@ -73,6 +80,8 @@ SWIZZLE_ROW = 64
 """Elements in one 128-byte row of a swizzled tile (16-bit elements)."""
 SWIZZLE_ROWS = 8
 """Rows of one swizzle atom (1024 bytes): the XOR pattern repeats every 8 rows."""
+MN_STRIDE_LIMIT = 1 << 17
+"""An MN-major B's block stride is encoded in bytes >> 4 in 14 bits: below 2^17 elements."""
 
 
 def fragment_position(i: int, lane: int) -> tuple[int, int]:
@@ -109,6 +118,7 @@ def check_warpgroups(op: Operation) -> None:
 
 
 def _check_tile(op: Operation, name: str, array: SSAValue, rows: int) -> Attribute:
+    """A K-major tile of `rows` rows (or, for an MN-major B, `rows` elements) fits `array`."""
     t = array.type
     assert isinstance(t, SharedArrayType)
     element = t.get_element_type()
@@ -122,6 +132,24 @@ def _check_tile(op: Operation, name: str, array: SSAValue, rows: int) -> Attribu
             f"be a multiple of {atom} and at least {rows * SWIZZLE_ROW}, got {list(shape)}"
         )
     return element
+
+
+def check_mn_stride(n: int, stride: int) -> int:
+    """The rows (of 64 elements) an MN-major B tile of `n` columns spans with blocks `stride`
+    elements apart; raises unless `n` and `stride` are what the layout allows."""
+    atom = SWIZZLE_ROW * SWIZZLE_ROWS
+    if n % SWIZZLE_ROW:
+        raise VerifyException(
+            f"'simt.wgmma' with an MN-major B (b_mn_stride) needs n a multiple of {SWIZZLE_ROW}, "
+            f"got {n}"
+        )
+    if stride % atom or stride < K * SWIZZLE_ROW or stride >= MN_STRIDE_LIMIT:
+        raise VerifyException(
+            f"'simt.wgmma' b_mn_stride must be a multiple of {atom} from {K * SWIZZLE_ROW} to "
+            f"{MN_STRIDE_LIMIT - atom} (elements between blocks of {SWIZZLE_ROW} columns of B), "
+            f"got {stride}"
+        )
+    return ((n // SWIZZLE_ROW - 1) * stride) // SWIZZLE_ROW + K
 
 
 # --- the op-local half of the rule -----------------------------------------------------------
@@ -323,6 +351,8 @@ class WgmmaOp(IRDLOperation):
     b_index = operand_def(IndexType())
     acc = var_operand_def(f32)
     n = prop_def(IntegerAttr[IntegerType])
+    b_mn_stride = opt_prop_def(IntegerAttr[IntegerType])
+    """Present: B is MN-major, its 64-column blocks this many elements apart (docstring)."""
     res = var_result_def(f32)
 
     def __init__(
@@ -333,12 +363,21 @@ class WgmmaOp(IRDLOperation):
         b_index: SSAValue,
         acc: list[SSAValue],
         n: int,
+        b_mn_stride: int | None = None,
     ):
+        props: dict[str, Attribute] = {"n": IntegerAttr(n, i64)}
+        if b_mn_stride is not None:
+            props["b_mn_stride"] = IntegerAttr(b_mn_stride, i64)
         super().__init__(
             operands=[a, b, a_index, b_index, acc],
             result_types=[[f32] * len(acc)],
-            properties={"n": IntegerAttr(n, i64)},
+            properties=props,
         )
+
+    @property
+    def mn_stride(self) -> int | None:
+        """The MN-major B's block stride, or None for a K-major B."""
+        return None if self.b_mn_stride is None else self.b_mn_stride.value.data
 
     @property
     def array(self) -> SSAValue:
@@ -367,9 +406,14 @@ class WgmmaOp(IRDLOperation):
         n = attrs.pop("n", None)
         if not isinstance(n, IntegerAttr):
             parser.raise_error("'simt.wgmma' needs {n = N}")
+        stride = attrs.pop("b_mn_stride", None)
+        if stride is not None and not isinstance(stride, IntegerAttr):
+            parser.raise_error("'simt.wgmma' b_mn_stride must be an integer")
         a_value = parser.resolve_operand(a, ta)
         b_value = parser.resolve_operand(b, tb)
-        op = cls(a_value, ai, b_value, bi, acc, n.value.data)
+        op = cls(
+            a_value, ai, b_value, bi, acc, n.value.data, stride.value.data if stride else None
+        )
         op.attributes.update(attrs)
         return op
 
@@ -384,7 +428,8 @@ class WgmmaOp(IRDLOperation):
         printer.print_operand(self.b_index)
         printer.print_string("], acc(")
         printer.print_list(self.acc, printer.print_operand)
-        printer.print_string(f") {{n = {self.n.value.data}}}")
+        stride = "" if self.mn_stride is None else f", b_mn_stride = {self.mn_stride}"
+        printer.print_string(f") {{n = {self.n.value.data}{stride}}}")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.a.type)
@@ -401,7 +446,8 @@ class WgmmaOp(IRDLOperation):
                 f"got {len(self.acc)}"
             )
         ta = _check_tile(self, "A", self.a, M)
-        tb = _check_tile(self, "B", self.b, n)
+        stride = self.mn_stride
+        tb = _check_tile(self, "B", self.b, n if stride is None else check_mn_stride(n, stride))
         if ta != tb:
             raise VerifyException(f"'simt.wgmma' needs A and B of one type, got {ta} and {tb}")
         check_warpgroups(self)

@@ -30,6 +30,13 @@ The descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 the start addres
 the leading-dimension byte offset >> 4 (unused by a K-major swizzled tile: 1), 32-45 the stride
 byte offset >> 4 (1024 bytes between groups of 8 rows: 64), 62-63 the swizzle mode (1: 128-byte).
 A step of 16 elements along K adds 32 bytes to the start address, inside the swizzle atom.
+
+An MN-major B (`b_mn_stride = L`; PTX's transposed B, `imm-trans-b` 1): the descriptor's leading
+byte offset is the distance between blocks of 64 columns of N (`2 L` bytes), its stride byte
+offset the distance between groups of 8 rows along K (1024 bytes, as for K-major); the matrix
+starts at the 16 k-rows of the first block (a step along K adds 2048 bytes, whole atoms). That is
+the canonical MN-major 128-byte-swizzle layout of the PTX ISA's "Shared Memory Matrix Layout"
+(the repeating pattern along MN at the leading offset, along K at the stride offset).
 """
 
 from __future__ import annotations
@@ -159,12 +166,18 @@ def _address(e: SimtEmitter, array: SSAValue, index: SSAValue) -> tuple[SSAValue
     return start, 2 * constant  # 16-bit elements
 
 
-def _descriptor_asm(reg: str, name: str, offset: int) -> str:
+def mn_descriptor_bits(stride: int) -> int:
+    """The fixed fields of an MN-major B's descriptor with blocks `stride` elements apart:
+    leading byte offset `2 stride`, stride byte offset 1024, 128-byte swizzle."""
+    return ((2 * stride >> 4) << 16) | (64 << 32) | (1 << 62)
+
+
+def _descriptor_asm(reg: str, name: str, offset: int, bits: int = DESCRIPTOR_BITS) -> str:
     """PTX making descriptor `name` from the address in `reg` plus `offset` bytes: bits 0-13
-    the address >> 4 (masked to 18 bits first), then the fixed fields."""
+    the address >> 4 (masked to 18 bits first), then the fixed fields `bits`."""
     return (
         f"add.s64 {name}, {reg}, {offset}; and.b64 {name}, {name}, {0x3FFFF}; "
-        f"shr.u64 {name}, {name}, 4; or.b64 {name}, {name}, {DESCRIPTOR_BITS}; "
+        f"shr.u64 {name}, {name}, 4; or.b64 {name}, {name}, {bits}; "
     )
 
 
@@ -180,14 +193,17 @@ class WgmmaToPtx(RewritePattern):
         ra, oa = _address(e, op.a, op.a_index)
         rb, ob = _address(e, op.b, op.b_index)
         one = e.const(1, i32)
+        stride = op.mn_stride
+        b_bits = DESCRIPTOR_BITS if stride is None else mn_descriptor_bits(stride)
+        trans_b = 0 if stride is None else 1
         regs = ", ".join(f"${k}" for k in range(count))
         # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.
         asm = (  # one line: a scope for the predicate and the descriptors, as PTX allows
             f"{{ .reg .pred p; .reg .b64 da, db; setp.ne.b32 p, ${2 * count + 2}, 0; "
             + _descriptor_asm(f"${2 * count}", "da", oa)
-            + _descriptor_asm(f"${2 * count + 1}", "db", ob)
+            + _descriptor_asm(f"${2 * count + 1}", "db", ob, b_bits)
             + f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
-            f"{{{regs}}}, da, db, p, 1, 1, 0, 0; }}"
+            f"{{{regs}}}, da, db, p, 1, 1, 0, {trans_b}; }}"
         )
         parts = _tied(e, asm, list(op.acc), "l,l,r", [ra, rb, one])
         rewriter.replace(op, [], parts)

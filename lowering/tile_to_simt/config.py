@@ -51,10 +51,12 @@ def floor_pow2(n: int) -> int:
 
 @dataclass(frozen=True)
 class Config:
-    """The choices for one kernel: `threads` per block and the forced chunk width (0: auto)."""
+    """The choices for one kernel: `threads` per block and the forced chunk width (0: auto),
+    and the target `chip` ("": none named; `gemm_wgmma.py` takes sm_90's GEMM loops)."""
 
     threads: int
     elems: int = 0
+    chip: str = ""
 
     def width(self, element: Attribute, last_dim: int) -> int:
         """The chunk width for tiles of `element` whose last dimension is `last_dim`."""

@@ -42,6 +42,7 @@ from ferrox.lowering.tile_to_simt.assign import analyse
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
+from ferrox.lowering.tile_to_simt.gemm_wgmma import kernel_threads, module_chip
 from ferrox.lowering.tile_to_simt.helpers import Helpers
 from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
 from ferrox.passes.verify_disjoint import collect, verify_disjoint
@@ -56,6 +57,7 @@ def lower_kernel(
     elems: int,
     state: ConversionState,
     helpers: Helpers | None = None,
+    chip: str = "",
 ) -> simt.KernelOp | None:
     """The SIMT kernel for `kernel`, or None after reporting (in `state`) the first op that
     cannot be lowered. The device functions its calls name go into `helpers` (the caller
@@ -63,7 +65,9 @@ def lower_kernel(
     reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
     if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
         reduces = False  # mma layouts are laid out for the usual count
-    config = Config(threads or choose_threads(kernel_tiles(kernel), elems, reduces), elems)
+    hopper = None if threads else kernel_threads(kernel, chip)  # sm_90's wgmma loops
+    threads = threads or hopper or choose_threads(kernel_tiles(kernel), elems, reduces)
+    config = Config(threads, elems, chip)
     if (too_big := _too_big_for_registers(kernel, config.threads)) is not None:
         state.diagnostics.error(*too_big)
         return None
@@ -109,9 +113,13 @@ def _too_big_for_registers(kernel: tile.KernelOp, threads: int) -> tuple[Operati
     return None
 
 
-def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> None:
+def convert_tile_to_simt(
+    module: ModuleOp, threads: int = 0, elems: int = 0, chip: str = ""
+) -> None:
     """Replace every tile kernel in `module` by its SIMT kernel; raise one `DiagnosticError`
-    with every problem (bad options, ops that cannot be lowered, an unsafe result)."""
+    with every problem (bad options, ops that cannot be lowered, an unsafe result). `chip`: the
+    target ("": the module's `"ferrox.chip"`, if any)."""
+    chip = chip or module_chip(module)
     state = ConversionState("SIMT")
     diagnostics = state.diagnostics
     if threads and not (is_pow2(threads) and 32 <= threads <= 1024):
@@ -126,7 +134,7 @@ def convert_tile_to_simt(module: ModuleOp, threads: int = 0, elems: int = 0) -> 
     first: Operation | None = None
     for op in list(module.walk()):
         if isinstance(op, tile.KernelOp):
-            new = lower_kernel(op, threads, elems, state, helpers)
+            new = lower_kernel(op, threads, elems, state, helpers, chip)
             if new is not None:
                 Rewriter.replace_op(op, new)
                 lowered.append(new)
@@ -158,15 +166,17 @@ def _option_error(module: ModuleOp, message: str) -> DiagnosticError:
 
 @dataclass(frozen=True)
 class ConvertTileToSimtPass(ModulePass):
-    """Lower tile kernels to SIMT kernels (`threads` per tile block, `elems` per chunk; 0: auto)."""
+    """Lower tile kernels to SIMT kernels (`threads` per tile block, `elems` per chunk; 0: auto;
+    `chip`: the target, else the module's `"ferrox.chip"`)."""
 
     name = "convert-tile-to-simt"
 
     threads: int = 0
     elems: int = 0
+    chip: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # SIMT kernels beside the tile ones must be safe before anything is lowered: check the
         # verify-disjoint rules here too, so no composition of passes skips them.
         verify_disjoint(op)
-        convert_tile_to_simt(op, self.threads, self.elems)
+        convert_tile_to_simt(op, self.threads, self.elems, self.chip)

@@ -36,6 +36,8 @@ so the two rows a warp reads at once sit in different banks), `y` stages `[BK][B
 values each thread reads its rows of `x` as 4-wide vectors along k and, per k, its column blocks
 of `y` as 4-wide vectors, then does the fused multiply-adds of its blocks, in k order.
 
+On sm_90 a bf16/f16 loop that fits goes to `gemm_wgmma.py` instead (TMA + mbarriers + wgmma).
+
 All of it is the lowering's trusted code: shared accesses inside `simt.unsafe`, indices computed
 in range (the interpreter checks each one), and the produced kernel is checked by
 `verify-disjoint` like every lowered kernel.
@@ -54,6 +56,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.tile_to_simt import gemm_wgmma
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor
 from ferrox.lowering.tile_to_simt.layout import Layout, log2
@@ -149,10 +152,13 @@ def lower_pipelined(ctx: Lowering, op: scf.ForOp) -> bool:
         return lower_fused(ctx, op)  # the fused attention loop
     layout = ctx.layout_of(g.mma.result)
     tensor_cores = isinstance(g.element, BFloat16Type | Float16Type)
-    if tensor_cores:
+    pipe: _Pipeline | gemm_wgmma.Wgmma
+    if (hopper := gemm_wgmma.pipeline(ctx, g)) is not None:  # sm_90: TMA + wgmma
+        pipe = hopper
+    elif tensor_cores:
         if warp_split(g.m, g.n, ctx.threads // 32) is None:
             return False
-        pipe: _Pipeline = _TensorCores(ctx, g, layout)
+        pipe = _TensorCores(ctx, g, layout)
     else:
         if spaced_layout(g.m, g.n, ctx.threads) != layout:
             return False

@@ -161,6 +161,10 @@ def _infer(op: Operation, operands, config) -> list[Layout | None]:
     m, n = t.get_shape()
     if uses_tensor_cores(op):
         from ferrox.lowering.tile_to_simt.attention import fused_layout
+        from ferrox.lowering.tile_to_simt.gemm_wgmma import layout_for
+
+        if (hopper := layout_for(op, config)) is not None:  # sm_90's wgmma fragments
+            return [hopper]
 
         fused = fused_layout(op, config.threads)
         if fused is not None:

@@ -96,10 +96,39 @@ def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list
     return out
 
 
+def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], reads: list):
+    """The lanes' `(len(cols), 16)` elements of an MN-major B tile starting at flat `index`
+    (docs of `simt.wgmma`): column `c` in block `c // 64` (`stride` elements apart), k-rows
+    `r0 .. r0 + 16`, read at their swizzled places; each read appended to `reads`."""
+    at = np.broadcast_to(np.asarray(index).astype(np.int64), (ex.n,))
+    atom = SWIZZLE_ROW * SWIZZLE_ROWS
+    bad = mask & (at % atom != 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ex.fault(
+            op,
+            bad,
+            f"'simt.wgmma' reads an MN-major B from element {int(at[k])} of {buffer.name}: the "
+            f"tile starts at a row that is a multiple of {SWIZZLE_ROWS} (element % {atom} == 0)",
+        )
+    out = np.zeros((ex.n, len(cols), K), np.float64)
+    for j, col in enumerate(cols):
+        block, c = col // SWIZZLE_ROW, col % SWIZZLE_ROW
+        for kk in range(K):
+            row = at // SWIZZLE_ROW + kk
+            swizzled = ((c // 8) ^ (row % SWIZZLE_ROWS)) * 8 + c % 8
+            flat = at + block * stride + kk * SWIZZLE_ROW + swizzled
+            v = load(ex, op, buffer, [flat], mask, "simt.wgmma (B)")
+            reads.append((buffer, flat, v))
+            out[:, j, kk] = np.asarray(v, np.float64)
+    return out
+
+
 @lowers(simt.WgmmaOp)
 def _wgmma(op):
     n = op.n.value.data
     count = n // 2
+    stride = op.mn_stride
 
     def run(ex, args, mask):
         a, b, ai, bi, *acc = args
@@ -110,7 +139,10 @@ def _wgmma(op):
         reads: list = []
         a_rows = _tile(ex, op, a, ai, mask, "A", [row0, row0 + 8], reads)
         cols = [8 * j + 2 * (g % 4) + h for j in range(n // 8) for h in (0, 1)]
-        b_rows = _tile(ex, op, b, bi, mask, "B", cols, reads)
+        if stride is None:
+            b_rows = _tile(ex, op, b, bi, mask, "B", cols, reads)
+        else:
+            b_rows = _mn_tile(ex, op, b, bi, mask, stride, cols, reads)
         _in_flight(ex)["open"].append((op, mask, reads))
         prod = np.einsum("lrk,lck->lrc", a_rows, b_rows)  # (lanes, 2, n / 4)
         out = []

@@ -359,3 +359,57 @@ simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
   }
   simt.return
 }
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 16384> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' with an MN-major B (b_mn_stride) needs n a multiple of 64, got 32}}
+    %d:16 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 32, b_mn_stride = 2048} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [4096]>
+    simt.wgmma_commit
+    %e:16 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7, %d#8, %d#9, %d#10, %d#11, %d#12, %d#13, %d#14, %d#15 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 16384> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' b_mn_stride must be a multiple of 512 from 1024 to 130560 (elements between blocks of 64 columns of B), got 1000}}
+    %d:32 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 64, b_mn_stride = 1000} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [4096]>
+    simt.wgmma_commit
+    %e:32 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7, %d#8, %d#9, %d#10, %d#11, %d#12, %d#13, %d#14, %d#15, %d#16, %d#17, %d#18, %d#19, %d#20, %d#21, %d#22, %d#23, %d#24, %d#25, %d#26, %d#27, %d#28, %d#29, %d#30, %d#31 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 16384> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    // expected-error@+1 {{'simt.wgmma' reads B as 128-byte swizzled rows of a 1-D array: its length must be a multiple of 512 and at least 5120, got [4096]}}
+    %d:64 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 128, b_mn_stride = 4096} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [4096]>
+    simt.wgmma_commit
+    %e:64 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7, %d#8, %d#9, %d#10, %d#11, %d#12, %d#13, %d#14, %d#15, %d#16, %d#17, %d#18, %d#19, %d#20, %d#21, %d#22, %d#23, %d#24, %d#25, %d#26, %d#27, %d#28, %d#29, %d#30, %d#31, %d#32, %d#33, %d#34, %d#35, %d#36, %d#37, %d#38, %d#39, %d#40, %d#41, %d#42, %d#43, %d#44, %d#45, %d#46, %d#47, %d#48, %d#49, %d#50, %d#51, %d#52, %d#53, %d#54, %d#55, %d#56, %d#57, %d#58, %d#59, %d#60, %d#61, %d#62, %d#63 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}

@@ -127,4 +127,21 @@ builtin.module {
   // CHECK:      simt.kernel @store_beside
   // CHECK:      simt.wgmma_commit
   // CHECK-NEXT: simt.shared_store %z, %cs[%c0] : !simt.shared<f32, [1024]>
+  // An MN-major B (`b_mn_stride`: a [K, N] tile with N contiguous, blocks of 64 columns 2048
+  // elements apart): two 64-column blocks of 32 k-rows each, the product at k = 0.
+  simt.kernel @mn_major() contract<domain = 1, block = [128], shared_bytes = 16384> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    simt.unsafe {
+      simt.wgmma_fence
+      %d:32 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 64, b_mn_stride = 2048} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [4096]>
+      simt.wgmma_commit
+      %e:32 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7, %d#8, %d#9, %d#10, %d#11, %d#12, %d#13, %d#14, %d#15, %d#16, %d#17, %d#18, %d#19, %d#20, %d#21, %d#22, %d#23, %d#24, %d#25, %d#26, %d#27, %d#28, %d#29, %d#30, %d#31 {pending = 0}
+      simt.yield
+    }
+    simt.return
+  }
+  // CHECK:      simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 64, b_mn_stride = 2048}
 }

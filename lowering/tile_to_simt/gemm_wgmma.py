@@ -1,0 +1,358 @@
+"""The GEMM main loop (`gemm.py`'s pattern) on Hopper: TMA loads into 128-byte swizzled shared
+stages that complete on mbarriers, multiplied by `simt.wgmma` into f32 accumulators, when the
+target is sm_90 (compiled as sm_90a, the arch-specific target wgmma needs) and the inputs are bf16
+or f16. Anything else keeps `gemm.py`'s `cp.async` + `mma.sync` path.
+
+What was settled, and why:
+
+- **Which loops** (`plan`): `m`, `n`, `k` multiples of 64 and at most 256 (a TMA box side is at
+  most 256 elements; a 128-byte swizzled row is 64 16-bit elements), the loop at the top of the
+  kernel (its barriers' phases start at 0 each run: a loop nested in another would find them
+  part-way), and at most 128 accumulators a thread. Warpgroups: two over M when `m >= 128`, else
+  two over N when `n >= 128`, else one; each computes `m / wm` rows as `m / (64 wm)` chains of
+  m64nN wgmma, `N = n / wn` (the SIMT kernel's best configs: 256 x 128 as 2 x 2 m64n128, 128 x
+  256 as 2 x m64n256). The kernel then takes `128 wm wn` threads (`kernel_threads`, before the
+  layouts are chosen) and the accumulator takes the wgmma fragment layout (`layout`), so the
+  epilogue stores the registers in place as it does for `mma.sync`'s layout.
+- **B's layout**: the tile operand's B is `[K, N]` row-major (N contiguous). TMA loads it as
+  `n / 64` boxes of `[k, 64]`, each rows of 64 N-values, one row per k, swizzled: exactly the
+  MN-major 128-byte swizzle layout wgmma reads with a transposed B (`simt.wgmma {b_mn_stride}`,
+  the box stride `64 k` elements). A is `[M, K]`, K contiguous: `k / 64` boxes of `[m, 64]`,
+  K-major, as the SIMT kernel's.
+- **Stages and schedule**: `S` stages (at most 4 within 200 KiB, less the staging array the
+  store's exchange of the f32 accumulator takes, `4 m (n + 1)` bytes, and 8 KiB for the rest of
+  the epilogue; at least 2, else the loop stays on `gemm.py`), each an A and a B
+  array of its own (verify-disjoint's in-flight rule is per allocation: a stage may be refilled
+  while a group reading another is pending), a barrier per stage. Thread 0 initialises the
+  barriers, a block barrier, then loads iterations `0 .. D - 1`. The loop runs in rounds of `S`
+  iterations, unrolled so each stage is a constant; iteration `t` (stage `s = t % S`, parity
+  `(t / S) % 2`): block barrier (every warpgroup passed the wait that retired the group of
+  iteration `t - 1 - P`, which read the stage refilled now); thread 0 loads iteration `t + D`
+  into stage `(s + D) % S`, `D = S - 1 - P`, predicated (no branch near the wgmma ops: ptxas
+  serialises them after one); every thread waits on the stage's barrier; fence, the wgmma ops of
+  the `k / 16` steps, commit, and a wait leaving `P` groups pending (`P = 1`, or 0 with 2
+  stages). After the loop a wait with `P = 0` retires the rest.
+- **Ragged sizes and extra iterations**: the tensor maps are built at launch from the tensors'
+  shapes, so rows and columns past `m`, `n`, `k` read as zeros, as `tile.load`'s zero padding
+  does. The rounds cover the trip count rounded up to `S`; an iteration past the loop's end
+  loads from coordinates at the tensor's edge (all zeros), which adds `0 * 0` products: the sum
+  is unchanged (a `-0.0` accumulator would become `+0.0`). Coordinates are clamped to the
+  tensor's extent so that a tile index past it reads zeros however large.
+- **The chip**: the target reaches the tile lowering as `Config.chip`, from the module's
+  `"ferrox.chip"` attribute or the pass option `chip`; `compile` stamps the chip it compiles for
+  onto its copy of the module and asks `target_chip` whether sm_90 must become sm_90a (the
+  interpreter runs whatever the module's attribute selects, so the CPU runs this path too).
+
+Everything here is the lowering's trusted code: every shared, barrier, TMA and wgmma op sits in
+`simt.unsafe`, and the produced kernel passes `verify-disjoint` (the in-flight rules of wgmma)
+like every lowered kernel (docs/safety.md, trusted base).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    IndexType,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import simt, tile
+from ferrox.dialects.simt.tma import (
+    MbarrierArriveExpectTxOp,
+    MbarrierInitOp,
+    MbarrierWaitOp,
+    TmaLoadOp,
+)
+from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering
+from ferrox.lowering.tile_to_simt.exchange import staging_size
+from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
+
+WGMMA_CHIPS = ("sm_90", "sm_90a")
+CHIP_ATTR = "ferrox.chip"
+BOX = 64
+"""Elements of one 128-byte swizzled row: a box's inner side."""
+BOX_LIMIT = 256
+MAX_ACCUMULATORS = 128
+"""f32 accumulators a thread may hold (of its 255 registers)."""
+MAX_STAGES = 4
+STAGE_BUDGET = 200 * 1024
+EPILOGUE_MARGIN = 8 * 1024
+"""Shared memory left for what follows the loop besides the accumulator's staging array."""
+PENDING = 1
+WARPGROUP = 128
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one GEMM loop runs on wgmma: tile shape, warpgroups over M and N, stages."""
+
+    m: int
+    n: int
+    k: int
+    wm: int
+    wn: int
+    stages: int
+
+    @property
+    def threads(self) -> int:
+        return WARPGROUP * self.wm * self.wn
+
+    @property
+    def nw(self) -> int:
+        """Columns per warpgroup: the wgmma's N."""
+        return self.n // self.wn
+
+    @property
+    def chains(self) -> int:
+        """m64 row blocks per warpgroup."""
+        return self.m // self.wm // 64
+
+    @property
+    def pending(self) -> int:
+        return PENDING if self.stages >= 3 else 0
+
+
+def plan(g, chip: str) -> Plan | None:
+    """The plan for matched loop `g` (`gemm.Gemm`) on `chip`, or None where this path does not
+    apply (module docstring)."""
+    if chip not in WGMMA_CHIPS or not isinstance(g.element, BFloat16Type | Float16Type):
+        return None
+    m, n, k = g.m, g.n, g.k
+    if any(d % BOX or d > BOX_LIMIT for d in (m, n, k)):
+        return None
+    if not isinstance(g.loop.parent_op(), tile.KernelOp):
+        return None
+    wm, wn = (2, 1) if m >= 128 else (1, 2) if n >= 128 else (1, 1)
+    if m * n // (WARPGROUP * wm * wn) > MAX_ACCUMULATORS:
+        return None
+    # The store brings the f32 accumulator to its partition's chunked layout through a staging
+    # array (exchange.py), which comes on top of the stages.
+    staging = 4 * staging_size((m, n))
+    budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
+    stages = min(MAX_STAGES, budget // (2 * k * (m + n)))
+    if stages < 2:
+        return None
+    return Plan(m, n, k, wm, wn, stages)
+
+
+def _plans(kernel: tile.KernelOp, chip: str) -> list[Plan]:
+    from ferrox.lowering.tile_to_simt.gemm import match
+
+    out = []
+    for op in kernel.body.block.ops:
+        if isinstance(op, scf.ForOp) and (g := match(op)) is not None:
+            if (p := plan(g, chip)) is not None:
+                out.append(p)
+    return out
+
+
+def kernel_threads(kernel: tile.KernelOp, chip: str) -> int | None:
+    """The threads the kernel's first wgmma loop needs, or None when it has none."""
+    plans = _plans(kernel, chip)
+    return plans[0].threads if plans else None
+
+
+def module_chip(module: ModuleOp) -> str:
+    """The module's `"ferrox.chip"`, or "" (no target named: the portable path)."""
+    attr = module.attributes.get(CHIP_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else ""
+
+
+def target_chip(module: ModuleOp, chip: str) -> str:
+    """`chip`, or its arch-specific variant sm_90a when a tile kernel of `module` takes this
+    path on sm_90 (wgmma exists only there)."""
+    if chip != "sm_90":
+        return chip
+    for op in module.ops:
+        if isinstance(op, tile.KernelOp) and _plans(op, chip):
+            return "sm_90a"
+    return chip
+
+
+def layout(p: Plan) -> Layout:
+    """The accumulator layout of the wgmma fragments: register `i` of chain `h` is value `i` of
+    the chain's m64nN fragment (`i % 2`: column bit 0, `(i / 2) % 2`: row bit 3, `i / 4`: the
+    n8 tile), chains take row bits 6 and up; lanes: column bits 1-2 and row bits 0-2 (the lane
+    in its warp), row bits 4-5 (the warp in its warpgroup), then the warpgroup's bit (the top
+    row bit with two over M, the top column bit with two over N)."""
+    lm, ln = log2(p.m), log2(p.n)
+    col = list(range(ln))
+    row = list(range(ln, ln + lm))
+    rows_wg, cols_wg = log2(p.m // p.wm), log2(p.nw)
+    regs = [col[0], row[3], *col[3:cols_wg], *row[6:rows_wg]]
+    lanes = [col[1], col[2], row[0], row[1], row[2], row[4], row[5]]
+    lanes += row[rows_wg:] + col[cols_wg:]
+    return assign((p.m, p.n), p.threads, regs, lanes)
+
+
+def layout_for(op: Operation, config) -> Layout | None:
+    """The wgmma layout for `tile.mma` `op` when its loop takes this path under `config`."""
+    from ferrox.lowering.tile_to_simt.gemm import match
+
+    loop = op.parent_op()
+    if not isinstance(loop, scf.ForOp) or not config.chip:
+        return None
+    g = match(loop)
+    if g is None or g.mma is not op:
+        return None
+    p = plan(g, config.chip)
+    return layout(p) if p is not None and p.threads == config.threads else None
+
+
+def pipeline(ctx: Lowering, g) -> Wgmma | None:
+    """The lowering of matched loop `g` on wgmma when its plan holds and the layouts agree; None
+    leaves it to `gemm.py`'s pipelines."""
+    p = plan(g, ctx.config.chip)
+    if p is None or p.threads != ctx.threads or ctx.layout_of(g.mma.result) != layout(p):
+        return None
+    return Wgmma(ctx, g, p)
+
+
+class Wgmma:
+    """One loop's lowering (module docstring); `run` emits it."""
+
+    def __init__(self, ctx: Lowering, g, p: Plan):
+        self.ctx, self.g, self.p = ctx, g, p
+
+    def run(self) -> None:
+        ctx, g, p = self.ctx, self.g, self.p
+        s_count, d = p.stages, p.stages - 1 - p.pending
+        e = g.element
+        self.a_st = [ctx.shared(e, p.m * p.k, f"wa{s}") for s in range(s_count)]
+        self.b_st = [ctx.shared(e, p.k * p.n, f"wb{s}") for s in range(s_count)]
+        self.full = ctx.shared(i64, s_count, "full")
+        self.ta, self.tb = ctx.tensor(g.a), ctx.tensor(g.b)
+        loop = g.loop
+        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
+        i, j = ctx.scalar(g.i), ctx.scalar(g.j)
+        a_rows, a_cols = self.ta.dims
+        b_rows, b_cols = self.tb.dims
+        self.lb, self.step = lb, step
+        self.a_row = ctx(arith.MinUIOp(ctx.mul(i, p.m), a_rows))
+        self.b_col = ctx(arith.MinUIOp(ctx.mul(j, p.n), b_cols))
+        zero = ctx.index(0)
+        trips = ctx(arith.CeilDivUIOp(ctx(arith.SubiOp(ub, lb)), step))
+        self.trips = ctx(arith.SelectOp(ctx.cmp("ult", lb, ub), trips, zero))
+        rounds = ctx(arith.CeilDivUIOp(self.trips, ctx.index(s_count)))
+        self.end = ctx.mul(rounds, s_count)
+        self.first = ctx.cmp("eq", ctx.tid(), 0)
+        self.tx = ctx.index(2 * p.k * (p.m + p.n))
+        wg = ctx(arith.ShRUIOp(ctx.tid(), ctx.index(log2(WARPGROUP))))
+        wg_m = ctx(arith.AndIOp(wg, ctx.index(p.wm - 1))) if p.wm > 1 else zero
+        wg_n = wg if p.wn > 1 else zero
+        self.a_base = ctx.mul(wg_m, (p.m // p.wm) * BOX)  # the warpgroup's first A row
+        self.b_base = ctx.mul(wg_n, (p.nw // BOX) * p.k * BOX)  # its first block of B
+
+        def init() -> list[SSAValue]:
+            def each() -> None:
+                for s in range(s_count):
+                    ctx.emit(MbarrierInitOp(self.full, ctx.index(s), ctx.index(1)))
+
+            ctx.when(self.first, each)
+            return []
+
+        ctx.unsafe(init)
+        ctx.sync()
+        started = ctx.all_of([self.first, ctx.cmp("ult", zero, self.end)])
+        ctx.unsafe(lambda: self.loads([(ctx.index(t), t, started) for t in range(d)]))
+
+        acc = ctx.tile(loop.iter_args[0], layout(p))
+        body = Block(arg_types=[IndexType(), *(v.type for v in acc)])
+        base = body.args[0]
+        with ctx.at(InsertPoint.at_end(body)):
+            parity = ctx(arith.RemUIOp(ctx(arith.DivUIOp(base, ctx.index(s_count))), ctx.index(2)))
+            values = list(body.args[1:])
+            for st in range(s_count):
+                values = self.step_at(base, st, d, parity, values)
+            ctx.emit(scf.YieldOp(*values))
+        new = scf.ForOp(zero, self.end, ctx.index(s_count), acc, Region(body))
+        ctx.emit(new)
+        done = list(new.results)
+        if p.pending:
+            done = ctx.unsafe(lambda: ctx.emit(simt.WgmmaWaitOp(done, 0)).results)
+        ctx.bind(loop.results[0], Dist(layout(p), done))
+
+    def step_at(self, base, st: int, d: int, parity, acc: list[SSAValue]) -> list[SSAValue]:
+        """Iteration `base + st` (module docstring) on stage `st`."""
+        ctx, p = self.ctx, self.p
+        s_count = p.stages
+        t = ctx.add(base, st)
+        ahead = ctx.add(t, d)
+        issue = ctx.all_of([self.first, ctx.cmp("ult", ahead, self.end)])
+        ctx.sync()
+
+        def body() -> list[SSAValue]:
+            self.loads([(ahead, (st + d) % s_count, issue)])
+            ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
+            ctx.emit(simt.WgmmaFenceOp())
+            chain = p.nw // 2
+            out = list(acc)
+            for ks in range(p.k // 16):
+                b_at = ctx.add(self.b_base, ks * 16 * BOX)
+                for h in range(p.chains):
+                    a_at = ctx.add(
+                        self.a_base, (ks // 4) * p.m * BOX + h * 64 * BOX + 16 * (ks % 4)
+                    )
+                    c = out[h * chain : (h + 1) * chain]
+                    op = simt.WgmmaOp(
+                        self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX
+                    )
+                    out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
+            ctx.emit(simt.WgmmaCommitOp())
+            return list(ctx.emit(simt.WgmmaWaitOp(out, p.pending)).results)
+
+        return ctx.unsafe(body)
+
+    def loads(self, which) -> list[SSAValue]:
+        """Thread 0's TMA loads of iterations `t` into stages `s`, when `pred`, for each
+        `(t, s, pred)` of `which`: A's `k / 64` boxes `[m, 64]`, B's `n / 64` boxes `[k, 64]`,
+        on the stage's barrier."""
+        ctx, p = self.ctx, self.p
+        a_rows, a_cols = self.ta.dims
+        b_rows, b_cols = self.tb.dims
+        for t, s, pred in which:
+            kk = ctx.add(self.lb, ctx.mul(t, self.step))
+            valid = ctx.cmp("ult", t, self.trips)
+            kpos = ctx.mul(kk, p.k)
+            a_col = ctx(arith.MinUIOp(ctx(arith.SelectOp(valid, kpos, a_cols)), a_cols))
+            b_row = ctx(arith.MinUIOp(ctx(arith.SelectOp(valid, kpos, b_rows)), b_rows))
+            bar = ctx.index(s)
+            ctx.emit(MbarrierArriveExpectTxOp(self.full, bar, self.tx, pred))
+            for q in range(p.k // BOX):
+                col = ctx.add(a_col, q * BOX)
+                ctx.emit(
+                    TmaLoadOp(
+                        self.ta.slice, self.a_row, col, a_rows, a_cols, self.a_st[s],
+                        ctx.index(q * p.m * BOX), self.full, bar, (p.m, BOX), 128, pred,
+                    )
+                )  # fmt: skip
+            for q in range(p.n // BOX):
+                col = ctx.add(self.b_col, q * BOX)
+                ctx.emit(
+                    TmaLoadOp(
+                        self.tb.slice, b_row, col, b_rows, b_cols, self.b_st[s],
+                        ctx.index(q * p.k * BOX), self.full, bar, (p.k, BOX), 128, pred,
+                    )
+                )  # fmt: skip
+        return []
+
+
+__all__ = [
+    "Plan",
+    "Wgmma",
+    "kernel_threads",
+    "layout",
+    "layout_for",
+    "module_chip",
+    "pipeline",
+    "plan",
+    "target_chip",
+]

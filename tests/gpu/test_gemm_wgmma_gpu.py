@@ -1,0 +1,92 @@
+"""The tile bf16/f16 matmul on sm_90's TMA + wgmma path (lowering/tile_to_simt/gemm_wgmma.py) on
+the GPU: 128 x 128 x 64 tiles, fresh random data, ragged shapes (not multiples of the tile),
+outputs poisoned with NaN, checked against NumPy within the f32 summation bound; the same data on
+the interpreter agrees within the bound too; a tensor whose rows are not a multiple of 16 bytes
+is refused at launch (a TMA tensor map's pitch), with the reason.
+
+Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_gemm_wgmma_gpu.py`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ferrox
+
+pytestmark = pytest.mark.gpu
+
+KERNEL = """builtin.module {{
+  tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<{t}, [?, ?]>, %b: !tile.tensor<{t}, [?, ?]>) {{
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : !tile.tensor<{t}, [?, ?]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %kt = arith.ceildivui %k, %c64 : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
+    %acc = scf.for %kk = %c0 to %kt step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {{
+      %x = tile.load %a[%i, %kk] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [128, 64]>
+      %y = tile.load %b[%kk, %j] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [64, 128]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<{t}, [128, 64]>, !tile.tile<{t}, [64, 128]>, !tile.tile<f32, [128, 128]>
+      scf.yield %next : !tile.tile<f32, [128, 128]>
+    }}
+    tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
+    tile.return
+  }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    return torch
+
+
+def _bound_ok(got, x, y) -> bool:
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    return bool((np.abs(got - exact) <= bound).all())
+
+
+@pytest.mark.parametrize("element", ["bf16", "f16"])
+@pytest.mark.parametrize("m, n, k", [(128, 128, 64), (1000, 1048, 1000), (130, 72, 200)])
+def test_wgmma_matmul_matches_numpy(torch, element, m, n, k):
+    dtype = torch.bfloat16 if element == "bf16" else torch.float16
+    kernel = ferrox.load(KERNEL.format(t=element), device="gpu")["mm"]
+    a = torch.rand(m, k, device="cuda").sub(0.5).to(dtype)
+    b = torch.rand(k, n, device="cuda").sub(0.5).to(dtype)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    kernel(c, a, b)
+    torch.cuda.synchronize()
+    x, y = a.float().cpu().numpy(), b.float().cpu().numpy()
+    got = c.cpu().numpy()
+    assert not np.isnan(got).any()
+    assert _bound_ok(got, x, y)
+
+
+def test_gpu_and_interpreter_agree_within_the_bound(torch):
+    text = KERNEL.format(t="bf16")
+    rng = np.random.default_rng()
+    a = ferrox.to_bf16(rng.uniform(-1, 1, (130, 128)))
+    b = ferrox.to_bf16(rng.uniform(-1, 1, (128, 136)))
+    outs = []
+    for device in ("gpu", "cpu"):
+        c = np.full((130, 136), np.nan, np.float32)
+        ferrox.load(text, device=device)["mm"](c, a, b)
+        outs.append(c)
+        assert _bound_ok(c, a.float32(), b.float32())
+
+
+def test_rows_off_16_bytes_are_refused(torch):
+    kernel = ferrox.load(KERNEL.format(t="bf16"), device="gpu")["mm"]
+    a = torch.zeros(64, 100, device="cuda", dtype=torch.bfloat16)  # 200-byte rows
+    b = torch.zeros(100, 64, device="cuda", dtype=torch.bfloat16)
+    c = torch.full((64, 64), float("nan"), device="cuda")
+    with pytest.raises(Exception, match="multiple of 16 bytes"):
+        kernel(c, a, b)
+        torch.cuda.synchronize()

@@ -1,0 +1,144 @@
+"""The tile GEMM main loop on TMA + wgmma (lowering/tile_to_simt/gemm_wgmma.py): which loops and
+chips select it, what the PTX holds, and the lowered kernels on the CPU interpreter against
+NumPy on fresh random bf16 and f16 data, ragged shapes (m, n, k not multiples of the tile) and a
+loop over part of K included, outputs poisoned with NaN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ferrox
+from ferrox.dialects import simt
+from ferrox.lowering.tile_to_simt.gemm_wgmma import target_chip
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+from ferrox.targets.toolchain import find_ptxas
+
+from .conftest import lower_text, simt_kernel
+
+
+def matmul(bm: int, bn: int, bk: int, el: str = "bf16", chip: str = "", part: bool = False):
+    """A tile matmul kernel with `[bm, bk] x [bk, bn]` tiles; `part`: the loop runs over K
+    tiles 1 .. ktiles - 2 only (lower bound 1, upper bound ktiles - 1)."""
+    attrs = f' attributes {{"ferrox.chip" = "{chip}"}}' if chip else ""
+    t = f"!tile.tensor<{el}, [?, ?]>"
+    acc = f"!tile.tile<f32, [{bm}, {bn}]>"
+    lo, hi = ("%c1", "%kt1") if part else ("%c0", "%kt")
+    return f"""builtin.module{attrs} {{
+  tile.kernel @mm(%c: !tile.partition<f32, [{bm}, {bn}]>, %a: {t}, %b: {t}) {{
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : {t}
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cbk = arith.constant {bk} : index
+    %kt = arith.ceildivui %k, %cbk : index
+    %kt1 = arith.subi %kt, %c1 : index
+    %zero = tile.constant dense<0.0> : {acc}
+    %r = scf.for %kk = {lo} to {hi} step %c1 iter_args(%sum = %zero) -> ({acc}) {{
+      %x = tile.load %a[%i, %kk] : {t} -> !tile.tile<{el}, [{bm}, {bk}]>
+      %y = tile.load %b[%kk, %j] : {t} -> !tile.tile<{el}, [{bk}, {bn}]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<{el}, [{bm}, {bk}]>, !tile.tile<{el}, [{bk}, {bn}]>, {acc}
+      scf.yield %next : {acc}
+    }}
+    tile.store %r, %c : {acc}, !tile.partition<f32, [{bm}, {bn}]>
+    tile.return
+  }}
+}}
+"""
+
+
+def ops(module) -> set[str]:
+    return {op.name for op in simt_kernel(module, "mm").walk()}
+
+
+def test_sm90_selects_wgmma_with_an_mn_major_b():
+    module = lower_text(matmul(128, 128, 64, chip="sm_90a"))
+    kernel = simt_kernel(module, "mm")
+    found = ops(module)
+    assert {"simt.wgmma", "simt.tma_load", "simt.mbarrier_wait"} <= found
+    assert "simt.mma_sync" not in found and "simt.async_copy" not in found
+    wgmmas = [op for op in kernel.walk() if isinstance(op, simt.WgmmaOp)]
+    # 4 stages x 4 k16 steps, one m64n128 chain per warpgroup, B's 64-column blocks 64 k apart.
+    assert len(wgmmas) == 16 and {op.mn_stride for op in wgmmas} == {64 * 64}
+    assert kernel.contract.block_xyz == (256, 1, 1)
+
+
+@pytest.mark.parametrize(
+    "chip, shape",
+    [("", (128, 128, 64)), ("sm_80", (128, 128, 64)), ("sm_90a", (64, 64, 32))],
+)
+def test_other_chips_and_shapes_keep_mma_sync(chip, shape):
+    found = ops(lower_text(matmul(*shape, chip=chip)))
+    assert "simt.mma_sync" in found and "simt.wgmma" not in found
+
+
+def test_f32_keeps_its_fmas_on_sm90():
+    found = ops(lower_text(matmul(64, 64, 64, el="f32", chip="sm_90a")))
+    assert "simt.wgmma" not in found and "simt.mma_sync" not in found
+
+
+def test_target_chip_turns_sm90_into_sm90a_only_for_a_wgmma_loop():
+    ctx = make_context()
+    hopper = parse_module(ctx, matmul(128, 128, 64), "a.mlir")
+    other = parse_module(ctx, matmul(64, 64, 32), "b.mlir")
+    assert target_chip(hopper, "sm_90") == "sm_90a"
+    assert target_chip(hopper, "sm_80") == "sm_80"
+    assert target_chip(other, "sm_90") == "sm_90"
+
+
+def test_ptx_has_wgmma_and_tensor_loads():
+    art = ferrox.compile(matmul(128, 128, 64, el="f16"), chip="sm_90")
+    assert art.chip == "sm_90a"
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in art.ptx
+    assert "cp.async.bulk.tensor" in art.ptx and "mma.sync" not in art.ptx
+    maps = art.kernels["mm"].tensor_maps
+    assert [(m.element, m.box, m.swizzle) for m in maps] == [
+        ("f16", (128, 64), 128),
+        ("f16", (64, 64), 128),
+    ]
+    if find_ptxas() is not None:
+        assert art.cubin is not None  # ptxas assembled it for sm_90a
+
+
+def test_ptx_for_another_chip_keeps_mma_sync():
+    art = ferrox.compile(matmul(128, 128, 64), chip="sm_80")
+    assert art.chip == "sm_80" and "mma.sync" in art.ptx and "wgmma" not in art.ptx
+
+
+def _data(rng, shape, el):
+    x = rng.uniform(-1, 1, shape)
+    if el == "bf16":
+        bits = ferrox.to_bf16(x)
+        return bits, bits.float32()
+    h = x.astype(np.float16)
+    return h, h.astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "el, tile, mnk, part",
+    [
+        ("bf16", (64, 64, 64), (70, 50, 100), False),
+        ("f16", (64, 128, 64), (60, 130, 70), False),
+        ("bf16", (128, 64, 128), (130, 70, 300), False),
+        ("f16", (64, 64, 64), (64, 64, 256), True),
+    ],
+)
+def test_interpreter_matches_numpy(interpreter, el, tile, mnk, part):
+    bm, bn, bk = tile
+    m, n, k = mnk
+    module = lower_text(matmul(bm, bn, bk, el=el, chip="sm_90a", part=part))
+    assert "simt.wgmma" in ops(module)
+    rng = np.random.default_rng()
+    a, x = _data(rng, (m, k), el)
+    b, y = _data(rng, (k, n), el)
+    if part:  # K tiles 1 .. ktiles - 2
+        kt = -(-k // bk)
+        x, y = x[:, bk : (kt - 1) * bk], y[bk : (kt - 1) * bk, :]
+    c = np.full((m, n), np.nan, np.float32)
+    interpreter(module, "mm", [c, a, b])
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    bound = max(k, 1) * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    assert not np.isnan(c).any()
+    assert (np.abs(c - exact) <= bound + 1e-30).all(), np.abs(c - exact).max()
