@@ -1,7 +1,7 @@
 """The tile bf16/f16 matmul (examples/tile/matmul_bf16.mlir's kernel) on the H200 beside cuBLAS
 (`torch.matmul` on the same operands, 16-bit result) in the same process: the example's own tiles
-(64 x 64 x 32: `cp.async` + `mma.sync`, gemm.py) and 128 x 128 x 64 tiles, which sm_90 lowers to
-TMA + wgmma (gemm_wgmma.py). FLOP count 2 m n k.
+(64 x 64 x 32: `cp.async` + `mma.sync`, gemm.py) and 128 x 128, 256 x 128 and 128 x 256 tiles
+with k 64, which sm_90 lowers to TMA + wgmma (gemm_wgmma.py). FLOP count 2 m n k.
 
     python -m benchmarks.tile_wgmma            # timing at 4096^3 and 8192^3, $OUT/tile_wgmma.json
     python -m benchmarks.tile_wgmma --small    # one small checked run (for compute-sanitizer)
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "tile" / "matmul_bf16.mlir"
-TILES = ((64, 64, 32), (128, 128, 64))
+TILES = ((64, 64, 32), (128, 128, 64), (256, 128, 64), (128, 256, 64))
 
 
 def kernel_text(bm: int, bn: int, bk: int, element: str = "bf16") -> str:

@@ -411,9 +411,7 @@ class WgmmaOp(IRDLOperation):
             parser.raise_error("'simt.wgmma' b_mn_stride must be an integer")
         a_value = parser.resolve_operand(a, ta)
         b_value = parser.resolve_operand(b, tb)
-        op = cls(
-            a_value, ai, b_value, bi, acc, n.value.data, stride.value.data if stride else None
-        )
+        op = cls(a_value, ai, b_value, bi, acc, n.value.data, stride.value.data if stride else None)
         op.attributes.update(attrs)
         return op
 

@@ -59,6 +59,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     ModuleOp,
     StringAttr,
+    f32,
     i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -72,8 +73,7 @@ from ferrox.dialects.simt.tma import (
     TmaLoadOp,
 )
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering
-from ferrox.lowering.tile_to_simt.exchange import staging_size
-from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
+from ferrox.lowering.tile_to_simt.layout import Layout, assign, chunked, log2
 
 WGMMA_CHIPS = ("sm_90", "sm_90a")
 CHIP_ATTR = "ferrox.chip"
@@ -84,8 +84,12 @@ MAX_ACCUMULATORS = 128
 """f32 accumulators a thread may hold (of its 255 registers)."""
 MAX_STAGES = 4
 STAGE_BUDGET = 200 * 1024
-EPILOGUE_MARGIN = 8 * 1024
-"""Shared memory left for what follows the loop besides the accumulator's staging array."""
+EPILOGUE_MARGIN = 1024
+"""Shared memory left for the barriers and whatever follows the loop in chunked layout."""
+PITCH_PAD = 8
+"""f32 padding of a staging row: a warp's fragment rows land in distinct banks."""
+DEFAULT_WIDTH = 4
+"""The f32 chunk a store takes by default (16 bytes)."""
 PENDING = 1
 WARPGROUP = 128
 
@@ -133,14 +137,26 @@ def plan(g, chip: str) -> Plan | None:
     wm, wn = (2, 1) if m >= 128 else (1, 2) if n >= 128 else (1, 1)
     if m * n // (WARPGROUP * wm * wn) > MAX_ACCUMULATORS:
         return None
-    # The store brings the f32 accumulator to its partition's chunked layout through a staging
-    # array (exchange.py), which comes on top of the stages.
-    staging = 4 * staging_size((m, n))
+    shape = Plan(m, n, k, wm, wn, 0)
+    # The epilogue's staging array (`Wgmma.epilogue`) comes on top of the stages.
+    staging = 4 * slab_rows(shape, DEFAULT_WIDTH)[0] * (n + PITCH_PAD)
     budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
     stages = min(MAX_STAGES, budget // (2 * k * (m + n)))
     if stages < 2:
         return None
     return Plan(m, n, k, wm, wn, stages)
+
+
+def slab_rows(p: Plan, width: int) -> tuple[int, list[int], Layout]:
+    """(rows per slab, the slab bits, the target layout) of the epilogue: the target is the
+    chunked layout of `width`-element chunks a store takes; the slab bits are the row bits that
+    are register bits in both it and the wgmma layout, so that each slab is a static set of
+    registers on both sides."""
+    src = layout(p)
+    dst = chunked((p.m, p.n), p.threads, width)
+    ln = log2(p.n)
+    bits = sorted(b for b in src.regs if b is not None and b >= ln and b in dst.regs)
+    return p.m >> len(bits), bits, dst
 
 
 def _plans(kernel: tile.KernelOp, chip: str) -> list[Plan]:
@@ -216,6 +232,16 @@ def pipeline(ctx: Lowering, g) -> Wgmma | None:
     return Wgmma(ctx, g, p)
 
 
+def _compress(row: int, drop: list[int]) -> int:
+    """`row` with bits `drop` taken out (the higher bits moved down)."""
+    out, new = 0, 0
+    for b in range(row.bit_length()):
+        if b not in drop:
+            out |= ((row >> b) & 1) << new
+            new += 1
+    return out
+
+
 class Wgmma:
     """One loop's lowering (module docstring); `run` emits it."""
 
@@ -269,16 +295,90 @@ class Wgmma:
         base = body.args[0]
         with ctx.at(InsertPoint.at_end(body)):
             parity = ctx(arith.RemUIOp(ctx(arith.DivUIOp(base, ctx.index(s_count))), ctx.index(2)))
-            values = list(body.args[1:])
+            values: list[SSAValue] = list(body.args[1:])
             for st in range(s_count):
                 values = self.step_at(base, st, d, parity, values)
             ctx.emit(scf.YieldOp(*values))
         new = scf.ForOp(zero, self.end, ctx.index(s_count), acc, Region(body))
         ctx.emit(new)
-        done = list(new.results)
+        done: list[SSAValue] = list(new.results)
         if p.pending:
-            done = ctx.unsafe(lambda: ctx.emit(simt.WgmmaWaitOp(done, 0)).results)
-        ctx.bind(loop.results[0], Dist(layout(p), done))
+            carried = list(done)
+            done = ctx.unsafe(lambda: list(ctx.emit(simt.WgmmaWaitOp(carried, 0)).results))
+        ctx.bind(loop.results[0], self.epilogue(done))
+
+    def epilogue(self, regs: list[SSAValue]) -> Dist:
+        """The accumulator in the chunked layout a store takes, through a staging array a slab
+        of rows at a time (`slab_rows`): each thread writes its fragment values of the slab,
+        a barrier, each reads its chunks of it (16-byte vector loads), a barrier before the
+        next slab. Smaller than a whole-tile exchange, which would not fit beside the stages."""
+        ctx, p = self.ctx, self.p
+        src = layout(p)
+        rows, bits, dst = slab_rows(p, ctx.config.width(f32, p.n))
+        pitch = p.n + PITCH_PAD
+        stage = ctx.shared(f32, rows * pitch, "wout")
+        ln = log2(p.n)
+        drop = [b - ln for b in bits]
+        vec = 4 if dst.regs[:2] == (0, 1) else 1  # four consecutive columns in consecutive regs
+        out: list[SSAValue | None] = [None] * dst.num_regs
+        bases = {id(lay): self.place_base(lay, drop, pitch) for lay in (src, dst)}
+
+        def slab_of(element: int) -> int:
+            return sum(((element >> b) & 1) << q for q, b in enumerate(bits))
+
+        def place(lay: Layout, r: int) -> SSAValue:
+            e = lay.static_element(r)
+            return ctx.add(bases[id(lay)], _compress(e >> ln, drop) * pitch + (e & (p.n - 1)))
+
+        for s in range(1 << len(bits)):
+            if s:
+                ctx.sync()  # every thread has read the previous slab
+
+            def put(s=s) -> list[SSAValue]:
+                for r in range(src.num_regs):
+                    if slab_of(src.static_element(r)) == s:
+                        ctx.emit(simt.SharedStoreOp(regs[r], stage, [place(src, r)]))
+                return []
+
+            ctx.unsafe(put)
+            ctx.sync()
+            mine = [r for r in range(0, dst.num_regs, vec) if slab_of(dst.static_element(r)) == s]
+
+            def get(mine=mine) -> list[SSAValue]:
+                got: list[SSAValue] = []
+                for r in mine:
+                    if vec > 1:
+                        load = simt.SharedLoadVectorOp(stage, place(dst, r), vec)
+                        got.extend(ctx.emit(load).results)
+                    else:
+                        got.append(ctx(simt.SharedLoadOp(stage, [place(dst, r)])))
+                return got
+
+            got = ctx.unsafe(get)
+            for u, r in enumerate(mine):
+                out[r : r + vec] = got[u * vec : (u + 1) * vec]
+        assert all(v is not None for v in out)
+        return Dist(dst, out)  # type: ignore[arg-type]
+
+    def place_base(self, lay: Layout, drop: list[int], pitch: int) -> SSAValue:
+        """This thread's part of a staging index in layout `lay`: its lane row, with the slab
+        bits `drop` taken out, times `pitch`, plus its lane column."""
+        ctx = self.ctx
+        row, col = ctx.coords(lay, 0)  # register 0 holds the lane part alone
+        packed: SSAValue | None = None
+        lo, new = 0, 0
+        for cut in [*drop, 64]:
+            if cut > lo:
+                part = ctx(arith.ShRUIOp(row, ctx.index(lo))) if lo else row
+                if cut < 64:
+                    part = ctx(arith.AndIOp(part, ctx.index((1 << (cut - lo)) - 1)))
+                if new:
+                    part = ctx(arith.ShLIOp(part, ctx.index(new)))
+                packed = part if packed is None else ctx(arith.OrIOp(packed, part))
+                new += cut - lo
+            lo = cut + 1
+        assert packed is not None
+        return ctx.add(ctx.mul(packed, pitch), col)
 
     def step_at(self, base, st: int, d: int, parity, acc: list[SSAValue]) -> list[SSAValue]:
         """Iteration `base + st` (module docstring) on stage `st`."""
@@ -302,9 +402,7 @@ class Wgmma:
                         self.a_base, (ks // 4) * p.m * BOX + h * 64 * BOX + 16 * (ks % 4)
                     )
                     c = out[h * chain : (h + 1) * chain]
-                    op = simt.WgmmaOp(
-                        self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX
-                    )
+                    op = simt.WgmmaOp(self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX)
                     out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
             ctx.emit(simt.WgmmaCommitOp())
             return list(ctx.emit(simt.WgmmaWaitOp(out, p.pending)).results)

@@ -1,8 +1,8 @@
-"""The tile bf16/f16 matmul on sm_90's TMA + wgmma path (lowering/tile_to_simt/gemm_wgmma.py) on
-the GPU: 128 x 128 x 64 tiles, fresh random data, ragged shapes (not multiples of the tile),
-outputs poisoned with NaN, checked against NumPy within the f32 summation bound; the same data on
-the interpreter agrees within the bound too; a tensor whose rows are not a multiple of 16 bytes
-is refused at launch (a TMA tensor map's pitch), with the reason.
+"""The tile bf16/f16 matmul on sm_90's TMA + wgmma path (lowering/tile_to_simt/gemm_wgmma.py)
+on the GPU: 128 x 128, 256 x 128 and 128 x 256 tiles (k 64), fresh random data, ragged shapes
+(not multiples of the tile), outputs poisoned with NaN, checked against NumPy within the f32
+summation bound; the same data on the interpreter agrees within the bound too; a tensor whose rows
+are not a multiple of 16 bytes is refused at launch (a TMA tensor map's pitch), with the reason.
 
 Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_gemm_wgmma_gpu.py`.
 """
@@ -17,7 +17,7 @@ import ferrox
 pytestmark = pytest.mark.gpu
 
 KERNEL = """builtin.module {{
-  tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<{t}, [?, ?]>, %b: !tile.tensor<{t}, [?, ?]>) {{
+  tile.kernel @mm(%c: !tile.partition<f32, [{bm}, {bn}]>, %a: !tile.tensor<{t}, [?, ?]>, %b: !tile.tensor<{t}, [?, ?]>) {{
     %i = tile.block_id 0
     %j = tile.block_id 1
     %k = tile.dim %a, 1 : !tile.tensor<{t}, [?, ?]>
@@ -25,18 +25,18 @@ KERNEL = """builtin.module {{
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
     %kt = arith.ceildivui %k, %c64 : index
-    %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
-    %acc = scf.for %kk = %c0 to %kt step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {{
-      %x = tile.load %a[%i, %kk] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [128, 64]>
-      %y = tile.load %b[%kk, %j] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [64, 128]>
-      %next = tile.mma %x, %y, %sum : !tile.tile<{t}, [128, 64]>, !tile.tile<{t}, [64, 128]>, !tile.tile<f32, [128, 128]>
-      scf.yield %next : !tile.tile<f32, [128, 128]>
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [{bm}, {bn}]>
+    %acc = scf.for %kk = %c0 to %kt step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [{bm}, {bn}]>) {{
+      %x = tile.load %a[%i, %kk] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [{bm}, 64]>
+      %y = tile.load %b[%kk, %j] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [64, {bn}]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<{t}, [{bm}, 64]>, !tile.tile<{t}, [64, {bn}]>, !tile.tile<f32, [{bm}, {bn}]>
+      scf.yield %next : !tile.tile<f32, [{bm}, {bn}]>
     }}
-    tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
+    tile.store %acc, %c : !tile.tile<f32, [{bm}, {bn}]>, !tile.partition<f32, [{bm}, {bn}]>
     tile.return
   }}
 }}
-"""
+"""  # noqa: E501  (IR lines as wide as the ops they spell)
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +53,12 @@ def _bound_ok(got, x, y) -> bool:
     return bool((np.abs(got - exact) <= bound).all())
 
 
+@pytest.mark.parametrize("tile", [(128, 128), (256, 128), (128, 256)])
 @pytest.mark.parametrize("element", ["bf16", "f16"])
 @pytest.mark.parametrize("m, n, k", [(128, 128, 64), (1000, 1048, 1000), (130, 72, 200)])
-def test_wgmma_matmul_matches_numpy(torch, element, m, n, k):
+def test_wgmma_matmul_matches_numpy(torch, tile, element, m, n, k):
     dtype = torch.bfloat16 if element == "bf16" else torch.float16
-    kernel = ferrox.load(KERNEL.format(t=element), device="gpu")["mm"]
+    kernel = ferrox.load(KERNEL.format(t=element, bm=tile[0], bn=tile[1]), device="gpu")["mm"]
     a = torch.rand(m, k, device="cuda").sub(0.5).to(dtype)
     b = torch.rand(k, n, device="cuda").sub(0.5).to(dtype)
     c = torch.full((m, n), float("nan"), device="cuda")
@@ -70,20 +71,18 @@ def test_wgmma_matmul_matches_numpy(torch, element, m, n, k):
 
 
 def test_gpu_and_interpreter_agree_within_the_bound(torch):
-    text = KERNEL.format(t="bf16")
+    text = KERNEL.format(t="bf16", bm=128, bn=128)
     rng = np.random.default_rng()
     a = ferrox.to_bf16(rng.uniform(-1, 1, (130, 128)))
     b = ferrox.to_bf16(rng.uniform(-1, 1, (128, 136)))
-    outs = []
     for device in ("gpu", "cpu"):
         c = np.full((130, 136), np.nan, np.float32)
         ferrox.load(text, device=device)["mm"](c, a, b)
-        outs.append(c)
         assert _bound_ok(c, a.float32(), b.float32())
 
 
 def test_rows_off_16_bytes_are_refused(torch):
-    kernel = ferrox.load(KERNEL.format(t="bf16"), device="gpu")["mm"]
+    kernel = ferrox.load(KERNEL.format(t="bf16", bm=128, bn=128), device="gpu")["mm"]
     a = torch.zeros(64, 100, device="cuda", dtype=torch.bfloat16)  # 200-byte rows
     b = torch.zeros(100, 64, device="cuda", dtype=torch.bfloat16)
     c = torch.full((64, 64), float("nan"), device="cuda")

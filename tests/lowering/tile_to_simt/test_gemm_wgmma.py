@@ -46,7 +46,7 @@ def matmul(bm: int, bn: int, bk: int, el: str = "bf16", chip: str = "", part: bo
     tile.return
   }}
 }}
-"""
+"""  # noqa: E501  (IR lines as wide as the ops they spell)
 
 
 def ops(module) -> set[str]:
@@ -63,6 +63,15 @@ def test_sm90_selects_wgmma_with_an_mn_major_b():
     # 4 stages x 4 k16 steps, one m64n128 chain per warpgroup, B's 64-column blocks 64 k apart.
     assert len(wgmmas) == 16 and {op.mn_stride for op in wgmmas} == {64 * 64}
     assert kernel.contract.block_xyz == (256, 1, 1)
+
+
+def test_two_chains_a_warpgroup_and_the_slab_epilogue_fit_shared_memory():
+    module = lower_text(matmul(256, 128, 64, chip="sm_90a"))
+    kernel = simt_kernel(module, "mm")
+    wgmmas = [op for op in kernel.walk() if isinstance(op, simt.WgmmaOp)]
+    assert len(wgmmas) == 4 * 4 * 2  # stages x k16 steps x chains
+    assert kernel.contract.block_xyz == (256, 1, 1)
+    assert kernel.contract.shared_bytes.data <= 227 * 1024
 
 
 @pytest.mark.parametrize(
