@@ -12,16 +12,15 @@ What was settled, and why:
   two over N when `n >= 128`, else one; each computes `m / wm` rows as `m / (64 wm)` chains of
   m64nN wgmma, `N = n / wn` (the SIMT kernel's best configs: 256 x 128 as 2 x 2 m64n128, 128 x
   256 as 2 x m64n256). The kernel then takes `128 wm wn` threads (`kernel_threads`, before the
-  layouts are chosen) and the accumulator takes the wgmma fragment layout (`layout`), so the
-  epilogue stores the registers in place as it does for `mma.sync`'s layout.
+  layouts are chosen) and the accumulator takes the wgmma fragment layout (`layout`): the loop
+  needs no register shuffle.
 - **B's layout**: the tile operand's B is `[K, N]` row-major (N contiguous). TMA loads it as
   `n / 64` boxes of `[k, 64]`, each rows of 64 N-values, one row per k, swizzled: exactly the
   MN-major 128-byte swizzle layout wgmma reads with a transposed B (`simt.wgmma {b_mn_stride}`,
   the box stride `64 k` elements). A is `[M, K]`, K contiguous: `k / 64` boxes of `[m, 64]`,
   K-major, as the SIMT kernel's.
-- **Stages and schedule**: `S` stages (at most 4 within 200 KiB, less the staging array the
-  store's exchange of the f32 accumulator takes, `4 m (n + 1)` bytes, and 8 KiB for the rest of
-  the epilogue; at least 2, else the loop stays on `gemm.py`), each an A and a B
+- **Stages and schedule**: `S` stages (at most 4 within 200 KiB, less the epilogue's staging
+  array and 1 KiB; at least 2, else the loop stays on `gemm.py`), each an A and a B
   array of its own (verify-disjoint's in-flight rule is per allocation: a stage may be refilled
   while a group reading another is pending), a barrier per stage. Thread 0 initialises the
   barriers, a block barrier, then loads iterations `0 .. D - 1`. The loop runs in rounds of `S`
@@ -38,6 +37,12 @@ What was settled, and why:
   loads from coordinates at the tensor's edge (all zeros), which adds `0 * 0` products: the sum
   is unchanged (a `-0.0` accumulator would become `+0.0`). Coordinates are clamped to the
   tensor's extent so that a tile index past it reads zeros however large.
+- **Epilogue**: the loop's result is handed on in the chunked layout a `tile.store` of it takes
+  (so the store converts nothing), made through a staging array a slab of rows at a time: the
+  slabs are split on the row bits that are register bits of both layouts, so each thread writes
+  and reads a static set of its registers per slab. A whole-tile exchange (what the generic
+  conversion does, `4 m (n + 1)` bytes) would not fit beside the stages of a 256 x 128 or
+  128 x 256 tile; a slab of 64 rows does. Ops after the loop see an ordinary value.
 - **The chip**: the target reaches the tile lowering as `Config.chip`, from the module's
   `"ferrox.chip"` attribute or the pass option `chip`; `compile` stamps the chip it compiles for
   onto its copy of the module and asks `target_chip` whether sm_90 must become sm_90a (the
