@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TypeVar
 
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
 OpT = TypeVar("OpT", bound=IRDLOperation)
@@ -129,6 +129,19 @@ def cond_br(
     )
 
 
+def yield_(*values: SSAValue) -> scf.YieldOp:
+    """`scf.YieldOp(*values)`."""
+    return scf.YieldOp.create(operands=values)
+
+
+def if_(
+    cond: SSAValue, result_types: Sequence[Attribute], then: Region, other: Region | None = None
+) -> scf.IfOp:
+    """`scf.IfOp(cond, result_types, then, other)` (no else: an empty region)."""
+    regions = [then, other if other is not None else Region()]
+    return scf.IfOp.create(operands=[cond], result_types=result_types, regions=regions)
+
+
 def gep(
     ptr: SSAValue,
     indices: Sequence[int],
@@ -177,10 +190,12 @@ __all__ = [
     "float_op",
     "gep",
     "i32_array",
+    "if_",
     "int_attr",
     "int_constant",
     "llvm_constant",
     "load",
     "same_type",
     "store",
+    "yield_",
 ]

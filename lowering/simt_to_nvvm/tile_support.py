@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Self
 
-from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     Float16Type,
@@ -59,7 +59,7 @@ from ferrox.dialects.simt import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
-from ferrox.lowering.build import cmpi, convert, same_type
+from ferrox.lowering.build import cmpi, convert, if_, same_type, yield_
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Unsupported
@@ -217,7 +217,7 @@ def _vector_ok(element) -> bool:
 def _region(e: SimtEmitter, fill: Callable[[SimtEmitter], Sequence[SSAValue]]) -> Region:
     block = Block()
     inner = e.at(InsertPoint.at_end(block))
-    inner.emit(scf.YieldOp(*fill(inner)))
+    inner.emit(yield_(*fill(inner)))
     return Region(block)
 
 
@@ -231,7 +231,7 @@ def _if(
     """`scf.if cond` with regions filled by `then_fill` / `else_fill` (each returns what its
     region yields); the op's results."""
     otherwise = _region(e, else_fill) if else_fill is not None else None
-    return e.emit(scf.IfOp(cond, result_types, _region(e, then_fill), otherwise)).results
+    return e.emit(if_(cond, result_types, _region(e, then_fill), otherwise)).results
 
 
 def _store_at(e: SimtEmitter, value: SSAValue, address: SSAValue) -> list[SSAValue]:

@@ -30,6 +30,9 @@ VOTE_KIND: dict[type[Operation], nvvm.VoteSyncKind] = {
 }
 
 
+_KIND_ATTR = {mode: nvvm.ShflKindAttr(kind) for mode, kind in SHUFFLE_KIND.items()}
+
+
 def clamp(mode: ShuffleMode) -> int:
     return 0 if mode == ShuffleMode.UP else 31
 
@@ -41,7 +44,13 @@ class ShuffleToShfl(RewritePattern):
         e = SimtEmitter.before(rewriter, op)
         mask = e.const(FULL_MASK, i32)
         clamp_value = e.const(clamp(mode), i32)
-        shfl = nvvm.ShflOp(SHUFFLE_KIND[mode], mask, op.value, op.offset, clamp_value)
+        # `nvvm.ShflOp(kind, mask, value, offset, clamp)`, built as its constructor would (the
+        # generic builder was most of a shuffle's lowering; a tile reduction has dozens)
+        shfl = nvvm.ShflOp.create(
+            operands=[mask, op.value, op.offset, clamp_value],
+            result_types=[op.value.type],
+            properties={"kind": _KIND_ATTR[mode]},
+        )
         rewriter.replace(op, [], [e(shfl)])
 
 

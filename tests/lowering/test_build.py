@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -94,6 +94,19 @@ def test_llvm(block: Block) -> None:
     _same(build.br(first), llvm.BrOp(first))
     _same(build.cond_br(c, one, [x], two, [y, a]), llvm.CondBrOp(c, one, [x], two, [y, a]))
     _same(build.cond_br(c, first, [], first, []), llvm.CondBrOp(c, first, [], first, []))
+
+
+def test_scf(block: Block) -> None:
+    x, c = block.args[3], block.args[7]
+    _same(build.yield_(x, c), scf.YieldOp(x, c))
+    _same(build.yield_(), scf.YieldOp())
+    built = build.if_(c, [f32], Region(Block([build.yield_(x)])), Region(Block([build.yield_(x)])))
+    expected = scf.IfOp(c, [f32], Region(Block([scf.YieldOp(x)])), Region(Block([scf.YieldOp(x)])))
+    _same(built, expected)
+    _same(
+        build.if_(c, [], Region(Block([build.yield_()]))),
+        scf.IfOp(c, [], Region(Block([scf.YieldOp()]))),
+    )
 
 
 def test_dispatch_table_remembered() -> None:
