@@ -65,6 +65,10 @@ LONG_FIRST = (
     "lowering/tile_to_simt/test_examples.py",
     "frontend/test_jit.py",
     "fuzz/test_fuzz_smoke.py",
+    # added 2026-12-04: parse_split's single long test and the fused attention's interpreter
+    # cases, which their place in the collection had left to the end of the run
+    "test_parse_split.py",
+    "lowering/tile_to_simt/test_attention_fused.py",
     "lowering/simt_to_nvvm/test_walk_order.py",
     "targets/test_compile_stages.py",
     "driver/host_runner/test_gpu_backend.py",
