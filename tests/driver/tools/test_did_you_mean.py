@@ -42,7 +42,7 @@ def opt_error(capsys, *args: str) -> str:
             "convert-tile-to-simt{thread=128}",
             "ferrox-opt: error: pass `convert-tile-to-simt` has no option `thread`\n"
             "  = help: did you mean `threads`?\n"
-            "  = help: its options: threads, elems\n",
+            "  = help: its options: threads, elems, chip\n",
         ),
         (
             "canonicalize{bogus=1}",

@@ -100,7 +100,7 @@ def test_list_passes_puts_ferrox_first(capsys):
     code, out, err = run(capsys, "--list-passes")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[:7] == [
+    assert lines[:8] == [
         "ferrox passes (-p NAME or -p 'NAME{option=value}'):",
         "  verify-disjoint        check the SIMT safety rules 1-7 (docs/safety.md); changes "
         "nothing",
@@ -110,9 +110,10 @@ def test_list_passes_puts_ferrox_first(capsys):
         "per chunk; 0: auto)",
         "                           threads: int = 0",
         "                           elems: int = 0",
+        "                           chip: str = ''",
     ]
-    assert lines[11].startswith("xDSL and plugin passes (")
-    assert "  canonicalize" in lines[12:] and "  cse" in lines[12:]
+    assert lines[12].startswith("xDSL and plugin passes (")
+    assert "  canonicalize" in lines[13:] and "  cse" in lines[13:]
 
 
 def test_help_describes_ferrox_passes(capsys):
