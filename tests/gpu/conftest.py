@@ -24,3 +24,12 @@ def gpu_unavailable_reason() -> str | None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("gpu") is not None and (reason := gpu_unavailable_reason()):
         pytest.skip(f"needs an NVIDIA GPU: {reason}")
+
+
+@pytest.fixture(scope="module")
+def torch():
+    """PyTorch with CUDA, for the tests that make and compare their operands on the device."""
+    module = pytest.importorskip("torch")
+    if not module.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    return module

@@ -41,14 +41,6 @@ def vector_add_bf16():
     return ferrox.load(kernel.replace("f32", "bf16"), device="gpu")["vector_add"]
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 def refused(launch, *args) -> list[str]:
     with pytest.raises(ferrox.LaunchError) as info:
         launch(*args)

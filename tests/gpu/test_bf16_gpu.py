@@ -84,14 +84,6 @@ def both():
     return ferrox.load(TEXT, device="gpu"), ferrox.load(TEXT, device="cpu")
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 def f32_cases(rng, n: int) -> np.ndarray:
     ties = [0x3F808000, 0x3F818000, 0xBF808000, 0x00008000, 0x00018000, 0x7F7F8000, 0x7F7FFFFF]
     edges = [0, 0x80000000, 0x00000001, 0x007FFFFF, 0x00800000, 0x7F800000, 0xFF800000]

@@ -21,13 +21,6 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "simt" / "gemm_tma.
 BM, BN, THREADS = 256, 128, 256
 
 
-@pytest.fixture(scope="module")
-def torch():
-    """PyTorch with CUDA (the operands are made and compared on the device)."""
-    module = pytest.importorskip("torch")
-    return module if module.cuda.is_available() else pytest.skip("no CUDA in torch here")
-
-
 def _check(torch, kernel, dtype, m, n, k):
     g = torch.Generator(device="cuda").manual_seed(int(np.random.default_rng().integers(1 << 31)))
     a = (torch.rand(m, k, device="cuda", generator=g) * 2 - 1).to(dtype)

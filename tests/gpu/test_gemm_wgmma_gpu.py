@@ -39,14 +39,6 @@ KERNEL = """builtin.module {{
 """  # noqa: E501  (IR lines as wide as the ops they spell)
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 def _bound_ok(got, x, y) -> bool:
     exact = x.astype(np.float64) @ y.astype(np.float64)
     bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))

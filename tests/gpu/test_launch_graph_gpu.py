@@ -24,14 +24,6 @@ VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
 VECTOR_ADD = ROOT / "examples" / "tile" / "vector_add.mlir"
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 @pytest.fixture
 def vecadd():
     """A new load each test: a module of its own, so its memo starts empty."""

@@ -25,14 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 VECADD = ROOT / "examples" / "simt" / "vecadd.mlir"
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 @pytest.fixture
 def vecadd():
     """A new load each test: a module of its own, so its memo starts empty."""

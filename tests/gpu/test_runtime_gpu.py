@@ -64,14 +64,6 @@ def vecadd(request):
     return module.kernel("vecadd")
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 def inputs(n: int = N, seed: int = 0):
     rng = np.random.default_rng(seed)
     return rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)

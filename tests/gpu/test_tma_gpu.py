@@ -33,14 +33,6 @@ def module():
     }
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA here")
-    return torch
-
-
 def _grid(rows: int, cols: int, box_rows: int, box_cols: int) -> tuple[int, int]:
     return -(-rows // box_rows), -(-cols // box_cols)
 
