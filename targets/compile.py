@@ -283,6 +283,9 @@ def kernel_artifacts(
         params = kernel_facts.simt_params(op)
         contract = kernel_facts.contract(op.contract, shared)
         writes = kernel_facts.writes(op)
+        # TMA loads' tensor maps (lowering/simt_to_nvvm/tma.py): a SIMT kernel's own, or the
+        # tile wgmma GEMM's (lowering/tile_to_simt/gemm_wgmma.py)
+        maps = artifact_maps(op)
         if name in tiles:
             kernels[name] = KernelArtifact(
                 name,
@@ -291,10 +294,9 @@ def kernel_artifacts(
                 writes,
                 kernel_facts.tile_launch(op),
                 params,
-                artifact_maps(op),  # the wgmma GEMM's TMA loads (gemm_wgmma.py)
+                maps,
             )
         else:
-            maps = artifact_maps(op)  # TMA loads' tensor maps (lowering/simt_to_nvvm/tma.py)
             kernels[name] = KernelArtifact(name, params, contract, writes, tensor_maps=maps)
     return kernels
 

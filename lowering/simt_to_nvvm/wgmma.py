@@ -75,8 +75,17 @@ from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 WGMMA_CHIP = "sm_90a"
 SWIZZLE_ALIGN = 1024
-DESCRIPTOR_BITS = (1 << 16) | (64 << 32) | (1 << 62)
-"""Leading byte offset 16 (encoded 1), stride byte offset 1024 (64), 128-byte swizzle (1)."""
+
+
+def descriptor_bits(leading_bytes: int) -> int:
+    """The fixed fields of a shared-matrix descriptor: leading byte offset `leading_bytes`
+    (encoded >> 4), stride byte offset 1024 (64: between groups of 8 rows), 128-byte swizzle
+    (1)."""
+    return ((leading_bytes >> 4) << 16) | (64 << 32) | (1 << 62)
+
+
+DESCRIPTOR_BITS = descriptor_bits(16)
+"""K-major operands: leading byte offset 16."""
 
 
 def check_target(module: ModuleOp, chip: str) -> None:
@@ -166,12 +175,6 @@ def _address(e: SimtEmitter, array: SSAValue, index: SSAValue) -> tuple[SSAValue
     return start, 2 * constant  # 16-bit elements
 
 
-def mn_descriptor_bits(stride: int) -> int:
-    """The fixed fields of an MN-major B's descriptor with blocks `stride` elements apart:
-    leading byte offset `2 stride`, stride byte offset 1024, 128-byte swizzle."""
-    return ((2 * stride >> 4) << 16) | (64 << 32) | (1 << 62)
-
-
 def _descriptor_asm(reg: str, name: str, offset: int, bits: int = DESCRIPTOR_BITS) -> str:
     """PTX making descriptor `name` from the address in `reg` plus `offset` bytes: bits 0-13
     the address >> 4 (masked to 18 bits first), then the fixed fields `bits`."""
@@ -194,8 +197,9 @@ class WgmmaToPtx(RewritePattern):
         rb, ob = _address(e, op.b, op.b_index)
         one = e.const(1, i32)
         stride = op.mn_stride
-        b_bits = DESCRIPTOR_BITS if stride is None else mn_descriptor_bits(stride)
-        trans_b = 0 if stride is None else 1
+        # an MN-major B's blocks of 64 columns lie `stride` 16-bit elements apart
+        b_bits = DESCRIPTOR_BITS if stride is None else descriptor_bits(2 * stride)
+        trans_b = int(stride is not None)
         regs = ", ".join(f"${k}" for k in range(count))
         # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.
         asm = (  # one line: a scope for the predicate and the descriptors, as PTX allows

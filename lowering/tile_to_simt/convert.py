@@ -65,8 +65,11 @@ def lower_kernel(
     reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
     if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
         reduces = False  # mma layouts are laid out for the usual count
-    hopper = None if threads else kernel_threads(kernel, chip)  # sm_90's wgmma loops
-    threads = threads or hopper or choose_threads(kernel_tiles(kernel), elems, reduces)
+    threads = (
+        threads
+        or kernel_threads(kernel, chip)  # sm_90's wgmma loops
+        or choose_threads(kernel_tiles(kernel), elems, reduces)
+    )
     config = Config(threads, elems, chip)
     if (too_big := _too_big_for_registers(kernel, config.threads)) is not None:
         state.diagnostics.error(*too_big)

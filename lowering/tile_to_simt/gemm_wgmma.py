@@ -55,6 +55,7 @@ like every lowered kernel (docs/safety.md, trusted base).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -77,12 +78,13 @@ from ferrox.dialects.simt.tma import (
     MbarrierWaitOp,
     TmaLoadOp,
 )
+from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, chunked, log2
 
 WGMMA_CHIPS = ("sm_90", "sm_90a")
 CHIP_ATTR = "ferrox.chip"
-BOX = 64
+BOX = SWIZZLE_ROW
 """Elements of one 128-byte swizzled row: a box's inner side."""
 BOX_LIMIT = 256
 MAX_ACCUMULATORS = 128
@@ -96,7 +98,6 @@ PITCH_PAD = 8
 DEFAULT_WIDTH = 4
 """The f32 chunk a store takes by default (16 bytes)."""
 PENDING = 1
-WARPGROUP = 128
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,7 @@ def target_chip(module: ModuleOp, chip: str) -> str:
     return chip
 
 
+@functools.cache  # asked for by the layout inference, the loop and the epilogue alike
 def layout(p: Plan) -> Layout:
     """The accumulator layout of the wgmma fragments: register `i` of chain `h` is value `i` of
     the chain's m64nN fragment (`i % 2`: column bit 0, `(i / 2) % 2`: row bit 3, `i / 4`: the
@@ -264,8 +266,8 @@ class Wgmma:
         loop = g.loop
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
         i, j = ctx.scalar(g.i), ctx.scalar(g.j)
-        a_rows, a_cols = self.ta.dims
-        b_rows, b_cols = self.tb.dims
+        a_rows, _ = self.ta.dims
+        _, b_cols = self.tb.dims
         self.lb, self.step = lb, step
         self.a_row = ctx(arith.MinUIOp(ctx.mul(i, p.m), a_rows))
         self.b_col = ctx(arith.MinUIOp(ctx.mul(j, p.n), b_cols))

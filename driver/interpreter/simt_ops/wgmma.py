@@ -67,61 +67,80 @@ def _fragment(lane: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
     return 16 * w + g // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (g % 4) + i % 2
 
 
+def _start(ex, op, index, mask, bad_start, message) -> np.ndarray:
+    """The tile's start per lane, trapping where `bad_start(start)` holds on an active lane
+    (`message(start)` says why)."""
+    at = np.broadcast_to(np.asarray(index).astype(np.int64), (ex.n,))
+    bad = mask & bad_start(at)
+    if bad.any():
+        raise ex.fault(op, bad, message(int(at[int(np.argmax(bad))])))
+    return at
+
+
+def _gather(ex, op, buffer, mask, what, count: int, flat_of, reads: list) -> np.ndarray:
+    """The lanes' `(count, 16)` elements, `(j, kk)` at flat `flat_of(j, kk)`, read through the
+    checked, race-tracked shared load; each read `(buffer, flat index, values)` appended to
+    `reads`."""
+    out = np.zeros((ex.n, count, K), np.float64)
+    for j in range(count):
+        for kk in range(K):
+            flat = flat_of(j, kk)
+            v = load(ex, op, buffer, [flat], mask, what)
+            reads.append((buffer, flat, v))
+            out[:, j, kk] = np.asarray(v, np.float64)
+    return out
+
+
 def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list):
     """The lanes' `(len(rows), 16)` elements of a swizzled tile starting at flat `index`: rows
     `r0 + rows[j]`, columns `c0 .. c0 + 16` of the logical matrix, read at their swizzled
     places; each read `(buffer, flat index, values)` appended to `reads`."""
-    at = np.broadcast_to(np.asarray(index).astype(np.int64), (ex.n,))
     atom = SWIZZLE_ROW * SWIZZLE_ROWS
-    bad = mask & ~np.isin(at % atom, np.arange(0, SWIZZLE_ROW, K))
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise ex.fault(
-            op,
-            bad,
-            f"'simt.wgmma' reads {name} from element {int(at[k])} of {buffer.name}: a tile "
+    at = _start(
+        ex,
+        op,
+        index,
+        mask,
+        lambda at: ~np.isin(at % atom, np.arange(0, SWIZZLE_ROW, K)),
+        lambda first: (
+            f"'simt.wgmma' reads {name} from element {first} of {buffer.name}: a tile "
             f"starts at a row that is a multiple of {SWIZZLE_ROWS} and a column of 0, 16, 32 "
-            f"or 48 (element % {atom} in 0, 16, 32, 48)",
-        )
+            f"or 48 (element % {atom} in 0, 16, 32, 48)"
+        ),
+    )
     r0, c0 = at // SWIZZLE_ROW, at % SWIZZLE_ROW
-    out = np.zeros((ex.n, len(rows), K), np.float64)
-    for j, dr in enumerate(rows):
-        r = r0 + dr
-        for kk in range(K):
-            c = (c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8)
-            flat = r * SWIZZLE_ROW + c
-            v = load(ex, op, buffer, [flat], mask, f"simt.wgmma ({name})")
-            reads.append((buffer, flat, v))
-            out[:, j, kk] = np.asarray(v, np.float64)
-    return out
+
+    def flat_of(j: int, kk: int) -> np.ndarray:
+        r = r0 + rows[j]
+        return r * SWIZZLE_ROW + ((c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8))
+
+    return _gather(ex, op, buffer, mask, f"simt.wgmma ({name})", len(rows), flat_of, reads)
 
 
 def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], reads: list):
     """The lanes' `(len(cols), 16)` elements of an MN-major B tile starting at flat `index`
     (docs of `simt.wgmma`): column `c` in block `c // 64` (`stride` elements apart), k-rows
     `r0 .. r0 + 16`, read at their swizzled places; each read appended to `reads`."""
-    at = np.broadcast_to(np.asarray(index).astype(np.int64), (ex.n,))
     atom = SWIZZLE_ROW * SWIZZLE_ROWS
-    bad = mask & (at % atom != 0)
-    if bad.any():
-        k = int(np.argmax(bad))
-        raise ex.fault(
-            op,
-            bad,
-            f"'simt.wgmma' reads an MN-major B from element {int(at[k])} of {buffer.name}: the "
-            f"tile starts at a row that is a multiple of {SWIZZLE_ROWS} (element % {atom} == 0)",
-        )
-    out = np.zeros((ex.n, len(cols), K), np.float64)
-    for j, col in enumerate(cols):
-        block, c = col // SWIZZLE_ROW, col % SWIZZLE_ROW
-        for kk in range(K):
-            row = at // SWIZZLE_ROW + kk
-            swizzled = ((c // 8) ^ (row % SWIZZLE_ROWS)) * 8 + c % 8
-            flat = at + block * stride + kk * SWIZZLE_ROW + swizzled
-            v = load(ex, op, buffer, [flat], mask, "simt.wgmma (B)")
-            reads.append((buffer, flat, v))
-            out[:, j, kk] = np.asarray(v, np.float64)
-    return out
+    at = _start(
+        ex,
+        op,
+        index,
+        mask,
+        lambda at: at % atom != 0,
+        lambda first: (
+            f"'simt.wgmma' reads an MN-major B from element {first} of {buffer.name}: the "
+            f"tile starts at a row that is a multiple of {SWIZZLE_ROWS} (element % {atom} == 0)"
+        ),
+    )
+
+    def flat_of(j: int, kk: int) -> np.ndarray:
+        block, c = cols[j] // SWIZZLE_ROW, cols[j] % SWIZZLE_ROW
+        row = at // SWIZZLE_ROW + kk
+        swizzled = ((c // 8) ^ (row % SWIZZLE_ROWS)) * 8 + c % 8
+        return at + block * stride + kk * SWIZZLE_ROW + swizzled
+
+    return _gather(ex, op, buffer, mask, "simt.wgmma (B)", len(cols), flat_of, reads)
 
 
 @lowers(simt.WgmmaOp)
