@@ -195,8 +195,13 @@ class Dispatch(RewritePattern):
             entry = _ADMITTED[key] = (inner, [op_types(p) for p in self.patterns], {})
         self._types: list[tuple[type[Operation], ...] | None] = entry[1]
         self._admitted: dict[type[Operation], tuple[int, ...]] = entry[2]
+        self._candidates: dict[type[Operation], tuple[RewritePattern, ...]] = {}
+        """This run's patterns for each class, made from the shared indices once."""
 
     def candidates(self, cls: type[Operation]) -> tuple[RewritePattern, ...]:
+        mine = self._candidates.get(cls)
+        if mine is not None:
+            return mine
         found = self._admitted.get(cls)
         if found is None:
             found = self._admitted[cls] = tuple(
@@ -204,7 +209,8 @@ class Dispatch(RewritePattern):
                 for i, (p, types) in enumerate(zip(self.patterns, self._types, strict=True))
                 if _admits(p, types, cls)
             )
-        return tuple(self.patterns[i] for i in found)
+        mine = self._candidates[cls] = tuple(self.patterns[i] for i in found)
+        return mine
 
     def _plan(self, cls: type[Operation]) -> tuple[_Step, ...]:
         steps: list[_Step] = []
