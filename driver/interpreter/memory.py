@@ -6,6 +6,26 @@ too; raw pointers and shared arrays are unchecked there, but the interpreter nev
 Accesses are made for many lanes at once (`lanes`: positions in the executor's group, in launch
 order); `checked` finds the first lane out of range, so that the lanes before it can still make
 a store or an atomic before the trap, as they would have in order.
+
+Race tracking (`Accesses`, `track`) keeps per element the last writer and up to two readers.
+A tile read (a wgmma's operands: `steps` loads of every lane, one after another) is tracked
+as ONE `track` call on the steps' accesses laid end to end, step by step, lanes in order inside
+each (`steps_disjoint` must hold, else the caller loads step by step). It finds and records
+exactly what the step-by-step loads do, because when no element is read in two steps:
+- a read changes only the reader rows (1 and 2) of its own elements and checks them against the
+  writer row (0), which no read changes; so each step meets its elements in the state they had
+  before the tile read, in one call as in its own;
+- the first race found is the first access in the end-to-end order whose element's writer is
+  unordered with it: the first step with a race, its first lane, as step by step;
+- within a step several lanes may read one element; they keep their order in the end-to-end
+  run, so the same lane is recorded last (NumPy's assignment through repeated indices stores
+  the last value in both cases), and the row-2 choice reads row 1 after this call's row-1
+  records, which for an element are its own step's only;
+- a range trap at step s is raised after steps before s are tracked (`load_steps` tracks those
+  and then raises the trap the step-by-step check gives), so a race in an earlier step still
+  comes first.
+Writes (TMA boxes land untracked; stores go through `track` one op at a time) are unchanged,
+so a write after such a read conflicts with the same recorded readers.
 """
 
 from __future__ import annotations
@@ -172,6 +192,16 @@ def checked(
         error = ex.fault(op, one, message)
         lanes, flat = lanes[:k], flat[:k]
     return lanes, flat + buffer.base(ex, lanes), error
+
+
+def steps_disjoint(flat: np.ndarray, size: int) -> bool:
+    """Whether no element of `flat` (steps x lanes, each below `size`) is in two steps."""
+    if len(flat) < 2:
+        return True
+    step = np.arange(len(flat), dtype=np.int32)[:, None]
+    stamp = np.empty(size, np.int32)
+    stamp[flat] = np.broadcast_to(step, flat.shape)
+    return bool((stamp[flat] == step).all())
 
 
 def claim(ex: Any, op: Any, buffer: Buffer, elems: np.ndarray, lanes: np.ndarray, why: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.memory import checked, shared_buffer, track
+from ferrox.driver.interpreter.memory import checked, shared_buffer, steps_disjoint, track
 from ferrox.driver.interpreter.ops import lowers
 from ferrox.driver.interpreter.simt_ops.memory import gather
 
@@ -53,6 +53,48 @@ def load(ex, op, buffer, indices, mask, what):
         raise error
     track(ex, op, buffer, buffer.tracker(), flat, lanes, False, element_shown(buffer))
     return gather(ex, buffer.array, lanes, flat, mask)
+
+
+def tile_lanes(ex, buffer, idx: np.ndarray, mask: np.ndarray):
+    """(lanes, flat elements steps x lanes) of a tile read `idx` (steps x every lane) by the
+    lanes of `mask`; the step of the first index out of range (or `len(idx)`)."""
+    lanes = ex.all_lanes if mask.all() else np.flatnonzero(mask)
+    sub = idx if len(lanes) == ex.n else idx[:, lanes]
+    stop = len(idx)
+    if sub.size and (sub.min() < 0 or sub.max() >= buffer.length):
+        stop = int(np.argmax(((sub < 0) | (sub >= buffer.length)).any(axis=1)))
+    return lanes, sub[:stop] + buffer.base(ex, lanes), stop
+
+
+def batched(buffer, flat: np.ndarray) -> bool:
+    """Whether a tile read of `flat` (steps x lanes) may be tracked in one call (memory.py)."""
+    return steps_disjoint(flat, len(buffer.array))
+
+
+def track_tile(ex, op, buffer, flat: np.ndarray, lanes: np.ndarray) -> None:
+    """Track the reads of `flat` (steps x lanes) as `load` would, step after step (memory.py
+    says why one call is the same when `batched`)."""
+    if len(flat):
+        every = np.tile(lanes, len(flat))
+        track(
+            ex, op, buffer, buffer.tracker(), flat.reshape(-1), every, False, element_shown(buffer)
+        )
+
+
+def load_steps(ex, op, buffer, idx: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
+    """`load(ex, op, buffer, [idx[s]], mask, what)` for each step `s` in turn, as one (steps,
+    lanes) array: the same traps, races and race records, in one range check and one `track`."""
+    lanes, flat, stop = tile_lanes(ex, buffer, idx, mask)
+    if not batched(buffer, flat):
+        return np.stack([load(ex, op, buffer, [row], mask, what) for row in idx])
+    track_tile(ex, op, buffer, flat, lanes)
+    if stop < len(idx):
+        error = checked(ex, op, buffer, [idx[stop]], mask, what)[2]
+        assert error is not None
+        raise error
+    out = np.zeros(idx.shape, buffer.array.dtype)
+    out[:, lanes] = buffer.array[flat]
+    return out
 
 
 def store(ex, op, buffer, value, indices, mask, what):

@@ -1,9 +1,9 @@
 """The warpgroup tensor-core ops (dialects/simt/wgmma.py): `simt.wgmma`, its fence, commit and
 wait, and `simt.wgmma_store`.
 
-`simt.wgmma` completes at once here: each thread reads, through the ordinary checked and
-race-tracked shared loads, the elements of A's two rows and B's N/4 rows its own accumulator
-values need (A and B in the 128-byte swizzled form the op names) and adds their products, exact
+`simt.wgmma` completes at once here: each thread reads, as the ordinary checked and
+race-tracked shared loads of each row and k step in turn would (one batch, `shared.load_steps`),
+the elements of A's two rows and B's N/4 rows its own accumulator values need (A and B in the 128-byte swizzled form the op names) and adds their products, exact
 and rounded once to f32 (an order the GPU may take). A thread's result depends only on shared
 memory and its own accumulators, so no registers cross lanes. The fence is then a no-op, and
 the wait hands its values back; but each wgmma is remembered with the elements it read until the
@@ -28,7 +28,14 @@ import numpy as np
 from ferrox.dialects import simt
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, SWIZZLE_ROWS, WARPGROUP, K
 from ferrox.driver.interpreter.ops import lowers
-from ferrox.driver.interpreter.simt_ops.shared import load, store
+from ferrox.driver.interpreter.simt_ops.shared import (
+    batched,
+    load,
+    load_steps,
+    store,
+    tile_lanes,
+    track_tile,
+)
 
 
 def _lanes(ex):
@@ -77,18 +84,15 @@ def _start(ex, op, index, mask, bad_start, message) -> np.ndarray:
     return at
 
 
-def _gather(ex, op, buffer, mask, what, count: int, flat_of, reads: list) -> np.ndarray:
-    """The lanes' `(count, 16)` elements, `(j, kk)` at flat `flat_of(j, kk)`, read through the
-    checked, race-tracked shared load; each read `(buffer, flat index, values)` appended to
-    `reads`."""
-    out = np.zeros((ex.n, count, K), np.float64)
-    for j in range(count):
-        for kk in range(K):
-            flat = flat_of(j, kk)
-            v = load(ex, op, buffer, [flat], mask, what)
-            reads.append((buffer, flat, v))
-            out[:, j, kk] = np.asarray(v, np.float64)
-    return out
+def _gather(ex, op, buffer, mask, what, idx: np.ndarray, reads: list) -> np.ndarray:
+    """The lanes' `(count, 16)` elements at flat `idx` (count x 16 x lanes), read as the checked,
+    race-tracked shared loads of each `(j, kk)` in turn would (`shared.load_steps`); the read
+    `(buffer, flat indices, values)` appended to `reads`."""
+    count = idx.shape[0]
+    steps = idx.reshape(count * K, ex.n)
+    values = load_steps(ex, op, buffer, steps, mask, what)
+    reads.append((buffer, steps, values))
+    return np.asarray(values, np.float64).reshape(count, K, ex.n).transpose(2, 0, 1)
 
 
 def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list):
@@ -109,12 +113,10 @@ def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list
         ),
     )
     r0, c0 = at // SWIZZLE_ROW, at % SWIZZLE_ROW
-
-    def flat_of(j: int, kk: int) -> np.ndarray:
-        r = r0 + rows[j]
-        return r * SWIZZLE_ROW + ((c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8))
-
-    return _gather(ex, op, buffer, mask, f"simt.wgmma ({name})", len(rows), flat_of, reads)
+    r = (r0 + np.stack(rows))[:, None, :]  # (row, kk, lane)
+    kk = np.arange(K)[None, :, None]
+    idx = r * SWIZZLE_ROW + ((c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8))
+    return _gather(ex, op, buffer, mask, f"simt.wgmma ({name})", idx, reads)
 
 
 def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], reads: list):
@@ -133,14 +135,13 @@ def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], r
             f"tile starts at a row that is a multiple of {SWIZZLE_ROWS} (element % {atom} == 0)"
         ),
     )
-
-    def flat_of(j: int, kk: int) -> np.ndarray:
-        block, c = cols[j] // SWIZZLE_ROW, cols[j] % SWIZZLE_ROW
-        row = at // SWIZZLE_ROW + kk
-        swizzled = ((c // 8) ^ (row % SWIZZLE_ROWS)) * 8 + c % 8
-        return at + block * stride + kk * SWIZZLE_ROW + swizzled
-
-    return _gather(ex, op, buffer, mask, "simt.wgmma (B)", len(cols), flat_of, reads)
+    col = np.stack(cols)[:, None, :]  # (column, kk, lane)
+    block, c = col // SWIZZLE_ROW, col % SWIZZLE_ROW
+    kk = np.arange(K)[None, :, None]
+    row = at // SWIZZLE_ROW + kk
+    swizzled = ((c // 8) ^ (row % SWIZZLE_ROWS)) * 8 + c % 8
+    idx = at + block * stride + kk * SWIZZLE_ROW + swizzled
+    return _gather(ex, op, buffer, mask, "simt.wgmma (B)", idx, reads)
 
 
 @lowers(simt.WgmmaOp)
@@ -229,23 +230,45 @@ def _retire(ex, wait, op, mask, reads) -> None:
     """The GPU reads a wgmma's tiles any time up to the wait that retires its group: read them
     again now, race-tracked (a write by another thread since the last barrier is a race), and
     trap if any element changed since the issue (a write in between, by any thread, would have
-    given the GPU other operands)."""
-    for buffer, flat, before in reads:
-        now = load(ex, op, buffer, [flat], mask, "simt.wgmma (in flight)")
-        a = np.ascontiguousarray(np.broadcast_to(before, (ex.n,)))
-        b = np.ascontiguousarray(np.broadcast_to(now, (ex.n,)))
-        bits = np.dtype(f"u{a.dtype.itemsize}")  # NaN poison compares equal to itself
-        changed = mask & (a.view(bits) != b.view(bits))
-        if changed.any():
-            k = int(np.argmax(changed))
-            at = int(np.broadcast_to(flat, (ex.n,))[k])
-            raise ex.fault(
-                wait,
-                changed,
-                f"element {at} of {buffer.name}, which a 'simt.wgmma' reads, changed before "
-                f"the 'simt.wgmma_wait' that retires its group: the GPU may read the tiles of "
-                f"a wgmma until then (docs/safety.md#simt-8)",
-            )
+    given the GPU other operands). Step by step as at the issue: the first step with a race or
+    a change is reported, the race first within a step."""
+    for buffer, steps, before in reads:
+        lanes, flat, stop = tile_lanes(ex, buffer, steps, mask)
+        assert stop == len(steps)  # the indices passed at the issue
+        if not batched(buffer, flat):
+            for s, row in enumerate(steps):
+                now = load(ex, op, buffer, [row], mask, "simt.wgmma (in flight)")
+                _unchanged(ex, wait, mask, buffer, steps[s:], before[s:], now[None])
+            continue
+        now = np.zeros(steps.shape, buffer.array.dtype)
+        now[:, lanes] = buffer.array[flat]
+        changed = _changed(mask, before, now)
+        first = int(np.argmax(changed.any(axis=1))) if changed.any() else len(steps) - 1
+        track_tile(ex, op, buffer, flat[: first + 1], lanes)
+        _unchanged(ex, wait, mask, buffer, steps[first:], before[first:], now[first:])
+
+
+def _changed(mask, before: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """Where a lane of `mask` holds other bits than at the issue, per step (NaN poison compares
+    equal to itself)."""
+    bits = np.dtype(f"u{before.dtype.itemsize}")
+    return mask & (before.view(bits) != now.view(bits))
+
+
+def _unchanged(ex, wait, mask, buffer, steps, before, now) -> None:
+    """Trap if an element of the first of `steps` changed since the issue (`now` holds the
+    first steps' values now)."""
+    changed = _changed(mask, before[0], now[0])
+    if not changed.any():
+        return
+    at = int(steps[0][int(np.argmax(changed))])
+    raise ex.fault(
+        wait,
+        changed,
+        f"element {at} of {buffer.name}, which a 'simt.wgmma' reads, changed before "
+        f"the 'simt.wgmma_wait' that retires its group: the GPU may read the tiles of "
+        f"a wgmma until then (docs/safety.md#simt-8)",
+    )
 
 
 @lowers(simt.WgmmaStoreOp)

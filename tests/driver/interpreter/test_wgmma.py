@@ -15,6 +15,9 @@ import pytest
 
 from ferrox.driver.interpreter.errors import KernelFault
 from ferrox.driver.interpreter.launch import run_simt_kernel
+from ferrox.driver.interpreter.memory import steps_disjoint
+from ferrox.driver.interpreter.simt_ops import shared as shared_ops
+from ferrox.driver.interpreter.simt_ops import wgmma as wgmma_ops
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 
@@ -264,3 +267,197 @@ def test_gemm_wgmma_against_numpy(rng, cfg, m, n, k):
     exact = a.astype(np.float64) @ b.astype(np.float64).T
     bound = k * 2.0**-23 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64).T)
     assert np.all(np.abs(got - exact) <= bound + 1e-30)
+
+
+# --- the tile reads in one batch (simt_ops/shared.load_steps) against the step-by-step loads ---
+
+
+def _outcome(monkeypatch, run, batched: bool):
+    """`run()`'s result (or its fault's text) and every shared array's values and race records,
+    with the wgmma's tiles read in one batch or (`batched` False) one load per row and k step."""
+    made = []
+    real = shared_ops.shared_buffer
+
+    def alloc(*args):
+        made.append(real(*args))
+        return made[-1]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(shared_ops, "shared_buffer", alloc)
+        if not batched:
+            patch.setattr(shared_ops, "batched", lambda *args: False)
+            patch.setattr(wgmma_ops, "batched", lambda *args: False)
+        try:
+            result = run()
+        except KernelFault as e:
+            result = str(e)
+    race = [(b.race.thread, b.race.op, b.race.interval, b.race.warp_epoch) for b in made]
+    return result, [b.array for b in made], race
+
+
+def _same_both_ways(monkeypatch, run):
+    """Run `run` batched and step by step: the same result or fault, the same shared memory and
+    the same recorded readers and writers. Returns the batched result."""
+    got, arrays, race = _outcome(monkeypatch, run, True)
+    want, want_arrays, want_race = _outcome(monkeypatch, run, False)
+    if isinstance(want, str):
+        assert got == want
+    else:
+        np.testing.assert_array_equal(got, want)
+    for a, b in zip(
+        arrays + [r for rows in race for r in rows],
+        want_arrays + [r for rows in want_race for r in rows],
+    ):
+        np.testing.assert_array_equal(a, b)
+    assert len(arrays) == len(want_arrays) > 0
+    return got
+
+
+def _kernel_run(kernel, a, b, ia=0, skew=0, shared=10240):
+    module = parse_module(make_context(), kernel, "one.mlir")
+
+    def run():
+        out = np.full(128, np.nan, np.float32)
+        run_simt_kernel(module, "one", (1, 1, 1), (128, 1, 1), [a, b, out, ia, skew], shared)
+        return out
+
+    return run
+
+
+@pytest.mark.parametrize("ia", [0, 48, 512])  # 512: A's rows 8 .. 71 of 64, a trap
+def test_batched_tile_reads_are_the_step_by_step_ones(monkeypatch, rng, ia):
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    got = _same_both_ways(monkeypatch, _kernel_run(KERNEL, a, b, ia))
+    if ia == 512:  # the first step out of range is row 8 + 56 + 8 (j = 1), first at lane 96
+        assert "simt.wgmma (A) out of range: index 4096 of %as (length 4096)" in got
+        assert "thread (96, 0, 0)" in got
+
+
+@pytest.mark.parametrize("barrier", ["", "simt.sync_threads"])
+def test_batched_retire_is_the_step_by_step_one(monkeypatch, rng, barrier):
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    run = _kernel_run(_two_groups(barrier), a, b, shared=12288)
+    got = _same_both_ways(monkeypatch, run)
+    assert isinstance(got, str) == (barrier == "")
+
+
+def test_batched_reads_in_the_generated_gemm_are_the_step_by_step_ones(monkeypatch, rng):
+    """Two warpgroups reading one B tile, a ring array holding every stage, wait 0."""
+    cfg, m, n, k = Config(2, 1, 64, 3, split=False, pending=0), 100, 64, 80
+    a, b = _bf16(rng.uniform(-1, 1, (m, k))), _bf16(rng.uniform(-1, 1, (n, k)))
+    got = _same_both_ways(monkeypatch, lambda: _gemm(cfg, a, b, k))
+    exact = a.astype(np.float64) @ b.astype(np.float64).T
+    bound = k * 2.0**-23 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64).T)
+    assert np.all(np.abs(got - exact) <= bound + 1e-30)
+
+
+def test_steps_that_share_an_element_are_read_step_by_step():
+    assert steps_disjoint(np.array([[0, 1, 1], [2, 3, 3]]), 4)
+    assert not steps_disjoint(np.array([[0, 1], [2, 1]]), 4)
+    assert steps_disjoint(np.array([[5, 5]]), 6)
+
+
+def _with(kernel: str, after: str, lines: str) -> str:
+    """`kernel` with `lines` inserted after the (first) line that holds `after`."""
+    at = kernel.index("\n", kernel.index(after)) + 1
+    return kernel[:at] + lines + kernel[at:]
+
+
+STORE = """      %y = arith.constant 3.0 : bf16
+      simt.shared_store %y, %bs[%ib] : !simt.shared<bf16, [1024]>
+"""
+
+
+def test_a_store_into_a_tile_in_flight_races_with_the_wgmma(monkeypatch, rng):
+    """Each thread t stores element 8 t of B's tile after the wgmma, before its wait and any
+    barrier: thread 0's store of element 0 races with the last reader of it the wgmma recorded
+    (thread 124: lanes 0, 4, .., 124 read B's column 0 at k 0)."""
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    kernel = _with(KERNEL, "simt.wgmma_commit", STORE)
+    got = _same_both_ways(monkeypatch, _kernel_run(kernel, a, b))
+    assert got.startswith(
+        "one.mlir:38:7: error: data race on element 0 of %bs: thread (0, 0, 0) writes it here, "
+        "and thread (124, 0, 0) read it at one.mlir:35:7 in the same barrier interval"
+    )
+    assert got.endswith(
+        "one.mlir:35:7: note: thread (124, 0, 0) of block (0, 0, 0) read element 0 of %bs here"
+    )
+
+
+def test_a_wgmma_reading_a_store_of_its_barrier_interval_races(monkeypatch, rng):
+    """The stores of the test above before the fence instead: the first lane of the first step
+    of B whose element another thread wrote reports it (lane 1 reads column 2 at k 0, element
+    2 * 64 + (0 ^ 16) = 144, which thread 18 wrote; lane 0's element 0 is its own)."""
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    kernel = _with(
+        KERNEL, "%ia2 = arith.addi", "    simt.unsafe {\n" + STORE + "      simt.yield\n    }\n"
+    )
+    got = _same_both_ways(monkeypatch, _kernel_run(kernel, a, b))
+    assert "data race on element 144 of %bs: thread (1, 0, 0) reads it here, and thread " in got
+    assert "(18, 0, 0) wrote it at" in got
+
+
+# KERNEL with its tiles loaded by TMA instead: thread 0 loads the 64 x 64 bf16 A and a 16 x 64 B
+# (128-byte swizzled) on one mbarrier, all wait for it; REFILL (thread 0 loading B's tile again,
+# the barrier's next phase) comes BEFORE or AFTER the wgmma's wait.
+TMA_ISSUE = """      %first = arith.cmpi eq, %t, %c0 : index
+      %c16 = arith.constant 16 : index
+      %c64 = arith.constant 64 : index
+      %nab = arith.constant 10240 : index
+      %nb = arith.constant 2048 : index
+      scf.if %first {
+        simt.mbarrier_init %bar[%c0], %c1 : !simt.shared<i64, [1]>
+        simt.tma_load %a[%c0, %c0] shape(%c64, %c64), %as[%c0], %bar[%c0] {box = array<i64: 64, 64>, swizzle = 128} : !simt.slice<bf16>, !simt.shared<bf16, [4096]>, !simt.shared<i64, [1]>
+        LOAD_B
+        simt.mbarrier_arrive_expect_tx %bar[%c0], %nab : !simt.shared<i64, [1]>
+      }
+      simt.mbarrier_wait %bar[%c0], %c0 : !simt.shared<i64, [1]>
+"""
+LOAD_B = (
+    "simt.tma_load %b[%c0, %c0] shape(%c16, %c64), %bs[%c0], %bar[%c0] {box = array<i64: 16, "
+    "64>, swizzle = 128} : !simt.slice<bf16>, !simt.shared<bf16, [1024]>, !simt.shared<i64, [1]>"
+)
+
+
+def _tma_kernel(before: str, after: str) -> str:
+    bar = "    %bar = simt.shared_alloc {dynamic} : !simt.shared<i64, [1]>\n"
+    kernel = _with(KERNEL, "%bs = simt.shared_alloc", bar)
+    copies = kernel.index("    scf.for %j")
+    kernel = kernel[:copies] + kernel[kernel.index("    %warp = ") :]
+    kernel = _with(kernel, "%r:2 = simt.unsafe", TMA_ISSUE.replace("LOAD_B", LOAD_B))
+    kernel = _with(kernel, "simt.wgmma_commit", before)
+    wait = "      simt.mbarrier_wait %bar[%c0], %c1 : !simt.shared<i64, [1]>\n"
+    kernel = _with(kernel, "%e:8 = simt.wgmma_wait", after + wait)
+    return kernel.replace("shared_bytes = 10240", "shared_bytes = 10248")
+
+
+REFILL = f"""      scf.if %first {{
+        {LOAD_B}
+        simt.mbarrier_arrive_expect_tx %bar[%c0], %nb : !simt.shared<i64, [1]>
+      }}
+"""
+
+
+def test_a_tma_refill_after_the_wait_gives_the_product(monkeypatch, rng):
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    kernel = _tma_kernel("", REFILL)
+    got = _same_both_ways(monkeypatch, _kernel_run(kernel, a, b, shared=10248))
+    d = (
+        a.reshape(64, 64).astype(np.float64)[:, :16]
+        @ b.reshape(16, 64).astype(np.float64)[:, :16].T
+    )
+    lane = np.arange(128)
+    row, col = 16 * (lane // 32) + (lane % 32) // 4, 2 * (lane % 4)
+    want = d[row, col].astype(np.float32) + d[row, col + 1].astype(np.float32)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_tma_refill_of_a_tile_in_flight_traps_at_the_wait(monkeypatch, rng):
+    """The refill before the wgmma's wait: the copy may land while the tensor cores read B."""
+    a, b = _bf16(rng.standard_normal(4096)), _bf16(rng.standard_normal(1024))
+    kernel = _tma_kernel(REFILL, "")
+    got = _same_both_ways(monkeypatch, _kernel_run(kernel, a, b, shared=10248))
+    assert (
+        "element 0 of %bs, which a 'simt.wgmma' reads, changed before the 'simt.wgmma_wait' "
+        "that retires its group"
+    ) in got
