@@ -112,6 +112,34 @@ def cuda_bindings_row(kernel, a, b) -> dict[str, Callable[[], None]]:
     return {"cuda.bindings cuLaunchKernel (pre-packed)": run}
 
 
+def ctypes_ex_row(kernel, a, b) -> dict[str, Callable[[], None]]:
+    """The driver's `cuLaunchKernelEx` through ctypes with a config and four pointers made once
+    (what the memo's prepared launch calls), no Python around it: beside the cuda.bindings row,
+    what each way of calling the driver costs."""
+    from ferrox.driver.runtime import launcher
+
+    launch_ex = launcher._driver_launch_ex()
+    if not launch_ex:
+        return {}
+    packed = kernel.pack([a, b])
+    config = launcher._LaunchConfig((1, 1, 1), (32, 1, 1), 0, LEGACY, None, 0)
+    pointers = (
+        ctypes.pointer(config),
+        ctypes.c_void_p(int(kernel.core.handle)),
+        ctypes.c_void_p(packed.address),
+        None,
+    )
+
+    def run() -> None:
+        launch_ex(*pointers)
+
+    run.keep = packed  # type: ignore[attr-defined]  # what the pointers point into
+    status = launch_ex(*pointers)
+    if status:
+        raise RuntimeError(f"the ctypes cuLaunchKernelEx row's launch failed: {status}")
+    return {"ctypes cuLaunchKernelEx (pre-built config)": run}
+
+
 def torch_rows(kernel, n: int) -> dict[str, Callable[[], None]]:
     import torch
 
@@ -369,6 +397,7 @@ def torch_reads(calls: int = 20000) -> dict[str, float]:
         "t.is_contiguous()": t.is_contiguous,
         "t.get_device()": t.get_device,
         "t.is_cuda": lambda: t.is_cuda,
+        "t.device": lambda: t.device,
         "torch._C._cuda_getCurrentRawStream(0)": lambda: get_stream(0),
         "torch.cuda.current_stream()": torch.cuda.current_stream,
         "(a Python lambda returning None)": lambda: None,
@@ -385,281 +414,6 @@ def torch_reads(calls: int = 20000) -> dict[str, float]:
     return out
 
 
-def driver_rows(n: int) -> dict[str, Callable[[], Callable[[], None]]]:
-    """The same empty kernel launched every way the driver offers, for `--driver`: what the
-    driver call itself costs, apart from the Python around it. Each row is made by its own
-    maker (so a probe can say which one crashed, `driver_probe`)."""
-    import struct
-
-    from cuda.bindings import driver as cu
-
-    module = parse_module(make_context(), EMPTY, "empty.mlir")
-    verify_module(module)
-    artifact = compile_module(module, chip=device_limits(0).chip)
-    kernel = LoadedModule.load(artifact).kernel("empty")
-    a = DeviceArray.from_numpy(np.zeros(n, np.float32))
-    b = DeviceArray.from_numpy(np.zeros(n, np.float32))
-    packed = kernel.pack([a, b])
-    as_function = cu.CUfunction(int(kernel.core.handle))  # the CUkernel, as ours passes it
-    legacy = cu.CUstream(1)
-    address = packed.address
-    pa, pb, size_a = a.ptr, b.ptr, a.size
-    keep: list[object] = [packed, a, b]  # what the rows' raw pointers point into
-
-    def plain() -> Callable[[], None]:
-        return lambda: cu.cuLaunchKernel(as_function, 1, 1, 1, 32, 1, 1, 0, legacy, address, 0)
-
-    def context_function() -> Callable[[], None]:
-        status, function = cu.cuKernelGetFunction(kernel.core.handle)
-        assert status == cu.CUresult.CUDA_SUCCESS, status
-        return lambda: cu.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, legacy, address, 0)
-
-    def null_stream() -> Callable[[], None]:
-        null = cu.CUstream(0)
-        return lambda: cu.cuLaunchKernel(as_function, 1, 1, 1, 32, 1, 1, 0, null, address, 0)
-
-    def extra() -> Callable[[], None]:  # one packed struct: the four 8-byte values
-        buffer = (ctypes.c_uint64 * 4)(pa, size_a, pb, size_a)
-        size = ctypes.c_size_t(ctypes.sizeof(buffer))
-        options = (ctypes.c_void_p * 5)(
-            cu.CU_LAUNCH_PARAM_BUFFER_POINTER,
-            ctypes.addressof(buffer),
-            cu.CU_LAUNCH_PARAM_BUFFER_SIZE,
-            ctypes.addressof(size),
-            cu.CU_LAUNCH_PARAM_END,
-        )
-        keep.extend((buffer, size, options))
-        at = ctypes.addressof(options)
-        return lambda: cu.cuLaunchKernel(as_function, 1, 1, 1, 32, 1, 1, 0, legacy, 0, at)
-
-    def written() -> Callable[[], None]:  # one buffer, the values written per call
-        raw = (ctypes.c_uint64 * 4)()
-        base = ctypes.addressof(raw)
-        pointers = (ctypes.c_void_p * 4)(base, base + 8, base + 16, base + 24)
-        keep.extend((raw, pointers))
-        at = ctypes.addressof(pointers)
-        pack_into = struct.Struct("<QqQq").pack_into
-
-        def run() -> None:
-            pack_into(raw, 0, pa, size_a, pb, size_a)
-            cu.cuLaunchKernel(as_function, 1, 1, 1, 32, 1, 1, 0, legacy, at, 0)
-
-        return run
-
-    def with_ctypes() -> Callable[[], None]:
-        c_launch = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
-        c_launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-        c_launch.restype = ctypes.c_int
-        handle = int(kernel.core.handle)
-        return lambda: c_launch(handle, 1, 1, 1, 32, 1, 1, 0, 1, address, None)
-
-    def launch_ex() -> Callable[[], None]:
-        config = cu.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = 1, 1, 1
-        config.blockDimX, config.blockDimY, config.blockDimZ = 32, 1, 1
-        config.sharedMemBytes, config.hStream, config.numAttrs = 0, legacy, 0
-        keep.append(config)
-        return lambda: cu.cuLaunchKernelEx(config, as_function, address, 0)
-
-    def core() -> Callable[[], None]:
-        from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, launch
-
-        core_kernel, config = kernel.core.core, LaunchConfig(grid=1, block=32)
-        return lambda: launch(LEGACY_DEFAULT_STREAM, config, core_kernel, pa, size_a, pb, size_a)
-
-    def cupy_kernel() -> Callable[[], None]:
-        import cupy
-
-        raw_kernel = cupy.RawKernel(CUDA_EMPTY, "empty")
-        ca, cb = cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.float32)
-        m = np.int64(n)
-        return lambda: raw_kernel((1,), (32,), (ca, m, cb, m))
-
-    def packed_path() -> Callable[[], None]:
-        return lambda: kernel.launch_packed((1, 1, 1), (32, 1, 1), packed)
-
-    def api_torch() -> Callable[[], None]:
-        import torch
-
-        import ferrox
-
-        api = ferrox.load(EMPTY, device="gpu")["empty"][1, 32]
-        x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
-        return lambda: api(x, y)
-
-    def api_torch_function() -> Callable[[], None]:  # the same, the CUfunction launched
-        import torch
-
-        import ferrox
-
-        text = EMPTY.replace("@empty", "@empty_fn")  # a kernel of its own: its own handle
-        api = ferrox.load(text, device="gpu")["empty_fn"][1, 32]
-        loaded = api.kernel._device.loaded.kernel("empty_fn")
-        status, function = cu.cuKernelGetFunction(loaded.core.handle)
-        assert status == cu.CUresult.CUDA_SUCCESS, status
-        loaded._function = function  # what `LoadedKernel.function` gives the packed path
-        x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
-        return lambda: api(x, y)
-
-    def api_arrays() -> Callable[[], None]:
-        import ferrox
-
-        api = ferrox.load(EMPTY, device="gpu")["empty"][1, 32]
-        return lambda: api(a, b)
-
-    def nothing() -> Callable[[], None]:
-        return lambda: None
-
-    return {
-        "(a) cuLaunchKernel, void** cells, CUkernel": plain,
-        "(a) ... CUfunction (cuKernelGetFunction)": context_function,
-        "(a) ... stream 0 (NULL) not 1 (LEGACY)": null_stream,
-        "(a) ... extra BUFFER_POINTER struct": extra,
-        "(a) ... one buffer, pack_into per call": written,
-        "(a) ... ctypes libcuda, no cuda.bindings": with_ctypes,
-        "(b) cuLaunchKernelEx, config built once": launch_ex,
-        "(c) cuda.core launch": core,
-        "(d) CuPy RawKernel": cupy_kernel,
-        "(e) ferrox launch_packed": packed_path,
-        "(e) ferrox API checked, torch": api_torch,
-        "(e) ferrox API checked, torch, CUfunction": api_torch_function,
-        "(e) ferrox API checked, DeviceArrays": api_arrays,
-        "(python: a lambda returning None)": nothing,
-    }
-
-
-def _made(makers: dict, skip: set[str], say: Callable[[str], None]) -> dict:
-    """The rows of `makers` but `skip`, each made, launched 20 times and synchronised (a fault
-    raises there), saying each step first (a probe's log of where it crashed)."""
-    from cuda.bindings import driver as cu
-
-    rows = {}
-    for name, make in makers.items():
-        if name in skip:
-            continue
-        say(f"make {name}")
-        fn = make()
-        say(f"run {name}")
-        for _ in range(20):
-            result = fn()
-            if isinstance(result, tuple):
-                assert result[0] == cu.CUresult.CUDA_SUCCESS, (name, result)
-            elif isinstance(result, int):
-                assert result == 0, (name, result)
-        synchronize()
-        say(f"ok {name}")
-        rows[name] = fn
-    return rows
-
-
-def driver_probe(skip: set[str]) -> None:
-    """`--driver-probe`: make and run every row but `skip` once, then busy, logging each step to
-    stdout (flushed): the parent reads how far it came."""
-    import torch
-
-    def say(line: str) -> None:
-        print(line, flush=True)
-
-    rows = _made(driver_rows(1024), skip, say)
-    for name, fn in rows.items():
-        say(f"busy {name}")
-        torch.cuda._sleep(100_000)
-        for _ in range(20):
-            fn()
-        synchronize()
-        say(f"ok {name}")
-    say("done")
-
-
-def crashing_rows(tries: int = 4) -> set[str]:
-    """The rows that crash the process (found by probes in new processes, each skipping what
-    the ones before found)."""
-    import subprocess
-    import sys
-
-    skip: set[str] = set()
-    for _ in range(tries):
-        command = [sys.executable, "-X", "faulthandler", __file__, "--driver-probe"]
-        done = subprocess.run(
-            command + [f"--skip={name}" for name in sorted(skip)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        lines = done.stdout.splitlines()
-        if done.returncode == 0 and lines and lines[-1] == "done":
-            return skip
-        step = next((ln for ln in reversed(lines) if not ln.startswith("ok ")), "")
-        name = step.split(" ", 1)[1] if " " in step else ""
-        print(f"probe: exit {done.returncode} at '{step}'; {done.stderr.strip()[-600:]}")
-        if not name or name in skip:
-            break
-        skip.add(name)
-    return skip
-
-
-def driver_compare(calls: int, batches: int, gap_us: float) -> None:
-    """`--driver`: every way of `driver_rows` in interleaved batches, four ways each: back to
-    back or spaced (a spin of `gap_us` before each call, timed alone, so the GPU has drained
-    the previous empty kernel), on an idle GPU or behind a running `torch.cuda._sleep` (the
-    launches queue; whether it still ran when the batch ended is counted). µs per call: the
-    median over batches of the batch mean. Rows that crash a probe process are left out."""
-    import torch
-
-    skip = crashing_rows()
-    rows = _made(driver_rows(1024), skip, lambda line: None)
-    clock = time.perf_counter_ns
-    gap = int(gap_us * 1000)
-    stream = torch.cuda.current_stream()
-    # sleep cycles: longer than any batch (about 2 ms at the H200's ~1.98 GHz)
-    cycles = int(float(os.environ.get("SLEEP_CYCLES", 4_000_000)))
-
-    def back_to_back(fn: Callable[[], None]) -> float:
-        start = clock()
-        for _ in range(calls):
-            fn()
-        return (clock() - start) / calls / 1000
-
-    def spaced(fn: Callable[[], None]) -> float:
-        total = 0
-        for _ in range(calls):
-            until = clock() + gap
-            while clock() < until:
-                pass
-            start = clock()
-            fn()
-            total += clock() - start
-        return total / calls / 1000
-
-    modes = {"b2b idle": (back_to_back, False), "spaced idle": (spaced, False),
-             "b2b busy": (back_to_back, True), "spaced busy": (spaced, True)}  # fmt: skip
-    means: dict[tuple[str, str], list[float]] = {(r, m): [] for r in rows for m in modes}
-    still_busy = dict.fromkeys(modes, 0)
-    for _ in range(batches):
-        for mode, (timer, busy) in modes.items():
-            for name, fn in rows.items():
-                if busy:
-                    torch.cuda._sleep(cycles)
-                means[name, mode].append(timer(fn))
-                if busy and not stream.query():
-                    still_busy[mode] += 1
-                synchronize()
-    print(f"driver calls, empty kernel, {calls} calls x {batches} batches, gap {gap_us} us")
-    print(f"{'':44}" + "".join(f"{m:>12}" for m in modes))
-    table = {}
-    for name in rows:
-        figures = [statistics.median(means[name, m]) for m in modes]
-        table[name] = dict(zip(modes, figures, strict=True))
-        print(f"{name:44}" + "".join(f"{f:12.2f}" for f in figures))
-    for name in sorted(skip):
-        print(f"{name:44} crashed a probe: not measured")
-    total = batches * len(rows)
-    print("GPU still busy at a busy batch's end: "
-          + ", ".join(f"{m} {still_busy[m]}/{total}" for m in modes if modes[m][1]))  # fmt: skip
-    if out := os.environ.get("OUT"):
-        Path(out, "driver.json").write_text(json.dumps(table, indent=2))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=100)
@@ -670,21 +424,7 @@ def main() -> None:
         action="store_true",
         help="only the Python dispatch of a decorated kernel's repeated call (CPU, no GPU)",
     )
-    parser.add_argument(
-        "--driver",
-        action="store_true",
-        help="only the driver call compared every way, idle and busy GPU (see driver_compare)",
-    )
-    parser.add_argument("--gap", type=float, default=4.0, help="--driver: us spun between calls")
-    parser.add_argument("--driver-probe", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--skip", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.driver_probe:
-        driver_probe(set(args.skip))
-        return
-    if args.driver:
-        driver_compare(args.calls, args.batches, args.gap)
-        return
     if args.dispatch:
         found = dispatch_overhead(args.calls, args.batches)
         print("checked relaunch, fake GPU, cuLaunchKernel stubbed: Python only (best of batches)")
@@ -700,6 +440,7 @@ def main() -> None:
     rows, (artifact, kernel, a, b) = ferrox_rows(n)
     rows |= cuda_core_row(artifact, a, b)
     rows |= cuda_bindings_row(kernel, a, b)
+    rows |= ctypes_ex_row(kernel, a, b)
     missing = []
     for name, make in (
         ("torch", lambda: torch_rows(kernel, n)),
@@ -721,13 +462,14 @@ def main() -> None:
         print(f"{name[:52]:52} {us:8.2f} {us / base:9.2f}x {us / cupy:5.2f}x")
     from ferrox.driver.runtime import launcher
 
-    real = launcher._cu.cuLaunchKernel
-    launcher._cu.cuLaunchKernel = lambda *args: (0,)  # the driver call (and its wrapper) stubbed
+    real, real_ex = launcher._cu.cuLaunchKernel, launcher._launch_ex
+    launcher._cu.cuLaunchKernel = lambda *args: (0,)  # the driver calls (and wrappers) stubbed
+    launcher._launch_ex = lambda *args: 0
     try:
         memo = {name: fn for name, fn in rows.items() if "checked" in name or "again" in name}
         stubbed = interleaved(memo, args.calls, max(args.batches // 3, 5))
     finally:
-        launcher._cu.cuLaunchKernel = real
+        launcher._cu.cuLaunchKernel, launcher._launch_ex = real, real_ex
     print("\nthe same relaunches with cuLaunchKernel stubbed (host Python and torch reads only)")
     for name, us in stubbed.items():
         print(f"{name:46} {us:8.2f}  (the launch itself: {results[name] - us:.2f})")

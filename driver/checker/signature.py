@@ -33,13 +33,15 @@ _tensor: Any = None
 
 
 def _torch_tensor(t: Any, addresses: list) -> Any:
-    """A CUDA tensor's dtype, shape, contiguity and device (`is_contiguous` is the same rule as
-    the runtime's `c_contiguous`: size-1 dimensions and empty tensors do not count); a CPU or
-    other device's tensor is refused in full each time (None)."""
-    if not t.is_cuda:
-        return None
+    """A tensor's dtype, shape, contiguity and device (`is_contiguous` is the same rule as the
+    runtime's `c_contiguous`: size-1 dimensions and empty tensors do not count). The device is
+    torch's `device` (type and index: one read, where `is_cuda` and `get_device` were two): a
+    CPU or other device's tensor has a key no passed launch has, so it is checked in full (and
+    refused) each time. None of it is remembered by the tensor's identity: `resize_`, `set_`,
+    `as_strided_`, the in-place view ops and `.data =` change a tensor's shape, strides, dtype,
+    device or address and keep the object, so every call reads all five."""
     addresses.append(t.data_ptr())
-    return (t.dtype, t.shape, t.is_contiguous(), t.get_device())
+    return (t.dtype, t.shape, t.is_contiguous(), t.device)
 
 
 def _device_array(a: Any, addresses: list) -> Any:
@@ -111,11 +113,8 @@ def signature(args: Sequence[Any]) -> tuple[tuple, list[int]] | None:
         for value in args:
             cls = type(value)
             if cls is _tensor:  # inline: a call to the reader costs as much as its reads
-                if not value.is_cuda:
-                    return None
                 addresses.append(value.data_ptr())
-                part = (value.dtype, value.shape, value.is_contiguous(), value.get_device())
-                key += (cls, part)
+                key += (cls, (value.dtype, value.shape, value.is_contiguous(), value.device))
                 continue
             reader = _readers.get(cls, _UNKNOWN)
             if reader is _UNKNOWN:

@@ -18,6 +18,7 @@ explained with the contract's block.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import threading
 from collections.abc import Callable, Sequence
@@ -233,37 +234,40 @@ class LoadedKernel:
 
     def prepared(self, dims: tuple[Dim3, Dim3, int], packed: abi.Packed) -> Callable[[int], None]:
         """`relaunch(dims, packed, stream)` as one call of `launch(stream)`, for the checked
-        API's memo: the driver's function, the launch dimensions and the parameter array are
-        bound once, so a repeat is the thread's context check, the stream's handle object (the
-        last one kept: a loop launches on one stream) and `cuLaunchKernel` (three Python calls
-        fewer than `relaunch`). While a seam replaces `_launch_packed` (the fake GPU, a stubbed
-        benchmark), that is called instead."""
+        API's memo: the function, the launch dimensions and the parameter array are bound once
+        in a `CUlaunchConfig`, so a repeat is the thread's context check, the stream written
+        into the config when it changed, and one ctypes call of the driver's
+        `cuLaunchKernelEx` with four pointers made once (`_launch_ex`: cuda.bindings'
+        `cuLaunchKernel` builds its `CUresult` enum in Python on every call, and ctypes
+        converts four ready pointers faster than eleven values). The config is written, so
+        calls of one `launch` must not overlap: the memo's `Relaunch` calls it under its lock.
+        While a seam replaces `_launch_packed` (the fake GPU, a stubbed benchmark), that is
+        called instead; without `cuLaunchKernelEx` through the driver's entry point,
+        cuda.bindings' `cuLaunchKernel`."""
         (gx, gy, gz), (bx, by, bz), shared = dims
-        ordinal, address, kernel = self.ordinal, packed.address, self
+        ordinal, kernel = self.ordinal, self
         current = _device._current
-        function: Any = None  # the CUfunction, made on the first native launch
-        last: Any = None  # the raw stream launched on last, and its handle object
-        handle: Any = None
+        config = _LaunchConfig((gx, gy, gz), (bx, by, bz), shared, LEGACY, None, 0)
+        params = ctypes.c_void_p(packed.address or None)
+        pointers: tuple = ()  # what `_launch_ex` takes, made on the first native launch
+        last = LEGACY  # the raw stream the config holds
 
         def launch(stream: int) -> None:
-            nonlocal function, last, handle
+            nonlocal pointers, last
             if _launch_packed is not _native_launch_packed:
                 kernel.relaunch(dims, packed, stream)
                 return
             if getattr(current, "context", None) != ordinal:
                 make_current(ordinal)
             if stream != last:
-                handle = _cu_streams.get(stream)
-                if handle is None:
-                    handle = _cu_streams[stream] = _cu.CUstream(stream)
+                config.stream = stream
                 last = stream
-            if function is None:
-                function = kernel.function
-            status = _cu.cuLaunchKernel(
-                function, gx, gy, gz, bx, by, bz, shared, handle, address, 0
-            )
-            if status[0]:
-                error = CudaError("cuLaunchKernel", status[0])
+            if not pointers:
+                function = ctypes.c_void_p(int(kernel._function or kernel.function) or None)
+                pointers = (ctypes.pointer(config), function, params, None)
+            status = _launch_ex(*pointers)
+            if status:
+                error = CudaError("cuLaunchKernelEx", status)
                 raise error.with_detail(kernel._explain(dims[1])) from None
 
         return launch
@@ -377,3 +381,63 @@ def _launch_packed(kernel: LoadedKernel, dims: tuple, stream: int, packed: abi.P
 _native_launch_packed = _launch_packed
 """The real `_launch_packed`: a prepared launch (`LoadedKernel.prepared`) goes to the driver
 itself only while the seam is this one."""
+
+
+class _LaunchConfig(ctypes.Structure):
+    """The driver's `CUlaunchConfig` (cuda.h): grid, block, dynamic shared bytes, the stream,
+    and no launch attributes."""
+
+    _fields_ = [
+        ("grid", ctypes.c_uint * 3),
+        ("block", ctypes.c_uint * 3),
+        ("shared", ctypes.c_uint),
+        ("stream", ctypes.c_void_p),
+        ("attrs", ctypes.c_void_p),
+        ("num_attrs", ctypes.c_uint),
+    ]
+
+
+_LAUNCH_EX = ctypes.CFUNCTYPE(ctypes.c_int)
+"""`cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void** params, void** extra)`, called
+with exactly four ctypes pointers (or None), never Python ints: no argument types are declared,
+so ctypes converts nothing (declared `c_void_p`s cost a conversion each per call). It releases
+the GIL while the driver works, as cuda.bindings does."""
+
+
+def _bindings_launch_ex(config: Any, function: Any, params: Any, extra: None) -> int:
+    """`_launch_ex` where the driver gives no `cuLaunchKernelEx`: cuda.bindings'
+    `cuLaunchKernel` of what the config holds."""
+    c = config.contents
+    (gx, gy, gz), (bx, by, bz) = c.grid, c.block
+    stream = _cu_streams.get(c.stream) or _cu.CUstream(c.stream or 0)
+    return _cu.cuLaunchKernel(
+        _cu.CUfunction(function.value or 0), gx, gy, gz, bx, by, bz, c.shared, stream,
+        params.value or 0, 0,
+    )[0]  # fmt: skip
+
+
+def _first_launch_ex(*pointers: Any) -> int:
+    """`_launch_ex` until the first prepared launch: finds the driver's, then calls it."""
+    global _launch_ex
+    _launch_ex = _driver_launch_ex() or _bindings_launch_ex
+    return _launch_ex(*pointers)
+
+
+_launch_ex: Any = _first_launch_ex
+"""`cuLaunchKernelEx(config, function, params, extra)` of a prepared launch, returning the
+CUresult as an int: the driver's own through ctypes (`_LAUNCH_EX`), else
+`_bindings_launch_ex`. A seam too: the tests record what a prepared launch hands the driver
+here, and a benchmark stubs the driver call."""
+
+
+def _driver_launch_ex() -> Any:
+    """`cuLaunchKernelEx` through the driver's own entry point (`cuGetProcAddress`: the libcuda
+    cuda.bindings loaded, its legacy-stream variant), as a `_LAUNCH_EX`; False without one."""
+    flags = _cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+    try:
+        status, address, _ = _cu.cuGetProcAddress(b"cuLaunchKernelEx", 12000, flags)
+    except Exception:  # a driver older than the call, or cuda.bindings without it
+        return False
+    if status or not address:
+        return False
+    return _LAUNCH_EX(int(address))

@@ -224,6 +224,7 @@ class Tensor:
     def __init__(self, ptr: int, shape: tuple, contiguous: bool = True, cuda: bool = True):
         self.ptr, self.shape, self.contiguous, self.is_cuda = ptr, shape, contiguous, cuda
         self.dtype = "torch.float32"
+        self.device = ("cuda", 0) if cuda else ("cpu", -1)  # torch's: its type and index
 
     def data_ptr(self) -> int:
         return self.ptr
@@ -231,22 +232,21 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return self.contiguous
 
-    def get_device(self) -> int:
-        return 0
-
 
 Tensor.__module__ = "torch"
 
 
 def test_a_torch_tensors_signature_is_its_kind_and_its_address():
     t = Tensor(0x1000, (4, 8))
-    assert signature([t]) == ((Tensor, ("torch.float32", (4, 8), True, 0)), [0x1000])
+    cuda0 = ("cuda", 0)
+    assert signature([t]) == ((Tensor, ("torch.float32", (4, 8), True, cuda0)), [0x1000])
     assert signature([t, 3, Tensor(0x2000, (4, 8))]) == (
-        (Tensor, ("torch.float32", (4, 8), True, 0), int, 3, Tensor, signature([t])[0][1]),
+        (Tensor, ("torch.float32", (4, 8), True, cuda0), int, 3, Tensor, signature([t])[0][1]),
         [0x1000, 0x2000],
     )
     assert signature([Tensor(0x1000, (4, 8), contiguous=False)]) != signature([t])
-    assert signature([Tensor(0x1000, (4, 8), cuda=False)]) is None
+    on_cpu = signature([Tensor(0x1000, (4, 8), cuda=False)])  # a key no passed launch has
+    assert on_cpu is not None and on_cpu[0] != signature([t])[0]
     assert signature([t, np.zeros(3)]) is None
 
 

@@ -1,5 +1,5 @@
 """The checked relaunch's own path to the driver (`LoadedKernel.prepared`, `Relaunch`): on the
-fake GPU with `launcher._launch_packed` the real one and `cuLaunchKernel` replaced by a
+fake GPU with `launcher._launch_packed` the real one and the driver calls replaced by a
 recorder that reads the parameter array as the driver would (each `void*` to its value), so
 what is pinned is what a relaunch hands the driver: this call's addresses written in place,
 nothing launched on a refused call, the driver's status read. And what the memo's key must
@@ -60,8 +60,13 @@ def driver(fake, monkeypatch):
         record.launches.append(((gx, gy, gz), (bx, by, bz), shared, int(stream), values))
         return (record.status,)
 
+    def launch_ex(config, function, params, extra):  # a relaunch's: the same, from its config
+        c = config.contents
+        return int(cu_launch(function, *c.grid, *c.block, c.shared, c.stream, params.value, 0)[0])
+
     monkeypatch.setattr(launcher, "_launch_packed", launcher._native_launch_packed)
     monkeypatch.setattr(launcher._cu, "cuLaunchKernel", cu_launch)
+    monkeypatch.setattr(launcher, "_launch_ex", launch_ex)
     return record
 
 
@@ -115,7 +120,7 @@ def test_a_relaunch_reads_the_drivers_status(driver):
         k[4, 256](a, b, out)  # from the memo: the prepared launch
     error = info.value
     assert (error.call, error.name, error.detail) == (
-        "cuLaunchKernel",
+        "cuLaunchKernelEx",
         "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
         None,
     )
@@ -192,3 +197,55 @@ def test_a_launch_written_per_call_is_the_one_made_before(fake, checks):
         k[4.0, 256](a, b, out)
     assert info.value.problems == ["grid must be 1 to 3 positive integers, got 4.0"]
     assert checks == ["vecadd"] * 2 and len(fake.launches) == 1
+
+
+def test_the_driver_is_called_through_ctypes_with_the_config_and_three_pointers(fake, monkeypatch):
+    """The real ctypes call (`_LAUNCH_EX` of an address) into a C-callable stand-in for the
+    driver's `cuLaunchKernelEx`: what arrives is the config (grid, block, shared bytes,
+    stream, no attributes), the function, the parameter array and no `extra`."""
+    seen = []
+
+    def driver_launch_ex(config, function, params, extra):
+        c = launcher._LaunchConfig.from_address(config)
+        values = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+        first = ctypes.c_uint64.from_address(values[0]).value
+        seen.append((tuple(c.grid), tuple(c.block), c.shared, c.stream, c.num_attrs, extra, first))
+        return 0 if len(seen) < 3 else 719  # then CUDA_ERROR_LAUNCH_FAILED
+
+    c_type = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * 4)
+    stand_in = c_type(driver_launch_ex)
+    address = ctypes.cast(stand_in, ctypes.c_void_p).value
+    monkeypatch.setattr(launcher, "_driver_launch_ex", lambda: launcher._LAUNCH_EX(address))
+    monkeypatch.setattr(launcher, "_launch_ex", launcher._first_launch_ex)
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)  # checked in full: the seam's launch
+    monkeypatch.setattr(launcher, "_launch_packed", launcher._native_launch_packed)
+    k[4, 256](a, b, out)
+    other = device(np.ones(1000, np.float32))
+    k[4, 256](other, b, out)
+    assert seen == [
+        ((4, 1, 1), (256, 1, 1), 0, 1, 0, None, a.ptr),
+        ((4, 1, 1), (256, 1, 1), 0, 1, 0, None, other.ptr),
+    ]
+    with pytest.raises(CudaError) as info:
+        k[4, 256](a, b, out)
+    assert (info.value.call, info.value.name) == ("cuLaunchKernelEx", "CUDA_ERROR_LAUNCH_FAILED")
+
+
+def test_without_the_drivers_entry_cuda_bindings_launches_the_config(driver, monkeypatch):
+    monkeypatch.setattr(launcher, "_driver_launch_ex", lambda: False)
+    monkeypatch.setattr(launcher, "_launch_ex", launcher._first_launch_ex)
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (device(np.ones(1000, np.float32)) for _ in range(3))
+    k[4, 256](a, b, out)
+    k[5, 256](a, b, out)  # a grid of its own: checked, then relaunched
+    k[5, 256](a, b, out)
+    assert launcher._launch_ex is launcher._bindings_launch_ex
+    assert driver.launches[-1] == (
+        (5, 1, 1),
+        (256, 1, 1),
+        0,
+        1,
+        (a.ptr, 1000, b.ptr, 1000, out.ptr, 1000),
+    )

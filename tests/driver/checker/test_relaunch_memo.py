@@ -1,5 +1,5 @@
 """The checked relaunch (`driver/checker/relaunch.py`, `LoadedKernel.prepared`) down to the
-driver call: on the fake GPU with the real `_launch_packed` and `cuLaunchKernel` replaced by a
+driver call: on the fake GPU with the real `_launch_packed` and the driver calls replaced by a
 recorder that reads the `void**` array as the driver would. A call on the buffers the packed
 parameters already hold writes nothing and launches on them; a call on other buffers writes
 its own; whatever the key holds that changes (scalar, grid, element type, device) goes back to
@@ -48,7 +48,13 @@ def driver(monkeypatch, tmp_path):
         return real(artifact, *args, **kwargs)
 
     monkeypatch.setattr(launcher, "_launch_packed", launcher._native_launch_packed)
+
+    def launch_ex(config, function, params, extra):  # a relaunch's: the same, from its config
+        c = config.contents
+        return int(cu_launch(function, *c.grid, *c.block, c.shared, c.stream, params.value, 0)[0])
+
     monkeypatch.setattr(launcher._cu, "cuLaunchKernel", cu_launch)
+    monkeypatch.setattr(launcher, "_launch_ex", launch_ex)
     monkeypatch.setattr(loaded, "check_launch", counted)
     yield record
     gc.collect()
@@ -163,13 +169,13 @@ def test_threads_on_their_own_buffers_each_launch_their_own_addresses(driver):
     launch = ferrox.load(VECADD, device="gpu")["vecadd"][4, 256]
     launch(*(device(np.ones(1000, np.float32)) for _ in range(3)))
     mine = [[device(np.ones(1000, np.float32)) for _ in range(3)] for _ in range(4)]
-    real, launched = launcher._cu.cuLaunchKernel, []
+    real, launched = launcher._launch_ex, []
 
     def tagged(*args):  # which thread launched: under the memo entry's lock
         launched.append(threading.current_thread().name)
         return real(*args)
 
-    launcher._cu.cuLaunchKernel = tagged  # restored by the fixture's monkeypatch
+    launcher._launch_ex = tagged  # restored by the fixture's monkeypatch
     start = threading.Barrier(4)
 
     def work(i: int) -> None:
