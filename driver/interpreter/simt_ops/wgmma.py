@@ -1,16 +1,17 @@
 """The warpgroup tensor-core ops (dialects/simt/wgmma.py): `simt.wgmma`, its fence, commit and
 wait, and `simt.wgmma_store`.
 
-`simt.wgmma` completes at once here: each thread reads, as the ordinary checked and
-race-tracked shared loads of each row and k step in turn would (one batch, `shared.load_steps`),
-the elements of A's two rows and B's N/4 rows its own accumulator values need (A and B in the 128-byte swizzled form the op names) and adds their products, exact
-and rounded once to f32 (an order the GPU may take). A thread's result depends only on shared
-memory and its own accumulators, so no registers cross lanes. The fence is then a no-op, and
-the wait hands its values back; but each wgmma is remembered with the elements it read until the
-wait that retires its group (commit closes a group; a wait with pending = N retires all but the
-newest N), which reads them again: race-tracked, so a write by another thread since the last
-barrier is reported as a data race (on the GPU the wgmma may still be reading), and compared
-with the values read at the issue, so a change by any thread in between traps.
+`simt.wgmma` completes at once here: each thread reads, as the ordinary checked and race-tracked
+shared loads of each row and k step in turn would (one batch, `shared.load_steps`), the elements of
+A's two rows and B's N/4 rows its own accumulator values need (A and B in the 128-byte swizzled
+form the op names) and adds their products, exact and rounded once to f32 (an order the GPU may
+take). A thread's result depends only on shared memory and its own accumulators, so no registers
+cross lanes. The fence is then a no-op, and the wait hands its values back; but each wgmma is
+remembered with the elements it read until the wait that retires its group (commit closes a group;
+a wait with pending = N retires all but the newest N), which reads them again: race-tracked, so a
+write by another thread since the last barrier is reported as a data race (on the GPU the wgmma may
+still be reading), and compared with the values read at the issue, so a change by any thread in
+between traps.
 
 What the GPU checks and this does too: every index in range (a trap), the starting row a
 multiple of 8 and the starting column one of 0, 16, 32, 48, the same indices on all 128 threads
