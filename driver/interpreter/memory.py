@@ -9,23 +9,25 @@ a store or an atomic before the trap, as they would have in order.
 
 Race tracking (`Accesses`, `track`) keeps per element the last writer and up to two readers.
 A tile read (a wgmma's operands: `steps` loads of every lane, one after another) is tracked
-as ONE `track` call on the steps' accesses laid end to end, step by step, lanes in order inside
-each (`steps_disjoint` must hold, else the caller loads step by step). It finds and records
+as ONE `track` call on its steps x lanes accesses, taken in order: step by step, lanes in order
+inside each (`steps_disjoint` must hold, else the caller loads step by step). It finds and records
 exactly what the step-by-step loads do, because when no element is read in two steps:
 - a read changes only the reader rows (1 and 2) of its own elements and checks them against the
   writer row (0), which no read changes; so each step meets its elements in the state they had
   before the tile read, in one call as in its own;
-- the first race found is the first access in the end-to-end order whose element's writer is
+- the first race found is the first access in that order whose element's writer is
   unordered with it: the first step with a race, its first lane, as step by step;
-- within a step several lanes may read one element; they keep their order in the end-to-end
-  run, so the same lane is recorded last (NumPy's assignment through repeated indices stores
+- within a step several lanes may read one element; they keep their order in the flattened
+  accesses, so the same lane is recorded last (NumPy's assignment through repeated indices stores
   the last value in both cases), and the row-2 choice reads row 1 after this call's row-1
   records, which for an element are its own step's only;
 - a range trap at step s is raised after steps before s are tracked (`load_steps` tracks those
   and then raises the trap the step-by-step check gives), so a race in an earlier step still
   comes first.
-Writes (TMA boxes land untracked; stores go through `track` one op at a time) are unchanged,
-so a write after such a read conflicts with the same recorded readers.
+Writes (stores go through `track` one op at a time) are unchanged, so a write after such a read
+conflicts with the same recorded readers. TMA boxes land untracked (simt_ops/tma.py says why);
+one landing in a tile a wgmma still reads is a changed value at the retiring wait
+(simt_ops/wgmma.py), found there step by step as before.
 """
 
 from __future__ import annotations
@@ -287,13 +289,13 @@ def _intervals(ex: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _live(acc: Accesses, row: int, at: Any, lanes: _Lanes):
     """Whether the recorded access of `row` at elements `at` is unordered with the lanes'."""
-    t = acc.thread[row, at]
-    unordered = acc.interval[row, at] == lanes.interval
+    t = acc.thread[row][at]  # a row's view: a 1-D gather, cheaper than acc.thread[row, at]
+    unordered = acc.interval[row][at] == lanes.interval
     if not lanes.cross_block and not unordered.any():  # all in earlier barrier intervals
         return unordered, t
     if lanes.warps:
         rwarp = (t // lanes.tpb) * lanes.wpb + ((t % lanes.tpb) >> 5)
-        unordered &= ~((rwarp == lanes.warp) & (acc.warp_epoch[row, at] != lanes.we))
+        unordered &= ~((rwarp == lanes.warp) & (acc.warp_epoch[row][at] != lanes.we))
     if lanes.cross_block:
         unordered |= (t // lanes.tpb) != lanes.blk
     return (t >= 0) & (t != lanes.g) & unordered, t
@@ -309,13 +311,17 @@ def track(
     write: bool,
     show,
 ) -> None:
-    """Record the lanes' accesses of `elems`; raise the first data race among them."""
-    if len(lanes) == 0:
+    """Record the lanes' accesses of `elems` (one per lane; for reads also steps x lanes, each
+    step in turn: the module's docstring says when that is exact); raise the first data race
+    among them. Access `k` of the flattened `elems` is lane `lanes[k % len(lanes)]`'s."""
+    if len(lanes) == 0 or elems.size == 0:
         return
     launch = ex.launch
     info = _Lanes(ex, lanes, not isinstance(buffer, SharedBuffer))
-    where = span(elems)
+    width = len(lanes)
+    where = span(elems) if elems.ndim == 1 else None
     at = where if where is not None else elems
+    flat = elems.reshape(-1)
     me = launch.op_number(op)
     found = None
     for row in (0, 1, 2) if write else (0,):
@@ -323,7 +329,7 @@ def track(
         if live.any():
             k = int(np.argmax(live))
             if found is None or k < found[0]:
-                found = (k, int(t[k]), launch.ops[int(acc.op[row, elems[k]])], row == 0)
+                found = (k, int(t.reshape(-1)[k]), launch.ops[int(acc.op[row, flat[k]])], row == 0)
     if write and where is None and len(elems) > 1:
         order = np.argsort(elems, kind="stable")
         same = elems[order[1:]] == elems[order[:-1]]
@@ -335,13 +341,14 @@ def track(
                 found = (k, int(info.g[j]), op, True)
     if found is not None:
         k, other, other_op, other_wrote = found
-        _race(ex, op, buffer, elems[k], lanes[k], write, other, other_op, other_wrote, show)
+        lane = lanes[k % width]
+        _race(ex, op, buffer, flat[k], lane, write, other, other_op, other_wrote, show)
     if write:
-        acc.thread[0, at] = info.g
-        acc.op[0, at] = me
-        acc.interval[0, at] = info.interval
+        acc.thread[0][at] = info.g
+        acc.op[0][at] = me
+        acc.interval[0][at] = info.interval
         if info.warps:
-            acc.warp_epoch[0, at] = info.we
+            acc.warp_epoch[0][at] = info.we
         return
     # readers: the first row free (or this thread's own) takes the lane; a second distinct
     # reader goes to row 2; more add nothing (any writer conflicts with one of the two)
@@ -353,11 +360,20 @@ def track(
     _record(acc, 1, elems[take], info, me, take)
     rest = ~take
     sub = elems[rest]
-    live2, t2 = _live(acc, 2, sub, _subset(info, rest))
-    take2 = ~live2 | (t2 == info.g[rest])
-    take2 &= acc.thread[1, sub] != info.g[rest]
+    part = _subset(info, rest)
+    live2, t2 = _live(acc, 2, sub, part)
+    take2 = ~live2 | (t2 == part.g)
+    take2 &= acc.thread[1][sub] != part.g
     keep = np.flatnonzero(rest)[take2]
-    _record(acc, 2, elems[keep], info, me, keep)
+    _record(acc, 2, flat[keep], info, me, keep % width)
+
+
+def _pick(values: np.ndarray, sel: Any) -> np.ndarray:
+    """The lanes' `values` at `sel`: lane positions, or a mask over the accesses (lanes, or
+    steps x lanes)."""
+    if isinstance(sel, np.ndarray) and sel.ndim == 2:
+        return np.broadcast_to(values, sel.shape)[sel]
+    return values[sel]
 
 
 def _subset(info: _Lanes, sel: Any) -> _Lanes:
@@ -368,18 +384,18 @@ def _subset(info: _Lanes, sel: Any) -> _Lanes:
         info.cross_block,
         info.warps,
     )
-    part.g, part.blk, part.interval = info.g[sel], info.blk[sel], info.interval[sel]
+    part.g, part.blk, part.interval = (_pick(a, sel) for a in (info.g, info.blk, info.interval))
     if info.warps:
-        part.warp, part.we = info.warp[sel], info.we[sel]
+        part.warp, part.we = _pick(info.warp, sel), _pick(info.we, sel)
     return part
 
 
 def _record(acc: Accesses, row: int, at: Any, info: _Lanes, me: int, sel: Any) -> None:
-    acc.thread[row, at] = info.g[sel]
-    acc.op[row, at] = me
-    acc.interval[row, at] = info.interval[sel]
+    acc.thread[row][at] = _pick(info.g, sel)
+    acc.op[row][at] = me
+    acc.interval[row][at] = _pick(info.interval, sel)
     if info.warps:
-        acc.warp_epoch[row, at] = info.we[sel]
+        acc.warp_epoch[row][at] = _pick(info.we, sel)
 
 
 def _race(ex, op, buffer, elem, lane, write, other, other_op, other_wrote, show) -> None:

@@ -74,11 +74,7 @@ def batched(buffer, flat: np.ndarray) -> bool:
 def track_tile(ex, op, buffer, flat: np.ndarray, lanes: np.ndarray) -> None:
     """Track the reads of `flat` (steps x lanes) as `load` would, step after step (memory.py
     says why one call is the same when `batched`)."""
-    if len(flat):
-        every = np.tile(lanes, len(flat))
-        track(
-            ex, op, buffer, buffer.tracker(), flat.reshape(-1), every, False, element_shown(buffer)
-        )
+    track(ex, op, buffer, buffer.tracker(), flat, lanes, False, element_shown(buffer))
 
 
 def load_steps(ex, op, buffer, idx: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
