@@ -23,6 +23,10 @@ from benchmarks.suite import measure  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
 BATCH, HEADS, SEQ = 4, 16, 4096
+BM = {64: 256, 128: 128}
+"""Query rows a block by head dim: two 16-row tiles a warp for d 64 (measured fastest on the
+H200, docs/performance.md "Fused attention (H14)"); d 128 at 256 rows needs more shared memory
+than a block has."""
 
 
 def example():
@@ -45,7 +49,7 @@ def rows(variants: bool = False) -> list[dict]:
         o = torch.empty(shape, device="cuda", dtype=torch.float32)
         flat = [t.view(BATCH * HEADS, SEQ, dim) for t in (o, q, k, v)]
         ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
-        constants = {"D": dim, "CAUSAL": causal}
+        constants = {"D": dim, "CAUSAL": causal, "BM": BM[dim]}
 
         def make(flat=flat, o=o, constants=constants):
             artifact = kernel.artifact("sm_90", **constants)
@@ -151,7 +155,7 @@ if __name__ == "__main__":
     parser.add_argument("--seqs", default="1024,2048,4096")
     parser.add_argument("--batch", type=int, default=BATCH)
     parser.add_argument("--heads", type=int, default=HEADS)
-    parser.add_argument("--configs", default="64:0:0,128:0:0", help="DIM:BM:BN,... (0: default)")
+    parser.add_argument("--configs", default="64:256:0,128:0:0", help="DIM:BM:BN,... (0: default)")
     args = parser.parse_args()
     if args.table:
         seqs = [int(x) for x in args.seqs.split(",")]

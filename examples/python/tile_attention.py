@@ -3,16 +3,18 @@ or not, without ever writing the [S, S] scores to memory (the online softmax of 
 a running row maximum and row sum rescale the accumulator as each block of keys arrives).
 
     python examples/python/tile_attention.py [--device auto|gpu|cpu] [--heads 2] [--seq 100]
-        [--dim 64] [--causal]
+        [--dim 64] [--causal] [--bm 128]
 
 q, k and v are bf16 [heads, seq, dim] arrays: torch.bfloat16 tensors on the GPU where torch is
 installed, otherwise NumPy bf16 bits (`ferrox.to_bf16`); out is f32, NaN-poisoned. One tile block
 computes BM rows of one head's output (BM = 128: each of the block's 8 warps owns 16 whole rows,
-so the loop lowers FlashAttention-2 style, lowering/tile_to_simt/attention.py). The matrix
-products take bf16 operands with an f32 accumulator (tensor cores on the GPU); the probabilities
-are rounded to bf16 before `p @ v`, as FlashAttention does. Keys past the sequence's end (the
-last, ragged block) and, when causal, keys after the query are masked to -inf before the
-softmax.
+so the loop lowers FlashAttention-2 style, lowering/tile_to_simt/attention.py; BM = 256 gives
+each warp two 16-row tiles, the fastest for D = 64 on the H200, which the benchmark uses). The
+matrix products take bf16 operands with an f32 accumulator (tensor cores on the GPU); the
+probabilities are rounded to bf16 before `p @ v`, as FlashAttention does. Keys past the
+sequence's end (the last, ragged block) and, when causal, keys after the query are masked to
+-inf before the softmax, in the key blocks that have such keys only (the others skip the
+compares and selects: 4-13% faster on the H200, docs/performance.md "Fused attention (H14)").
 """
 
 # Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
@@ -60,10 +62,13 @@ def attention(
         vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
         # [BM, BN] scores, f32, in base 2: exp2(s * log2(e)) = exp(s), one ex2 instruction each
         s = (qt @ kt.T) * (LOG2E / D**0.5)
-        cols = tile.broadcast(tile.reshape(tile.iota(BN) + i32(j * BN), (1, BN)), (BM, BN))
-        s = tile.where(cols < end, s, float("-inf"))  # keys past the end
-        if CAUSAL:
-            s = tile.where(cols <= rows, s, float("-inf"))  # keys after the query
+        # Only a key block past the end or, when causal, with a key after one of this block's
+        # queries needs the mask (a branch the whole block takes alike: most blocks skip it).
+        if (j + 1) * BN > seq or (CAUSAL and (j + 1) * BN > i * BM + 1):
+            cols = tile.broadcast(tile.reshape(tile.iota(BN) + i32(j * BN), (1, BN)), (BM, BN))
+            s = tile.where(cols < end, s, float("-inf"))  # keys past the end
+            if CAUSAL:
+                s = tile.where(cols <= rows, s, float("-inf"))  # keys after the query
         new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
         p = tile.exp2(s - tile.broadcast(new_max, (BM, BN)))
         scale = tile.exp2(row_max - new_max)  # rescales what was summed under the old maximum
@@ -97,7 +102,12 @@ def on_torch(device: str) -> bool:
 
 
 def main(
-    device: str = "auto", heads: int = 2, seq: int = 100, dim: int = 64, causal: bool = False
+    device: str = "auto",
+    heads: int = 2,
+    seq: int = 100,
+    dim: int = 64,
+    causal: bool = False,
+    bm: int = 128,
 ) -> int:
     rng = np.random.default_rng()
     q64, k64, v64 = (rng.standard_normal((heads, seq, dim)) for _ in range(3))
@@ -106,14 +116,14 @@ def main(
 
         q, k, v = (torch.from_numpy(t).to("cuda", torch.bfloat16) for t in (q64, k64, v64))
         out = torch.full((heads, seq, dim), float("nan"), device="cuda")
-        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal)
+        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm)
         torch.cuda.synchronize()
         got = out.cpu().numpy()
         x, y, z = (t.float().cpu().numpy() for t in (q, k, v))
     else:
         q, k, v = (ferrox.to_bf16(t) for t in (q64, k64, v64))  # bf16 bits, nearest even
         out = np.full((heads, seq, dim), np.nan, np.float32)  # poisoned: unwritten rows stay NaN
-        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal)
+        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm)
         got = out
         x, y, z = q.float32(), k.float32(), v.float32()
 
@@ -132,5 +142,6 @@ if __name__ == "__main__":
     parser.add_argument("--seq", type=int, default=100)
     parser.add_argument("--dim", type=int, default=64, choices=(64, 128))
     parser.add_argument("--causal", action="store_true")
+    parser.add_argument("--bm", type=int, default=128, choices=(128, 256), help="rows a block")
     args = parser.parse_args()
-    raise SystemExit(main(args.device, args.heads, args.seq, args.dim, args.causal))
+    raise SystemExit(main(args.device, args.heads, args.seq, args.dim, args.causal, args.bm))

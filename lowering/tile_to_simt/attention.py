@@ -24,6 +24,7 @@ Per iteration `t` (one barrier):
     issue the copies of iteration t + 1 into stage (t + 1) % 2 (none past the loop's end); commit
     the body, its streamed operands read from stage t % 2
 
+A loop whose accumulators are small (`TWO_BLOCKS_TILE_REGISTERS`) asks for two blocks an SM.
 The prologue issues iteration `lb`; after the loop every copy is waited for and a barrier ends the
 stages' use. What each copy reads is what the `tile.load` would (same bounds, zeros outside), so
 the result is the plain loop's. The loops `gemm.py` takes (loads, one mma, the yield) stay its.
@@ -35,10 +36,11 @@ the produced kernel is checked by `verify-disjoint` like every lowered kernel.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, IntegerAttr
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, IntegerAttr, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -58,6 +60,16 @@ CHUNK_BYTES = 16
 STAGES = 2
 STAGE_BUDGET = 160 * 1024
 """Shared memory the stages may take (of the 227 KiB a block may opt in to)."""
+TWO_BLOCKS_TILE_REGISTERS = 64
+"""A fused loop whose mma accumulators (f32) take at most this many of a thread's registers
+asks for two blocks an SM (`nvvm.minctasm`, PTX `.minnctapersm 2`): ptxas then keeps the
+kernel within 128 registers (65,536 / (2 x 256 threads)) instead of 167-172, four warps a
+scheduler instead of two to cover each warp's dependent chain (mma k steps, row max and sum
+shuffles, ex2). Measured on the H200 (docs/performance.md, "Fused attention (H14)"): d 64 with
+128 x 64 tiles (64 registers of accumulators; ptxas spills 20-32 bytes) is 11-14% faster;
+d 128 with 128 x 32 tiles (80), even with `q`'s fragments moved to shared memory, was 16%
+slower than with one block, so it stays one."""
+MINCTASM_ATTR = "nvvm.minctasm"
 
 
 @dataclass(frozen=True)
@@ -202,7 +214,18 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
             return False
     ctx.lowering(op)
     _Loop(ctx, f).run()
+    if two_blocks(f, ctx.threads):
+        kernel = ctx.entry.parent_op()
+        assert kernel is not None
+        kernel.attributes[MINCTASM_ATTR] = IntegerAttr(2, i32)
     return True
+
+
+def two_blocks(f: Fused, threads: int) -> bool:
+    """Whether the loop asks for two blocks an SM (`TWO_BLOCKS_TILE_REGISTERS`): its mmas'
+    f32 accumulators take at most that many 32-bit registers a thread."""
+    total = sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
+    return total <= TWO_BLOCKS_TILE_REGISTERS
 
 
 class _Loop:
@@ -225,18 +248,25 @@ class _Loop:
 
     # -- copies ------------------------------------------------------------------------------
     def plan(self, s: Stream):
-        """This thread's copies of a stage: (row, chunk offset in the stage) each, and the guard
-        for a tile of fewer chunks than threads."""
+        """This thread's copies of a stage, (row, chunk, offset in the stage, rows on) each, and
+        the guard for a tile of fewer chunks than threads. Where the threads cover a multiple
+        of the swizzle's 8-row period a pass (`step` rows), every copy is the first one moved
+        `rows on = u * step` rows (same chunk, same swizzle): only the first copy's values
+        stay live across the loop, the others are constants added in it."""
         ctx = self.ctx
         chunks = s.cols // self.w
         total = s.rows * chunks
-        out = []
-        for u in range(max(1, total // ctx.threads)):
+        passes = max(1, total // ctx.threads)
+        step = ctx.threads // chunks
+        affine = passes == 1 or (step >= 8 and step % 8 == 0)
+        out: list[tuple[SSAValue, SSAValue, SSAValue, int]] = []
+        for u in range(1 if affine else passes):
             c = ctx.add(ctx.tid(), u * ctx.threads)
             row = ctx(arith.ShRUIOp(c, ctx.index(log2(chunks))))
             chunk = ctx(arith.AndIOp(c, ctx.index(chunks - 1)))
             x = ctx(arith.XOrIOp(chunk, _swizzle(ctx, row, chunks)))
-            out.append((row, chunk, ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))))
+            at = ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))
+            out.extend((row, chunk, at, step * v) for v in range(passes if affine else 1))
         guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
         return out, guard
 
@@ -276,17 +306,23 @@ class _Loop:
         base = ctx.mul(lead, dims[r - 2]) if lead is not None else zero
         base_at = ctx.mul(stage, s.rows * s.cols)
         out = []
-        for row, chunk, at in copies:
-            grow = ctx.add(row0, row)
+        for row, chunk, at, rows_on in copies:
+            # The copy `rows_on` rows after `row`: its values are the first copy's plus
+            # constants made here, in the loop, so none of them is kept live across it.
+            first = ctx.add(row0, row)
+            grow = ctx.add(first, rows_on) if rows_on else first
             gcol = ctx.add(col0, ctx.mul(chunk, self.w))
             inside = ctx.all_of(
                 [ok, ctx.cmp("ult", grow, dims[r - 2]), ctx.cmp("ult", gcol, dims[r - 1])]
             )
-            flat = ctx.add(ctx.mul(ctx.add(base, grow), dims[r - 1]), gcol)
+            flat = ctx.add(ctx.mul(ctx.add(base, first), dims[r - 1]), gcol)
+            if rows_on:
+                flat = ctx.add(flat, ctx.mul(dims[r - 1], rows_on))
             count = ctx(arith.MinUIOp(ctx(arith.SubiOp(dims[r - 1], gcol)), ctx.index(self.w)))
             count = ctx(arith.SelectOp(inside, count, zero))
             flat = ctx(arith.SelectOp(inside, flat, zero))
-            out.append((flat, count, ctx.add(base_at, at)))
+            place = ctx.add(base_at, at)
+            out.append((flat, count, ctx.add(place, rows_on * s.cols) if rows_on else place))
 
         def fill() -> list[SSAValue]:
             for flat, count, at in out:
