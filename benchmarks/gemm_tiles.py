@@ -56,9 +56,9 @@ CONFIGS = {
         (128, 256, 32, 512),
         (256, 128, 32, 512),
     ],
-    # 128 x 64 x 16 is examples/tile/matmul_f32.mlir's tile (it measured best), 64 x 64 x 32 its
-    # old one
-    "f32": [(128, 64, 16, 0), (128, 128, 16, 0), (64, 64, 32, 0), (128, 128, 16, 512)],
+    # 128 x 128 x 8 is examples/tile/matmul_f32.mlir's tile (k-major x, 8 x 8 a thread: it
+    # measured best, benchmarks/gemm_f32.py), 128 x 64 x 16 and 64 x 64 x 32 its older ones
+    "f32": [(128, 128, 8, 0), (128, 64, 16, 0), (128, 128, 16, 0), (64, 64, 32, 0)],
 }
 SIZES = {"bf16": [8192, 4096], "f32": [4096]}
 SIMT = [("sgemm_micro", 128, 256), ("sgemm_tiled", 16, 0)]

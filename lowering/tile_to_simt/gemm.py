@@ -8,15 +8,19 @@
 is lowered without passing `x` and `y` through registers: their tiles are copied from global to
 shared memory with `simt.async_copy` (PTX `cp.async`, 16 bytes a thread per copy) into a ring of
 `S` stages, `S - 1` iterations ahead of the one being computed, and the mma reads the stage of
-its iteration straight from shared memory. Per iteration `t` (one barrier):
+its iteration straight from shared memory (a k-major `x`, for FMAs, goes through registers:
+below). Per iteration `t` (one barrier):
 
     wait until the group of iteration t has landed (`simt.async_wait {pending = S - 2}`)
     barrier: every thread's copies of stage t % S are visible, and every thread has finished
              reading stage (t - 1) % S (iteration t - 1's)
     issue the copies of iteration t + S - 1 into stage (t + S - 1) % S = (t - 1) % S; commit
     compute on stage t % S
+    (k-major FMAs) store the x registers of iteration t + S - 1 into stage (t - 1) % S
 
-The prologue issues iterations 0 .. S - 2 (one group each); an iteration past the loop's end
+Stage (t - 1) % S was last read in iteration t - 1, before this iteration's barrier, and is next
+read in iteration t + S - 1, after the barrier of iteration t + 1 at the latest. The prologue
+issues iterations 0 .. S - 2 (one group each); an iteration past the loop's end
 copies nothing (count 0: the stage is zero-filled and never read). After the loop every copy is
 waited for and a barrier ends the stages' use, so the loop may run again. What each copy reads is
 exactly what `tile.load` would (same bounds, zeros outside the tensor), so the result is the
@@ -31,10 +35,17 @@ phase writes, fall in distinct banks. Per 16-wide k step each warp reads its A f
 two n8 tiles), then issues `MT * NT` `simt.mma_sync`.
 
 **FMAs** (f32): the accumulator's layout is `matrix.spaced_layout` (4 x 4 register blocks per
-thread, spaced by the thread grid). `x` stages are `[BM][BK + 4]` (rows 16-byte aligned, padded
-so the two rows a warp reads at once sit in different banks), `y` stages `[BK][BN]`. Per four k
-values each thread reads its rows of `x` as 4-wide vectors along k and, per k, its column blocks
-of `y` as 4-wide vectors, then does the fused multiply-adds of its blocks, in k order.
+thread, spaced by the thread grid). Where a thread holds at least `K_MAJOR_ACCUMULATORS` (64:
+8 x 8 at 128 x 128 over 256 threads) `x` is staged **k-major**, `[BK][BM]`: it cannot come by
+`cp.async` (16 contiguous bytes of a row), so each iteration loads its `x` tile for `S - 1`
+iterations ahead into registers (`memory.load_tile`, in `x_layout`: checked chunk loads or the
+whole-tile fast path) before the compute and stores it transposed into that stage after it
+(consecutive threads on consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by
+`cp.async`. Per k each thread reads its rows of `x` and its columns of `y` as 4-wide vectors
+(two and two for 8 x 8) and does the fused multiply-adds of its blocks, in k order; ptxas is
+asked for two blocks an SM (`nvvm.minctasm`, `_min_blocks`). With fewer accumulators `x` stages
+are `[BM][BK + 4]` by `cp.async` (rows 16-byte aligned, padded so the two rows a warp reads at
+once sit in different banks) and each thread reads four k of its rows at once.
 
 On sm_90 a bf16/f16 loop that fits goes to `gemm_wgmma.py` instead (TMA + mbarriers + wgmma).
 
@@ -45,11 +56,12 @@ in range (the interpreter checks each one), and the produced kernel is checked b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, IntegerAttr, f32, i32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -59,8 +71,9 @@ from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.tile_to_simt import gemm_wgmma
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor
-from ferrox.lowering.tile_to_simt.layout import Layout, log2
-from ferrox.lowering.tile_to_simt.matrix import spaced_layout, warp_split
+from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
+from ferrox.lowering.tile_to_simt.matrix import DEEP_ACCUMULATORS, spaced_layout, warp_split
+from ferrox.lowering.tile_to_simt.memory import load_tile
 from ferrox.lowering.tile_to_simt.uniform import check
 
 CHUNK_BYTES = 16
@@ -69,6 +82,15 @@ STAGE_BUDGET = 160 * 1024
 """Shared memory the stages may take (of the 227 KiB a block may opt in to)."""
 A_PAD = 4
 """Elements of padding per `x` row in the FMA stages."""
+K_MAJOR_ACCUMULATORS = DEEP_ACCUMULATORS
+"""FMAs: `x` is staged k-major when each thread holds at least this many accumulators (measured
+on the H200, docs/performance.md "Tile f32 GEMM (H13)": faster at 128 x 128 tiles, slower at
+128 x 64 and 64 x 128)."""
+FMA_STAGE_BUDGET = STAGE_BUDGET
+MIN_BLOCKS: int | None = None
+"""FMAs: the blocks an SM ptxas is asked to fit (`nvvm.minctasm`); None: `_min_blocks`."""
+REGISTERS = 65536
+"""32-bit registers of an SM (every chip since sm_50)."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +185,11 @@ def lower_pipelined(ctx: Lowering, op: scf.ForOp) -> bool:
         if spaced_layout(g.m, g.n, ctx.threads) != layout:
             return False
         pipe = _Fmas(ctx, g, layout)
+        blocks = _min_blocks(layout, pipe.k_major) if MIN_BLOCKS is None else MIN_BLOCKS
+        if blocks:
+            kernel = ctx.entry.parent_op()
+            assert kernel is not None
+            kernel.attributes["nvvm.minctasm"] = IntegerAttr(blocks, i32)
     ctx.lowering(op)
     ctx.need = None
     pipe.run()
@@ -170,11 +197,21 @@ def lower_pipelined(ctx: Lowering, op: scf.ForOp) -> bool:
     return True
 
 
+def _min_blocks(layout: Layout, k_major: bool) -> int:
+    """2 (ask ptxas to fit two blocks an SM, at most `REGISTERS / 2P` registers a thread) when
+    the accumulators take at most half of that; else 0 (no request). Without it ptxas gave the
+    64-accumulator kernels 126-153 registers (past 128: one block of 8 warps an SM)."""
+    budget = REGISTERS // (2 * layout.threads)
+    return 2 if k_major and 2 * layout.num_regs <= budget else 0
+
+
 class _Pipeline:
     """What both kinds share: the stages, the copies, the loop."""
 
     a_pitch: int
     swizzled: bool
+    x_copied = True
+    """Whether `x` reaches its stages by `cp.async` (else through registers: `stage_x`)."""
 
     def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
         self.ctx, self.g, self.layout = ctx, g, layout
@@ -182,7 +219,10 @@ class _Pipeline:
         self.a_stage = g.m * self.a_pitch
         self.b_stage = g.k * g.n
         stage_bytes = (self.a_stage + self.b_stage) * element_bytes(g.element)
-        self.stages = max(2, min(MAX_STAGES, STAGE_BUDGET // stage_bytes))
+        self.stages = max(2, min(MAX_STAGES, self.stage_budget() // stage_bytes))
+
+    def stage_budget(self) -> int:
+        return STAGE_BUDGET
 
     # -- shared layout --------------------------------------------------------------------
     def chunk_at(self, row: SSAValue, chunk: SSAValue, chunks: int, pitch: int) -> SSAValue:
@@ -258,14 +298,15 @@ class _Pipeline:
         ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
         i, j = ctx.scalar(g.i), ctx.scalar(g.j)
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
-        plan_a = self.copy_plan(g.m, g.k, self.a_pitch)
+        plan_a = self.copy_plan(g.m, g.k, self.a_pitch) if self.x_copied else None
         plan_b = self.copy_plan(g.k, g.n, g.n)
         self.prepare()
 
-        def issue_iteration(kk: SSAValue, stage: SSAValue) -> None:
-            self.issue(ta, plan_a, (g.m, g.k), i, kk, xs, ctx.mul(stage, self.a_stage), False)
+        def issue_iteration(kk: SSAValue, stage: SSAValue) -> Callable[[], None] | None:
+            finish = self.stage_x(ta, plan_a, i, kk, xs, ctx.mul(stage, self.a_stage))
             self.issue(tb, plan_b, (g.k, g.n), j, kk, ys, ctx.mul(stage, self.b_stage), True)
             ctx.emit(simt.AsyncCommitOp())
+            return finish
 
         # Prologue: iterations 0 .. S-2 into stages 0 .. S-2 (past the end: count 0).
         for p in range(s - 1):
@@ -274,7 +315,9 @@ class _Pipeline:
             # An iteration past the end names tile index `ub` + ...: its copies must read
             # nothing; a huge index fails every bounds test.
             kk = ctx(arith.SelectOp(valid, kk, ctx.index(-1)))
-            issue_iteration(kk, ctx.index(p))
+            finish = issue_iteration(kk, ctx.index(p))
+            if finish is not None:
+                finish()
 
         acc = ctx.tile(loop.iter_args[0], self.layout)
         body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc)])
@@ -287,15 +330,24 @@ class _Pipeline:
             # `ahead` may wrap past the index range only if the loop's bounds are near it; such
             # an iteration is invalid either way (`ult` against ub fails or the copy is empty).
             ahead = ctx(arith.SelectOp(valid, ahead, ctx.index(-1)))
-            issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
+            finish = issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
             stage = ctx(arith.RemUIOp(t, ctx.index(s)))
             out = self.compute(xs, ys, stage, list(body.args[2:]))
+            if finish is not None:  # x of iteration t + S - 1, from registers into its stage
+                finish()
             ctx.emit(scf.YieldOp(ctx.add(t, 1), *out))
         new = scf.ForOp(lb, ub, step, [ctx.index(0), *acc], Region(body))
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))
         ctx.sync()
         ctx.bind(loop.results[0], Dist(self.layout, list(new.results[1:])))
+
+    def stage_x(self, tensor: Tensor, plan, i, kk, xs, base) -> Callable[[], None] | None:
+        """Start bringing tile `(i, kk)` of `x` into the stage at `base`: `cp.async` copies
+        (None: nothing left to do), or register loads and a function that stores them."""
+        g = self.g
+        self.issue(tensor, plan, (g.m, g.k), i, kk, xs, base, False)
+        return None
 
     def prepare(self) -> None:
         """Per-thread offsets the compute step uses, computed once."""
@@ -396,8 +448,15 @@ class _Fmas(_Pipeline):
     swizzled = False
 
     def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
-        self.a_pitch = g.k + A_PAD
+        # x k-major ([BK][BM]) for deep accumulators (module docstring), when every thread
+        # holds a 16-byte chunk of x's tile (`x_layout` has no replicas)
+        self.k_major = layout.num_regs >= K_MAJOR_ACCUMULATORS and g.m * g.k >= 4 * ctx.threads
+        self.x_copied = not self.k_major
+        self.a_pitch = g.k if self.k_major else g.k + A_PAD
         super().__init__(ctx, g, layout)
+
+    def stage_budget(self) -> int:
+        return FMA_STAGE_BUDGET
 
     def prepare(self) -> None:
         ctx, g, layout = self.ctx, self.g, self.layout
@@ -408,10 +467,34 @@ class _Fmas(_Pipeline):
         self.rows = sorted(set(self.row_of))
         self.col_blocks = sorted({c & ~3 for c in self.col_of})
         lane_rc = ctx.coords(layout, 0)  # register 0 is the static (0, 0)
-        self.a_row = {s: ctx.mul(ctx.add(lane_rc[0], s), self.a_pitch) for s in self.rows}
         self.b_col = {s: ctx.add(lane_rc[1], s) for s in self.col_blocks}
+        if self.k_major:
+            self.row_blocks = sorted({r & ~3 for r in self.row_of})
+            self.a_row = {s: ctx.add(lane_rc[0], s) for s in self.row_blocks}
+            self.x_layout = x_layout(g.m, g.k, ctx.threads)
+        else:
+            self.a_row = {s: ctx.mul(ctx.add(lane_rc[0], s), self.a_pitch) for s in self.rows}
+
+    def stage_x(self, tensor: Tensor, plan, i, kk, xs, base) -> Callable[[], None] | None:
+        if not self.k_major:
+            return super().stage_x(tensor, plan, i, kk, xs, base)
+        ctx, g, layout = self.ctx, self.g, self.x_layout
+        regs = load_tile(ctx, tensor, [i, kk], layout, ctx.constant(0.0, g.element))
+
+        def finish() -> None:
+            def stores() -> list[SSAValue]:
+                for r, v in enumerate(regs):
+                    at = ctx.add(base, ctx.linear(layout, r, [1, g.m]))
+                    ctx.emit(simt.SharedStoreOp(v, xs, [at]))
+                return []
+
+            ctx.unsafe(stores)
+
+        return finish
 
     def compute(self, xs, ys, stage, acc):
+        if self.k_major:
+            return self.compute_k_major(xs, ys, stage, acc)
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
         b_base = ctx.mul(stage, self.b_stage)
@@ -444,6 +527,45 @@ class _Fmas(_Pipeline):
                 for (row, col), r in index.items():
                     acc[r] = ctx(xmath.FmaOp(a[row][kk], b[col], acc[r]))
         return acc
+
+    def compute_k_major(self, xs, ys, stage, acc):
+        ctx, g = self.ctx, self.g
+        a_base = ctx.mul(stage, self.a_stage)
+        b_base = ctx.mul(stage, self.b_stage)
+        acc = list(acc)
+        for k in range(g.k):
+
+            def loads(k=k) -> list[SSAValue]:
+                out: list[SSAValue] = []
+                for s in self.row_blocks:
+                    at = ctx.add(ctx.add(a_base, k * g.m), self.a_row[s])
+                    out.extend(ctx.emit(simt.SharedLoadVectorOp(xs, at, 4)).results)
+                for s in self.col_blocks:
+                    at = ctx.add(ctx.add(b_base, k * g.n), self.b_col[s])
+                    out.extend(ctx.emit(simt.SharedLoadVectorOp(ys, at, 4)).results)
+                return out
+
+            loaded = ctx.unsafe(loads)
+            nr = 4 * len(self.row_blocks)
+            a = {s + c: loaded[4 * u + c] for u, s in enumerate(self.row_blocks) for c in range(4)}
+            b = {
+                s + c: loaded[nr + 4 * u + c]
+                for u, s in enumerate(self.col_blocks)
+                for c in range(4)
+            }
+            for r in range(len(acc)):
+                acc[r] = ctx(xmath.FmaOp(a[self.row_of[r]], b[self.col_of[r]], acc[r]))
+        return acc
+
+
+def x_layout(m: int, k: int, threads: int) -> Layout:
+    """How the threads load an `[m, k]` tile of `x` to store it k-major: 16-byte chunks along
+    k, consecutive threads on consecutive rows (a warp's stores of one k hit 32 banks), then
+    chunk bits; what the threads cannot cover stays in registers."""
+    lk, p = log2(k), log2(threads)
+    cols = list(range(lk))
+    pool = [lk + b for b in range(log2(m))] + cols[2:]
+    return assign((m, k), threads, cols[:2] + pool[p:], pool[:p])
 
 
 __all__ = ["Gemm", "lower_pipelined", "match"]

@@ -36,6 +36,20 @@ from ferrox.lowering.tile_to_simt.exchange import padded_row, staging_size, writ
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
 from ferrox.lowering.tile_to_simt.rules import rule
 
+DEEP_ACCUMULATORS = 64
+WARP_TX_BITS: int | None = None
+"""log2 of a warp's thread columns in `spaced_layout`; None: `warp_columns` (a benchmark knob)."""
+
+
+def warp_columns(accumulators: int) -> int:
+    """log2 of the thread columns of a warp in `spaced_layout`: 4 x 8 threads when a thread holds
+    `DEEP_ACCUMULATORS` or more (the k-major GEMM of `gemm.py`: a warp's 16-byte shared loads
+    then read 64 + 128 distinct bytes a k instead of 32 + 256; 0.747 of cuBLAS against 0.726 at
+    128 x 128 x 8 on the H200, docs/performance.md "Tile f32 GEMM (H13)"), else 16 x 2."""
+    if WARP_TX_BITS is not None:
+        return WARP_TX_BITS
+    return 2 if accumulators >= DEEP_ACCUMULATORS else 4
+
 
 def mma_layout(m: int, n: int, threads: int) -> Layout:
     """The layout of an `[m, n]` FMA accumulator over `threads` threads: 4 x 4 register blocks
@@ -49,7 +63,9 @@ def spaced_layout(m: int, n: int, threads: int) -> Layout | None:
     """Thread (ty, tx) holds the 4 x 4 blocks at rows `ty * 4 + R * i` and columns
     `tx * 4 + C * j` (R, C: 4 times the thread grid's sides): a thread's column blocks are 16
     bytes wide (vector shared loads) and the threads of a warp read consecutive blocks of a row
-    of `ys` (no bank conflicts); None when the tile is too small for every thread a block."""
+    of `ys` (no bank conflicts); None when the tile is too small for every thread a block.
+    A warp is 16 x 2 threads (tx by ty), or 4 x 8 where each thread holds `DEEP_ACCUMULATORS`
+    or more (`warp_columns`)."""
     p = log2(threads)
     ln, lm = log2(n), log2(m)
     lx = min(ln - 2, (p + 1) // 2)
@@ -59,7 +75,10 @@ def spaced_layout(m: int, n: int, threads: int) -> Layout | None:
     cols = list(range(ln))
     rows = list(range(ln, ln + lm))
     regs = [cols[0], cols[1], *cols[2 + lx :], rows[0], rows[1], *rows[2 + ly :]]
-    lanes = [*cols[2 : 2 + lx], *rows[2 : 2 + ly]]
+    tx, ty = cols[2 : 2 + lx], rows[2 : 2 + ly]
+    wx = min(lx, warp_columns(m * n // threads))  # a warp: 2^wx columns of 2^(5 - wx) threads
+    wy = min(ly, 5 - wx)
+    lanes = [*tx[:wx], *ty[:wy], *tx[wx:], *ty[wy:]]
     return assign((m, n), threads, regs, lanes)
 
 

@@ -151,7 +151,7 @@ TWINS = {
     "softmax": (softmax, {}),
     "layernorm": (layernorm, {}),
     "transpose": (transpose, {}),
-    "matmul_f32": (matmul_f32, {"BM": 128, "BK": 16}),
+    "matmul_f32": (matmul_f32, {"BM": 128, "BN": 128, "BK": 8}),
     "matmul_bf16": (matmul_f32, {"DT": bf16}),
     "attention": (attention, {}),
 }

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ferrox.dialects import simt
+from ferrox.diagnostics import DiagnosticError
+from ferrox.dialects import simt, tile
 from ferrox.driver.interpreter.bf16 import to_bf16
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
+from ferrox.parser import parse_module
 from ferrox.passes.verify_disjoint import collect
+from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
 from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
@@ -87,10 +90,11 @@ EXPECT = {
     ),
     "matmul_f32": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
-        (128, 64),
+        (128, 128),
         barrier=True,
-        vector_stores=8,
-        async_copies=4 * (2 + 1),  # 4 stages; 2 chunks of x ([128, 16]) and 1 of y a thread
+        vector_loads=4,  # x ([128, 8], k-major) through registers: 1 chunk a thread, 4 issues
+        vector_stores=16,
+        async_copies=4 * 1,  # 4 stages; 1 chunk of y ([8, 128]) a thread
     ),
     "matmul_bf16": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
@@ -149,8 +153,7 @@ def test_checked_chunk_ops_share_one_function_per_signature(lowered):
         == sorted(calls)
         == [
             "__ferrox_async_copy_slice_bf16_x8",
-            "__ferrox_async_copy_slice_f32_x4",
-            "__ferrox_async_copy_slice_f32_x4_1",
+            "__ferrox_async_copy_slice_f32_x4",  # matmul_f32's y (its x: k-major, by loads)
             "__ferrox_load_chunk_slice_bf16_x8",
             "__ferrox_load_chunk_slice_f32_x4",
         ]
@@ -302,22 +305,37 @@ def test_numerics(lowered, interpreter, name):
 
 @pytest.fixture(scope="module")
 def lowered_with(examples_text, lower):
-    """`lowered_with(threads, elems)`: the examples lowered with those choices, once per
-    choice for every kernel that runs with it (a lowering of the file took most of each test)."""
-    modules: dict[tuple[int, int], object] = {}
+    """`lowered_with(name, threads, elems)`: kernel `name` of the examples lowered alone with
+    those choices (lowering the whole file for each choice took most of each test)."""
+    modules: dict[tuple[str, int, int], object] = {}
 
-    def get(threads: int, elems: int):
-        if (threads, elems) not in modules:
-            modules[threads, elems] = lower(examples_text, threads, elems, name="kernels.mlir")
-        return modules[threads, elems]
+    def get(name: str, threads: int, elems: int):
+        if (name, threads, elems) not in modules:
+            module = parse_module(make_context(), examples_text, "kernels.mlir")
+            for op in list(module.ops):
+                if isinstance(op, tile.KernelOp) and op.sym_name.data != name:
+                    op.detach()
+                    op.erase()
+            text = str(module)
+            modules[name, threads, elems] = lower(text, threads, elems, name="kernels.mlir")
+        return modules[name, threads, elems]
 
     return get
 
 
-@pytest.mark.parametrize("threads, elems", [(32, 0), (128, 2), (64, 1), (256, 8)])
-@pytest.mark.parametrize("name", ["vector_add", "row_sum", "softmax", "transpose", "matmul_f32"])
+CHOICES = [(32, 0), (128, 2), (64, 1), (256, 8)]
+
+
+@pytest.mark.parametrize(
+    ("name", "threads", "elems"),
+    [
+        *((n, t, e) for n in ["vector_add", "row_sum", "softmax", "transpose"] for t, e in CHOICES),
+        # a [128, 128] f32 accumulator is 512 elements a thread over 32 threads: refused below
+        *(("matmul_f32", t, e) for t, e in CHOICES if t > 32),
+    ],
+)
 def test_numerics_with_other_choices(lowered_with, simt_kernel, interpreter, name, threads, elems):
-    module = lowered_with(threads, elems)
+    module = lowered_with(name, threads, elems)
     kernel = simt_kernel(module, name)
     lowering = kernel.attributes[LOWERING_ATTR]
     assert lowering.data["threads"].value.data == threads  # type: ignore[attr-defined]
@@ -326,3 +344,8 @@ def test_numerics_with_other_choices(lowered_with, simt_kernel, interpreter, nam
     args[0][...] = np.nan
     interpreter(module, name, args)
     np.testing.assert_allclose(args[0], want, rtol=max(tol, 1e-5), atol=max(tol, 1e-5) * 10)
+
+
+def test_a_tile_too_big_for_the_threads_is_refused(lowered_with):
+    with pytest.raises(DiagnosticError, match="spreads 512 over each of the block's 32 threads"):
+        lowered_with("matmul_f32", 32, 0)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import IntegerAttr, i32
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.tile_lowered import lowered_module, simt_launch
+from ferrox.lowering.tile_to_simt.gemm import x_layout
+from ferrox.lowering.tile_to_simt.matrix import spaced_layout
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 
@@ -45,7 +48,7 @@ def source(t: str, bm: int, bn: int, bk: int, xpad: str = "", extra: str = YIELD
     return text.replace("<T,", f"<{t},")
 
 
-def run(text: str, a: np.ndarray, b: np.ndarray, lo: int = 0):
+def run(text: str, a: np.ndarray, b: np.ndarray, lo: int = 0, kernels: list | None = None):
     module = parse_module(make_context(), text, "mm.mlir")
     lowered = lowered_module(module)
     kernel = find_kernel(lowered, "mm")
@@ -60,6 +63,8 @@ def run(text: str, a: np.ndarray, b: np.ndarray, lo: int = 0):
         funcs[op.callee.root_reference.data] for op in kernel.walk() if isinstance(op, simt.CallOp)
     ]
     pipelined = any(isinstance(op, simt.AsyncCopyOp) for f in (kernel, *called) for op in f.walk())
+    if kernels is not None:
+        kernels.append(kernel)
     return c, pipelined
 
 
@@ -75,7 +80,8 @@ def rng() -> np.random.Generator:
         ("f16", (128, 128, 32), (130, 100, 129)),
         ("f16", (64, 128, 64), (64, 128, 64)),  # whole tiles only
         ("f32", (64, 64, 32), (70, 45, 90)),  # FMAs
-        ("f32", (128, 128, 16), (129, 37, 150)),
+        ("f32", (128, 128, 16), (129, 37, 150)),  # 8 x 8 a thread: x k-major
+        ("f32", (128, 128, 8), (1, 3, 5)),  # k-major, every x tile ragged
         ("f32", (128, 64, 8), (1, 3, 65)),
     ],
 )
@@ -84,22 +90,28 @@ def test_the_pipelined_loop_matches_numpy(rng, t, tile, mkn):
     dtype = np.float16 if t == "f16" else np.float32
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
-    c, pipelined = run(source(t, *tile), a, b)
+    kernels: list = []
+    c, pipelined = run(source(t, *tile), a, b, kernels=kernels)
     assert pipelined
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+    # The k-major FMA loop (64 accumulators a thread) asks ptxas for two blocks an SM.
+    deep = t == "f32" and tile[0] * tile[1] >= 64 * 256
+    assert kernels[0].attributes.get("nvvm.minctasm") == (IntegerAttr(2, i32) if deep else None)
 
 
-@pytest.mark.parametrize("lo", [1, 3, 5])
-def test_a_loop_that_starts_late_or_runs_no_iteration(rng, lo):
+@pytest.mark.parametrize(("lo", "tile"), [(1, 64), (3, 64), (5, 64), (7, 128)])
+def test_a_loop_that_starts_late_or_runs_no_iteration(rng, lo, tile):
     """Iterations from `lo`: the K tiles before it are left out; `lo` past the end leaves the
-    accumulator's initial zeros (the prologue's copies of missing iterations read nothing)."""
+    accumulator's initial zeros (the prologue's copies of missing iterations read nothing).
+    [128, 128] tiles take the k-major x stages (through registers)."""
     m, k, n = 64, 100, 64
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
-    c, pipelined = run(source("f32", 64, 64, 32), a, b, lo)
+    bk = 32 if tile == 64 else 16
+    c, pipelined = run(source("f32", tile, tile, bk), a, b, lo)
     assert pipelined
-    start = min(32 * lo, k)
+    start = min(bk * lo, k)
     want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
@@ -130,3 +142,36 @@ def test_other_loops_keep_the_generic_lowering(rng, xpad, extra):
         for s in range(0, k, 32):
             want = 2 * (want + a[:, s : s + 32].astype(np.float64) @ b[s : s + 32])
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+def element(layout, thread: int, reg: int) -> int:
+    """The element (row-major bits) that register `reg` of `thread` holds."""
+    bits = [(reg >> i & 1, b) for i, b in enumerate(layout.regs)]
+    bits += [(thread >> q & 1, b) for q, b in enumerate(layout.lanes)]
+    return sum(v << b for v, b in bits if b is not None)
+
+
+def test_x_is_loaded_for_conflict_free_k_major_stores():
+    """`x_layout`: whole 16-byte chunks along k in registers, no replicas, and the 32 lanes of
+    a warp on 32 consecutive rows at one k, so each transposed shared store hits 32 banks."""
+    m, k = 128, 16
+    layout = x_layout(m, k, 256)
+    assert layout.chunk_width() == 4 and None not in layout.lanes
+    held = {element(layout, t, r) for t in range(256) for r in range(layout.num_regs)}
+    assert held == set(range(m * k))
+    for warp in range(8):
+        for r in range(layout.num_regs):
+            rc = [divmod(element(layout, 32 * warp + lane, r), k) for lane in range(32)]
+            assert len({c for _, c in rc}) == 1
+            assert [row for row, _ in rc] == list(range(rc[0][0], rc[0][0] + 32))
+
+
+@pytest.mark.parametrize(("threads", "columns"), [(256, 2), (512, 4)])
+def test_deep_accumulators_take_square_warps(threads, columns):
+    """A [128, 128] accumulator over 256 threads (8 x 8 a thread) takes 4 x 8-thread warps;
+    over 512 (32 a thread) 16 x 2."""
+    layout = spaced_layout(128, 128, threads)
+    assert layout is not None
+    ln = 7  # log2 of 128 columns: element bits 0-6 are the column
+    warp = layout.lanes[:5]
+    assert sum(1 for b in warp if b is not None and b < ln) == columns
