@@ -24,6 +24,19 @@ exactly what the step-by-step loads do, because when no element is read in two s
 - a range trap at step s is raised after steps before s are tracked (`load_steps` tracks those
   and then raises the trap the step-by-step check gives), so a race in an earlier step still
   comes first.
+Most of a tile read's lanes need not be tracked at all (`deciding_lanes`): lanes whose
+accesses read the same element at every step form a class, and without warp ordering (no warp
+collective yet) an access of element e is unordered with a recorded access of e exactly when
+that record is in e's block's barrier interval (P) and by another thread. So the lanes of a
+class that are none of e's recorded threads with P (the plain ones) find and do the same:
+- race: if P for the writer, every plain lane races; the first racing access is a kept lane's
+  (the recorded threads' lanes are kept) or the class's first plain lane's;
+- row 1: a lane takes it when not P or it is the recorded reader: plain lanes all or none, so
+  the last taker is a kept lane or the class's last plain lane;
+- row 2: with P for row 1 the taker is the recorded reader's lane, so plain lanes never equal
+  row 1's new thread, and take row 2 all or none as for row 1: the last is kept as well.
+Tracking the class's recorded threads' lanes and its first and last plain lane (every step,
+in order) therefore finds and records the same; each element a class reads keeps a lane.
 Writes (stores go through `track` one op at a time) are unchanged, so a write after such a read
 conflicts with the same recorded readers. TMA boxes land untracked (simt_ops/tma.py says why);
 one landing in a tile a wgmma still reads is a changed value at the retiring wait
@@ -204,6 +217,43 @@ def steps_disjoint(flat: np.ndarray, size: int) -> bool:
     stamp = np.empty(size, np.int32)
     stamp[flat] = np.broadcast_to(step, flat.shape)
     return bool((stamp[flat] == step).all())
+
+
+def lane_classes(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each class's first lane, each lane's class) of the lanes of `flat` (steps x lanes) that
+    read the same element at every step; every lane its own class where lanes alike in the first
+    step differ later."""
+    width = flat.shape[1]
+    alone = np.arange(width), np.arange(width)
+    if len(flat) == 0:
+        return alone
+    _, first, cls = np.unique(flat[0], return_index=True, return_inverse=True)
+    cls = cls.reshape(-1)
+    if not (flat == flat.take(first[cls], axis=1)).all():
+        return alone
+    return first, cls
+
+
+def deciding_lanes(ex: Any, acc: Accesses, flat: np.ndarray, lanes: np.ndarray, classes):
+    """Positions in `lanes` of the lanes whose reads of `flat` (steps x lanes, in `classes`)
+    decide what `track` finds and records (the module's docstring says why the others add
+    nothing), or None where every lane may (warp ordering)."""
+    if ex.warp_epochs.any():
+        return None
+    first, cls = classes
+    cols = flat.take(first, axis=1)  # (steps, classes): each class's elements
+    _, interval = ex.lane_values(("interval", ex.barriers), lambda: _intervals(ex))
+    mine = interval[lanes[first]]  # each class's barrier interval (one block's)
+    live = (acc.thread[:, cols] >= 0) & (acc.interval[:, cols] == mine)
+    span_ = int(ex.launch.tpb * np.prod(ex.launch.grid)) + 1
+    recorded = np.broadcast_to(np.arange(len(first)), cols.shape) * span_ + acc.thread[:, cols]
+    keep = np.isin(cls * span_ + ex.gids[lanes], recorded[live])
+    plain = np.flatnonzero(~keep)
+    _, head = np.unique(cls[plain], return_index=True)
+    _, tail = np.unique(cls[plain][::-1], return_index=True)
+    keep[plain[head]] = True
+    keep[plain[len(plain) - 1 - tail]] = True
+    return np.flatnonzero(keep)
 
 
 def claim(ex: Any, op: Any, buffer: Buffer, elems: np.ndarray, lanes: np.ndarray, why: str) -> None:

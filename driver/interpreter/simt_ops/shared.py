@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from ferrox.dialects import simt
-from ferrox.driver.interpreter.memory import checked, shared_buffer, steps_disjoint, track
+from ferrox.driver.interpreter.memory import (
+    checked,
+    deciding_lanes,
+    lane_classes,
+    shared_buffer,
+    steps_disjoint,
+    track,
+)
 from ferrox.driver.interpreter.ops import lowers
 from ferrox.driver.interpreter.simt_ops.memory import gather
 
@@ -66,24 +73,32 @@ def tile_lanes(ex, buffer, idx: np.ndarray, mask: np.ndarray):
     return lanes, sub[:stop] + buffer.base(ex, lanes), stop
 
 
-def batched(buffer, flat: np.ndarray) -> bool:
-    """Whether a tile read of `flat` (steps x lanes) may be tracked in one call (memory.py)."""
-    return steps_disjoint(flat, len(buffer.array))
+def batched(buffer, flat: np.ndarray):
+    """The lane classes (`memory.lane_classes`) of a tile read of `flat` (steps x lanes) when it
+    may be tracked in one call (memory.py says when), else None."""
+    classes = lane_classes(flat)
+    disjoint = steps_disjoint(flat.take(classes[0], axis=1), len(buffer.array))
+    return classes if disjoint else None
 
 
-def track_tile(ex, op, buffer, flat: np.ndarray, lanes: np.ndarray) -> None:
-    """Track the reads of `flat` (steps x lanes) as `load` would, step after step (memory.py
-    says why one call is the same when `batched`)."""
-    track(ex, op, buffer, buffer.tracker(), flat, lanes, False, element_shown(buffer))
+def track_tile(ex, op, buffer, flat: np.ndarray, lanes: np.ndarray, classes) -> None:
+    """Track the reads of `flat` (steps x lanes; `classes` from `batched`) as `load` would, step
+    after step, through the lanes that decide it (memory.py says why that is the same)."""
+    acc = buffer.tracker()
+    keep = deciding_lanes(ex, acc, flat, lanes, classes)
+    if keep is not None:
+        flat, lanes = flat[:, keep], lanes[keep]
+    track(ex, op, buffer, acc, flat, lanes, False, element_shown(buffer))
 
 
 def load_steps(ex, op, buffer, idx: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
     """`load(ex, op, buffer, [idx[s]], mask, what)` for each step `s` in turn, as one (steps,
     lanes) array: the same traps, races and race records, in one range check and one `track`."""
     lanes, flat, stop = tile_lanes(ex, buffer, idx, mask)
-    if not batched(buffer, flat):
+    classes = batched(buffer, flat)
+    if not classes:
         return np.stack([load(ex, op, buffer, [row], mask, what) for row in idx])
-    track_tile(ex, op, buffer, flat, lanes)
+    track_tile(ex, op, buffer, flat, lanes, classes)
     if stop < len(idx):
         error = checked(ex, op, buffer, [idx[stop]], mask, what)[2]
         assert error is not None

@@ -236,7 +236,8 @@ def _retire(ex, wait, op, mask, reads) -> None:
     for buffer, steps, before in reads:
         lanes, flat, stop = tile_lanes(ex, buffer, steps, mask)
         assert stop == len(steps)  # the indices passed at the issue
-        if not batched(buffer, flat):
+        classes = batched(buffer, flat)
+        if not classes:
             for s, row in enumerate(steps):
                 now = load(ex, op, buffer, [row], mask, "simt.wgmma (in flight)")
                 _unchanged(ex, wait, mask, buffer, steps[s:], before[s:], now[None])
@@ -245,7 +246,7 @@ def _retire(ex, wait, op, mask, reads) -> None:
         now[:, lanes] = buffer.array[flat]
         changed = _changed(mask, before, now)
         first = int(np.argmax(changed.any(axis=1))) if changed.any() else len(steps) - 1
-        track_tile(ex, op, buffer, flat[: first + 1], lanes)
+        track_tile(ex, op, buffer, flat[: first + 1], lanes, classes)
         _unchanged(ex, wait, mask, buffer, steps[first:], before[first:], now[first:])
 
 
