@@ -120,7 +120,7 @@ class Launch:
     per `k[grid, block]`, which a caller may write for every launch (a frozen dataclass cost
     about 1 µs of a relaunch's few)."""
 
-    __slots__ = ("_artifact", "_call", "_kept", "_last", "block", "grid", "kernel")
+    __slots__ = ("_artifact", "_call", "_hot", "_kept", "_last", "block", "grid", "kernel")
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any):
         self.kernel, self.grid, self.block = kernel, grid, block
@@ -133,8 +133,16 @@ class Launch:
         self._last: tuple = (_NONE, (), None)
         """The (shared bytes, key, Relaunch) served last: a loop that repeats one launch
         compares its key with this one (cheaper than hashing it for the dict)."""
+        self._hot: Any = None
+        """The last `Relaunch` served without shared bytes, written out as one function
+        (`Relaunch.hot`): a loop repeating one launch is served by that call alone, and any
+        other call (another key, an overlap, another stream) falls through to the path below."""
 
     def __call__(self, *args: Any, shared_bytes: int | None = None, stream: Any = None) -> None:
+        if shared_bytes is None:
+            hot = self._hot
+            if hot is not None and hot(args, stream):
+                return
         kept = self._kept
         if kept and (shared_bytes is None or type(shared_bytes) is int):
             found = signature(args)
@@ -146,6 +154,8 @@ class Launch:
                     if relaunch is not None:
                         self._last = (shared_bytes, key, relaunch)
                 if relaunch is not None and relaunch(found[1], stream):
+                    if shared_bytes is None:
+                        self._hot = relaunch.hot()
                     return
         relaunch = self._call(self._artifact, self.grid, self.block, shared_bytes, args, stream)
         if relaunch is not None:
@@ -153,6 +163,8 @@ class Launch:
                 kept.clear()
             kept[shared_bytes, relaunch.key] = relaunch
             self._last = (shared_bytes, relaunch.key, relaunch)
+            if shared_bytes is None:
+                self._hot = relaunch.hot()
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Launch and (self.kernel, self.grid, self.block) == (

@@ -38,6 +38,7 @@ from ferrox.artifact import KernelArtifact
 from ferrox.driver.checker.aliasing import checked_pairs
 from ferrox.driver.checker.args import BufferArg
 from ferrox.driver.checker.check import CheckedLaunch
+from ferrox.driver.checker.relaunch_hot import Hot, hot
 from ferrox.driver.runtime.streams import LEGACY, stream_handle, torch_current_stream
 
 
@@ -53,7 +54,8 @@ class Relaunch:
     (a `with` block costs two more calls)."""
 
     __slots__ = (
-        "key", "_launch", "_cells", "_pairs", "_current", "_acquire", "_release", "_written"
+        "key", "_launch", "_cells", "_pairs", "_current", "_acquire", "_release", "_written",
+        "_hot",
     )  # fmt: skip
 
     def __init__(self, key: tuple, launch: Callable[[int], None], cells: list, pairs: list,
@@ -65,6 +67,7 @@ class Relaunch:
         self._current = None if device is None else _current_stream(device)
         lock = threading.Lock()
         self._acquire, self._release = lock.acquire, lock.release
+        self._hot: Hot | None | bool = None  # `hot()`, written out once; False: cannot be
         self._written = list(written)
         """The addresses the cells hold: the checked launch's, then the last relaunch's. Each
         passed the aliasing rule with this key's sizes, so a call on the same addresses (a loop
@@ -93,6 +96,15 @@ class Relaunch:
         finally:
             self._release()
         return True
+
+    def hot(self) -> Hot | None:
+        """This relaunch as one function of (args, stream) (`relaunch_hot.py`): what a loop
+        repeating one launch calls, in place of `signature` and this object. None for a key
+        that function cannot read."""
+        found = self._hot
+        if found is None:
+            found = self._hot = hot(self) or False
+        return found or None
 
 
 def _current_stream(device: int) -> Callable[[], int]:
