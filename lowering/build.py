@@ -22,7 +22,9 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    StringAttr,
     UnitAttr,
+    UnrealizedConversionCastOp,
     f32,
     i1,
     i32,
@@ -183,6 +185,8 @@ __all__ = [
     "CMPI_PREDICATES",
     "NO_FASTMATH",
     "br",
+    "call_intrinsic",
+    "cast",
     "cmpi",
     "cond_br",
     "convert",
@@ -199,3 +203,29 @@ __all__ = [
     "store",
     "yield_",
 ]
+
+
+_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
+
+
+@cache
+def _intrinsic(name: str) -> StringAttr:
+    return StringAttr(name)
+
+
+def call_intrinsic(
+    name: str, args: Sequence[SSAValue], result_types: Sequence[Attribute] = ()
+) -> llvm.CallIntrinsicOp:
+    """`llvm.CallIntrinsicOp(name, args, result_types)` (no operand bundles)."""
+    props: dict[str, Attribute] = {
+        "intrin": _intrinsic(name),
+        "op_bundle_sizes": _NO_BUNDLES,
+        "operandSegmentSizes": i32_array((len(args), 0)),
+        "fastmathFlags": NO_FASTMATH,
+    }
+    return llvm.CallIntrinsicOp.create(operands=args, result_types=result_types, properties=props)
+
+
+def cast(values: Sequence[SSAValue], types: Sequence[Attribute]) -> UnrealizedConversionCastOp:
+    """`UnrealizedConversionCastOp.get(values, types)`."""
+    return UnrealizedConversionCastOp.create(operands=values, result_types=types)

@@ -90,10 +90,27 @@ def op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
     for the pattern it wraps. Anything else may match any op (but see `can_match`)."""
     if isinstance(pattern, Guarded | Located):
         return pattern.types
-    declared = getattr(type(pattern), "OP_TYPES", None)
+    cls = type(pattern)
+    try:
+        return _OP_TYPES[cls]
+    except KeyError:
+        pass
+    if len(_OP_TYPES) >= 1024:  # classes made at run time (a test's) would add one each
+        _OP_TYPES.clear()
+    found = _OP_TYPES[cls] = _class_op_types(cls)
+    return found
+
+
+_OP_TYPES: dict[type, tuple[type[Operation], ...] | None] = {}
+"""`op_types` of each pattern class other than the wrappers: read from the class alone, and
+asked again for every pattern a conversion wraps, every compile."""
+
+
+def _class_op_types(cls: type) -> tuple[type[Operation], ...] | None:
+    declared = getattr(cls, "OP_TYPES", None)
     if declared is not None:
         return tuple(declared)
-    method = getattr(type(pattern), "match_and_rewrite", None)
+    method = getattr(cls, "match_and_rewrite", None)
     code = getattr(method, "__code__", None)
     cells = getattr(method, "__closure__", None)
     if code is None or cells is None or "expected_type" not in code.co_freevars:

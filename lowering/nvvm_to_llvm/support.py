@@ -7,6 +7,7 @@ from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from ferrox.dialects.nvvm.traits import Convergent
+from ferrox.lowering.build import call_intrinsic as build_call
 
 CONVERGENT = "convergent"
 """Unit attribute on a call lowered from a `Convergent` op; the exporter must emit the call with
@@ -22,7 +23,7 @@ def call_intrinsic(
     name: str, args: Sequence[SSAValue], result: Attribute | None = None
 ) -> llvm.CallIntrinsicOp:
     """`llvm.call_intrinsic "name"(args)`; the exporter declares it with the operands' types."""
-    return llvm.CallIntrinsicOp(name, args, [result] if result is not None else [])
+    return build_call(name, args, [result] if result is not None else [])
 
 
 def lowered_call(

@@ -25,11 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, Block, SSAValue
 
 from ferrox.dialects.simt.contract import SizeExprAttr, SizeRelationAttr
+from ferrox.lowering.build import call_intrinsic, cmpi
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import expanded
 
@@ -139,8 +140,8 @@ def assume_requires(
         pred = (_UNSIGNED if lhs.nonneg and rhs.nonneg else _SIGNED)[rel]
         a = _value(e, relation.lhs, width, values)
         b = _value(e, relation.rhs, width, values)
-        cond = e(arith.CmpiOp(a, b, pred), "requires")
-        e.emit(llvm.CallIntrinsicOp(ASSUME, [cond], []))
+        cond = e(cmpi(a, b, pred), "requires")
+        e.emit(call_intrinsic(ASSUME, [cond]))
         stated += 1
     return stated
 

@@ -13,13 +13,14 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.ir import Block, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import GetMutOp, LenOp, LoadOp, YieldOp
 from ferrox.dialects.simt.types import SliceType
+from ferrox.lowering.build import cmpi, if_, yield_
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter, is_constant
 from ferrox.lowering.simt_to_nvvm.types import memory_type
 
@@ -50,7 +51,7 @@ class GetMutToGuardedStore(RewritePattern):
         ptr, length = e.unpack(op.slice)
         raw, valid = e.unpack(op.witness)
         always_valid = is_constant(valid, 1)
-        in_bounds = e(arith.CmpiOp(raw, length, "ult"), "in_bounds" if always_valid else None)
+        in_bounds = e(cmpi(raw, length, "ult"), "in_bounds" if always_valid else None)
         if not always_valid:
             in_bounds = e(arith.AndIOp(valid, in_bounds), "in_bounds")
 
@@ -72,9 +73,9 @@ class GetMutToGuardedStore(RewritePattern):
         )
         tail = e.at(InsertPoint.before(yielded))
         tail.store(yielded.values[0], address)
-        tail.emit(scf.YieldOp())
+        tail.emit(yield_())
         rewriter.erase(yielded)
-        e.emit(scf.IfOp(in_bounds, [], Region(then)))
+        e.emit(if_(in_bounds, [], Region(then)))
         rewriter.erase(op)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
@@ -29,7 +29,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.build import cmpi, convert, gep, int_constant
+from ferrox.lowering.build import call_intrinsic, cmpi, convert, gep, if_, int_constant, yield_
+from ferrox.lowering.build import cast as build_cast
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Emitter
@@ -92,14 +93,14 @@ class SimtEmitter(Emitter):
             and [v.type for v in owner.inputs] == parts
         ):
             return list(owner.inputs)
-        cast = UnrealizedConversionCastOp.get([value], parts)
+        cast = build_cast([value], parts)
         self.emit(cast)
         return list(cast.results)
 
     def pack(self, parts: Sequence[SSAValue], simt_type: Attribute) -> SSAValue:
         """The SIMT value that `parts` stand for, for users that are not lowered yet."""
         assert [p.type for p in parts] == expanded(simt_type)
-        return self(UnrealizedConversionCastOp.get(parts, [simt_type]))
+        return self(build_cast(parts, [simt_type]))
 
     # -- memory -----------------------------------------------------------------------------
     def element(
@@ -140,9 +141,9 @@ class SimtEmitter(Emitter):
         point runs with an index out of range, so no access can read or write wild."""
         bad = self(cmpi(index, length, "uge"), "out_of_range")
         then = Block()
-        self.at(InsertPoint.at_end(then)).emit(llvm.CallIntrinsicOp(TRAP, [], []))
-        self.at(InsertPoint.at_end(then)).emit(scf.YieldOp())
-        self.emit(scf.IfOp(bad, [], Region(then)))
+        self.at(InsertPoint.at_end(then)).emit(call_intrinsic(TRAP, []))
+        self.at(InsertPoint.at_end(then)).emit(yield_())
+        self.emit(if_(bad, [], Region(then)))
 
     def checked_element(
         self, slice_value: SSAValue, index: SSAValue, element: Attribute

@@ -40,6 +40,12 @@ STANDARD_PATTERNS: tuple[RewritePattern, ...] = (
 )
 
 
+SCF_TO_CF_PATTERNS: tuple[RewritePattern, ...] = (*SCF_PATTERNS, IfLowering(), ForLowering())
+"""The first walk's patterns, made once (they hold no state): `conversion.Dispatch` remembers
+which patterns admit each op class per tuple of pattern objects, so new ones each compile had it
+work that out again for every class."""
+
+
 def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
     """Each outermost op of a source dialect still there (an `scf.while`, not also its body)."""
     for op in module.walk():
@@ -58,7 +64,7 @@ def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
 
 def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
-    _walk([Located(p) for p in (*SCF_PATTERNS, IfLowering(), ForLowering())], module)
+    _walk([Located(p) for p in SCF_TO_CF_PATTERNS], module)
     state = ConversionState("llvm")
     _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
     reconcile(module, state)

@@ -57,8 +57,35 @@ def is_static_memref(memref: MemRefType) -> bool:
     return all(d >= 0 for d in memref.get_shape()) and isinstance(memref.layout, NoneAttr)
 
 
+_SAME: set[type] = set()
+"""Classes of types that are their own conversion whatever their parameters (integers,
+floats, llvm types), learned from the chain below: `isinstance` against `AnyFloat`'s
+abstract classes costs a few µs, and a conversion asks about every operand and result."""
+
+
 def convert_type(t: Attribute) -> Attribute:
     """The llvm-dialect type for `t`; raises `TypeConversionError` when there is none."""
+    cls = type(t)
+    if cls in _SAME:
+        return t
+    if cls is IndexType:
+        return INDEX_LLVM_TYPE
+    if isinstance(
+        t,
+        IntegerType
+        | AnyFloat
+        | LLVMPointerType
+        | LLVMStructType
+        | LLVMArrayType
+        | LLVMVoidType
+        | LLVMFunctionType,
+    ):
+        _SAME.add(cls)
+        return t
+    return _convert_other(t)
+
+
+def _convert_other(t: Attribute) -> Attribute:
     if isinstance(t, IndexType):
         return INDEX_LLVM_TYPE
     if isinstance(t, IntegerType | AnyFloat):

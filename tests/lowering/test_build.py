@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     ModuleOp,
+    UnrealizedConversionCastOp,
     f32,
     i1,
     i32,
@@ -107,6 +108,18 @@ def test_scf(block: Block) -> None:
         build.if_(c, [], Region(Block([build.yield_()]))),
         scf.IfOp(c, [], Region(Block([scf.YieldOp()]))),
     )
+
+
+def test_intrinsic_calls_and_casts(block: Block) -> None:
+    a, x, c = block.args[0], block.args[3], block.args[7]
+    for name, args, results in (
+        ("llvm.assume", [c], []),
+        ("llvm.trap", [], []),
+        ("llvm.nvvm.fmax.f", [x, x], [f32]),
+    ):
+        _same(build.call_intrinsic(name, args, results), llvm.CallIntrinsicOp(name, args, results))
+    _same(build.cast([a, x], [i1]), UnrealizedConversionCastOp.get([a, x], [i1]))
+    _same(build.cast([c], [i64, f32]), UnrealizedConversionCastOp.get([c], [i64, f32]))
 
 
 def test_dispatch_table_remembered() -> None:
