@@ -32,7 +32,7 @@ import functools
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ferrox.artifact import KernelArtifact
 from ferrox.driver.checker.aliasing import checked_pairs
@@ -67,7 +67,7 @@ class Relaunch:
         self._current = None if device is None else _current_stream(device)
         lock = threading.Lock()
         self._acquire, self._release = lock.acquire, lock.release
-        self._hot: Hot | None | bool = None  # `hot()`, written out once; False: cannot be
+        self._hot: Hot | Literal[False] | None = None  # `hot()`, written out once; False: cannot be
         self._written = list(written)
         """The addresses the cells hold: the checked launch's, then the last relaunch's. Each
         passed the aliasing rule with this key's sizes, so a call on the same addresses (a loop
