@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from types import UnionType
-from typing import Self, Union, get_args, get_origin
+from typing import Any, Self, Union, get_args, get_origin
 
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnknownLoc
 from xdsl.ir import Block, ErasedSSAValue, Operation, Region, SSAValue
@@ -88,19 +88,19 @@ def op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
     parameter, a class or a union), or from the pattern class's `OP_TYPES` (one that tests the
     op's type itself, against a table, says so there); a wrapper (`Guarded`, `Located`) answers
     for the pattern it wraps. Anything else may match any op (but see `can_match`)."""
+    cls = type(pattern)
+    found = _OP_TYPES.get(cls, _UNKNOWN)  # (never a wrapper's class: not kept)
+    if found is not _UNKNOWN:
+        return found
     if isinstance(pattern, Guarded | Located):
         return pattern.types
-    cls = type(pattern)
-    try:
-        return _OP_TYPES[cls]
-    except KeyError:
-        pass
     if len(_OP_TYPES) >= 1024:  # classes made at run time (a test's) would add one each
         _OP_TYPES.clear()
     found = _OP_TYPES[cls] = _class_op_types(cls)
     return found
 
 
+_UNKNOWN: Any = object()
 _OP_TYPES: dict[type, tuple[type[Operation], ...] | None] = {}
 """`op_types` of each pattern class other than the wrappers: read from the class alone, and
 asked again for every pattern a conversion wraps, every compile."""
@@ -256,8 +256,10 @@ class Dispatch(RewritePattern):
         stamping = False
 
         def stamp(new: Operation) -> None:  # Guarded's and Located's: no op of ours unlocated
-            if stamping and isinstance(new.location, UnknownLoc):
-                new.location = location
+            if stamping:
+                at = new.location  # (the exact class first: `isinstance` goes through an ABC)
+                if type(at) is UnknownLoc or isinstance(at, UnknownLoc):
+                    new.location = location
 
         handlers = rewriter.operation_insertion_handler
         handlers.append(stamp)

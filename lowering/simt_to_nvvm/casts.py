@@ -114,7 +114,8 @@ def finish(module: ModuleOp, state: ConversionState) -> None:
     typed: list[Operation] = []
     suspects: list[Operation] = []  # SIMT ops and casts, in walk order
     for op in module.walk():
-        if isinstance(op, UnrealizedConversionCastOp):
+        if type(op) is UnrealizedConversionCastOp:  # (no class derives from it: `isinstance`
+            # would go through an ABC's check for every op)
             casts.append(op)
             suspects.append(op)
         elif op.dialect_name() == "simt":

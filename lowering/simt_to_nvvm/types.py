@@ -65,12 +65,22 @@ def packed(t: Attribute) -> Attribute:
     return parts[0] if len(parts) == 1 else LLVMStructType.from_type_list(parts)
 
 
+_IN_MEMORY_AS_IS: set[type] = set()
+"""The integer and float type classes `memory_type` met (`isinstance` against `AnyFloat`'s
+classes goes through an ABC's check; the lowering asks for every load and store)."""
+
+
 def memory_type(element: Attribute) -> Attribute:
     """The type an element has in memory: integers and floats as they are, `index` as the i64 it
     is on nvptx64 (as `convert-to-llvm` lowers `index`)."""
+    cls = type(element)
+    if cls in _IN_MEMORY_AS_IS:
+        return element
     if isinstance(element, IndexType):
         return i64
-    if not isinstance(element, IntegerType | AnyFloat):
+    if isinstance(element, IntegerType | AnyFloat):
+        _IN_MEMORY_AS_IS.add(cls)
+    else:
         raise SimtTypeError(
             f"memory of {element} elements cannot be lowered; use integer or float elements"
         )

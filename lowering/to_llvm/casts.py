@@ -33,7 +33,7 @@ def reconcile(module: ModuleOp, state: ConversionState) -> None:
     # the pattern would erase alone, leaving every name as it is, are erased here first; the
     # pattern's walk then runs only if any cast is left.
     left = False
-    for op in [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]:
+    for op in [op for op in module.walk() if type(op) is UnrealizedConversionCastOp]:
         if _unused_alone(op):
             Rewriter.erase_op(op)
         else:
