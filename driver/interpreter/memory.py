@@ -380,7 +380,7 @@ def track(
             k = int(np.argmax(live))
             if found is None or k < found[0]:
                 found = (k, int(t.reshape(-1)[k]), launch.ops[int(acc.op[row, flat[k]])], row == 0)
-    if write and where is None and len(elems) > 1:
+    if write and where is None and elems.ndim == 1 and len(elems) > 1:
         order = np.argsort(elems, kind="stable")
         same = elems[order[1:]] == elems[order[:-1]]
         if same.any():

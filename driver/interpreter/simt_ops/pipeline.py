@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.ops import lowers
-from ferrox.driver.interpreter.simt_ops.shared import load, store
+from ferrox.driver.interpreter.simt_ops.shared import load, store_steps
 from ferrox.driver.interpreter.simt_ops.tile_support import chunk_range
 from ferrox.driver.interpreter.simt_ops.warp import collective
 
@@ -45,12 +45,14 @@ def _async_copy(op):
                 f"be a multiple of {w} (16 bytes)",
             )
         dtype = array.array.dtype
+        values = []
         for j in range(w):
             take = mask & (m > np.uint64(j))
             safe = np.where(take, i + np.uint64(j), 0).astype(np.int64)
             got = source.array[safe] if source.length else np.zeros(n, source.array.dtype)
-            value = np.where(take, got, np.zeros((), dtype)).astype(dtype)
-            store(ex, op, array, value, [at + j], mask, "simt.async_copy")
+            values.append(np.where(take, got, np.zeros((), dtype)).astype(dtype))
+        idx = at + np.arange(w)[:, None]
+        store_steps(ex, op, array, values, idx, mask, "simt.async_copy")
         return ()
 
     return run

@@ -108,6 +108,26 @@ def load_steps(ex, op, buffer, idx: np.ndarray, mask: np.ndarray, what: str) -> 
     return out
 
 
+def store_steps(ex, op, buffer, values: list, idx: np.ndarray, mask: np.ndarray, what: str):
+    """`store(ex, op, buffer, values[s], [idx[s]], mask, what)` for each step `s` of `idx`
+    (steps x lanes) in turn, in one range check and one `track` where no element is written
+    twice (then each step meets its elements as they were before the op, as a tile read does:
+    memory.py); the values land after that `track`, so a race leaves none of the op's values in
+    shared memory where the steps before it left theirs (nothing reads an aborted block's
+    shared memory)."""
+    lanes, flat, stop = tile_lanes(ex, buffer, idx, mask)
+    if not steps_disjoint(flat.reshape(-1, 1), len(buffer.array)):
+        for value, row in zip(values, idx):
+            store(ex, op, buffer, value, [row], mask, what)
+        return
+    track(ex, op, buffer, buffer.tracker(), flat, lanes, True, element_shown(buffer))
+    dtype = buffer.array.dtype
+    for s in range(stop):
+        buffer.array[flat[s]] = np.broadcast_to(np.asarray(values[s]).astype(dtype), (ex.n,))[lanes]
+    if stop < len(idx):
+        store(ex, op, buffer, values[stop], [idx[stop]], mask, what)  # the lanes before it, a trap
+
+
 def store(ex, op, buffer, value, indices, mask, what):
     lanes, flat, error = checked(ex, op, buffer, indices, mask, what)
     track(ex, op, buffer, buffer.tracker(), flat, lanes, True, element_shown(buffer))

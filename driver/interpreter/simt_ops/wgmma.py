@@ -33,7 +33,7 @@ from ferrox.driver.interpreter.simt_ops.shared import (
     batched,
     load,
     load_steps,
-    store,
+    store_steps,
     tile_lanes,
     track_tile,
 )
@@ -290,9 +290,9 @@ def _store(op):
                 "even (8-byte pairs)",
             )
         lane, _ = _lanes(ex)
-        for i, v in enumerate(values):
-            r, c = _fragment(lane, i)
-            store(ex, op, array, v, [at + r * stride + c], mask, "simt.wgmma_store")
+        places = (_fragment(lane, i) for i in range(len(values)))
+        idx = np.stack([at + r * stride + c for r, c in places])
+        store_steps(ex, op, array, values, idx, mask, "simt.wgmma_store")
         return ()
 
     return run

@@ -162,3 +162,36 @@ def test_a_copy_read_by_another_warp_needs_a_barrier(rng, barrier):
         run_simt_kernel(module, "racy", (1, 1, 1), (64, 1, 1), [a, out])
     assert "data race on element" in str(e.value)
     assert "(no simt.sync_threads between them)" in str(e.value)
+
+
+# RACY with threads 40 and 41 reading elements 1 and 4 before the copy (threads 0 .. 31, 4
+# elements each, element 4 t + j at step j), with no barrier between.
+READS = """    %c1 = arith.constant 1 : index
+    %c40 = arith.constant 40 : index
+    %c41 = arith.constant 41 : index
+    %is40 = arith.cmpi eq, %t, %c40 : index
+    %is41 = arith.cmpi eq, %t, %c41 : index
+    %either = arith.ori %is40, %is41 : i1
+    scf.if %either {
+      %r = arith.select %is40, %c1, %c4 : index
+      %w = simt.shared_load %s[%r] : !simt.shared<f32, [128]>
+    }
+"""
+
+
+def test_a_copy_over_elements_read_in_its_barrier_interval_races_at_its_first_chunk_element(rng):
+    """The copy writes each thread's first element, then each thread's second, ..: thread 1's
+    first (element 4, read by thread 41) comes before thread 0's second (element 1)."""
+    from ferrox.driver.interpreter.errors import KernelRace
+
+    at = RACY.index("    %first = ")
+    text = (RACY[:at] + READS + RACY[at:]).replace("BARRIER", "")
+    module = parse_module(make_context(), text, "copy.mlir")
+    a, out = rng.standard_normal(128).astype(np.float32), np.full(64, np.nan, np.float32)
+    with pytest.raises(KernelRace) as e:
+        run_simt_kernel(module, "racy", (1, 1, 1), (64, 1, 1), [a, out])
+    message = str(e.value)
+    assert message.startswith(
+        "copy.mlir:20:7: error: data race on element 4 of %s: thread (1, 0, 0) writes it here, "
+        "and thread (41, 0, 0) read it at copy.mlir:15:7 "
+    )

@@ -274,7 +274,8 @@ def test_gemm_wgmma_against_numpy(rng, cfg, m, n, k):
 
 def _outcome(monkeypatch, run, batched: bool):
     """`run()`'s result (or its fault's text) and every shared array's values and race records,
-    with the wgmma's tiles read in one batch or (`batched` False) one load per row and k step."""
+    with the wgmma's tiles read (and fragments and copies stored) in one batch or (`batched`
+    False) one load (store) per row and k step."""
     made = []
     real = shared_ops.shared_buffer
 
@@ -284,9 +285,10 @@ def _outcome(monkeypatch, run, batched: bool):
 
     with monkeypatch.context() as patch:
         patch.setattr(shared_ops, "shared_buffer", alloc)
-        if not batched:
+        if not batched:  # every tile read and multi-step store step by step
             patch.setattr(shared_ops, "batched", lambda *args: False)
             patch.setattr(wgmma_ops, "batched", lambda *args: False)
+            patch.setattr(shared_ops, "steps_disjoint", lambda *args: False)
         try:
             result = run()
         except KernelFault as e:
