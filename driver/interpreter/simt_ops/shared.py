@@ -103,7 +103,14 @@ def load_steps(ex, op, buffer, idx: np.ndarray, mask: np.ndarray, what: str) -> 
         error = checked(ex, op, buffer, [idx[stop]], mask, what)[2]
         assert error is not None
         raise error
-    out = np.zeros(idx.shape, buffer.array.dtype)
+    return tile_values(ex, buffer, flat, lanes)
+
+
+def tile_values(ex, buffer, flat: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """The elements `flat` (steps x lanes) per step and lane of the group (zero off `lanes`)."""
+    if len(lanes) == ex.n:
+        return buffer.array[flat]
+    out = np.zeros((len(flat), ex.n), buffer.array.dtype)
     out[:, lanes] = buffer.array[flat]
     return out
 

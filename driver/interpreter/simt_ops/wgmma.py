@@ -35,6 +35,7 @@ from ferrox.driver.interpreter.simt_ops.shared import (
     load_steps,
     store_steps,
     tile_lanes,
+    tile_values,
     track_tile,
 )
 
@@ -242,8 +243,7 @@ def _retire(ex, wait, op, mask, reads) -> None:
                 now = load(ex, op, buffer, [row], mask, "simt.wgmma (in flight)")
                 _unchanged(ex, wait, mask, buffer, steps[s:], before[s:], now[None])
             continue
-        now = np.zeros(steps.shape, buffer.array.dtype)
-        now[:, lanes] = buffer.array[flat]
+        now = tile_values(ex, buffer, flat, lanes)
         changed = _changed(mask, before, now)
         first = int(np.argmax(changed.any(axis=1))) if changed.any() else len(steps) - 1
         track_tile(ex, op, buffer, flat[: first + 1], lanes, classes)
