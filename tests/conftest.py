@@ -28,24 +28,20 @@ os.environ["PYTHONSAFEPATH"] = "1"
 os.environ["FERROX_ERROR_FORMAT"] = "short"
 assert "ferrox" not in sys.modules, "ferrox was imported before tests/conftest.py"
 
-_OWN_CACHE = "FERROX_TEST_OWN_CACHE"
-"""Set (to the folder) when the run made its kernel cache itself, so it may remove it."""
-
 
 def pytest_configure(config: pytest.Config) -> None:
     """The whole run (and the tools it starts) uses a kernel cache of its own, never the user's:
-    a test must not be answered by PTX a different compiler left behind. Under xdist each
-    worker makes its own (a worker inherits the controller's environment, so it replaces a
-    folder the controller made rather than share it): the tests that count compiles and hits
-    then see only their own worker's."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    made = os.environ.get(_OWN_CACHE)
-    if "FERROX_CACHE_DIR" not in os.environ or (worker and made == os.environ["FERROX_CACHE_DIR"]):
+    a test must not be answered by PTX a different compiler left behind. Under xdist the
+    controller makes it and its workers share it (a worker inherits the controller's
+    environment): each example is compiled once for the whole run, not once per worker (the
+    tensor-core GEMMs take seconds each). The cache is safe for concurrent processes (one
+    compiles an entry under its lock, the others read it). Tests that count compiles or hits
+    use a folder of their own (`monkeypatch.setenv("FERROX_CACHE_DIR", ...)`)."""
+    if "FERROX_CACHE_DIR" not in os.environ:
         import tempfile
 
-        prefix = f"ferrox-test-cache-{worker}-" if worker else "ferrox-test-cache-"
-        folder = tempfile.mkdtemp(prefix=prefix)
-        os.environ["FERROX_CACHE_DIR"] = os.environ[_OWN_CACHE] = folder
+        folder = tempfile.mkdtemp(prefix="ferrox-test-cache-")
+        os.environ["FERROX_CACHE_DIR"] = folder
         config._ferrox_cache = folder  # type: ignore[attr-defined]
 
 

@@ -139,12 +139,17 @@ def _decode(fake: FakeDevice, kernel: FakeKernel, packed: tuple) -> list[Any]:
     return arrays
 
 
-def install(monkeypatch, tmp_path) -> FakeDevice:
-    """Point the runtime at a fake device (and the kernel cache at `tmp_path`)."""
+def install(monkeypatch, tmp_path, own_cache: bool = False) -> FakeDevice:
+    """Point the runtime at a fake device. Kernels compile through the test run's kernel cache
+    (tests/conftest.py), shared with the CPU tests: the fake device launches the same artifact
+    a real one would, and compiling the tensor-core GEMMs again for each fake-device test cost
+    seconds each. `own_cache`: a cache of the test's own in `tmp_path`, for tests that count
+    compiles or hits."""
     from ferrox.driver.interpreter import run_simt_kernel
 
     fake = FakeDevice()
-    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
+    if own_cache:
+        monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(device, "_count_devices", lambda: 1)
     monkeypatch.setattr(device, "_open_device", lambda ordinal: fake)
     monkeypatch.setattr(device, "_open_context", lambda ordinal: None)

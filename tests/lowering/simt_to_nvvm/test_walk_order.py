@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-from ferrox.lowering.conversion import ConversionState, Guarded
+from ferrox.lowering.conversion import ConversionState, DispatchWalker, Guarded, dispatch
 from ferrox.lowering.pipeline import extract_device_code
 from ferrox.lowering.simt_to_nvvm.casts import finish
 from ferrox.lowering.simt_to_nvvm.convert import SIMT_TO_NVVM_PATTERNS
@@ -41,9 +40,9 @@ def test_any_walk_order(path: Path, order: str):
     extract_device_code(module)  # the examples' host @main is not device code
     state = ConversionState("nvvm")
     patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
-    walker = PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns, dce_enabled=False), **ORDERS[order]
-    )
+    # The walker the compile uses (each op offered only the patterns that can match its
+    # class: the same rewrites as a greedy applier without folding), in each order.
+    walker = DispatchWalker(dispatch(patterns), **ORDERS[order])
     walker.rewrite_module(module)
     finish(module, state)
     assert not state.diagnostics.diagnostics
