@@ -321,10 +321,10 @@ def example_text(cfg: Config = DEFAULT, name: str = "gemm_wgmma", host: bool = T
     if cfg.split:
         for x, ty in (("a", atype), ("b", btype)):
             for st in range(S):
-                add(f"{p}%{x}s{st} = simt.shared_alloc {{dynamic}} : {ty}")
+                add(f"{p}%{x}s{st} = simt.shared_alloc {{dynamic, align = 1024}} : {ty}")
     else:
-        add(f"{p}%as = simt.shared_alloc {{dynamic}} : {atype}")
-        add(f"{p}%bs = simt.shared_alloc {{dynamic}} : {btype}")
+        add(f"{p}%as = simt.shared_alloc {{dynamic, align = 1024}} : {atype}")
+        add(f"{p}%bs = simt.shared_alloc {{dynamic, align = 1024}} : {btype}")
     add(f"{p}%cs = simt.shared_alloc {{dynamic}} : {ctype}")
     add(f"{p}%z = arith.constant 0.0 : f32")
     for v in sorted({0, 1, 4, 8, 16, 32, 48, 63, 64, 128, *range(S)}):

@@ -3,10 +3,17 @@ Loads and stores are unchecked, so they belong in an unsafe region or kernel.
 
 An array is static (a `.shared` variable of the kernel: at most 48 KiB in all) or, with
 `{dynamic}`, placed in the block's dynamic shared memory (PTX `.extern .shared`): the dynamic
-arrays of a kernel follow one another in the order the kernel lists them, each at a 16-byte
-aligned offset, and the kernel's launch contract must provide `shared_bytes` for all of them
-(`dynamic_layout`). A block may opt in to more dynamic shared memory than static (227 KiB on
-sm_90); the launch checker holds the launch to what the device allows.
+arrays of a kernel follow one another in the order the kernel lists them, each at an offset
+rounded up to its alignment, and the kernel's launch contract must provide `shared_bytes` for
+all of them, padding included (`dynamic_layout`, the one layout the lowering, the verifier and
+the launch checkers share).
+
+Every array is 16-byte aligned (vector accesses); `{align = N}` (a power of two, 16 to 1024)
+asks for more, as the 128-byte swizzle of TMA and wgmma needs (1024: the swizzle is on address
+bits). The dynamic region's base is declared 1024-byte aligned (`MAX_ALIGNMENT`), so an offset
+that is a multiple of N gives an address that is one. A block may opt in to more dynamic shared
+memory than static (227 KiB on sm_90); the launch checker holds the launch to what the device
+allows.
 
 The tile track's GEMM pipeline reads and fills shared arrays with the ops of `pipeline.py`.
 """
@@ -16,11 +23,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     IndexType,
+    IntegerAttr,
     IntegerType,
     UnitAttr,
+    i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -39,31 +49,50 @@ from ferrox.dialects.simt.types import SharedArrayType
 
 STATIC_SHARED_LIMIT = 48 * 1024
 """Static shared memory a block may declare; more must be dynamic (opted in at load)."""
-DYNAMIC_ALIGNMENT = 16
+MIN_ALIGNMENT = 16
+"""Every shared array's alignment at least: a 16-byte vector access needs no more."""
+MAX_ALIGNMENT = 1024
+"""The most `{align}` may ask; the dynamic region's base is declared this aligned."""
 
 
 @irdl_op_definition
 class SharedAllocOp(IRDLOperation):
     """`%t = simt.shared_alloc : !simt.shared<f32, [32, 33]>`: the block's array for this op
     (allocated once per block, wherever the op sits; uninitialised); `{dynamic}` places it in the
-    block's dynamic shared memory (module docstring)."""
+    block's dynamic shared memory and `{align = 1024}` aligns its base (module docstring)."""
 
     name = "simt.shared_alloc"
 
     result = result_def(SharedArrayType)
     dynamic = opt_prop_def(UnitAttr)
+    align = opt_prop_def(IntegerAttr[I64])
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
 
-    def __init__(self, type: SharedArrayType, dynamic: bool = False):
-        super().__init__(result_types=[type], properties={"dynamic": UnitAttr()} if dynamic else {})
+    def __init__(self, type: SharedArrayType, dynamic: bool = False, align: int | None = None):
+        properties: dict[str, Attribute] = {"dynamic": UnitAttr()} if dynamic else {}
+        if align is not None:
+            properties["align"] = IntegerAttr(align, i64)
+        super().__init__(result_types=[type], properties=properties)
 
     @property
     def is_dynamic(self) -> bool:
         return self.dynamic is not None
 
+    @property
+    def alignment(self) -> int:
+        """The base's alignment in bytes: `{align}`, else `MIN_ALIGNMENT`."""
+        return MIN_ALIGNMENT if self.align is None else max(MIN_ALIGNMENT, self.align.value.data)
+
     def verify_(self) -> None:
+        if self.align is not None:
+            n = self.align.value.data
+            if not (MIN_ALIGNMENT <= n <= MAX_ALIGNMENT and n & (n - 1) == 0):
+                raise VerifyException(
+                    f"a shared array's align must be a power of two from {MIN_ALIGNMENT} to "
+                    f"{MAX_ALIGNMENT}, got {n}"
+                )
         if not self.is_dynamic:
             return
         owner = self.parent_op()
@@ -101,12 +130,13 @@ def shared_array_bytes(t: SharedArrayType) -> int:
 
 def dynamic_layout(kernel: Operation) -> tuple[dict[SharedAllocOp, int], int]:
     """The byte offset of each dynamic array of `kernel` in its dynamic shared memory, in the
-    order the kernel lists them, each 16-byte aligned, and the bytes they take in all."""
+    order the kernel lists them, each rounded up to its alignment, and the bytes they take in
+    all (padding included)."""
     offsets: dict[SharedAllocOp, int] = {}
     total = 0
     for op in kernel.walk():
         if isinstance(op, SharedAllocOp) and op.is_dynamic:
-            total = -(-total // DYNAMIC_ALIGNMENT) * DYNAMIC_ALIGNMENT
+            total = -(-total // op.alignment) * op.alignment
             offsets[op] = total
             assert isinstance(op.result.type, SharedArrayType)
             total += shared_array_bytes(op.result.type)

@@ -17,14 +17,14 @@
 builtin.module attributes {"ferrox.chip" = "sm_90a"} {
   // doc:begin gemm_tma
   simt.kernel @gemm_tma(%a: !simt.slice<bf16>, %b: !simt.slice<bf16>, %c: !simt.disjoint_slice<f32, tile<[256, 128], 4, arg3>>, %m: index, %n: index, %k: index) contract<domain = 2, block = [256], shared_bytes = 231456, requires = [len(arg0) >= arg3 * arg5, len(arg1) >= arg4 * arg5, len(arg2) == arg3 * arg4]> {
-    %as0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
-    %as1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
-    %as2 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
-    %as3 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
-    %bs0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
-    %bs1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
-    %bs2 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
-    %bs3 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
+    %as0 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
+    %as1 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
+    %as2 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
+    %as3 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
+    %bs0 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
+    %bs1 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
+    %bs2 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
+    %bs3 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
     %cs = simt.shared_alloc {dynamic} : !simt.shared<f32, [8704]>
     %full = simt.shared_alloc {dynamic} : !simt.shared<i64, [4]>
     %z = arith.constant 0.0 : f32

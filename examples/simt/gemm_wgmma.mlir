@@ -16,12 +16,12 @@
 builtin.module attributes {"ferrox.chip" = "sm_90a"} {
   // doc:begin gemm_wgmma
   simt.kernel @gemm_wgmma(%a: !simt.slice<bf16>, %b: !simt.slice<bf16>, %c: !simt.disjoint_slice<f32, tile<[128, 256], 4, arg3>>, %m: index, %n: index, %k: index) contract<domain = 2, block = [256], shared_bytes = 215040, requires = [len(arg0) >= arg3 * arg5, len(arg1) >= arg4 * arg5, len(arg2) == arg3 * arg4]> {
-    %as0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
-    %as1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
-    %as2 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [8192]>
-    %bs0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
-    %bs1 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
-    %bs2 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [16384]>
+    %as0 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
+    %as1 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
+    %as2 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [8192]>
+    %bs0 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
+    %bs1 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
+    %bs2 = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [16384]>
     %cs = simt.shared_alloc {dynamic} : !simt.shared<f32, [16896]>
     %z = arith.constant 0.0 : f32
     %c0 = arith.constant 0 : index

@@ -1,16 +1,18 @@
 """Shared memory: each static `simt.shared_alloc` becomes an addrspace(3) global of its kernel,
 each dynamic one an offset into the module's `.extern .shared` array.
 
-`llvm.mlir.global internal @<function>_<name>() {addr_space = 3, alignment = 16}` of an (nested)
+`llvm.mlir.global internal @<function>_<name>() {addr_space = 3, alignment = A}` of an (nested)
 LLVM array type, uninitialised (NVPTX cannot initialise `.shared` variables), and the op becomes
 its `llvm.mlir.addressof`. Shared memory is never a kernel parameter: the launcher passes global
-pointers only, and the driver rejects such modules. The 16-byte alignment allows vector accesses.
+pointers only, and the driver rejects such modules. `A` is the op's alignment (16, which allows
+vector accesses, or its `{align}`): PTX `.shared .align A`.
 
 A dynamic array (`{dynamic}`) is `ferrox_dynamic_shared + offset`, where
 `ferrox_dynamic_shared` is `llvm.mlir.global external` of `!llvm.array<0 x i8>` in addrspace(3)
-(PTX `.extern .shared .align 16 .b8 ferrox_dynamic_shared[]`, the block's dynamic shared memory)
-and the offset is the array's place in `dynamic_layout` (the kernel's contract provides the bytes:
-the kernel verifier checks it).
+(PTX `.extern .shared .align 1024 .b8 ferrox_dynamic_shared[]`, the block's dynamic shared
+memory, its base as aligned as any `{align}` may ask) and the offset is the array's place in
+`dynamic_layout`, a multiple of its alignment (the kernel's contract provides the bytes: the
+kernel verifier checks it).
 
 `simt.shared_load`/`simt.shared_store` index the array row-major with one GEP over the array type;
 they are unchecked (the dialect keeps them inside `unsafe`).
@@ -34,9 +36,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from ferrox.dialects.simt import SharedAllocOp, SharedLoadOp, SharedStoreOp
-from ferrox.dialects.simt.shared import (
-    dynamic_layout,
-)
+from ferrox.dialects.simt.shared import MAX_ALIGNMENT, dynamic_layout
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
@@ -45,8 +45,6 @@ from ferrox.lowering.simt_to_nvvm.types import SHARED, SHARED_PTR, memory_type
 DYNAMIC_GLOBAL = "ferrox_dynamic_shared"
 OFFSET_ATTR = "ferrox.dynamic_offset"
 """Set on every dynamic alloc of a kernel when the first is lowered: its byte offset."""
-
-ALIGNMENT = 16
 
 
 def array_type(t: SharedArrayType) -> Attribute:
@@ -102,7 +100,9 @@ class SharedAllocToGlobal(RewritePattern):
         owner = kernel.properties.get("sym_name")
         prefix = owner.data if isinstance(owner, StringAttr) else "shared"
         name = _unique_name(module, f"{prefix}_{op.result.name_hint or 'shared'}")
-        glob = llvm.GlobalOp(global_type, name, "internal", addr_space=SHARED, alignment=ALIGNMENT)
+        glob = llvm.GlobalOp(
+            global_type, name, "internal", addr_space=SHARED, alignment=op.alignment
+        )
         glob.location = op.location
         rewriter.insert(glob, InsertPoint.before(kernel))
         e = SimtEmitter.before(rewriter, op)
@@ -118,7 +118,7 @@ class SharedAllocToGlobal(RewritePattern):
                 DYNAMIC_GLOBAL,
                 "external",
                 addr_space=SHARED,
-                alignment=ALIGNMENT,
+                alignment=MAX_ALIGNMENT,
             )
             glob.location = op.location
             rewriter.insert(glob, InsertPoint.at_start(module.body.block))

@@ -63,6 +63,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
     IndexType,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     f32,
@@ -78,7 +79,7 @@ from ferrox.dialects.simt.tma import (
     MbarrierWaitOp,
     TmaLoadOp,
 )
-from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
+from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, SWIZZLE_ROWS, WARPGROUP
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, chunked, log2
 
@@ -249,6 +250,15 @@ def _compress(row: int, drop: list[int]) -> int:
     return out
 
 
+def _swizzled(array: SSAValue) -> SSAValue:
+    """`array`, its allocation asked to start on a 1024-byte boundary (the 128-byte swizzle of
+    TMA and wgmma is on address bits), wherever the kernel's other shared arrays lie."""
+    alloc = array.owner
+    assert isinstance(alloc, simt.SharedAllocOp)
+    alloc.properties["align"] = IntegerAttr(SWIZZLE_ROWS * SWIZZLE_ROW * 2, i64)  # an atom
+    return array
+
+
 class Wgmma:
     """One loop's lowering (module docstring); `run` emits it."""
 
@@ -259,8 +269,8 @@ class Wgmma:
         ctx, g, p = self.ctx, self.g, self.p
         s_count, d = p.stages, p.stages - 1 - p.pending
         e = g.element
-        self.a_st = [ctx.shared(e, p.m * p.k, f"wa{s}") for s in range(s_count)]
-        self.b_st = [ctx.shared(e, p.k * p.n, f"wb{s}") for s in range(s_count)]
+        self.a_st = [_swizzled(ctx.shared(e, p.m * p.k, f"wa{s}")) for s in range(s_count)]
+        self.b_st = [_swizzled(ctx.shared(e, p.k * p.n, f"wb{s}")) for s in range(s_count)]
         self.full = ctx.shared(i64, s_count, "full")
         self.ta, self.tb = ctx.tensor(g.a), ctx.tensor(g.b)
         loop = g.loop

@@ -78,7 +78,7 @@ def test_the_dynamic_arrays_reach_the_artifact_and_the_ptx():
     contract = artifact.kernels["mm"].contract
     assert contract is not None and contract.shared_bytes > 48 * 1024
     assert contract.static_shared_bytes == 0
-    assert ".extern .shared .align 16 .b8 ferrox_dynamic_shared[];" in artifact.ptx
+    assert ".extern .shared .align 1024 .b8 ferrox_dynamic_shared[];" in artifact.ptx
 
 
 def test_a_small_tile_keeps_static_shared_memory():

@@ -298,3 +298,40 @@ simt.kernel @k(%bins: !simt.atomic_slice<index>, %i: index) {
   %o = simt.atomic_add %bins[%i], %i : !simt.atomic_slice<index>
   simt.return
 }
+
+// -----
+
+// A shared array's alignment: a power of two from 16 to 1024.
+simt.kernel @k() {
+  // expected-error@+1 {{a shared array's align must be a power of two from 16 to 1024, got 48}}
+  %s = simt.shared_alloc {align = 48} : !simt.shared<f32, [16]>
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [32], shared_bytes = 4096> {
+  // expected-error@+1 {{a shared array's align must be a power of two from 16 to 1024, got 2048}}
+  %s = simt.shared_alloc {dynamic, align = 2048} : !simt.shared<f32, [16]>
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() {
+  // expected-error@+1 {{a shared array's align must be a power of two from 16 to 1024, got 8}}
+  %s = simt.shared_alloc {align = 8} : !simt.shared<f32, [16]>
+  simt.return
+}
+
+// -----
+
+// The padding before an aligned dynamic array counts: a 16-byte array, then 64 bytes at 1024
+// (each dynamic array checks the kernel's layout).
+simt.kernel @k() contract<domain = 1, block = [32], shared_bytes = 80> {
+  // expected-error@+1 {{the kernel's dynamic shared arrays take 1088 bytes, but its launch contract provides shared_bytes = 80}}
+  %small = simt.shared_alloc {dynamic} : !simt.shared<f32, [4]>
+  // expected-error@+1 {{the kernel's dynamic shared arrays take 1088 bytes, but its launch contract provides shared_bytes = 80}}
+  %stage = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [32]>
+  simt.return
+}

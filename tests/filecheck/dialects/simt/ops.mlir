@@ -140,6 +140,19 @@ builtin.module {
     // CHECK: simt.return %x, %y : f32, i32
     simt.return %x, %y : f32, i32
   }
+  // Shared arrays asking for an alignment: static and dynamic (a 16-byte array, then one at
+  // offset 1024: the contract counts the padding).
+  // CHECK: simt.kernel @aligned() contract<domain = 1, block = [32], shared_bytes = 1088> {
+  simt.kernel @aligned() contract<domain = 1, block = [32], shared_bytes = 1088> {
+    // CHECK-NEXT: %st = simt.shared_alloc {align = 1024 : i64} : !simt.shared<f32, [16]>
+    %st = simt.shared_alloc {align = 1024} : !simt.shared<f32, [16]>
+    // CHECK-NEXT: %small = simt.shared_alloc {dynamic} : !simt.shared<f32, [4]>
+    %small = simt.shared_alloc {dynamic} : !simt.shared<f32, [4]>
+    // CHECK-NEXT: %stage = simt.shared_alloc {dynamic, align = 1024 : i64} : !simt.shared<bf16, [32]>
+    %stage = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [32]>
+    // CHECK-NEXT: simt.return
+    simt.return
+  }
   // The attributes also print on their own.
   // CHECK: simt.func @attrs() attributes {space = #simt.space<2d<32>>, runtime = #simt.space<2d_runtime>, expr = #simt.size_expr<len(arg0) - (arg1 + 2) * arg2>, rel = #simt.requires<arg0 < 4>, mode = #simt<shuffle_mode down>, scope = #simt<scope sys>, ordering = #simt<ordering seq_cst>, dim = #simt<dim z>} {
   simt.func @attrs() attributes {space = #simt.space<2d<32>>, runtime = #simt.space<2d_runtime>, expr = #simt.size_expr<len(arg0) - (arg1 + 2) * arg2>, rel = #simt.requires<arg0 < 4>, mode = #simt<shuffle_mode down>, scope = #simt<scope sys>, ordering = #simt<ordering seq_cst>, dim = #simt<dim z>} {
