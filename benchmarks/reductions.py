@@ -208,7 +208,7 @@ def sum_rows(variants: bool) -> list[dict]:
     rows = []
     common = dict(group="sum", shape="2^28 f32", unit="TB/s", bytes_moved=4 * n, flops=n)
 
-    def simt(path: Path, name: str, grid: int, note: str) -> dict:
+    def simt(path: Path, name: str, grid: int, note: str, tolerance: float = 1e-5) -> dict:
         artifact = compile_source(path)
         go = launcher(artifact, name, [x, total], grid=grid)
 
@@ -227,14 +227,20 @@ def sum_rows(variants: bool) -> list[dict]:
             ferrox=make,
             peers=peers,
             check=rel_err,
-            tolerance=1e-5,
+            tolerance=tolerance,
             artifact=artifact,
             kernel=name,
             note=note,
             **common,
         )
 
-    rows.append(simt(SIMT / "block_reduce.mlir", "block_reduce", n // 256, "one element a thread"))
+    # One f32 atomic add a block: 2^20 partials of about 128 into a total near 1.3e8, each add
+    # rounded to the total's ulp (16) in an order that changes from run to run, so the relative
+    # error is about sqrt(2^20) * 4.6 / 1.3e8 = 3.5e-5 (1.6e-6 and 1.9e-5 in two runs of
+    # 2026-12-04): 1e-5 failed a correct kernel. The grid-stride kernel's 1056 adds stay at 1e-5.
+    rows.append(
+        simt(SIMT / "block_reduce.mlir", "block_reduce", n // 256, "one element a thread", 1e-4)
+    )
     for k in (4, 8, 16) if variants else (8,):
         rows.append(
             simt(
