@@ -45,15 +45,17 @@ def compile(
     opt: int = 3,
     cache: bool = True,
     features: str | None = None,
+    ptx: bool = True,
 ) -> ModuleArtifact:
     """The module's artifact (PTX and each kernel's facts), through the on-disk kernel cache.
 
     `source` is a path, IR text or a module; it is parsed and verified on a cache miss, and a
-    problem is a located `DiagnosticError`.
+    problem is a located `DiagnosticError`. `ptx=False`: an artifact only the CPU interpreter
+    runs (every ferrox check and lowering, but no NVPTX code generation and no ptxas).
     """
     from ferrox.targets.cache import compile_cached
 
-    return compile_cached(source, chip=chip, features=features, opt=opt, cache=cache)
+    return compile_cached(source, chip=chip, features=features, opt=opt, cache=cache, ptx=ptx)
 
 
 def load(

@@ -160,14 +160,16 @@ def cached_artifact(
     artifact_file: str,
     memo: MutableMapping[str, Any],
     dumped: MutableSet[str],
+    ptx: bool = True,
 ) -> Any:
     """The `ModuleArtifact` of a kernel for `chip`: from `memo` (this process), else the disk
     cache under `key_text`, else built (`build_module()`, run only on a miss or for a dump)
-    and compiled. Dumps the `FERROX_DUMP` stages once per specialisation."""
+    and compiled. Dumps the `FERROX_DUMP` stages once per specialisation. `ptx=False`: the CPU
+    interpreter's artifact (no NVPTX, no ptxas; `targets.compile.compile_module`)."""
     from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
     from ferrox.targets.cache import KernelKey, default_cache
 
-    key_hash = hashlib.sha256(f"{chip}\0{key_text}".encode()).hexdigest()
+    key_hash = hashlib.sha256(f"{chip}\0{ptx}\0{key_text}".encode()).hexdigest()
     if key_hash in memo:
         return memo[key_hash]
     stages = dump_stages()
@@ -181,12 +183,13 @@ def cached_artifact(
     def compile_it() -> bytes:
         import ferrox.api
 
-        artifact = run_frontend(lambda: ferrox.api.compile(module(), chip, cache=False))
+        artifact = run_frontend(lambda: ferrox.api.compile(module(), chip, cache=False, ptx=ptx))
         # The interpreter runs `source`: with the Python locations kept, a trap names the line.
         artifact = dataclasses.replace(artifact, source=print_ir(module()))
         return artifact.to_json().encode()
 
-    key = KernelKey(key_text, chip, {"opt": 3, "schema": SCHEMA_VERSION}, artifact=artifact_file)
+    options = {"opt": 3, "schema": SCHEMA_VERSION, **({} if ptx else {"ptx": False})}
+    key = KernelKey(key_text, chip, options, artifact=artifact_file)
     artifact = default_cache().get_or_compile(key, compile_it, ModuleArtifact.from_json)
     if stages and key_hash not in dumped:
         dumped.add(key_hash)
@@ -234,6 +237,11 @@ def dump(name: str, stages: Sequence[str], module: Any, artifact: Any) -> None:
         if "llvm" in stages:
             write("llvm", to_llvm_ir(lowered))
     if "ptx" in stages:
+        # a CPU run's artifact has none (the interpreter needs no NVPTX): made here, for the dump
+        if not artifact.ptx:
+            import ferrox.api
+
+            artifact = ferrox.api.compile(module, artifact.chip, cache=False)
         write("ptx", artifact.ptx)
 
 

@@ -298,7 +298,9 @@ class SimtKernel:
             sort_keys=True,
         )
 
-    def _compile(self, chip: str, consts: Mapping[str, Any], arg_types: tuple[str, ...]):
+    def _compile(
+        self, chip: str, consts: Mapping[str, Any], arg_types: tuple[str, ...], ptx: bool = True
+    ):
         state = self._state
         return cached_artifact(
             self.name,
@@ -308,6 +310,7 @@ class SimtKernel:
             "simt-py.json",
             state.artifacts,
             state.dumped,
+            ptx,
         )
 
     # -- launching -------------------------------------------------------------------------
@@ -347,7 +350,7 @@ class SimtKernel:
         if self.device not in state.targets:
             state.targets[self.device] = _target(self.device)
         device, chip = state.targets[self.device]
-        artifact = self._compile(chip, consts, arg_types)
+        artifact = self._compile(chip, consts, arg_types, ptx=device != "cpu")  # no PTX on the CPU
         key = (device, f"{chip}:{id(artifact)}")
         module = self._state.modules.get(key)
         if module is None:

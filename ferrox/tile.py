@@ -117,7 +117,7 @@ class _State(KernelState):
     def __init__(self, fn: Callable[..., Any]):
         super().__init__(fn)
         self.global_names: list[tuple[str, str]] | None = None
-        self.quick: dict[tuple[str, str, str], Any] = {}
+        self.quick: dict[tuple[str, bool, str, str], Any] = {}
 
 
 class TileKernel:
@@ -235,12 +235,12 @@ class TileKernel:
             sort_keys=True,
         )
 
-    def _compile(self, chip: str, consts: Mapping[str, Any]) -> Any:
+    def _compile(self, chip: str, consts: Mapping[str, Any], ptx: bool = True) -> Any:
         """The artifact for `chip` and `consts`: a dictionary look-up on a repeated call (the
         sha256 key, the disk cache and the compiler only on the first)."""
         state = self._state
         values = self._globals()
-        quick = (chip, repr(sorted(consts.items())), repr(sorted(values.items())))
+        quick = (chip, ptx, repr(sorted(consts.items())), repr(sorted(values.items())))
         artifact = state.quick.get(quick)
         if artifact is None:
             artifact = cached_artifact(
@@ -251,6 +251,7 @@ class TileKernel:
                 "tile-py.json",
                 state.artifacts,
                 state.dumped,
+                ptx,
             )
             state.quick[quick] = artifact
         return artifact
@@ -261,7 +262,7 @@ class TileKernel:
         import ferrox.api
 
         device, chip = self._target()
-        artifact = self._compile(chip, consts)
+        artifact = self._compile(chip, consts, ptx=device != "cpu")  # the interpreter: no PTX
         key = (device, f"{chip}:{id(artifact)}")
         module = self._state.modules.get(key)
         if module is None:

@@ -551,6 +551,7 @@ def compile_cached(
     cache: bool = True,
     filename: str | None = None,
     timings: Timings | None = None,
+    ptx: bool = True,
 ) -> ModuleArtifact:
     """The `ModuleArtifact` of `source`: a path (`Path`, or a `str` naming an `.mlir` file),
     MLIR text, or a parsed module. On a miss it is parsed and verified (op verifiers, then
@@ -558,11 +559,12 @@ def compile_cached(
     wrong) and compiled by `compile_module`; a hit does neither, and imports neither.
     `chip=None`: the module's `ferrox.chip` attribute, else sm_90. `filename` names text in
     diagnostics; `timings` gets each stage's time (`key`, `cache` for the lookup, `parse`,
-    `verify`, the compile's stages, `store`)."""
+    `verify`, the compile's stages, `store`). `ptx=False`: the CPU interpreter's artifact
+    (`compile_module`'s, without NVPTX and ptxas), under a key of its own."""
     with stage(timings, "read"):
         text, name, module = _source_text(source, filename)
     with stage(timings, "key"):
-        key = artifact_key(text, chip, features, opt)
+        key = artifact_key(text, chip, features, opt, **({} if ptx else {"ptx": False}))
         key.digest()  # the toolchain's versions, once per process
 
     def build() -> bytes:
@@ -574,7 +576,7 @@ def compile_cached(
         # module that fails them gets their errors all the same, and no artifact. The parse's
         # context serves the lowering.
         # Likewise the parse of its host code (`rest`), while LLVM works.
-        options = {"ctx": ctx, "verified": False, "rest": rest, **_timed(timings)}
+        options = {"ctx": ctx, "verified": False, "rest": rest, "ptx": ptx, **_timed(timings)}
         artifact = compile_module(parsed, chip=chip, features=features, opt=opt, **options)
         with stage(timings, "store"):
             return artifact.to_json().encode()

@@ -66,6 +66,7 @@ def compile_module(
     timings: Timings | None = None,
     verified: bool = True,
     rest: Callable[[], None] | None = None,
+    ptx: bool = True,
 ) -> ModuleArtifact:
     """The artifact of `module` (left unchanged; it must have passed the op verifiers, unless
     `verified` is False: see `_compile_unverified`; `rest` completes a module parsed in two
@@ -78,13 +79,20 @@ def compile_module(
     that cannot be compiled. `timings` gets each stage's time (each pass by its name, then
     `llvm-export`, `llvm` for NVPTX, `ptxas`, `artifact`, and `verify` when not `verified`,
     `parse-host` for `rest`).
+
+    `ptx=False`: the artifact the CPU interpreter runs. The whole of ferrox's compile runs (the
+    verifiers, every lowering and its refusals, down to the llvm dialect, and the entry's ABI
+    check), but not LLVM's NVPTX code generation nor ptxas, whose output the interpreter never
+    reads: the artifact's `ptx` is empty, it has no cubin, and a GPU refuses to load it.
     """
     with _collector_paused():
         if verified:
             if rest is not None:
                 raise ValueError("a module parsed in two parts is verified inside the compile")
-            return _compile_module(module, chip, features, opt, cubin, ctx, timings, None, None)
-        return _compile_unverified(module, chip, features, opt, cubin, ctx, timings, rest)
+            return _compile_module(
+                module, chip, features, opt, cubin, ctx, timings, None, None, ptx
+            )
+        return _compile_unverified(module, chip, features, opt, cubin, ctx, timings, rest, ptx)
 
 
 def _compile_unverified(
@@ -96,6 +104,7 @@ def _compile_unverified(
     ctx: Context | None,
     timings: Timings | None,
     rest: Callable[[], None] | None,
+    ptx: bool = True,
 ) -> ModuleArtifact:
     """`compile_module` of a module whose op verifiers have not run yet: they run while ptxas
     (else LLVM) works on the PTX, where this process would only wait, instead of before the
@@ -133,7 +142,7 @@ def _compile_unverified(
 
     try:
         artifact = _compile_module(
-            module, chip, features, opt, cubin, ctx, timings, complete, verify
+            module, chip, features, opt, cubin, ctx, timings, complete, verify, ptx
         )
     except Exception:
         try:
@@ -171,6 +180,7 @@ def _compile_module(
     timings: Timings | None,
     complete: Callable[[], None] | None,
     meanwhile: Callable[[], None] | None,
+    ptx: bool = True,
 ) -> ModuleArtifact:
     """`complete`: what makes `module` whole, done while LLVM works before its text is read;
     `meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it), after the
@@ -196,6 +206,17 @@ def _compile_module(
             with stage(timings, "artifact"):
                 kernels.update(kernel_artifacts(module, current))
         last[0] = time.perf_counter()
+
+    if not ptx:  # the interpreter's artifact: ferrox's whole compile, then no NVPTX, no ptxas
+        lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
+        if complete is not None:
+            complete()
+        with stage(timings, "artifact"):
+            _check_abi(kernels, lowered)
+            text = str(module)
+        if meanwhile is not None:
+            meanwhile()
+        return ModuleArtifact(chip, features, opt, "", kernels, None, text)
 
     assemble = bool(cubin or (cubin is None and find_ptxas() is not None))
     # A ptxas started ahead, waiting for its input (ptxas_job.py), where it can be.
@@ -229,16 +250,16 @@ def _compile_module(
                 beside()
         except BaseException as e:  # raised once LLVM has answered (the worker waits for it)
             failed = e
-        ptx = wait_ptx()
+        text = wait_ptx()
         if failed is not None:
             raise failed
         image = None
         if assemble:
             start, before = time.perf_counter(), spent[0]
             if job is not None:
-                assembled = job.finish(ptx, beside)
+                assembled = job.finish(text, beside)
             else:
-                assembled = run_ptxas(ptx, chip)
+                assembled = run_ptxas(text, chip)
             if timings is not None:  # ptxas's stage: the wall time less the work done beside it
                 timings.add("ptxas", time.perf_counter() - start - (spent[0] - before))
             image = assembled.cubin
@@ -247,7 +268,7 @@ def _compile_module(
     finally:
         if job is not None:
             job.close()
-    return ModuleArtifact(chip, features, opt, ptx, kernels, image, source[0])
+    return ModuleArtifact(chip, features, opt, text, kernels, image, source[0])
 
 
 def _with_resources(

@@ -319,7 +319,7 @@ def run_host_program(
     try:
         check_inputs(fn, backend, params, arrays)
         if has_kernels(module):
-            artifact = artifact or module_artifact(module, backend.chip)
+            artifact = artifact or module_artifact(module, backend.chip, ptx=backend.name != "cpu")
             interp.kernels = dict(artifact.kernels)
             backend.load(module, artifact)
         try:

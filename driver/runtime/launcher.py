@@ -88,6 +88,11 @@ class LoadedModule:
         use_cubin = artifact.cubin is not None and runs_on(
             artifact.chip, device_limits(ordinal).chip
         )
+        if not artifact.ptx:
+            raise ValueError(
+                "this artifact was compiled for the CPU interpreter and has no PTX: compile the "
+                "module for the GPU (ferrox.compile) to launch it there"
+            )
         image = artifact.cubin if use_cubin else artifact.ptx.encode()
         assert image is not None
         facts = hashlib.sha256(artifact.to_json().encode()).hexdigest()
