@@ -52,7 +52,6 @@ from ferrox.dialects.simt.types import (
     DisjointSliceType,
     IndexSpaceAttr,
     PtrType,
-    SharedArrayType,
     SliceType,
 )
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
@@ -179,31 +178,25 @@ def contract(c: LaunchContractAttr | None, static_shared_bytes: int) -> Contract
     )
 
 
-def _shared_bytes(t: SharedArrayType) -> int:
-    element = t.get_element_type()
-    name = element_name(element)
-    size = ELEMENT_BYTES[name] if name is not None else getattr(element, "bitwidth", 0) // 8
-    return t.num_elements * size
-
-
 def static_shared_bytes(kernel: simt.KernelOp, funcs: dict[str, simt.FuncOp]) -> int:
     """Bytes of the `simt.shared_alloc`s of `kernel` and of every device function it calls
-    (each allocation once: one array per op, per block)."""
+    (each allocation once: one array per op, per block), with the alignment padding ptxas may
+    put between them (`simt.static_shared_bound`); ptxas's own count replaces it when the
+    kernel is compiled to PTX."""
     seen: set[str] = set()
-    total = 0
+    allocs: list[SharedAllocOp] = []
     pending: list = [kernel]
     while pending:
         fn = pending.pop()
         for op in fn.walk():
             if isinstance(op, SharedAllocOp) and not op.is_dynamic:  # dynamic: the contract's
-                assert isinstance(op.result.type, SharedArrayType)
-                total += _shared_bytes(op.result.type)
+                allocs.append(op)
             elif isinstance(op, simt.CallOp):
                 callee = op.callee.string_value()
                 if callee not in seen and callee in funcs:
                     seen.add(callee)
                     pending.append(funcs[callee])
-    return total
+    return simt.static_shared_bound(allocs)
 
 
 # -- coverage --------------------------------------------------------------------------------

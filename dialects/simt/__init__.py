@@ -60,6 +60,7 @@ from ferrox.dialects.simt.shared import (
     SharedLoadOp,
     SharedStoreOp,
     dynamic_layout,
+    static_shared_bound,
 )
 from ferrox.dialects.simt.sync import SyncThreadsOp
 from ferrox.dialects.simt.tile_support import (
@@ -191,6 +192,7 @@ __all__ = [
     "WgmmaStoreOp",
     "WgmmaWaitOp",
     "dynamic_layout",
+    "static_shared_bound",
     "AsyncCommitOp",
     "AsyncCopyOp",
     "AsyncWaitOp",

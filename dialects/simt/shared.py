@@ -20,6 +20,7 @@ The tile track's GEMM pipeline reads and fills shared arrays with the ops of `pi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -126,6 +127,22 @@ def shared_array_bytes(t: SharedArrayType) -> int:
     else:
         size = max(1, (element.bitwidth + 7) // 8)  # type: ignore[attr-defined]
     return t.num_elements * size
+
+
+def static_shared_bound(allocs: Iterable[SharedAllocOp]) -> int:
+    """Bytes a block's static arrays `allocs` can take once ptxas places them, padding included,
+    whatever order it picks. Sizes are rounded up to `MIN_ALIGNMENT`; if every rounded size is a
+    multiple of `g` (a power of two), every array starts at a multiple of `g` before its own
+    padding (by induction over the placed arrays), so an array aligned to `A` pads at most
+    `A - min(A, g)` bytes. Exact when no array asks for more than `g`."""
+    ops = list(allocs)
+    sizes = []
+    for op in ops:
+        assert isinstance(op.result.type, SharedArrayType)
+        size = shared_array_bytes(op.result.type)
+        sizes.append(-(-size // MIN_ALIGNMENT) * MIN_ALIGNMENT)
+    g = min([MAX_ALIGNMENT] + [size & -size for size in sizes if size])
+    return sum(sizes) + sum(op.alignment - min(op.alignment, g) for op in ops)
 
 
 def dynamic_layout(kernel: Operation) -> tuple[dict[SharedAllocOp, int], int]:

@@ -94,17 +94,20 @@ def needs_cooperation(bodies: Sequence[Operation]) -> bool:
 
 
 def static_shared_bytes(bodies: Sequence[Operation]) -> int:
-    total = 0
+    """The static arrays' bytes as the GPU may lay them out, alignment padding included (the
+    bound of `simt.static_shared_bound`: ptxas picks the order)."""
+    allocs = []
     for body in bodies:
         for op in body.walk():
             if isinstance(op, simt.SharedAllocOp) and not op.is_dynamic:
                 t = op.result.type
                 assert isinstance(t, SharedArrayType)
                 try:
-                    total += t.num_elements * element_bytes(t.element_type)
+                    element_bytes(t.element_type)
                 except TypeError as e:
                     raise LaunchError(f"{t} at {location_of(op)}: {e}") from None
-    return total
+                allocs.append(op)
+    return simt.static_shared_bound(allocs)
 
 
 def check_launch(

@@ -165,6 +165,36 @@ def test_static_shared_memory_limit(kernel):
         run_simt_kernel(kernel(text), "big", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
 
 
+def test_static_shared_memory_counts_alignment_padding(kernel):
+    # 48 KiB - 16 bytes of data, but a 1-byte array before a 1024-aligned one may leave 1008
+    # bytes of padding wherever ptxas puts it: the GPU could not hold it, so neither may we.
+    text = """
+  simt.kernel @padded(%out: !simt.ptr<f32>) unsafe {
+    %a = simt.shared_alloc : !simt.shared<i8, [1]>
+    %b = simt.shared_alloc {align = 1024} : !simt.shared<f32, [12284]>
+    simt.return
+  }
+"""
+    with pytest.raises(
+        LaunchError,
+        match="@padded allocates 50160 bytes of static shared memory; the limit is 49152",
+    ):
+        run_simt_kernel(kernel(text), "padded", (1, 1, 1), (1, 1, 1), [np.zeros(1, np.float32)])
+
+
+def test_static_shared_memory_exactly_at_the_limit_runs(kernel):
+    text = """
+  simt.kernel @full(%out: !simt.ptr<f32>) unsafe {
+    %a = simt.shared_alloc : !simt.shared<f32, [4096]>
+    %b = simt.shared_alloc {align = 1024} : !simt.shared<f32, [8192]>
+    simt.return
+  }
+"""
+    out = np.full(1, np.nan, np.float32)
+    run_simt_kernel(kernel(text), "full", (1, 1, 1), (1, 1, 1), [out])
+    assert np.isnan(out).all()  # the kernel writes nothing; the point is that it launched
+
+
 def test_bf16_slices_take_bf16_bits_not_other_arrays(kernel):
     text = """
   simt.kernel @half(%x: !simt.slice<bf16>) {
