@@ -218,12 +218,18 @@ class TileLaunch:
     itself (its buffer, or the scalar), `(i, d)` is dimension d of tile parameter i's tensor.
     The grid has one block per tile of the partition `grid_partition`: grid[d] =
     ceil(shape[d] / grid_tile[d]).
+
+    `portable` names the module's kernel to launch instead when this one's TMA tensor maps
+    cannot be made for a launch's tensors (a row not a multiple of 16 bytes, an address not
+    16-byte aligned): the same tile kernel lowered without TMA ("": none, such a launch is
+    refused).
     """
 
     sources: tuple[tuple[int, int | None], ...]
     grid_partition: int
     grid_tile: tuple[int, ...]
     threads: int
+    portable: str = ""
 
 
 @dataclass(frozen=True)
@@ -370,6 +376,7 @@ def _kernel(raw: dict) -> KernelArtifact:
             tile["grid_partition"],
             tuple(tile["grid_tile"]),
             tile["threads"],
+            tile.get("portable", ""),
         ),
         tuple(_param(p) for p in raw["simt_params"]),
         tuple(

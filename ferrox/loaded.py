@@ -26,6 +26,7 @@ from ferrox.driver.checker import (
 from ferrox.driver.checker.relaunch import Relaunch, relaunch_for
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.checker.tile import simt_arguments
+from ferrox.driver.runtime.errors import NoTensorMap
 
 if TYPE_CHECKING:  # xDSL loads only when something is parsed (the CPU interpreter's module)
     from xdsl.dialects.builtin import ModuleOp
@@ -406,6 +407,29 @@ class GpuDevice:
         what launches them again on other addresses (`driver/checker/relaunch.py`)."""
 
     def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
+        """`checked_call`, or, when no TMA map can describe the tensors (`NoTensorMap`) and the
+        tile kernel has a portable twin (`TileLaunch.portable`), the twin's checked launch."""
+        try:
+            return self.checked_call(artifact, grid, block, shared_bytes, args, stream)
+        except NoTensorMap as e:
+            twin = self.portable(artifact)
+            if twin is None:
+                raise
+            why = str(e)
+        try:
+            return self.checked_call(twin, grid, block, shared_bytes, args, stream)
+        except LaunchError as e:  # say which kernel was refused, and why that one
+            raise LaunchError(
+                e.kernel,
+                [f"{p} (@{twin.name}, run because {why})" for p in e.problems],
+            ) from None
+
+    def portable(self, artifact: KernelArtifact) -> KernelArtifact | None:
+        """The portable twin of a tile kernel whose loads go through TMA, if it has one."""
+        name = artifact.tile.portable if artifact.tile is not None else ""
+        return self.loaded.artifact.kernels.get(name) if name else None
+
+    def checked_call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """A checked launch. One whose signature key (`driver/checker/signature.py`: all the
         checker reads from the arguments but their addresses) was checked before goes to the
         driver with the parameters packed then and this call's addresses written in, once the
@@ -565,6 +589,7 @@ class GpuDevice:
         )
 
     def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        # No portable twin here: the twin takes its own block, which the caller did not give.
         with self.arguments(artifact, args, stream) as bound:
             on = bound.stream
             entry_args = simt_arguments(artifact.tile, bound.args) if artifact.tile else bound.args

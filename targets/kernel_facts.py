@@ -55,7 +55,7 @@ from ferrox.dialects.simt.types import (
     SliceType,
 )
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
-from ferrox.lowering.tile_to_simt.kernel import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
+from ferrox.lowering.tile_to_simt.kernel import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, PORTABLE_KEY
 
 # -- types -----------------------------------------------------------------------------------
 
@@ -272,7 +272,15 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
         partition.value.data,
         tuple(int(v) for v in tiles.get_values()),
         threads.value.data,
+        portable_of(lowered),
     )
+
+
+def portable_of(lowered: simt.KernelOp) -> str:
+    """The portable twin a lowered tile kernel names (`TileLaunch.portable`), or ""."""
+    lowering = lowered.attributes.get(LOWERING_ATTR)
+    portable = lowering.data.get(PORTABLE_KEY) if isinstance(lowering, DictionaryAttr) else None
+    return portable.data if isinstance(portable, StringAttr) else ""
 
 
 __all__ = [
@@ -283,6 +291,7 @@ __all__ = [
     "simt_params",
     "size_expr",
     "static_shared_bytes",
+    "portable_of",
     "tile_launch",
     "tile_params",
     "writes",

@@ -31,6 +31,7 @@ from ferrox.driver.host_runner.values import (
     dim3,
     resolve_shape,
 )
+from ferrox.driver.runtime.errors import NoTensorMap
 
 
 def _kernel(op: Operation, symbol: SymbolRefAttr) -> Operation:
@@ -204,7 +205,15 @@ class HostFunctions(InterpreterFunctions):
             )
         except LaunchError as e:
             raise HostRunError(op, [f"cannot launch {e.kernel}: {p}" for p in e.problems]) from None
-        interp.tile_launch(op, kernel, checked, values, stream)
+        try:
+            interp.tile_launch(op, kernel, checked, values, stream)
+        except NoTensorMap:  # no TMA map fits these tensors: the portable twin runs instead
+            assert artifact.tile is not None
+            twin = interp.kernels[artifact.tile.portable]
+            checked = check_launch(
+                twin, None, None, None, described(values, backend.describe), backend.limits
+            )
+            interp.tile_launch(op, kernel, checked, values, stream, twin)
         return tuple(Partition(p.tensor.given_back(), p.tile) for p in outs)
 
     # -- host reads ----------------------------------------------------------------------

@@ -35,6 +35,7 @@ from ferrox.driver.host_runner.functions import HostFunctions
 from ferrox.driver.host_runner.kernels import has_kernels, module_artifact
 from ferrox.driver.host_runner.scalars import for_formula
 from ferrox.driver.host_runner.values import Dim3, Partition, Stream, Tensor
+from ferrox.driver.runtime.errors import NoTensorMap
 
 
 @dataclass
@@ -174,10 +175,17 @@ class HostInterpreter(Interpreter):
         stream.pending.append(op)
 
     def tile_launch(self, op: Operation, kernel: Operation, checked: CheckedLaunch,
-                    values: Sequence[Any], stream: Stream) -> None:  # fmt: skip
-        artifact = self.artifact(op, kernel)
+                    values: Sequence[Any], stream: Stream,
+                    artifact: Any = None) -> None:  # fmt: skip
+        """Enqueue `kernel`'s checked launch (or `artifact`'s, its portable twin). `NoTensorMap`
+        passes through when the kernel has a twin, to launch that instead."""
+        artifact = artifact or self.artifact(op, kernel)
         try:
             self.backend.tile_launch(self.module, artifact, checked, values, stream.handle)
+        except NoTensorMap as e:
+            if artifact.tile is not None and artifact.tile.portable:
+                raise
+            raise _launch_error(op, kernel, e) from None
         except Exception as e:
             raise _launch_error(op, kernel, e) from None
         stream.pending.append(op)

@@ -19,6 +19,7 @@ __all__ = [
     "CudaError",
     "CudaUnavailable",
     "InternalError",
+    "NoTensorMap",
     "check",
     "from_core",
 ]
@@ -34,6 +35,12 @@ class ArrayError(TypeError):
 
 class ArgumentError(TypeError):
     """A kernel argument that does not fit its parameter (count, kind, element, range)."""
+
+
+class NoTensorMap(ArgumentError):
+    """An argument no TMA tensor map can describe (its rows not a multiple of 16 bytes, its
+    address not 16-byte aligned, an empty or huge side): a tile kernel with a portable twin
+    (`TileLaunch.portable`) launches the twin instead; any other kernel refuses the launch."""
 
 
 class InternalError(RuntimeError):

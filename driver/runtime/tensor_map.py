@@ -9,7 +9,8 @@ The map is the whole safety argument of a TMA load's global side: the hardware n
 outside the map's bounds (a box that crosses them is zero-filled), so the map must lie inside the
 slice. A launch is refused, naming the argument, unless `rows * cols <= len`, and unless the
 map can be made at all: the slice's address 16-byte aligned, a row a multiple of 16 bytes,
-`rows` and `cols` from 1 to 2^32 (docs/safety.md, "TMA loads").
+`rows` and `cols` from 1 to 2^32 (docs/safety.md, "TMA loads"). Those last refusals are
+`NoTensorMap`: a tile kernel's launch goes to its portable twin then (`TileLaunch.portable`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from ferrox.artifact import TENSOR_MAP_BYTES, KernelArtifact, Param, TensorMap
 from ferrox.driver.runtime.abi import describe
-from ferrox.driver.runtime.errors import ArgumentError, check
+from ferrox.driver.runtime.errors import ArgumentError, NoTensorMap, check
 
 _ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 _DIM_LIMIT = 2**32
@@ -77,7 +78,7 @@ def check_bounds(m: TensorMap, param: Param, address: int, length: int, rows: in
     where = describe(param)
     size = _ELEMENT_BYTES[m.element]
     if not (1 <= rows <= _DIM_LIMIT and 1 <= cols <= _DIM_LIMIT):
-        raise ArgumentError(
+        raise NoTensorMap(
             f"{where}: its TMA tensor map needs rows and cols from 1 to 2^32, got {rows} x {cols}"
         )
     if rows * cols > length:
@@ -86,12 +87,12 @@ def check_bounds(m: TensorMap, param: Param, address: int, length: int, rows: in
             f"{length} elements"
         )
     if (cols * size) % 16:
-        raise ArgumentError(
+        raise NoTensorMap(
             f"{where}: a TMA tensor map's rows must be a multiple of 16 bytes, got {cols} "
             f"elements of {m.element} ({cols * size} bytes)"
         )
     if address % 16:
-        raise ArgumentError(
+        raise NoTensorMap(
             f"{where}: a TMA tensor map needs a 16-byte aligned address, got {address:#x}"
         )
 

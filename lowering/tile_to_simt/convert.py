@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -26,6 +26,7 @@ from xdsl.traits import SymbolTable
 
 from ferrox.diagnostics import DiagnosticError, error
 from ferrox.dialects import simt, tile
+from ferrox.dialects.simt.tma import TmaLoadOp
 from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers its rules)
     creation,
@@ -44,7 +45,13 @@ from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
 from ferrox.lowering.tile_to_simt.gemm_wgmma import kernel_threads, module_chip
 from ferrox.lowering.tile_to_simt.helpers import Helpers
-from ferrox.lowering.tile_to_simt.kernel import bind_params, kernel_tiles, new_kernel
+from ferrox.lowering.tile_to_simt.kernel import (
+    LOWERING_ATTR,
+    PORTABLE_KEY,
+    bind_params,
+    kernel_tiles,
+    new_kernel,
+)
 from ferrox.passes.verify_disjoint import collect, verify_disjoint
 
 REDUCTIONS = (tile.ReduceSumOp, tile.ReduceProdOp, tile.ReduceMaxOp, tile.ReduceMinOp)
@@ -138,10 +145,15 @@ def convert_tile_to_simt(
     for op in list(module.walk()):
         if isinstance(op, tile.KernelOp):
             new = lower_kernel(op, threads, elems, state, helpers, chip)
-            if new is not None:
-                Rewriter.replace_op(op, new)
-                lowered.append(new)
-                first = first or new
+            if new is None:
+                continue
+            portable = _portable(op, new, threads, elems, helpers) if _uses_tma(new) else None
+            Rewriter.replace_op(op, new)
+            lowered.append(new)
+            first = first or new
+            if portable is not None:
+                Rewriter.insert_op(portable, InsertPoint.after(new))
+                lowered.append(portable)
     diagnostics.raise_if_errors()
     if first is not None:
         for fn in helpers.settle():
@@ -157,6 +169,39 @@ def convert_tile_to_simt(
                 seen.add(d.format())
                 diagnostics.diagnostics.append(d)
     diagnostics.raise_if_errors()
+
+
+PORTABLE_SUFFIX = "__portable"
+"""The portable twin of kernel `@k` is `@k__portable` (or that with a number, if taken)."""
+
+
+def _uses_tma(kernel: simt.KernelOp) -> bool:
+    return any(isinstance(op, TmaLoadOp) for op in kernel.walk())
+
+
+def _portable(
+    kernel: tile.KernelOp, lowered: simt.KernelOp, threads: int, elems: int, helpers: Helpers
+) -> simt.KernelOp | None:
+    """The same tile kernel lowered without TMA (`cp.async` + `mma.sync`), for the launches
+    whose tensors no TMA map can describe (a row not a multiple of 16 bytes, an address not
+    16-byte aligned): the runtime launches this twin instead of refusing. `lowered` (the TMA
+    kernel) names it in its `tile.lowering` attribute. None when the portable lowering fails
+    (then such launches are refused, as without a twin)."""
+    name = kernel.sym_name.data + PORTABLE_SUFFIX
+    n = 1
+    while name in helpers.names:
+        n += 1
+        name = f"{kernel.sym_name.data}{PORTABLE_SUFFIX}{n}"
+    twin = kernel.clone()
+    twin.sym_name = StringAttr(name)
+    made = lower_kernel(twin, threads, elems, ConversionState("SIMT"), helpers, chip="")
+    if made is None:
+        return None
+    helpers.names.add(name)
+    attrs = dict(lowered.attributes[LOWERING_ATTR].data)  # type: ignore[attr-defined]
+    attrs[PORTABLE_KEY] = StringAttr(name)
+    lowered.attributes[LOWERING_ATTR] = DictionaryAttr(attrs)
+    return made
 
 
 def _symbol(op: Operation) -> bool:

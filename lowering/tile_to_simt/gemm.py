@@ -70,7 +70,8 @@ from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.tile_to_simt import gemm_wgmma
 from ferrox.lowering.tile_to_simt.config import element_bytes
-from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor
+from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering, Tensor
+from ferrox.lowering.tile_to_simt.exchange import staging_size
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
 from ferrox.lowering.tile_to_simt.matrix import DEEP_ACCUMULATORS, spaced_layout, warp_split
 from ferrox.lowering.tile_to_simt.memory import load_tile
@@ -219,7 +220,11 @@ class _Pipeline:
         self.a_stage = g.m * self.a_pitch
         self.b_stage = g.k * g.n
         stage_bytes = (self.a_stage + self.b_stage) * element_bytes(g.element)
-        self.stages = max(2, min(MAX_STAGES, self.stage_budget() // stage_bytes))
+        # Leave room for the accumulator's round trip through shared memory after the loop (a
+        # store in another layout): a 128 x 256 tile's 128 KiB beside 3 stages would not fit.
+        epilogue = 4 * staging_size((g.m, g.n))
+        fits = (SHARED_LIMIT - ctx.shared_bytes - epilogue) // stage_bytes
+        self.stages = max(2, min(MAX_STAGES, self.stage_budget() // stage_bytes, fits))
 
     def stage_budget(self) -> int:
         return STAGE_BUDGET

@@ -47,6 +47,9 @@ from ferrox.lowering.tile_to_simt.rules import no_results, rule
 LOWERING_ATTR = "tile.lowering"
 PARAMS_ATTR = "tile.params"
 GRID_ATTR = "tile.grid"
+PORTABLE_KEY = "portable"
+"""In LOWERING_ATTR of a kernel whose loads go through TMA: the kernel to launch instead when a
+launch's tensors cannot have TMA maps (`convert.py`, `_portable`)."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,7 @@ __all__ = [
     "GRID_ATTR",
     "LOWERING_ATTR",
     "PARAMS_ATTR",
+    "PORTABLE_KEY",
     "Param",
     "bind_params",
     "kernel_tiles",

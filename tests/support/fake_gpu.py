@@ -105,12 +105,17 @@ class FakeKernel:
 
 class FakeCode:
     def __init__(self, artifact: ModuleArtifact):
+        from xdsl.dialects.builtin import StringAttr
+
         from ferrox.lowering.pipeline import extract_device_code
         from ferrox.parser import parse_module
         from ferrox.registry import make_context
+        from ferrox.targets.ptx import CHIP_ATTR
 
         self.artifact = artifact
         self.module = parse_module(make_context(), artifact.source, "<artifact>")
+        # the tile lowering's target, as `compile` stamped it (sm_90a was asked for as sm_90)
+        self.module.attributes[CHIP_ATTR] = StringAttr(artifact.chip.removesuffix("a"))
         extract_device_code(self.module)  # what the PTX holds: tile kernels lowered to SIMT
 
     def get_kernel(self, name: str) -> FakeKernel:

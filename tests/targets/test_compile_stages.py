@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 from compiled import compiled
+from xdsl.dialects.builtin import StringAttr
 
 from ferrox.diagnostics import DiagnosticError
 from ferrox.lowering.pipeline import COMPILE_STAGES, STAGES, lower_to_llvm
+from ferrox.lowering.tile_to_simt.gemm_wgmma import target_chip
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
-from ferrox.targets.ptx import device_chip, module_to_ptx
+from ferrox.targets.ptx import CHIP_ATTR, device_chip, module_to_ptx
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("simt/*.mlir")) + sorted(
@@ -47,8 +49,12 @@ def test_the_compile_path_drops_only_stages_that_change_nothing():
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_every_example_gets_the_full_pipelines_ptx_byte_for_byte(path: Path):
     full = parse(path)
+    # the target as `compile` settles it: sm_90a for a module that asks for it or whose tile
+    # GEMM takes wgmma, stamped on the module for the tile lowering
+    chip = target_chip(full, device_chip(full, "sm_90"))
+    full.attributes[CHIP_ATTR] = StringAttr(chip)
     lower_to_llvm(full, stages=STAGES)
-    reference = module_to_ptx(full, device_chip(full, "sm_90"), "+ptx80", 3)  # sm_90a: wgmma
+    reference = module_to_ptx(full, chip, "+ptx80", 3)
     # the compile path's artifact, shared with the other tests of this worker that read it (its
     # features resolve to +ptx80, the reference's: no example sets its own)
     artifact = compiled(path, "sm_90")

@@ -1,0 +1,123 @@
+"""A tile GEMM on sm_90's TMA path and its portable twin (`TileLaunch.portable`), on the fake GPU:
+the compile makes `@mm__portable` (the same tile kernel lowered with `cp.async` + `mma.sync`)
+beside `@mm`, and names it in `@mm`'s launch facts; a launch whose tensors a TMA map can describe
+runs `@mm`, one whose rows are not a multiple of 16 bytes runs the twin instead of being refused;
+both match NumPy within the f32 summation bound, outputs poisoned with NaN. Kernels with no twin
+(a SIMT TMA kernel) still refuse such a launch, with the reason."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import fake_gpu
+import numpy as np
+import pytest
+
+import ferrox
+from ferrox.driver.runtime.errors import ArgumentError, NoTensorMap
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "tile" / "matmul_bf16.mlir"
+
+KERNEL = """builtin.module {
+  tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : !tile.tensor<bf16, [?, ?]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %kt = arith.ceildivui %k, %c64 : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
+    %acc = scf.for %kk = %c0 to %kt step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {
+      %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [128, 64]>
+      %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 128]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [128, 64]>, !tile.tile<bf16, [64, 128]>, !tile.tile<f32, [128, 128]>
+      scf.yield %next : !tile.tile<f32, [128, 128]>
+    }
+    tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
+    tile.return
+  }
+}
+"""  # noqa: E501  (IR lines as wide as the ops they spell)
+
+
+def _bound_ok(got, x, y) -> bool:
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    return bool((np.abs(got - exact) <= bound).all())
+
+
+def test_the_tma_kernel_names_its_twin_which_takes_the_same_arguments():
+    art = ferrox.compile(KERNEL, chip="sm_90")
+    mm, twin = art["mm"], art["mm__portable"]
+    assert mm.tensor_maps and mm.tile is not None and mm.tile.portable == "mm__portable"
+    assert twin.tensor_maps == () and twin.tile is not None and twin.tile.portable == ""
+    assert twin.params == mm.params and twin.tile.sources == mm.tile.sources
+    assert "wgmma" not in art.ptx.split(".entry mm__portable")[1]
+
+
+def test_other_chips_make_no_twin():
+    art = ferrox.compile(KERNEL, chip="sm_80")
+    assert list(art.kernels) == ["mm"] and art["mm"].tile.portable == ""  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "m, k, n, runs",
+    [
+        (130, 128, 136, "mm"),  # every row a multiple of 16 bytes: TMA
+        (130, 100, 136, "mm__portable"),  # A's rows 200 bytes
+        (70, 64, 150, "mm__portable"),  # B's rows 300 bytes
+    ],
+)
+def test_a_launch_no_tma_map_fits_runs_the_twin(fake, m, k, n, runs):
+    kernel = ferrox.load(KERNEL, device="gpu")["mm"]
+    rng = np.random.default_rng()
+    a = ferrox.to_bf16(rng.uniform(-1, 1, (m, k)))
+    b = ferrox.to_bf16(rng.uniform(-1, 1, (k, n)))
+    c = np.full((m, n), np.nan, np.float32)
+    kernel(c, a, b)
+    assert [launch[0] for launch in fake.launches] == [runs]
+    assert not np.isnan(c).any()
+    assert _bound_ok(c, a.float32(), b.float32())
+
+
+def test_the_twin_is_checked_in_full_before_it_runs(fake, monkeypatch):
+    """A device that fits the TMA kernel's shared memory but not the twin's: the launch that
+    needs the twin is refused by the twin's own check, with its figures; nothing runs."""
+    from ferrox.driver.runtime import device
+
+    art = ferrox.compile(KERNEL, chip="sm_90")
+    need, twin_need = art["mm"].contract.shared_bytes, art["mm__portable"].contract.shared_bytes
+    assert need < twin_need
+    small = dataclasses.replace(fake_gpu.H200, max_shared_per_block_optin=need)
+    monkeypatch.setattr(device, "_limits", {0: small})
+    kernel = ferrox.load(KERNEL, device="gpu")["mm"]
+    c = np.full((64, 64), np.nan, np.float32)
+    kernel(c, ferrox.to_bf16(np.ones((64, 64))), ferrox.to_bf16(np.ones((64, 64))))
+    assert (c == 64).all()  # the TMA kernel fits, and runs
+    with pytest.raises(ferrox.LaunchError) as info:
+        kernel(c, ferrox.to_bf16(np.zeros((64, 100))), ferrox.to_bf16(np.zeros((100, 64))))
+    assert str(info.value) == (
+        f"dynamic shared memory is {twin_need} bytes, but Fake H200 allows at most {need} per "
+        "block (@mm__portable, run because argument 'a' (bf16 shared slice): a TMA tensor map's "
+        "rows must be a multiple of 16 bytes, got 100 elements of bf16 (200 bytes))"
+    )
+    assert info.value.codes[0] is not None  # still the rule's code
+    assert [launch[0] for launch in fake.launches] == ["mm"] and (c == 64).all()
+
+
+def test_no_tensor_map_is_an_argument_error():
+    assert issubclass(NoTensorMap, ArgumentError)
+
+
+def test_ferrox_run_launches_the_twin_for_the_examples_ragged_rows(fake):
+    """`examples/tile/matmul_bf16.mlir` on the GPU (the host runner's path): its 200 x 100 and
+    100 x 150 bf16 tensors have 200- and 300-byte rows, so its check passes on the twin."""
+    from ferrox.driver.host_runner import run_host_program
+    from ferrox.driver.host_runner.gpu import GpuBackend
+    from ferrox.run_api import load_program
+
+    result = run_host_program(load_program(EXAMPLE), GpuBackend(), out=None)
+    assert result.checks and result.ok, [c.line() for c in result.checks]
+    assert [launch[0] for launch in fake.launches] == ["matmul_bf16__portable"]
