@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A shorter GPU session than gpu_session.sh, for a change to the tensor-core GEMM and the
 # launch path (2026-12-05: the tile GEMM's portable twin, the bf16 example on wgmma tiles):
-#   source gpu-preamble.sh && bash benchmarks/gpu_focus.sh
+#   source gpu-preamble.sh && bash benchmarks/gpu_focus.sh [kernels|latency]   (default: both)
 # The `gpu` tests, the bf16 examples on the GPU, compute-sanitizer on the wgmma kernel and its
 # twin, the tile wgmma benchmark, the GEMM rows of the kernel table, launch and compile latency.
 # Logs and JSON go to $OUT (or ./gpu-out).
@@ -14,15 +14,22 @@ step() { echo "== $* ($(date -u +%H:%M:%S))"; "$@"; echo "-- exit $?"; }
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   python3 --version
 } | tee "$OUT/device.txt"
-{
-  step python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider
-  step ferrox run examples/tile/matmul_bf16.mlir --device gpu
-  step python3 examples/python/tile_matmul_bf16.py --device gpu
-  step python3 examples/python/tile_matmul_bf16.py --device gpu --m 4096 --n 4096 --k 4096
-  step compute-sanitizer --tool memcheck --report-api-errors no python3 -m benchmarks.tile_wgmma --small
-  step compute-sanitizer --tool racecheck --report-api-errors no python3 -m benchmarks.tile_wgmma --small
-  step python3 -m benchmarks.tile_wgmma
-  step python3 -m benchmarks --only gemm --out "$OUT"
-  step python3 benchmarks/launch.py --batches 40
-  step python3 benchmarks/compile_latency.py --reps 3 --json "$OUT/compile_latency.json"
-} 2>&1 | tee "$OUT/focus.txt"
+PART=${1:-all}
+if [[ $PART != latency ]]; then
+  {
+    step python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider
+    step ferrox run examples/tile/matmul_bf16.mlir --device gpu
+    step python3 examples/python/tile_matmul_bf16.py --device gpu
+    step python3 examples/python/tile_matmul_bf16.py --device gpu --m 1000 --n 1048 --k 1000
+    step compute-sanitizer --tool memcheck --report-api-errors no python3 -m benchmarks.tile_wgmma --small
+    step compute-sanitizer --tool racecheck --report-api-errors no python3 -m benchmarks.tile_wgmma --small
+    step python3 -m benchmarks.tile_wgmma
+    step python3 -m benchmarks --only gemm --out "$OUT"
+  } 2>&1 | tee "$OUT/kernels.txt"
+fi
+if [[ $PART != kernels ]]; then
+  {
+    step python3 benchmarks/launch.py --batches 40
+    step python3 benchmarks/compile_latency.py --reps 3 --json "$OUT/compile_latency.json"
+  } 2>&1 | tee "$OUT/latency.txt"
+fi
