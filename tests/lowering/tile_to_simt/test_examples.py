@@ -55,6 +55,9 @@ class Expect:
     """The lowering's thread count: 512 for the [4, 1024] reductions (two chunks a thread)."""
     masked_only_loads: int = 0
     """Of `vector_loads`, the ones that have no fast path (3-D loads in a loop: memory.py), once."""
+    max_registers: int = 128
+    """ptxas's registers a thread at most (two blocks of 256 an SM): 255 for a tile whose
+    accumulators alone take 128 registers a thread."""
 
 
 def dims(i: int, rank: int) -> tuple[str, ...]:
@@ -98,11 +101,14 @@ EXPECT = {
     ),
     "matmul_bf16": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
-        (64, 64),
+        (128, 256),
         barrier=True,
-        vector_stores=4,
-        async_copies=4 * (1 + 1),  # 4 stages; 1 chunk of x and 1 of y a thread
+        vector_stores=32,  # 128 f32 a thread
+        # 2 stages (a third would not fit beside the store's exchange); 4 chunks of x ([128,
+        # 64]) and 8 of y ([64, 256]) a thread
+        async_copies=2 * (4 + 8),
         tensor_cores=True,
+        max_registers=255,  # 128 f32 accumulators a thread
     ),
     "attention": Expect(
         (*dims(0, 3), *dims(1, 3), *dims(2, 3), *dims(3, 3)),
@@ -152,7 +158,8 @@ def test_checked_chunk_ops_share_one_function_per_signature(lowered):
         sorted(funcs)
         == sorted(calls)
         == [
-            "__ferrox_async_copy_slice_bf16_x8",
+            "__ferrox_async_copy_slice_bf16_x8",  # matmul_bf16's x ([128, 64] stages)
+            "__ferrox_async_copy_slice_bf16_x8_1",  # its y: [64, 256] stages, another type
             "__ferrox_async_copy_slice_f32_x4",  # matmul_f32's y (its x: k-major, by loads)
             "__ferrox_load_chunk_slice_bf16_x8",
             "__ferrox_load_chunk_slice_f32_x4",
@@ -227,7 +234,7 @@ def test_ptxas_accepts_without_spills(ptx, name):
     assert (
         resources.spill_stores == 0 and resources.spill_loads == 0 and resources.local_memory == 0
     )
-    assert resources.registers <= 128
+    assert resources.registers <= EXPECT[name].max_registers
     assert (resources.barriers > 0) == EXPECT[name].barrier
 
 

@@ -512,10 +512,11 @@ def test_i8_chunks_of_16(run, lower, find_kernel):
     np.testing.assert_array_equal(out, (x.astype(np.int32) * 2).astype(np.int8))
 
 
-@pytest.mark.parametrize("threads", [64, 256])
+@pytest.mark.parametrize("threads", [128, 256])
 def test_tensor_core_matmul_at_the_example_size(run, examples_text, threads):
-    """The bf16 example's kernel on f16 (the interpreter has no bf16 memory): same lowering,
-    mma.sync m16n8k16 fragments, 2 x 2 m16n8 tiles a warp at 256 threads."""
+    """The bf16 example's kernel (128 x 256 tiles) on f16 (the interpreter has no bf16 memory):
+    the same portable lowering (no chip named: cp.async + mma.sync m16n8k16 fragments), at
+    256 accumulators a thread (128 threads, the most a thread may hold) and at 128."""
     start = examples_text.index("tile.kernel @matmul_bf16")
     text = examples_text[start : examples_text.index("// doc:end", start)].replace("bf16", "f16")
     a = f32(70, 50).astype(np.float16)

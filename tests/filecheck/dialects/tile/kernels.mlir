@@ -194,30 +194,30 @@ tile.kernel @matmul_f32(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f
 
 // Matmul with bf16 inputs and an f32 accumulator and result, the tensor-core case.
 // doc:begin matmul_bf16
-tile.kernel @matmul_bf16(%c: !tile.partition<f32, [64, 64]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {
+tile.kernel @matmul_bf16(%c: !tile.partition<f32, [128, 256]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {
   %i = tile.block_id 0
   %j = tile.block_id 1
   %k = tile.dim %a, 1 : !tile.tensor<bf16, [?, ?]>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
-  %ktiles = arith.ceildivui %k, %c32 : index
-  %zero = tile.constant dense<0.0> : !tile.tile<f32, [64, 64]>
-  %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [64, 64]>) {
-    %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 32]>
-    %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [32, 64]>
-    %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [64, 32]>, !tile.tile<bf16, [32, 64]>, !tile.tile<f32, [64, 64]>
-    scf.yield %next : !tile.tile<f32, [64, 64]>
+  %c64 = arith.constant 64 : index
+  %ktiles = arith.ceildivui %k, %c64 : index
+  %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 256]>
+  %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 256]>) {
+    %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [128, 64]>
+    %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 256]>
+    %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [128, 64]>, !tile.tile<bf16, [64, 256]>, !tile.tile<f32, [128, 256]>
+    scf.yield %next : !tile.tile<f32, [128, 256]>
   }
-  tile.store %acc, %c : !tile.tile<f32, [64, 64]>, !tile.partition<f32, [64, 64]>
+  tile.store %acc, %c : !tile.tile<f32, [128, 256]>, !tile.partition<f32, [128, 256]>
   tile.return
 }
 // doc:end
 
 // CHECK-LABEL: tile.kernel @matmul_bf16(
-// CHECK:         %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 32]>
-// CHECK-NEXT:    %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [32, 64]>
-// CHECK-NEXT:    %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [64, 32]>, !tile.tile<bf16, [32, 64]>, !tile.tile<f32, [64, 64]>
+// CHECK:         %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [128, 64]>
+// CHECK-NEXT:    %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 256]>
+// CHECK-NEXT:    %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [128, 64]>, !tile.tile<bf16, [64, 256]>, !tile.tile<f32, [128, 256]>
 
 // Causal attention forward with the online softmax (examples/tile/attention.mlir): loop-carried
 // tiles, masks built from iota, two mma per key block.
