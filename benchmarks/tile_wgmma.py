@@ -43,6 +43,26 @@ def _operands(torch, m: int, n: int, k: int, dtype, seed: int):
     return a, b
 
 
+VARIANTS = {"2 stages": 2 * 2 * 64 * (128 + 128)}
+"""Experiments beside the lowering's own choice: 128 x 128 x 64 with a stage budget of two
+stages (64 KiB; with the epilogue's slab about 99 KiB a block, so two blocks an SM fit, one
+block's epilogue overlapping the other's main loop), compiled without the cache."""
+
+
+def _variant(tiles, element: str, budget: int):
+    """The kernel compiled with `gemm_wgmma.STAGE_BUDGET = budget` (not cached: the cache's key
+    does not know the budget)."""
+    import ferrox
+    from ferrox.lowering.tile_to_simt import gemm_wgmma
+
+    saved = gemm_wgmma.STAGE_BUDGET
+    gemm_wgmma.STAGE_BUDGET = budget
+    try:
+        return ferrox.compile(kernel_text(*tiles, element), cache=False)
+    finally:
+        gemm_wgmma.STAGE_BUDGET = saved
+
+
 def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
     import torch
 
@@ -58,6 +78,11 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
             art = ferrox.compile(kernel_text(*tiles, element))
             arts[tiles] = art
             (out_dir / f"tile_wgmma_{'x'.join(map(str, tiles))}_{element}.ptx").write_text(art.ptx)
+        extra = {v: _variant((128, 128, 64), element, b) for v, b in VARIANTS.items()}
+        for v, art in extra.items():
+            (out_dir / f"tile_wgmma_128x128x64_{v.replace(' ', '_')}_{element}.ptx").write_text(
+                art.ptx
+            )
         for size in sizes:
             m = n = k = size
             a, b = _operands(torch, m, n, k, dtype, size)
@@ -65,10 +90,12 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
             ref = a.float() @ b.float()
             flops = 2 * m * n * k
             peer_ms = bench(lambda a=a, b=b: a @ b)
-            runs = [(tiles, art, f"matmul_{element}") for tiles, art in arts.items()]
-            runs.append((TILES[-1], arts[TILES[-1]], f"matmul_{element}__portable"))
-            for tiles, art, name in runs:
+            runs = [(tiles, art, f"matmul_{element}", "") for tiles, art in arts.items()]
+            runs.append((TILES[-1], arts[TILES[-1]], f"matmul_{element}__portable", ""))
+            runs += [((128, 128, 64), art, f"matmul_{element}", v) for v, art in extra.items()]
+            for tiles, art, name, variant in runs:
                 row = {"element": element, "tiles": list(tiles), "kernel": name, "size": size,
+                       "variant": variant,
                        "chip": art.chip, "cublas_ms": peer_ms,
                        "cublas_tflops": flops / peer_ms / 1e9}  # fmt: skip
                 try:
