@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from benchmarks import ptxas_report
@@ -28,11 +29,17 @@ def fill_resources(results: dict) -> None:
         ptx = row.get("ptx")
         if not ptx or row.get("resources"):
             continue
-        if ptx not in cache:
-            cache[ptx] = ptxas_report.resources(ptx, results.get("chip", "sm_90"))
+        if ptx not in cache:  # for the PTX's own target (sm_90a where a kernel takes wgmma)
+            cache[ptx] = ptxas_report.resources(ptx, _target(ptx) or results.get("chip", "sm_90"))
         found = cache[ptx].get(row.get("kernel", ""))
         if found is not None:
             row["resources"] = found
+
+
+def _target(ptx: str) -> str | None:
+    """The chip a PTX module's `.target` line names (`sm_90a`), if any."""
+    found = re.search(r"^\s*\.target\s+(sm_\w+)", ptx, re.MULTILINE)
+    return found.group(1) if found else None
 
 
 def _peer_cell(row: dict) -> str:

@@ -43,7 +43,11 @@ from ferrox.lowering.tile_to_simt.assign import analyse
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
-from ferrox.lowering.tile_to_simt.gemm_wgmma import kernel_threads, module_chip
+from ferrox.lowering.tile_to_simt.gemm_wgmma import (
+    accumulator_tile,
+    kernel_threads,
+    module_chip,
+)
 from ferrox.lowering.tile_to_simt.helpers import Helpers
 from ferrox.lowering.tile_to_simt.kernel import (
     LOWERING_ATTR,
@@ -147,7 +151,11 @@ def convert_tile_to_simt(
             new = lower_kernel(op, threads, elems, state, helpers, chip)
             if new is None:
                 continue
-            portable = _portable(op, new, threads, elems, helpers) if _uses_tma(new) else None
+            portable = (
+                _portable(op, new, threads or _twin_threads(op, chip), elems, helpers)
+                if _uses_tma(new)
+                else None
+            )
             Rewriter.replace_op(op, new)
             lowered.append(new)
             first = first or new
@@ -177,6 +185,23 @@ PORTABLE_SUFFIX = "__portable"
 
 def _uses_tma(kernel: simt.KernelOp) -> bool:
     return any(isinstance(op, TmaLoadOp) for op in kernel.walk())
+
+
+TWIN_ACCUMULATORS = 64
+"""f32 accumulators a thread of the portable twin: its threads are the GEMM tile over this (a
+128 x 256 tile: 512 threads, 128 registers, where the default 256 threads took 242 registers
+and 1.4x the PTX, and 1.2 s more of the compile, for a path that only odd shapes take)."""
+
+
+def _twin_threads(kernel: tile.KernelOp, chip: str) -> int:
+    """The portable twin's threads: the default choice, or more where its GEMM tile would give
+    a thread more than TWIN_ACCUMULATORS accumulators (0: the default)."""
+    acc = accumulator_tile(kernel, chip)
+    if acc is None:
+        return 0
+    wanted = acc[0] * acc[1] // TWIN_ACCUMULATORS
+    default = choose_threads(kernel_tiles(kernel), 0, False)
+    return min(1024, wanted) if wanted > default else 0
 
 
 def _portable(

@@ -183,6 +183,12 @@ def kernel_threads(kernel: tile.KernelOp, chip: str) -> int | None:
     return plans[0].threads if plans else None
 
 
+def accumulator_tile(kernel: tile.KernelOp, chip: str) -> tuple[int, int] | None:
+    """The (m, n) of the kernel's first wgmma loop's accumulator, or None when it has none."""
+    plans = _plans(kernel, chip)
+    return (plans[0].m, plans[0].n) if plans else None
+
+
 def module_chip(module: ModuleOp) -> str:
     """The module's `"ferrox.chip"`, or "" (no target named: the portable path)."""
     attr = module.attributes.get(CHIP_ATTR)
@@ -463,6 +469,7 @@ class Wgmma:
 __all__ = [
     "Plan",
     "Wgmma",
+    "accumulator_tile",
     "kernel_threads",
     "layout",
     "layout_for",

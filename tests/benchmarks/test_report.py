@@ -142,6 +142,23 @@ def test_fill_resources_reads_them_from_the_saved_ptx(monkeypatch):
     assert "resources" not in results["rows"][1]
 
 
+def test_fill_resources_assembles_each_ptx_for_its_own_target(monkeypatch):
+    """A wgmma kernel's PTX targets sm_90a, which ptxas refuses to assemble for sm_90 (the run
+    of 2026-12-05 stopped there): the row's own `.target` wins over the run's chip."""
+    asked: list[str] = []
+    rows = [{"kernel": "softmax", "ptx": ".version 8.0\n.target sm_90a\n"},
+            {"kernel": "softmax", "ptx": ".version 8.0\n.target sm_90\n"}]  # fmt: skip
+    monkeypatch.setattr(ptxas_report, "available", lambda: True)
+
+    def resources(ptx, chip):
+        asked.append(chip)
+        return ptxas_report.from_text(PTXAS_LOG)
+
+    monkeypatch.setattr(ptxas_report, "resources", resources)
+    report.fill_resources({"chip": "sm_90", "rows": rows})
+    assert asked == ["sm_90a", "sm_90"]
+
+
 def test_roofline_points():
     """One point per group and shape, its fastest correct row; a wrong or broken row is none."""
     assert [p["label"] for p in roofline.points(RESULTS)] == [

@@ -57,6 +57,17 @@ def test_the_tma_kernel_names_its_twin_which_takes_the_same_arguments():
     assert "wgmma" not in art.ptx.split(".entry mm__portable")[1]
 
 
+def test_a_twin_takes_threads_enough_for_64_accumulators_each():
+    """A 128 x 256 tile: the wgmma kernel's two warpgroups, the twin's 512 threads (the default
+    256 would hold 128 accumulators a thread)."""
+    wide = KERNEL.replace("[128, 128]", "[128, 256]").replace("[64, 128]", "[64, 256]")
+    art = ferrox.compile(wide, chip="sm_90", ptx=False)
+    assert art["mm"].tile.threads == 256  # type: ignore[union-attr]
+    assert art["mm__portable"].tile.threads == 512  # type: ignore[union-attr]
+    narrow = ferrox.compile(KERNEL, chip="sm_90", ptx=False)
+    assert narrow["mm__portable"].tile.threads == 256  # type: ignore[union-attr]
+
+
 def test_other_chips_make_no_twin():
     art = ferrox.compile(KERNEL, chip="sm_80")
     assert list(art.kernels) == ["mm"] and art["mm"].tile.portable == ""  # type: ignore[union-attr]
