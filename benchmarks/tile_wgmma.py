@@ -43,24 +43,26 @@ def _operands(torch, m: int, n: int, k: int, dtype, seed: int):
     return a, b
 
 
-VARIANTS = {"2 stages": 2 * 2 * 64 * (128 + 128)}
-"""Experiments beside the lowering's own choice: 128 x 128 x 64 with a stage budget of two
-stages (64 KiB; with the epilogue's slab about 99 KiB a block, so two blocks an SM fit, one
-block's epilogue overlapping the other's main loop), compiled without the cache."""
+VARIANTS = {"4 stages, one block an SM": {"TWO_BLOCKS_ACCUMULATORS": 0}}
+"""Experiments beside the lowering's own choice, for 128 x 128 x 64: the stages as they were
+before 2026-12-05 (as many as fit 200 KiB: 4, one block an SM; the lowering now takes 2, so that
+two blocks fit an SM), compiled without the cache."""
 
 
-def _variant(tiles, element: str, budget: int):
-    """The kernel compiled with `gemm_wgmma.STAGE_BUDGET = budget` (not cached: the cache's key
-    does not know the budget)."""
+def _variant(tiles, element: str, settings: dict):
+    """The kernel compiled with `gemm_wgmma`'s constants set to `settings` (not cached: the
+    cache's key does not know them)."""
     import ferrox
     from ferrox.lowering.tile_to_simt import gemm_wgmma
 
-    saved = gemm_wgmma.STAGE_BUDGET
-    gemm_wgmma.STAGE_BUDGET = budget
+    saved = {name: getattr(gemm_wgmma, name) for name in settings}
+    for name, value in settings.items():
+        setattr(gemm_wgmma, name, value)
     try:
         return ferrox.compile(kernel_text(*tiles, element), cache=False)
     finally:
-        gemm_wgmma.STAGE_BUDGET = saved
+        for name, value in saved.items():
+            setattr(gemm_wgmma, name, value)
 
 
 def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
@@ -80,9 +82,9 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
             (out_dir / f"tile_wgmma_{'x'.join(map(str, tiles))}_{element}.ptx").write_text(art.ptx)
         extra = {v: _variant((128, 128, 64), element, b) for v, b in VARIANTS.items()}
         for v, art in extra.items():
-            (out_dir / f"tile_wgmma_128x128x64_{v.replace(' ', '_')}_{element}.ptx").write_text(
-                art.ptx
-            )
+            (
+                out_dir / f"tile_wgmma_128x128x64_{v.split(',')[0].replace(' ', '_')}_{element}.ptx"
+            ).write_text(art.ptx)
         for size in sizes:
             m = n = k = size
             a, b = _operands(torch, m, n, k, dtype, size)

@@ -60,9 +60,11 @@ def test_sm90_selects_wgmma_with_an_mn_major_b():
     assert {"simt.wgmma", "simt.tma_load", "simt.mbarrier_wait"} <= found
     assert "simt.mma_sync" not in found and "simt.async_copy" not in found
     wgmmas = [op for op in kernel.walk() if isinstance(op, simt.WgmmaOp)]
-    # 4 stages x 4 k16 steps, one m64n128 chain per warpgroup, B's 64-column blocks 64 k apart.
-    assert len(wgmmas) == 16 and {op.mn_stride for op in wgmmas} == {64 * 64}
+    # 2 stages (two blocks an SM) x 4 k16 steps, one m64n128 chain per warpgroup, B's
+    # 64-column blocks 64 k apart.
+    assert len(wgmmas) == 8 and {op.mn_stride for op in wgmmas} == {64 * 64}
     assert kernel.contract.block_xyz == (256, 1, 1)
+    assert 2 * (kernel.contract.shared_bytes.data + 1024) <= 228 * 1024
 
 
 def test_two_chains_a_warpgroup_and_the_slab_epilogue_fit_shared_memory():
