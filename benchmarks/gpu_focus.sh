@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A shorter GPU session than gpu_session.sh, for a change to the tensor-core GEMM and the
 # launch path (2026-12-05: the tile GEMM's portable twin, the bf16 example on wgmma tiles):
-#   source gpu-preamble.sh && bash benchmarks/gpu_focus.sh [kernels|latency]   (default: both)
+#   source gpu-preamble.sh && bash benchmarks/gpu_focus.sh [kernels|latency|table]
+# (default: kernels and latency; `table`: the GPU tests, the whole kernel table written into a
+# copy of docs/performance.md in $OUT, its roofline plot, then the tile wgmma benchmark)
 # The `gpu` tests, the bf16 examples on the GPU, compute-sanitizer on the wgmma kernel and its
 # twin, the tile wgmma benchmark, the GEMM rows of the kernel table, launch and compile latency.
 # Logs and JSON go to $OUT (or ./gpu-out).
@@ -15,6 +17,16 @@ step() { echo "== $* ($(date -u +%H:%M:%S))"; "$@"; echo "-- exit $?"; }
   python3 --version
 } | tee "$OUT/device.txt"
 PART=${1:-all}
+if [[ $PART == table ]]; then
+  {
+    step python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider
+    cp docs/performance.md "$OUT/performance.md"
+    step python3 -m benchmarks --out "$OUT" --docs "$OUT/performance.md"
+    step python3 -m benchmarks.roofline "$OUT/results.json" "$OUT/roofline.png"
+    step python3 -m benchmarks.tile_wgmma
+  } 2>&1 | tee "$OUT/table.txt"
+  exit 0
+fi
 if [[ $PART != latency ]]; then
   {
     step python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider
