@@ -68,6 +68,26 @@ def test_a_twin_takes_threads_enough_for_64_accumulators_each():
     assert narrow["mm__portable"].tile.threads == 256  # type: ignore[union-attr]
 
 
+def test_a_twin_that_cannot_be_lowered_leaves_the_kernel_without_one(monkeypatch):
+    """The twin's lowering failing (here forced) drops the twin, its diagnostics and its helper
+    functions: the TMA kernel compiles alone, names no twin, and its refusals stay refusals."""
+    from ferrox.lowering.tile_to_simt import convert
+
+    lower = convert.lower_kernel
+
+    def no_portable(kernel, threads, elems, state, helpers=None, chip=""):
+        made = lower(kernel, threads, elems, state, helpers, chip)
+        if not chip:  # the twin: lowered all through (its helpers made), then failed
+            state.diagnostics.error(kernel, "forced")
+            return None
+        return made
+
+    monkeypatch.setattr(convert, "lower_kernel", no_portable)
+    art = ferrox.compile(KERNEL, chip="sm_90", cache=False)
+    assert list(art.kernels) == ["mm"] and art["mm"].tile.portable == ""  # type: ignore[union-attr]
+    assert ".entry mm__portable" not in art.ptx and "__ferrox_" not in art.ptx
+
+
 def test_other_chips_make_no_twin():
     art = ferrox.compile(KERNEL, chip="sm_80")
     assert list(art.kernels) == ["mm"] and art["mm"].tile.portable == ""  # type: ignore[union-attr]
