@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import threading
 from collections.abc import Iterator
@@ -106,20 +107,30 @@ class FakeKernel:
         self.handle = 0  # what cuKernelSetAttribute is given (the fake accepts any)
 
 
+@functools.lru_cache(maxsize=64)
+def _device_code(source: str, chip: str) -> Any:
+    """What the PTX of an artifact with this `source` and `chip` holds: its device code (tile
+    kernels lowered to SIMT for that chip), parsed once per process for every test that loads
+    it (the wgmma GEMM's parse is a quarter second). Only read: the interpreter never changes
+    a module."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from ferrox.lowering.pipeline import extract_device_code
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+    from ferrox.targets.ptx import CHIP_ATTR
+
+    module = parse_module(make_context(), source, "<artifact>")
+    # the tile lowering's target, as `compile` stamped it (sm_90a was asked for as sm_90)
+    module.attributes[CHIP_ATTR] = StringAttr(chip.removesuffix("a"))
+    extract_device_code(module)  # what the PTX holds: tile kernels lowered to SIMT
+    return module
+
+
 class FakeCode:
     def __init__(self, artifact: ModuleArtifact):
-        from xdsl.dialects.builtin import StringAttr
-
-        from ferrox.lowering.pipeline import extract_device_code
-        from ferrox.parser import parse_module
-        from ferrox.registry import make_context
-        from ferrox.targets.ptx import CHIP_ATTR
-
         self.artifact = artifact
-        self.module = parse_module(make_context(), artifact.source, "<artifact>")
-        # the tile lowering's target, as `compile` stamped it (sm_90a was asked for as sm_90)
-        self.module.attributes[CHIP_ATTR] = StringAttr(artifact.chip.removesuffix("a"))
-        extract_device_code(self.module)  # what the PTX holds: tile kernels lowered to SIMT
+        self.module = _device_code(artifact.source, artifact.chip)
 
     def get_kernel(self, name: str) -> FakeKernel:
         return FakeKernel(self.module, self.artifact, name)
