@@ -5,7 +5,6 @@ nothing and copies nothing back. The real GPU runs are tests/gpu/test_api_gpu.py
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import fake_gpu
@@ -22,8 +21,8 @@ VECTOR_ADD = ROOT / "examples" / "tile" / "vector_add.mlir"
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    yield fake_gpu.install(monkeypatch, tmp_path)
-    gc.collect()  # free fake device buffers while the fake driver is still installed
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
+        yield fake
 
 
 def inputs(n: int, seed: int = 0):

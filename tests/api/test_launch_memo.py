@@ -29,8 +29,8 @@ SAXPY = ROOT / "examples" / "simt" / "saxpy.mlir"
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    yield fake_gpu.install(monkeypatch, tmp_path)
-    gc.collect()
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
+        yield fake
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ miss on: an element type, a shape, a kernel with TMA tensor maps."""
 from __future__ import annotations
 
 import ctypes
-import gc
 import types
 from pathlib import Path
 
@@ -30,8 +29,8 @@ SUCCESS = launcher._cu.CUresult.CUDA_SUCCESS
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    yield fake_gpu.install(monkeypatch, tmp_path)
-    gc.collect()
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
+        yield fake
 
 
 @pytest.fixture

@@ -158,14 +158,11 @@ def test_a_repeated_tile_call_is_dispatched_and_sees_a_changed_global(monkeypatc
 def test_repeated_calls_on_the_gpu_backend(monkeypatch, tmp_path):
     """The fake GPU (runtime seams faked, packing real): each dispatched call is a launch of
     its own, checked, with its own arguments."""
-    import gc
-
     import fake_gpu
 
     from ferrox.driver.runtime.buffers import DeviceArray
 
-    fake = fake_gpu.install(monkeypatch, tmp_path)
-    try:
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
         k = times.on("gpu")
         for _ in range(3):
             x, out = fresh()
@@ -179,5 +176,3 @@ def test_repeated_calls_on_the_gpu_backend(monkeypatch, tmp_path):
             "@times requires len(arg0) >= len(arg1), but len(arg0) = 10 and len(arg1) = 300 "
             "[arg0 is %x, arg1 is %out]"
         )
-    finally:
-        gc.collect()  # free fake device buffers while the fake driver is still installed

@@ -6,8 +6,6 @@ device arrays that share memory refused at bind."""
 
 from __future__ import annotations
 
-import gc
-
 import fake_gpu
 import numpy as np
 import pytest
@@ -19,8 +17,8 @@ from ferrox.simt import DisjointSlice, Slice, f32
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    yield fake_gpu.install(monkeypatch, tmp_path)
-    gc.collect()  # free fake device buffers while the fake driver is still installed
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
+        yield fake
 
 
 @simt.kernel(block=256, requires=["len(a) >= len(out)", "len(b) >= len(out)"])

@@ -202,20 +202,15 @@ def test_the_surfaces_own_mistakes_are_located_at_the_loop():
 
 
 def test_the_loop_runs_on_the_gpu_backend_too(monkeypatch, tmp_path):
-    import gc
-
     import fake_gpu
 
-    fake = fake_gpu.install(monkeypatch, tmp_path)
-    try:
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
         acc0 = np.random.default_rng().uniform(-1, 1, 1000).astype(np.float32)
         program = count_up.on("gpu")
         got = program(acc0.copy(), 3)
         assert program.last_run.device == "gpu"
         assert np.array_equal(got, ((acc0 + np.float32(0)) + np.float32(1)) + np.float32(2))
         assert [n for n, *_ in fake.launches] == ["add_step"] * 3
-    finally:
-        gc.collect()  # free fake device buffers while the fake driver is still installed
 
 
 def test_the_recorded_loop_reads_back_and_verifies():

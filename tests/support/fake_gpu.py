@@ -13,8 +13,12 @@ artifact carries (`ModuleArtifact.source`). Compilation is real too (llvmlite PT
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
+import gc
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,20 +107,30 @@ class FakeKernel:
         self.handle = 0  # what cuKernelSetAttribute is given (the fake accepts any)
 
 
+@functools.lru_cache(maxsize=64)
+def _device_code(source: str, chip: str) -> Any:
+    """What the PTX of an artifact with this `source` and `chip` holds: its device code (tile
+    kernels lowered to SIMT for that chip), parsed once per process for every test that loads
+    it (the wgmma GEMM's parse is a quarter second). Only read: the interpreter never changes
+    a module."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from ferrox.lowering.pipeline import extract_device_code
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+    from ferrox.targets.ptx import CHIP_ATTR
+
+    module = parse_module(make_context(), source, "<artifact>")
+    # the tile lowering's target, as `compile` stamped it (sm_90a was asked for as sm_90)
+    module.attributes[CHIP_ATTR] = StringAttr(chip.removesuffix("a"))
+    extract_device_code(module)  # what the PTX holds: tile kernels lowered to SIMT
+    return module
+
+
 class FakeCode:
     def __init__(self, artifact: ModuleArtifact):
-        from xdsl.dialects.builtin import StringAttr
-
-        from ferrox.lowering.pipeline import extract_device_code
-        from ferrox.parser import parse_module
-        from ferrox.registry import make_context
-        from ferrox.targets.ptx import CHIP_ATTR
-
         self.artifact = artifact
-        self.module = parse_module(make_context(), artifact.source, "<artifact>")
-        # the tile lowering's target, as `compile` stamped it (sm_90a was asked for as sm_90)
-        self.module.attributes[CHIP_ATTR] = StringAttr(artifact.chip.removesuffix("a"))
-        extract_device_code(self.module)  # what the PTX holds: tile kernels lowered to SIMT
+        self.module = _device_code(artifact.source, artifact.chip)
 
     def get_kernel(self, name: str) -> FakeKernel:
         return FakeKernel(self.module, self.artifact, name)
@@ -142,6 +156,26 @@ def _decode(fake: FakeDevice, kernel: FakeKernel, packed: tuple) -> list[Any]:
             arrays[-1] = bf16_bits(arrays[-1])  # the device's uint16 bits, as bf16
     assert next(values, None) is None, "more packed values than the entry's parameters"
     return arrays
+
+
+@contextlib.contextmanager
+def installed(monkeypatch, tmp_path, own_cache: bool = False) -> Iterator[FakeDevice]:
+    """`install` for the span of a `with` (a fixture's yield, a test's body); at its end, the
+    device buffers that the span's objects still hold in reference cycles are freed while the
+    fake is installed (their finalizers release them to the fake device, not to the driver).
+
+    That end is a full collection (`gc.collect()`) of the objects made during the span: the
+    ones from before it (the test run's heap, up to millions of objects of compiled and parsed
+    modules, none of them holding a buffer of this span's fake) are frozen (`gc.freeze()`) for
+    the span and unfrozen after, so it takes milliseconds where collecting the whole heap took
+    up to a second a test. (Checked on every test that uses it: a whole-heap collection right
+    after it frees no more fake device memory.)"""
+    gc.freeze()
+    try:
+        yield install(monkeypatch, tmp_path, own_cache)
+    finally:
+        gc.collect()
+        gc.unfreeze()
 
 
 def install(monkeypatch, tmp_path, own_cache: bool = False) -> FakeDevice:

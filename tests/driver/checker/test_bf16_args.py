@@ -5,7 +5,6 @@ CPU interpreter and on the fake GPU (staged as bits, kernels run on the interpre
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import fake_gpu
@@ -30,8 +29,8 @@ def vector_add(element: str, device: str):
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    yield fake_gpu.install(monkeypatch, tmp_path)
-    gc.collect()
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
+        yield fake
 
 
 @pytest.fixture

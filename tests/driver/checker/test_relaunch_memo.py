@@ -8,7 +8,6 @@ the full check and is refused with its exact message, launching nothing."""
 from __future__ import annotations
 
 import ctypes
-import gc
 import threading
 import types
 from pathlib import Path
@@ -32,7 +31,11 @@ SUCCESS = launcher._cu.CUresult.CUDA_SUCCESS
 def driver(monkeypatch, tmp_path):
     """Each launch as (grid, stream handle, the first `slots` 8-byte parameter values), and the
     checker's calls."""
-    fake_gpu.install(monkeypatch, tmp_path)
+    with fake_gpu.installed(monkeypatch, tmp_path):
+        yield recording(monkeypatch)
+
+
+def recording(monkeypatch) -> types.SimpleNamespace:
     record = types.SimpleNamespace(launches=[], checks=[], slots=6)
 
     def cu_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
@@ -56,8 +59,7 @@ def driver(monkeypatch, tmp_path):
     monkeypatch.setattr(launcher._cu, "cuLaunchKernel", cu_launch)
     monkeypatch.setattr(launcher, "_launch_ex", launch_ex)
     monkeypatch.setattr(loaded, "check_launch", counted)
-    yield record
-    gc.collect()
+    return record
 
 
 def device(values: np.ndarray) -> DeviceArray:

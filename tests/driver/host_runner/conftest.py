@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-
 import fake_gpu
 import pytest
 
@@ -23,5 +21,5 @@ def program(tmp_path):
 
 @pytest.fixture
 def fake_device(monkeypatch, tmp_path):
-    yield fake_gpu.install(monkeypatch, tmp_path)
-    gc.collect()  # free fake device buffers while the fake driver is still installed
+    with fake_gpu.installed(monkeypatch, tmp_path) as fake:
+        yield fake

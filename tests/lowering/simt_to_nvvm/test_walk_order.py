@@ -3,10 +3,11 @@ the order the walker visits ops in: every order gives valid IR that convert-to-l
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 
 from ferrox.lowering.conversion import ConversionState, DispatchWalker, Guarded, dispatch
 from ferrox.lowering.pipeline import extract_device_code
@@ -33,11 +34,19 @@ ORDERS = {
 }
 
 
+@functools.cache
+def device_code(path: Path) -> ModuleOp:
+    """`path` parsed, without the examples' host @main (not device code): once per input for
+    its four orders (the wgmma GEMM's parse is a quarter second); each test lowers a clone."""
+    module = parse_module(make_context(), path.read_text(), str(path))
+    extract_device_code(module)
+    return module
+
+
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.stem)
 def test_any_walk_order(path: Path, order: str):
-    module = parse_module(make_context(), path.read_text(), str(path))
-    extract_device_code(module)  # the examples' host @main is not device code
+    module = device_code(path).clone()
     state = ConversionState("nvvm")
     patterns = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
     # The walker the compile uses (each op offered only the patterns that can match its
