@@ -10,6 +10,7 @@ from pathlib import Path
 import in_process  # tests/support
 import numpy as np
 import pytest
+from tile_gemm import within_f32_sum_bound
 
 import ferrox
 from ferrox.driver.interpreter import tile_lowered
@@ -20,13 +21,6 @@ from ferrox.simt import DisjointSlice, Slice, bf16, f32
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "tile" / "matmul_bf16.mlir"
-
-
-def within_f32_sum_bound(got: np.ndarray, x: np.ndarray, y: np.ndarray) -> bool:
-    """Each bf16 product is exact in f32; k f32 additions err by at most k * 2^-23 * |x| @ |y|."""
-    exact = x.astype(np.float64) @ y.astype(np.float64)
-    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
-    return bool((np.abs(got - exact) <= bound).all())
 
 
 @pytest.fixture

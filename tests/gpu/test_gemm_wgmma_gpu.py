@@ -12,38 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tile_gemm import matmul, within_f32_sum_bound
 
 import ferrox
 
 pytestmark = pytest.mark.gpu
-
-KERNEL = """builtin.module {{
-  tile.kernel @mm(%c: !tile.partition<f32, [{bm}, {bn}]>, %a: !tile.tensor<{t}, [?, ?]>, %b: !tile.tensor<{t}, [?, ?]>) {{
-    %i = tile.block_id 0
-    %j = tile.block_id 1
-    %k = tile.dim %a, 1 : !tile.tensor<{t}, [?, ?]>
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c64 = arith.constant 64 : index
-    %kt = arith.ceildivui %k, %c64 : index
-    %zero = tile.constant dense<0.0> : !tile.tile<f32, [{bm}, {bn}]>
-    %acc = scf.for %kk = %c0 to %kt step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [{bm}, {bn}]>) {{
-      %x = tile.load %a[%i, %kk] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [{bm}, 64]>
-      %y = tile.load %b[%kk, %j] : !tile.tensor<{t}, [?, ?]> -> !tile.tile<{t}, [64, {bn}]>
-      %next = tile.mma %x, %y, %sum : !tile.tile<{t}, [{bm}, 64]>, !tile.tile<{t}, [64, {bn}]>, !tile.tile<f32, [{bm}, {bn}]>
-      scf.yield %next : !tile.tile<f32, [{bm}, {bn}]>
-    }}
-    tile.store %acc, %c : !tile.tile<f32, [{bm}, {bn}]>, !tile.partition<f32, [{bm}, {bn}]>
-    tile.return
-  }}
-}}
-"""  # noqa: E501  (IR lines as wide as the ops they spell)
-
-
-def _bound_ok(got, x, y) -> bool:
-    exact = x.astype(np.float64) @ y.astype(np.float64)
-    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
-    return bool((np.abs(got - exact) <= bound).all())
 
 
 @pytest.mark.parametrize("tile", [(128, 128), (256, 128), (128, 256)])
@@ -51,7 +24,7 @@ def _bound_ok(got, x, y) -> bool:
 @pytest.mark.parametrize("m, n, k", [(128, 128, 64), (1000, 1048, 1000), (130, 72, 200)])
 def test_wgmma_matmul_matches_numpy(torch, tile, element, m, n, k):
     dtype = torch.bfloat16 if element == "bf16" else torch.float16
-    kernel = ferrox.load(KERNEL.format(t=element, bm=tile[0], bn=tile[1]), device="gpu")["mm"]
+    kernel = ferrox.load(matmul(tile[0], tile[1], 64, el=element), device="gpu")["mm"]
     a = torch.rand(m, k, device="cuda").sub(0.5).to(dtype)
     b = torch.rand(k, n, device="cuda").sub(0.5).to(dtype)
     c = torch.full((m, n), float("nan"), device="cuda")
@@ -60,25 +33,25 @@ def test_wgmma_matmul_matches_numpy(torch, tile, element, m, n, k):
     x, y = a.float().cpu().numpy(), b.float().cpu().numpy()
     got = c.cpu().numpy()
     assert not np.isnan(got).any()
-    assert _bound_ok(got, x, y)
+    assert within_f32_sum_bound(got, x, y)
 
 
 def test_gpu_and_interpreter_agree_within_the_bound(torch):
-    text = KERNEL.format(t="bf16", bm=128, bn=128)
+    text = matmul(128, 128, 64, el="bf16")
     rng = np.random.default_rng()
     a = ferrox.to_bf16(rng.uniform(-1, 1, (130, 128)))
     b = ferrox.to_bf16(rng.uniform(-1, 1, (128, 136)))
     for device in ("gpu", "cpu"):
         c = np.full((130, 136), np.nan, np.float32)
         ferrox.load(text, device=device)["mm"](c, a, b)
-        assert _bound_ok(c, a.float32(), b.float32())
+        assert within_f32_sum_bound(c, a.float32(), b.float32())
 
 
 @pytest.mark.parametrize("m, k, n", [(64, 100, 64), (200, 100, 150), (130, 64, 150)])
 def test_rows_off_16_bytes_run_the_portable_twin(torch, m, k, n):
     """No TMA map fits a row that is not a multiple of 16 bytes: the launch runs the kernel's
     portable twin (`@mm__portable`, cp.async + mma.sync) instead, and matches NumPy."""
-    module = ferrox.load(KERNEL.format(t="bf16", bm=128, bn=256), device="gpu")
+    module = ferrox.load(matmul(128, 256, 64, el="bf16"), device="gpu")
     assert module["mm"].artifact.tile.portable == "mm__portable"
     a = torch.rand(m, k, device="cuda").sub(0.5).to(torch.bfloat16)
     b = torch.rand(k, n, device="cuda").sub(0.5).to(torch.bfloat16)
@@ -87,12 +60,12 @@ def test_rows_off_16_bytes_run_the_portable_twin(torch, m, k, n):
     torch.cuda.synchronize()
     got = c.cpu().numpy()
     assert not np.isnan(got).any()
-    assert _bound_ok(got, a.float().cpu().numpy(), b.float().cpu().numpy())
+    assert within_f32_sum_bound(got, a.float().cpu().numpy(), b.float().cpu().numpy())
 
 
 def test_a_misaligned_slice_runs_the_portable_twin(torch):
     """A view starting 2 bytes into its storage: no TMA map (16-byte aligned addresses only)."""
-    module = ferrox.load(KERNEL.format(t="bf16", bm=128, bn=128), device="gpu")
+    module = ferrox.load(matmul(128, 128, 64, el="bf16"), device="gpu")
     base = torch.rand(130 * 64 + 1, device="cuda").sub(0.5).to(torch.bfloat16)
     a = base[1:].view(130, 64)
     b = torch.rand(64, 72, device="cuda").sub(0.5).to(torch.bfloat16)
@@ -101,4 +74,4 @@ def test_a_misaligned_slice_runs_the_portable_twin(torch):
     torch.cuda.synchronize()
     got = c.cpu().numpy()
     assert not np.isnan(got).any()
-    assert _bound_ok(got, a.float().cpu().numpy(), b.float().cpu().numpy())
+    assert within_f32_sum_bound(got, a.float().cpu().numpy(), b.float().cpu().numpy())

@@ -13,39 +13,14 @@ from pathlib import Path
 import fake_gpu
 import numpy as np
 import pytest
+from tile_gemm import matmul, within_f32_sum_bound
 
 import ferrox
 from ferrox.driver.runtime.errors import ArgumentError, NoTensorMap
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "tile" / "matmul_bf16.mlir"
 
-KERNEL = """builtin.module {
-  tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {
-    %i = tile.block_id 0
-    %j = tile.block_id 1
-    %k = tile.dim %a, 1 : !tile.tensor<bf16, [?, ?]>
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c64 = arith.constant 64 : index
-    %kt = arith.ceildivui %k, %c64 : index
-    %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
-    %acc = scf.for %kk = %c0 to %kt step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {
-      %x = tile.load %a[%i, %kk] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [128, 64]>
-      %y = tile.load %b[%kk, %j] : !tile.tensor<bf16, [?, ?]> -> !tile.tile<bf16, [64, 128]>
-      %next = tile.mma %x, %y, %sum : !tile.tile<bf16, [128, 64]>, !tile.tile<bf16, [64, 128]>, !tile.tile<f32, [128, 128]>
-      scf.yield %next : !tile.tile<f32, [128, 128]>
-    }
-    tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
-    tile.return
-  }
-}
-"""  # noqa: E501  (IR lines as wide as the ops they spell)
-
-
-def _bound_ok(got, x, y) -> bool:
-    exact = x.astype(np.float64) @ y.astype(np.float64)
-    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
-    return bool((np.abs(got - exact) <= bound).all())
+KERNEL = matmul(128, 128, 64)
 
 
 def test_the_tma_kernel_names_its_twin_which_takes_the_same_arguments():
@@ -60,7 +35,7 @@ def test_the_tma_kernel_names_its_twin_which_takes_the_same_arguments():
 def test_a_twin_takes_threads_enough_for_64_accumulators_each():
     """A 128 x 256 tile: the wgmma kernel's two warpgroups, the twin's 512 threads (the default
     256 would hold 128 accumulators a thread)."""
-    wide = KERNEL.replace("[128, 128]", "[128, 256]").replace("[64, 128]", "[64, 256]")
+    wide = matmul(128, 256, 64)
     art = ferrox.compile(wide, chip="sm_90", ptx=False)
     assert art["mm"].tile.threads == 256  # type: ignore[union-attr]
     assert art["mm__portable"].tile.threads == 512  # type: ignore[union-attr]
@@ -110,7 +85,7 @@ def test_a_launch_no_tma_map_fits_runs_the_twin(fake, m, k, n, runs):
     kernel(c, a, b)
     assert [launch[0] for launch in fake.launches] == [runs]
     assert not np.isnan(c).any()
-    assert _bound_ok(c, a.float32(), b.float32())
+    assert within_f32_sum_bound(c, a.float32(), b.float32())
 
 
 def test_the_twin_is_checked_in_full_before_it_runs(fake, monkeypatch):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tile_gemm import matmul
 
 import ferrox
 from ferrox.dialects import simt
@@ -16,37 +17,6 @@ from ferrox.registry import make_context
 from ferrox.targets.toolchain import find_ptxas
 
 from .conftest import lower_text, simt_kernel
-
-
-def matmul(bm: int, bn: int, bk: int, el: str = "bf16", chip: str = "", part: bool = False):
-    """A tile matmul kernel with `[bm, bk] x [bk, bn]` tiles; `part`: the loop runs over K
-    tiles 1 .. ktiles - 2 only (lower bound 1, upper bound ktiles - 1)."""
-    attrs = f' attributes {{"ferrox.chip" = "{chip}"}}' if chip else ""
-    t = f"!tile.tensor<{el}, [?, ?]>"
-    acc = f"!tile.tile<f32, [{bm}, {bn}]>"
-    lo, hi = ("%c1", "%kt1") if part else ("%c0", "%kt")
-    return f"""builtin.module{attrs} {{
-  tile.kernel @mm(%c: !tile.partition<f32, [{bm}, {bn}]>, %a: {t}, %b: {t}) {{
-    %i = tile.block_id 0
-    %j = tile.block_id 1
-    %k = tile.dim %a, 1 : {t}
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %cbk = arith.constant {bk} : index
-    %kt = arith.ceildivui %k, %cbk : index
-    %kt1 = arith.subi %kt, %c1 : index
-    %zero = tile.constant dense<0.0> : {acc}
-    %r = scf.for %kk = {lo} to {hi} step %c1 iter_args(%sum = %zero) -> ({acc}) {{
-      %x = tile.load %a[%i, %kk] : {t} -> !tile.tile<{el}, [{bm}, {bk}]>
-      %y = tile.load %b[%kk, %j] : {t} -> !tile.tile<{el}, [{bk}, {bn}]>
-      %next = tile.mma %x, %y, %sum : !tile.tile<{el}, [{bm}, {bk}]>, !tile.tile<{el}, [{bk}, {bn}]>, {acc}
-      scf.yield %next : {acc}
-    }}
-    tile.store %r, %c : {acc}, !tile.partition<f32, [{bm}, {bn}]>
-    tile.return
-  }}
-}}
-"""  # noqa: E501  (IR lines as wide as the ops they spell)
 
 
 def ops(module) -> set[str]:

@@ -1,0 +1,46 @@
+"""A tile GEMM kernel's text for any tiles and element, and the f32 summation bound its result
+is checked against: the tests of the tile GEMM's paths (mma.sync, TMA + wgmma, the portable
+twin) on the interpreter, the fake GPU and the GPU share them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def matmul(bm: int, bn: int, bk: int, el: str = "bf16", chip: str = "", part: bool = False):
+    """A tile matmul kernel with `[bm, bk] x [bk, bn]` tiles; `part`: the loop runs over K
+    tiles 1 .. ktiles - 2 only (lower bound 1, upper bound ktiles - 1)."""
+    attrs = f' attributes {{"ferrox.chip" = "{chip}"}}' if chip else ""
+    t = f"!tile.tensor<{el}, [?, ?]>"
+    acc = f"!tile.tile<f32, [{bm}, {bn}]>"
+    lo, hi = ("%c1", "%kt1") if part else ("%c0", "%kt")
+    return f"""builtin.module{attrs} {{
+  tile.kernel @mm(%c: !tile.partition<f32, [{bm}, {bn}]>, %a: {t}, %b: {t}) {{
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : {t}
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cbk = arith.constant {bk} : index
+    %kt = arith.ceildivui %k, %cbk : index
+    %kt1 = arith.subi %kt, %c1 : index
+    %zero = tile.constant dense<0.0> : {acc}
+    %r = scf.for %kk = {lo} to {hi} step %c1 iter_args(%sum = %zero) -> ({acc}) {{
+      %x = tile.load %a[%i, %kk] : {t} -> !tile.tile<{el}, [{bm}, {bk}]>
+      %y = tile.load %b[%kk, %j] : {t} -> !tile.tile<{el}, [{bk}, {bn}]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<{el}, [{bm}, {bk}]>, !tile.tile<{el}, [{bk}, {bn}]>, {acc}
+      scf.yield %next : {acc}
+    }}
+    tile.store %r, %c : {acc}, !tile.partition<f32, [{bm}, {bn}]>
+    tile.return
+  }}
+}}
+"""  # noqa: E501  (IR lines as wide as the ops they spell)
+
+
+def within_f32_sum_bound(got: np.ndarray, x: np.ndarray, y: np.ndarray) -> bool:
+    """Each 16-bit product is exact in f32; k f32 additions err by at most
+    k * 2^-23 * |x| @ |y| (twice the unit roundoff, for any summation order)."""
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    return bool((np.abs(got - exact) <= bound).all())
