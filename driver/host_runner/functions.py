@@ -199,21 +199,22 @@ class HostFunctions(InterpreterFunctions):
         values = _bind_params(kernel, interp.get_values(op.ins), outs)
         artifact = interp.artifact(op, kernel)
         backend = interp.backend
-        try:  # the grid is the first output partition's tile grid, as on the GPU
-            checked = check_launch(
-                artifact, None, None, None, described(values, backend.describe), backend.limits
-            )
-        except LaunchError as e:
-            raise HostRunError(op, [f"cannot launch {e.kernel}: {p}" for p in e.problems]) from None
+
+        def checked(artifact):  # the grid is the first output partition's tile grid, as on the GPU
+            try:
+                return check_launch(
+                    artifact, None, None, None, described(values, backend.describe), backend.limits
+                )
+            except LaunchError as e:
+                problems = [f"cannot launch {e.kernel}: {p}" for p in e.problems]
+                raise HostRunError(op, problems) from None
+
         try:
-            interp.tile_launch(op, kernel, checked, values, stream)
+            interp.tile_launch(op, kernel, checked(artifact), values, stream)
         except NoTensorMap:  # no TMA map fits these tensors: the portable twin runs instead
             assert artifact.tile is not None
             twin = interp.kernels[artifact.tile.portable]
-            checked = check_launch(
-                twin, None, None, None, described(values, backend.describe), backend.limits
-            )
-            interp.tile_launch(op, kernel, checked, values, stream, twin)
+            interp.tile_launch(op, kernel, checked(twin), values, stream, twin)
         return tuple(Partition(p.tensor.given_back(), p.tile) for p in outs)
 
     # -- host reads ----------------------------------------------------------------------

@@ -127,3 +127,27 @@ def test_ferrox_run_launches_the_twin_for_the_examples_ragged_rows(fake):
     result = run_host_program(load_program(EXAMPLE), GpuBackend(), out=None)
     assert result.checks and result.ok, [c.line() for c in result.checks]
     assert [launch[0] for launch in fake.launches] == ["matmul_bf16__portable"]
+
+
+def test_ferrox_run_reports_a_refused_twin_at_the_launch(fake, monkeypatch):
+    """A device that fits the example's TMA kernel but not its twin: `ferrox run`'s host program
+    gets a located error naming the twin and the figures, not a traceback; nothing runs."""
+    from ferrox.diagnostics import DiagnosticError
+    from ferrox.driver.host_runner import run_host_program
+    from ferrox.driver.host_runner.gpu import GpuBackend
+    from ferrox.driver.runtime import device
+    from ferrox.run_api import load_program
+
+    art = ferrox.compile(EXAMPLE.read_text(), chip="sm_90")
+    need = art["matmul_bf16"].contract.shared_bytes
+    twin_need = art["matmul_bf16__portable"].contract.shared_bytes
+    assert need < twin_need
+    small = dataclasses.replace(fake_gpu.H200, max_shared_per_block_optin=need)
+    monkeypatch.setattr(device, "_limits", {0: small})
+    with pytest.raises(DiagnosticError) as info:
+        run_host_program(load_program(EXAMPLE), GpuBackend(), out=None)
+    assert (
+        f"cannot launch @matmul_bf16__portable: dynamic shared memory is {twin_need} bytes, "
+        f"but Fake H200 allows at most {need} per block"
+    ) in str(info.value)
+    assert fake.launches == []
