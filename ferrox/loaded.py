@@ -247,7 +247,12 @@ def _exact(config: Any) -> bool:
     return True
 
 
+_BUFFERS = "ferrox.driver.runtime.buffers"
+
+
 def _on_cuda(obj: Any) -> bool:
+    if type(obj).__module__ == _BUFFERS:  # ferrox's own device memory (bf16 has no CAI)
+        return True
     if hasattr(obj, "__cuda_array_interface__"):
         return True
     device = getattr(obj, "__dlpack_device__", None)
@@ -408,16 +413,20 @@ class GpuDevice:
 
     def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """`checked_call`, or, when no TMA map can describe the tensors (`NoTensorMap`) and the
-        tile kernel has a portable twin (`TileLaunch.portable`), the twin's checked launch."""
+        tile kernel has a portable twin (`TileLaunch.portable`), the twin's checked launch.
+        The twin's `Relaunch` is handed back (for `Launch` to repeat it on the same signature
+        key) only when a shape ruled TMA out: an address alone did not rule it out for the next
+        arguments with those shapes, which go through TMA again where they can."""
         try:
             return self.checked_call(artifact, grid, block, shared_bytes, args, stream)
         except NoTensorMap as e:
             twin = self.portable(artifact)
             if twin is None:
                 raise
-            why = str(e)
+            why, by_address = str(e), e.by_address
         try:
-            return self.checked_call(twin, grid, block, shared_bytes, args, stream)
+            relaunch = self.checked_call(twin, grid, block, shared_bytes, args, stream)
+            return None if by_address else relaunch
         except LaunchError as e:  # say which kernel was refused, and why that one
             raise LaunchError(
                 e.kernel,

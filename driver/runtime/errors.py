@@ -40,7 +40,15 @@ class ArgumentError(TypeError):
 class NoTensorMap(ArgumentError):
     """An argument no TMA tensor map can describe (its rows not a multiple of 16 bytes, its
     address not 16-byte aligned, an empty or huge side): a tile kernel with a portable twin
-    (`TileLaunch.portable`) launches the twin instead; any other kernel refuses the launch."""
+    (`TileLaunch.portable`) launches the twin instead; any other kernel refuses the launch.
+
+    `by_address`: the reason is the address alone, which a launch's signature key leaves out
+    (`driver/checker/signature.py`), so a relaunch with the same shapes may well fit TMA: the
+    twin's launch is then not remembered for them."""
+
+    def __init__(self, message: str, *, by_address: bool = False):
+        super().__init__(message)
+        self.by_address = by_address
 
 
 class InternalError(RuntimeError):

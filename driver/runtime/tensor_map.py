@@ -93,7 +93,8 @@ def check_bounds(m: TensorMap, param: Param, address: int, length: int, rows: in
         )
     if address % 16:
         raise NoTensorMap(
-            f"{where}: a TMA tensor map needs a 16-byte aligned address, got {address:#x}"
+            f"{where}: a TMA tensor map needs a 16-byte aligned address, got {address:#x}",
+            by_address=True,
         )
 
 

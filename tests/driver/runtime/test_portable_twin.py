@@ -113,6 +113,47 @@ def test_the_twin_is_checked_in_full_before_it_runs(fake, monkeypatch):
     assert [launch[0] for launch in fake.launches] == ["mm"] and (c == 64).all()
 
 
+def test_a_misaligned_address_sends_only_its_own_launch_to_the_twin(fake):
+    """The address is not in a launch's signature key: after a launch on a slice 2 bytes into
+    its storage (the twin runs), one with the same shapes on an aligned array goes through TMA
+    again, and a repeat of the misaligned one runs the twin again. Rows that are no multiple of
+    16 bytes are a fact of the shapes: their twin launch is repeated from the memo."""
+    from ferrox.driver.runtime.buffers import DeviceArray
+
+    rng = np.random.default_rng()
+    m, k, n = 130, 64, 72
+    a = ferrox.to_bf16(rng.uniform(-1, 1, (m, k)))
+    b = ferrox.to_bf16(rng.uniform(-1, 1, (k, n)))
+    bits = np.asarray(a).reshape(-1)  # the bf16 bits, uint16
+    storage = DeviceArray.from_numpy(np.concatenate([bits[:1], bits]), element="bf16")
+    shifted = DeviceArray(storage.ptr + 2, (m, k), "bf16", owner=storage)
+    aligned = DeviceArray.from_numpy(np.asarray(a), element="bf16")
+    y = DeviceArray.from_numpy(np.asarray(b), element="bf16")
+    kernel = ferrox.load(KERNEL, device="gpu")["mm"]
+    for x in (shifted, aligned, shifted, aligned):
+        c = DeviceArray.from_numpy(np.full((m, n), np.nan, np.float32))
+        kernel(c, x, y)
+        assert not kernel[None, None]._kept  # a TMA kernel is checked in full, so is this twin
+        got = c.copy_to_host()
+        assert not np.isnan(got).any()
+        assert within_f32_sum_bound(got, a.float32(), b.float32())
+    assert [launch[0] for launch in fake.launches] == [
+        "mm__portable",
+        "mm",
+        "mm__portable",
+        "mm",
+    ]
+
+    short = DeviceArray.from_numpy(np.asarray(ferrox.to_bf16(np.ones((m, 100)))), element="bf16")
+    tall = DeviceArray.from_numpy(np.asarray(ferrox.to_bf16(np.ones((100, n)))), element="bf16")
+    for _ in range(2):
+        c = DeviceArray.from_numpy(np.full((m, n), np.nan, np.float32))
+        kernel(c, short, tall)
+        assert (c.copy_to_host() == 100).all()
+    assert [launch[0] for launch in fake.launches][4:] == ["mm__portable"] * 2
+    assert len(kernel[None, None]._kept) == 1  # 200-byte rows: the twin's launch is repeated
+
+
 def test_no_tensor_map_is_an_argument_error():
     assert issubclass(NoTensorMap, ArgumentError)
 
