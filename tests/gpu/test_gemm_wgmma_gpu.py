@@ -75,3 +75,28 @@ def test_a_misaligned_slice_runs_the_portable_twin(torch):
     got = c.cpu().numpy()
     assert not np.isnan(got).any()
     assert within_f32_sum_bound(got, a.float().cpu().numpy(), b.float().cpu().numpy())
+
+
+def test_only_the_misaligned_launch_takes_the_twin():
+    """bf16 DeviceArrays: a slice 2 bytes into its storage runs the twin, an aligned array of
+    the same shapes after it runs the TMA kernel (nothing of the twin's launch remembered for
+    those shapes), each matching NumPy with its output poisoned."""
+    from ferrox.driver.runtime.buffers import DeviceArray
+
+    rng = np.random.default_rng()
+    m, k, n = 130, 64, 72
+    a = ferrox.to_bf16(rng.uniform(-1, 1, (m, k)))
+    b = ferrox.to_bf16(rng.uniform(-1, 1, (k, n)))
+    bits = np.asarray(a).reshape(-1)
+    storage = DeviceArray.from_numpy(np.concatenate([bits[:1], bits]), element="bf16")
+    shifted = DeviceArray(storage.ptr + 2, (m, k), "bf16", owner=storage)
+    aligned = DeviceArray.from_numpy(np.asarray(a), element="bf16")
+    y = DeviceArray.from_numpy(np.asarray(b), element="bf16")
+    kernel = ferrox.load(matmul(128, 128, 64, el="bf16"), device="gpu")["mm"]
+    for x in (shifted, aligned, shifted, aligned):
+        c = DeviceArray.from_numpy(np.full((m, n), np.nan, np.float32))
+        kernel(c, x, y)
+        got = c.copy_to_host()
+        assert not np.isnan(got).any()
+        assert within_f32_sum_bound(got, a.float32(), b.float32())
+        assert not kernel[None, None]._kept
