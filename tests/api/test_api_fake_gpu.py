@@ -10,6 +10,7 @@ from pathlib import Path
 import fake_gpu
 import numpy as np
 import pytest
+from tile_gemm import matmul
 
 import ferrox
 from ferrox.driver.runtime.buffers import DeviceArray
@@ -124,3 +125,19 @@ def test_two_kernels_with_one_image_keep_their_own_parameter_types(fake):
     out_f = np.full(100, np.nan, np.float32)
     ferrox.load(as_float, device="gpu")["copy"][4, 32](floats, out_f)
     np.testing.assert_array_equal(out_f, floats)
+
+
+def test_a_bf16_device_array_is_device_memory_to_a_cpu_module(fake):
+    """bf16 has no `__cuda_array_interface__`: a bf16 DeviceArray is still known as device
+    memory, and a module on the CPU interpreter refuses it as such."""
+    k = ferrox.load(matmul(32, 32, 16), device="cpu")["mm"]
+    on_gpu = DeviceArray.from_numpy(np.asarray(ferrox.to_bf16(np.ones((64, 64)))), element="bf16")
+    out = np.full((64, 64), np.nan, np.float32)
+    with pytest.raises(ferrox.LaunchError) as info:
+        k(out, on_gpu, on_gpu)
+    assert info.value.problems == [
+        f"%{name} (argument #{i}) of @mm is a DeviceArray on a CUDA device, but this "
+        "module runs on the CPU interpreter: pass a host array, or load it with device='gpu'"
+        for i, name in ((1, "a"), (2, "b"))
+    ]
+    assert fake.launches == [] and np.isnan(out).all()
