@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tile_gemm import matmul, within_f32_sum_bound
+from tile_gemm import matmul, misaligned_operands, within_f32_sum_bound
 
 import ferrox
 
@@ -83,15 +83,8 @@ def test_only_the_misaligned_launch_takes_the_twin():
     those shapes), each matching NumPy with its output poisoned."""
     from ferrox.driver.runtime.buffers import DeviceArray
 
-    rng = np.random.default_rng()
     m, k, n = 130, 64, 72
-    a = ferrox.to_bf16(rng.uniform(-1, 1, (m, k)))
-    b = ferrox.to_bf16(rng.uniform(-1, 1, (k, n)))
-    bits = np.asarray(a).reshape(-1)
-    storage = DeviceArray.from_numpy(np.concatenate([bits[:1], bits]), element="bf16")
-    shifted = DeviceArray(storage.ptr + 2, (m, k), "bf16", owner=storage)
-    aligned = DeviceArray.from_numpy(np.asarray(a), element="bf16")
-    y = DeviceArray.from_numpy(np.asarray(b), element="bf16")
+    a, b, shifted, aligned, y = misaligned_operands(m, k, n)
     kernel = ferrox.load(matmul(128, 128, 64, el="bf16"), device="gpu")["mm"]
     for x in (shifted, aligned, shifted, aligned):
         c = DeviceArray.from_numpy(np.full((m, n), np.nan, np.float32))

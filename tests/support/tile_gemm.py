@@ -44,3 +44,20 @@ def within_f32_sum_bound(got: np.ndarray, x: np.ndarray, y: np.ndarray) -> bool:
     exact = x.astype(np.float64) @ y.astype(np.float64)
     bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
     return bool((np.abs(got - exact) <= bound).all())
+
+
+def misaligned_operands(m: int, k: int, n: int):
+    """Random bf16 operands on the (fake or real) GPU for the twin's address rule: `a` and `b`
+    on the host (`Bf16Bits`), then `a` twice on the device, once 2 bytes into its storage (no
+    TMA map can take that address) and once aligned, and `b` on the device."""
+    from ferrox.driver.interpreter.bf16 import to_bf16
+    from ferrox.driver.runtime.buffers import DeviceArray
+
+    rng = np.random.default_rng()
+    a = to_bf16(rng.uniform(-1, 1, (m, k)))
+    b = to_bf16(rng.uniform(-1, 1, (k, n)))
+    bits = np.asarray(a).reshape(-1)  # the bf16 bits, uint16
+    storage = DeviceArray.from_numpy(np.concatenate([bits[:1], bits]), element="bf16")
+    shifted = DeviceArray(storage.ptr + 2, (m, k), "bf16", owner=storage)
+    aligned = DeviceArray.from_numpy(np.asarray(a), element="bf16")
+    return a, b, shifted, aligned, DeviceArray.from_numpy(np.asarray(b), element="bf16")

@@ -13,7 +13,7 @@ from pathlib import Path
 import fake_gpu
 import numpy as np
 import pytest
-from tile_gemm import matmul, within_f32_sum_bound
+from tile_gemm import matmul, misaligned_operands, within_f32_sum_bound
 
 import ferrox
 from ferrox.driver.runtime.errors import ArgumentError, NoTensorMap
@@ -120,15 +120,8 @@ def test_a_misaligned_address_sends_only_its_own_launch_to_the_twin(fake):
     16 bytes are a fact of the shapes: their twin launch is repeated from the memo."""
     from ferrox.driver.runtime.buffers import DeviceArray
 
-    rng = np.random.default_rng()
     m, k, n = 130, 64, 72
-    a = ferrox.to_bf16(rng.uniform(-1, 1, (m, k)))
-    b = ferrox.to_bf16(rng.uniform(-1, 1, (k, n)))
-    bits = np.asarray(a).reshape(-1)  # the bf16 bits, uint16
-    storage = DeviceArray.from_numpy(np.concatenate([bits[:1], bits]), element="bf16")
-    shifted = DeviceArray(storage.ptr + 2, (m, k), "bf16", owner=storage)
-    aligned = DeviceArray.from_numpy(np.asarray(a), element="bf16")
-    y = DeviceArray.from_numpy(np.asarray(b), element="bf16")
+    a, b, shifted, aligned, y = misaligned_operands(m, k, n)
     kernel = ferrox.load(KERNEL, device="gpu")["mm"]
     for x in (shifted, aligned, shifted, aligned):
         c = DeviceArray.from_numpy(np.full((m, n), np.nan, np.float32))
