@@ -43,10 +43,23 @@ def _operands(torch, m: int, n: int, k: int, dtype, seed: int):
     return a, b
 
 
-VARIANTS = {"4 stages, one block an SM": {"TWO_BLOCKS_ACCUMULATORS": 0}}
-"""Experiments beside the lowering's own choice, for 128 x 128 x 64: the stages as they were
-before 2026-12-05 (as many as fit 200 KiB: 4, one block an SM; the lowering now takes 2, so that
-two blocks fit an SM), compiled without the cache."""
+VARIANTS: dict[str, tuple[tuple[int, int, int], dict]] = {
+    "4 stages, one block an SM": ((128, 128, 64), {"TWO_BLOCKS_ACCUMULATORS": 0}),
+    "tma-only fence": ((128, 128, 64), {"TMA_ONLY_FENCE": True}),
+    "tma-only fence ": ((128, 256, 64), {"TMA_ONLY_FENCE": True}),
+    "tma-only fence  ": ((256, 128, 64), {"TMA_ONLY_FENCE": True}),
+    "wait 0, 3 loads ahead": ((128, 256, 64), {"PENDING": 0}),
+    "wait 0, 3 loads ahead ": ((256, 128, 64), {"PENDING": 0}),
+    "wait 0, tma-only fence": ((128, 256, 64), {"PENDING": 0, "TMA_ONLY_FENCE": True}),
+}
+"""Experiments beside the lowering's own choice (name: tiles and `gemm_wgmma` constants, a
+trailing space telling names with other tiles apart), compiled without the cache:
+- 128 x 128 x 64 with the stages as they were before 2026-12-05 (as many as fit 200 KiB: 4, one
+  block an SM; the lowering now takes 2, so that two blocks fit an SM);
+- the main loop's fence without its proxy fence (`simt.wgmma_fence {tma_only}`: only TMA writes
+  the stages), 2026-12-05;
+- a wait for every group at the end of each K step (`PENDING = 0`): the tensor pipe drains each
+  step, but a stage is free one step sooner, so loads run 3 steps ahead instead of 2."""
 
 
 def _variant(tiles, element: str, settings: dict):
@@ -80,11 +93,9 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
             art = ferrox.compile(kernel_text(*tiles, element))
             arts[tiles] = art
             (out_dir / f"tile_wgmma_{'x'.join(map(str, tiles))}_{element}.ptx").write_text(art.ptx)
-        extra = {v: _variant((128, 128, 64), element, b) for v, b in VARIANTS.items()}
-        for v, art in extra.items():
-            (
-                out_dir / f"tile_wgmma_128x128x64_{v.split(',')[0].replace(' ', '_')}_{element}.ptx"
-            ).write_text(art.ptx)
+        extra = {v: _variant(t, element, b) for v, (t, b) in VARIANTS.items()}
+        for u, art in enumerate(extra.values()):
+            (out_dir / f"tile_wgmma_variant{u}_{element}.ptx").write_text(art.ptx)
         for size in sizes:
             m = n = k = size
             a, b = _operands(torch, m, n, k, dtype, size)
@@ -94,7 +105,8 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
             peer_ms = bench(lambda a=a, b=b: a @ b)
             runs = [(tiles, art, f"matmul_{element}", "") for tiles, art in arts.items()]
             runs.append((TILES[-1], arts[TILES[-1]], f"matmul_{element}__portable", ""))
-            runs += [((128, 128, 64), art, f"matmul_{element}", v) for v, art in extra.items()]
+            name = f"matmul_{element}"
+            runs += [(VARIANTS[v][0], art, name, v.strip()) for v, art in extra.items()]
             for tiles, art, name, variant in runs:
                 row = {"element": element, "tiles": list(tiles), "kernel": name, "size": size,
                        "variant": variant,
@@ -117,15 +129,21 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
 
 
 def small() -> int:
-    """Checked small runs for compute-sanitizer: the 128 x 128 wgmma kernel (300 x 264 x 200)
-    and the example's tiles on 200-byte rows (its portable twin)."""
+    """Checked small runs for compute-sanitizer: the 128 x 128 and 128 x 256 wgmma kernels
+    (300 x 264 x 200, 300 x 280 x 200) and the example's tiles on 200-byte rows (its portable
+    twin)."""
     import numpy as np
     import torch
 
     import ferrox
 
     worst = 0.0
-    for tiles, (m, n, k) in (((128, 128, 64), (300, 264, 200)), ((128, 256, 64), (300, 150, 100))):
+    cases = (
+        ((128, 128, 64), (300, 264, 200)),
+        ((128, 256, 64), (300, 280, 200)),  # 4 stages, the epilogue's slabs cut on warpgroups
+        ((128, 256, 64), (300, 150, 100)),
+    )
+    for tiles, (m, n, k) in cases:
         kernel = ferrox.load(kernel_text(*tiles), device="gpu")["matmul_bf16"]
         a, b = _operands(torch, m, n, k, torch.bfloat16, 7)
         c = torch.full((m, n), float("nan"), device="cuda")

@@ -108,6 +108,9 @@ PITCH_PAD = 8
 DEFAULT_WIDTH = 4
 """The f32 chunk a store takes by default (16 bytes)."""
 PENDING = 1
+TMA_ONLY_FENCE = False
+"""Whether the loop's fences leave out the proxy fence (`simt.wgmma_fence {tma_only}`): only TMA
+writes the stages. An experiment (benchmarks/tile_wgmma.py) until measured."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,8 @@ class Plan:
     wm: int
     wn: int
     stages: int
+    split: int = 0
+    """Lane bits of the wgmma layout that also cut the epilogue's slabs (`slab_rows`)."""
 
     @property
     def threads(self) -> int:
@@ -153,30 +158,48 @@ def plan(g, chip: str) -> Plan | None:
     wm, wn = (2, 1) if m >= 128 else (1, 2) if n >= 128 else (1, 1)
     if m * n // (WARPGROUP * wm * wn) > MAX_ACCUMULATORS:
         return None
-    shape = Plan(m, n, k, wm, wn, 0)
-    # The epilogue's staging array (`Wgmma.epilogue`) comes on top of the stages.
-    staging = 4 * slab_rows(shape, DEFAULT_WIDTH)[0] * (n + PITCH_PAD)
-    budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
     stage_bytes = 2 * k * (m + n)
-    stages = min(MAX_STAGES, budget // stage_bytes)
+    # The epilogue's staging array (`Wgmma.epilogue`) comes on top of the stages: slabs cut on
+    # lane bits too where that leaves room for more stages.
+    options = len(_lane_cuts(Plan(m, n, k, wm, wn, 0), DEFAULT_WIDTH))
+    best = (0, 0, 0)  # (stages, -split, staging bytes)
+    for split in range(options + 1):
+        shape = Plan(m, n, k, wm, wn, 0, split)
+        staging = 4 * slab_rows(shape, DEFAULT_WIDTH)[0] * (n + PITCH_PAD)
+        budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
+        best = max(best, (min(MAX_STAGES, budget // stage_bytes), -split, staging))
+    stages, split, staging = best[0], -best[1], best[2]
     if stages < 2:
         return None
     if m * n // shape.threads <= TWO_BLOCKS_ACCUMULATORS:  # registers for two blocks an SM
         fewer = (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes
         if fewer >= 2:
             stages = min(stages, fewer)
-    return Plan(m, n, k, wm, wn, stages)
+    return Plan(m, n, k, wm, wn, stages, split)
+
+
+def _lane_cuts(p: Plan, width: int) -> list[int]:
+    """Row bits that are warp bits of the wgmma layout (the warpgroup's bits, then the warp's
+    in its warpgroup, highest first) and register bits of the store's chunked layout: a slab cut
+    on one is written by the warps that hold it and read by every thread."""
+    src = layout(p)
+    dst = chunked((p.m, p.n), p.threads, width)
+    ln = log2(p.n)
+    warp_bits = src.lanes[5:]  # thread bits 5 and up name the warp
+    return [b for b in reversed(warp_bits) if b is not None and b >= ln and b in dst.regs]
 
 
 def slab_rows(p: Plan, width: int) -> tuple[int, list[int], Layout]:
     """(rows per slab, the slab bits, the target layout) of the epilogue: the target is the
     chunked layout of `width`-element chunks a store takes; the slab bits are the row bits that
     are register bits in both it and the wgmma layout, so that each slab is a static set of
-    registers on both sides."""
+    registers on both sides, and `p.split` of `_lane_cuts`, where a slab is written by the warps
+    that hold its rows (a static set of their registers) and read as the others."""
     src = layout(p)
     dst = chunked((p.m, p.n), p.threads, width)
     ln = log2(p.n)
-    bits = sorted(b for b in src.regs if b is not None and b >= ln and b in dst.regs)
+    bits = [b for b in src.regs if b is not None and b >= ln and b in dst.regs]
+    bits = sorted(bits + _lane_cuts(p, width)[: p.split])
     return p.m >> len(bits), bits, dst
 
 
@@ -367,14 +390,33 @@ class Wgmma:
             e = lay.static_element(r)
             return ctx.add(bases[id(lay)], _compress(e >> ln, drop) * pitch + (e & (p.n - 1)))
 
+        # The slab bits that are thread bits of the wgmma layout: this thread writes a slab
+        # only when its own bits there are the slab's (`_lane_cuts`).
+        own = [q for q, b in enumerate(bits) if b in src.lanes]
+        row = ctx.coords(src, 0)[0] if own else None  # register 0 holds the lane part alone
+
+        def mine_to_write(s: int) -> SSAValue | None:
+            if row is None:
+                return None
+            conds = []
+            for q in own:
+                bit = 1 << (bits[q] - ln)
+                got = ctx(arith.AndIOp(row, ctx.index(bit)))
+                conds.append(ctx.cmp("eq", got, bit if (s >> q) & 1 else 0))
+            return ctx.all_of(conds)
+
+        lane_mask = sum(1 << q for q in own)
         for s in range(1 << len(bits)):
             if s:
                 ctx.sync()  # every thread has read the previous slab
 
             def put(s=s) -> list[SSAValue]:
-                for r in range(src.num_regs):
-                    if slab_of(src.static_element(r)) == s:
-                        ctx.emit(simt.SharedStoreOp(regs[r], stage, [place(src, r)]))
+                def write() -> None:
+                    for r in range(src.num_regs):
+                        if slab_of(src.static_element(r)) == s & ~lane_mask:
+                            ctx.emit(simt.SharedStoreOp(regs[r], stage, [place(src, r)]))
+
+                ctx.when(mine_to_write(s), write)
                 return []
 
             ctx.unsafe(put)
@@ -429,7 +471,7 @@ class Wgmma:
         def body() -> list[SSAValue]:
             self.loads([(ahead, (st + d) % s_count, issue)])
             ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
-            ctx.emit(simt.WgmmaFenceOp())
+            ctx.emit(simt.WgmmaFenceOp(tma_only=TMA_ONLY_FENCE))
             chain = p.nw // 2
             out = list(acc)
             for ks in range(p.k // 16):

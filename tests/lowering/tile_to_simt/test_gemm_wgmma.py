@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tile_gemm import matmul
+from xdsl.dialects.builtin import f32
 
 import ferrox
 from ferrox.dialects import simt
@@ -44,6 +45,20 @@ def test_two_chains_a_warpgroup_and_the_slab_epilogue_fit_shared_memory():
     assert len(wgmmas) == 4 * 4 * 2  # stages x k16 steps x chains
     assert kernel.contract.block_xyz == (256, 1, 1)
     assert kernel.contract.shared_bytes.data <= 227 * 1024
+
+
+def test_a_128_by_256_tile_gets_4_stages_by_cutting_the_epilogue_on_the_warpgroup():
+    module = lower_text(matmul(128, 256, 64, chip="sm_90a"))
+    kernel = simt_kernel(module, "mm")
+    wgmmas = [op for op in kernel.walk() if isinstance(op, simt.WgmmaOp)]
+    assert len(wgmmas) == 4 * 4  # stages x k16 steps, one m64n256 chain a warpgroup
+    assert kernel.contract.shared_bytes.data <= 227 * 1024
+    staging = [  # the epilogue's f32 array: slabs of 32 rows, not 64
+        op.result.type.num_elements
+        for op in kernel.walk()
+        if isinstance(op, simt.SharedAllocOp) and op.result.type.element_type == f32
+    ]
+    assert staging == [32 * (256 + 8)]
 
 
 @pytest.mark.parametrize(
@@ -107,6 +122,7 @@ def _data(rng, shape, el):
         ("f16", (64, 128, 64), (60, 130, 70), False),
         ("bf16", (128, 64, 128), (130, 70, 300), False),
         ("f16", (64, 64, 64), (64, 64, 256), True),
+        ("bf16", (128, 256, 64), (140, 270, 130), False),  # slabs cut on the warpgroup bit
     ],
 )
 def test_interpreter_matches_numpy(interpreter, el, tile, mnk, part):
