@@ -45,6 +45,7 @@ def _operands(torch, m: int, n: int, k: int, dtype, seed: int):
 
 VARIANTS: dict[str, tuple[tuple[int, int, int], dict]] = {
     "4 stages, one block an SM": ((128, 128, 64), {"TWO_BLOCKS_ACCUMULATORS": 0}),
+    "3 stages, 64-row slabs": ((128, 256, 64), {"MAX_STAGES": 3}),
     "tma-only fence": ((128, 128, 64), {"TMA_ONLY_FENCE": True}),
     "tma-only fence ": ((128, 256, 64), {"TMA_ONLY_FENCE": True}),
     "tma-only fence  ": ((256, 128, 64), {"TMA_ONLY_FENCE": True}),
@@ -56,6 +57,9 @@ VARIANTS: dict[str, tuple[tuple[int, int, int], dict]] = {
 trailing space telling names with other tiles apart), compiled without the cache:
 - 128 x 128 x 64 with the stages as they were before 2026-12-05 (as many as fit 200 KiB: 4, one
   block an SM; the lowering now takes 2, so that two blocks fit an SM);
+- 128 x 256 x 64 as it was before 2026-12-05's second session: 3 stages (loads 1 step ahead)
+  beside a staging array of 64-row slabs; the lowering now cuts the slabs on the warpgroup bit
+  too (32 rows), which leaves room for 4;
 - the main loop's fence without its proxy fence (`simt.wgmma_fence {tma_only}`: only TMA writes
   the stages), 2026-12-05;
 - a wait for every group at the end of each K step (`PENDING = 0`): the tensor pipe drains each
