@@ -6,6 +6,7 @@ twin (`@matmul_bf16__portable`, mma.sync), run directly. FLOP count 2 m n k.
 
     python -m benchmarks.tile_wgmma            # timing at 4096^3 and 8192^3, $OUT/tile_wgmma.json
     python -m benchmarks.tile_wgmma --small    # one small checked run (for compute-sanitizer)
+    python -m benchmarks.tile_wgmma --ab 5     # AB_CONFIGS in 5 interleaved rounds, medians
 
 Each kernel's result is checked against an f32 product of the same operands (relative error);
 `$OUT/tile_wgmma_<tiles>_<type>.ptx` is its PTX (for `ptxas -v`).
@@ -80,6 +81,67 @@ def _variant(tiles, element: str, settings: dict):
     finally:
         for name, value in saved.items():
             setattr(gemm_wgmma, name, value)
+
+
+AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
+    ("default", (128, 256, 64), {}),
+    ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
+    ("tma-only fence", (128, 256, 64), {"TMA_ONLY_FENCE": True}),
+    ("3 stages, tma-only fence", (128, 256, 64), {"MAX_STAGES": 3, "TMA_ONLY_FENCE": True}),
+    ("default", (256, 128, 64), {}),
+    ("tma-only fence", (256, 128, 64), {"TMA_ONLY_FENCE": True}),
+    ("default", (128, 128, 64), {}),
+    ("tma-only fence", (128, 128, 64), {"TMA_ONLY_FENCE": True}),
+)
+"""The A/B runs of `ab`: a single run of each kernel beside cuBLAS moved by a few points from
+one run to the next (2026-12-05, H100), so the configurations take turns, round by round, each
+round against its own cuBLAS time."""
+
+
+def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
+    """Median over `rounds` of each `AB_CONFIGS` kernel's ratio to cuBLAS, the kernels and
+    cuBLAS taking turns (the order rotated each round); each result checked once."""
+    import statistics
+
+    import torch
+
+    from benchmarks.common import bench, launcher
+
+    out: list[dict] = []
+    for element in elements:
+        dtype = torch.bfloat16 if element == "bf16" else torch.float16
+        arts = [_variant(t, element, settings) for _, t, settings in AB_CONFIGS]
+        for size in sizes:
+            a, b = _operands(torch, size, size, size, dtype, size)
+            c = torch.empty(size, size, device="cuda")
+            ref = a.float() @ b.float()
+            flops = 2 * size**3
+            runs = [launcher(art, f"matmul_{element}", [c, a, b]) for art in arts]
+            errors = []
+            for go in runs:
+                c.fill_(float("nan"))
+                go()
+                torch.cuda.synchronize()
+                errors.append(((c - ref).abs().max() / ref.abs().max()).item())
+            ratios: list[list[float]] = [[] for _ in runs]
+            tflops: list[list[float]] = [[] for _ in runs]
+            for r in range(rounds):
+                order = list(range(len(runs)))
+                order = order[r % len(order) :] + order[: r % len(order)]
+                peer = bench(lambda a=a, b=b: a @ b)
+                for i in order:
+                    ms = bench(runs[i])
+                    ratios[i].append(peer / ms)
+                    tflops[i].append(flops / ms / 1e9)
+            for (name, tiles, _), err, rs, ts in zip(AB_CONFIGS, errors, ratios, tflops):
+                row = {"element": element, "size": size, "tiles": list(tiles), "config": name,
+                       "max_rel_err": err, "correct": bool(err <= 1e-4),
+                       "ratio_median": statistics.median(rs), "ratio_min": min(rs),
+                       "ratio_max": max(rs), "tflops_median": statistics.median(ts),
+                       "rounds": rounds}  # fmt: skip
+                out.append(row)
+                print(json.dumps(row), flush=True)
+    return out
 
 
 def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
@@ -165,10 +227,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="4096,8192")
     parser.add_argument("--small", action="store_true")
+    parser.add_argument("--ab", type=int, default=0, metavar="ROUNDS")
     args = parser.parse_args(argv)
     if args.small:
         return small()
-    result = rows(tuple(int(s) for s in args.sizes.split(",")))
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    if args.ab:
+        result = ab(args.ab, sizes)
+        Path(os.environ.get("OUT", "."), "tile_wgmma_ab.json").write_text(json.dumps(result))
+        return 0 if all(r["correct"] for r in result) else 1
+    result = rows(sizes)
     Path(os.environ.get("OUT", "."), "tile_wgmma.json").write_text(json.dumps(result, indent=2))
     return 0
 
