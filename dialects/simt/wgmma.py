@@ -20,11 +20,7 @@ in its registers, asynchronously.
   `64 k + (c ^ 8 (k % 8))`). The tile is the 16 rows (k) from element `j` of each of the `N / 64`
   blocks: `j % 512 == 0`, `L` a multiple of 512 and at least 1024, N a multiple of 64.
 - `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
-  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`). With
-  `{tma_only}` the writer vouches that the tiles the wgmma ops read were written only by TMA
-  loads (the async proxy wgmma reads through, ordered by their barrier wait), so the proxy fence
-  is left out: only `wgmma.fence` (the accumulators' registers) remains. A tile written by this
-  thread's stores behind such a fence may be read stale: shared memory is unsafe code.
+  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
 - `simt.wgmma_commit` closes the warpgroup's group of wgmma ops issued since the last one.
 - `%e.. = simt.wgmma_wait %d.. {pending = 0}`: waits until at most `pending` groups are in
   flight; its results are its operands, now readable.
@@ -54,7 +50,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    UnitAttr,
     f32,
     i64,
 )
@@ -465,12 +460,10 @@ class WgmmaFenceOp(IRDLOperation):
     wgmma ops after it."""
 
     name = "simt.wgmma_fence"
-    tma_only = opt_prop_def(UnitAttr)
     assembly_format = "attr-dict"
-    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, tma_only: bool = False):
-        super().__init__(properties={"tma_only": UnitAttr()} if tma_only else {})
+    def __init__(self):
+        super().__init__()
 
     def verify_(self) -> None:
         check_warpgroups(self)

@@ -216,8 +216,9 @@ class WgmmaToPtx(RewritePattern):
 class WgmmaFenceToPtx(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WgmmaFenceOp, rewriter: PatternRewriter, /) -> None:
-        proxy = "" if op.tma_only else "fence.proxy.async.shared::cta;\n"
-        rewriter.replace(op, _asm(proxy + "wgmma.fence.sync.aligned;", "", []))
+        rewriter.replace(
+            op, _asm("fence.proxy.async.shared::cta;\nwgmma.fence.sync.aligned;", "", [])
+        )
 
 
 class WgmmaCommitToPtx(RewritePattern):

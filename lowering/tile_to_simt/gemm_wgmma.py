@@ -43,7 +43,13 @@ What was settled, and why:
   slabs are split on the row bits that are register bits of both layouts, so each thread writes
   and reads a static set of its registers per slab. A whole-tile exchange (what the generic
   conversion does, `4 m (n + 1)` bytes) would not fit beside the stages of a 256 x 128 or
-  128 x 256 tile; a slab of 64 rows does. Ops after the loop see an ordinary value.
+  128 x 256 tile; a slab of 64 rows does. Where that leaves room for fewer than 4 stages (128 x
+  256: 3, so loads ran 1 step ahead), the slabs are cut on warp bits of the wgmma layout too
+  (`Plan.split`, the warpgroup's bit first): the warps holding a slab's rows write it, every
+  thread reads its chunks. 128 x 256 then takes 4 stages beside 32-row slabs; on the H100
+  (2026-12-05, medians of 5 interleaved rounds) 4096^3 went 0.898 -> 0.918 of cuBLAS in bf16
+  and 0.881 -> 0.904 in f16 (8192^3: 0.932 -> 0.915 and 0.931 -> 0.944, within the rounds'
+  spread). Ops after the loop see an ordinary value.
 - **The chip**: the target reaches the tile lowering as `Config.chip`, from the module's
   `"ferrox.chip"` attribute or the pass option `chip`; `compile` stamps the chip it compiles for
   onto its copy of the module and asks `target_chip` whether sm_90 must become sm_90a (the
@@ -108,9 +114,6 @@ PITCH_PAD = 8
 DEFAULT_WIDTH = 4
 """The f32 chunk a store takes by default (16 bytes)."""
 PENDING = 1
-TMA_ONLY_FENCE = False
-"""Whether the loop's fences leave out the proxy fence (`simt.wgmma_fence {tma_only}`): only TMA
-writes the stages. An experiment (benchmarks/tile_wgmma.py) until measured."""
 
 
 @dataclass(frozen=True)
@@ -471,7 +474,7 @@ class Wgmma:
         def body() -> list[SSAValue]:
             self.loads([(ahead, (st + d) % s_count, issue)])
             ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
-            ctx.emit(simt.WgmmaFenceOp(tma_only=TMA_ONLY_FENCE))
+            ctx.emit(simt.WgmmaFenceOp())
             chain = p.nw // 2
             out = list(acc)
             for ks in range(p.k // 16):
