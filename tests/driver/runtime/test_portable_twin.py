@@ -163,23 +163,29 @@ def test_ferrox_run_launches_the_twin_for_the_examples_ragged_rows(fake):
     assert [launch[0] for launch in fake.launches] == ["matmul_bf16__portable"]
 
 
-def test_ferrox_run_reports_a_refused_twin_at_the_launch(fake, monkeypatch):
-    """A device that fits the example's TMA kernel but not its twin: `ferrox run`'s host program
-    gets a located error naming the twin and the figures, not a traceback; nothing runs."""
+def test_ferrox_run_reports_a_refused_twin_at_the_launch(fake, monkeypatch, tmp_path):
+    """A device that fits the TMA kernel but not its twin, which the example's ragged rows need:
+    `ferrox run`'s host program gets a located error naming the twin and the figures, not a
+    traceback; nothing runs. The example on 128 x 128 tiles, whose TMA kernel needs less shared
+    memory than its twin (its own 128 x 256 tiles need more: 4 stages)."""
     from ferrox.diagnostics import DiagnosticError
     from ferrox.driver.host_runner import run_host_program
     from ferrox.driver.host_runner.gpu import GpuBackend
     from ferrox.driver.runtime import device
     from ferrox.run_api import load_program
 
-    art = ferrox.compile(EXAMPLE.read_text(), chip="sm_90")
+    text = EXAMPLE.read_text().replace("[128, 256]", "[128, 128]").replace("[64, 256]", "[64, 128]")
+    program = tmp_path / "matmul_bf16.mlir"
+    program.write_text(text)
+    art = ferrox.compile(text, chip="sm_90")
     need = art["matmul_bf16"].contract.shared_bytes
     twin_need = art["matmul_bf16__portable"].contract.shared_bytes
     assert need < twin_need
     small = dataclasses.replace(fake_gpu.H200, max_shared_per_block_optin=need)
     monkeypatch.setattr(device, "_limits", {0: small})
     with pytest.raises(DiagnosticError) as info:
-        run_host_program(load_program(EXAMPLE), GpuBackend(), out=None)
+        run_host_program(load_program(program), GpuBackend(), out=None)
+    assert str(info.value).startswith(f"{program}:37:5: error: ")
     assert (
         f"cannot launch @matmul_bf16__portable: dynamic shared memory is {twin_need} bytes, "
         f"but Fake H200 allows at most {need} per block"
