@@ -408,6 +408,8 @@ class GpuDevice:
         """`Kernel.__getitem__`'s launches by (kernel name, grid, block), exact ints only: a
         `k[grid, block](...)` written per call finds the one made before, and its memo."""
         self._passed: dict[tuple, Relaunch] = {}
+        self._unchecked: dict[tuple, Relaunch] = {}
+        """`unsafe_launch`'s repeats, by the same key as `_passed` (`launch_unchecked`)."""
         """Launches the checker passed, by (kernel, grid, block, shared bytes, signature key):
         what launches them again on other addresses (`driver/checker/relaunch.py`)."""
 
@@ -598,14 +600,47 @@ class GpuDevice:
         )
 
     def launch_unchecked(self, artifact, grid, block, shared_bytes, args, stream) -> None:
+        """No checks. A launch whose signature key was launched so before goes to the driver
+        with the parameters packed then and this call's addresses written in (a `Relaunch`
+        with no aliasing pairs), as a checked relaunch does: binding the arguments afresh
+        (DLPack, torch's array interface) costs several times the launch."""
         # No portable twin here: the twin takes its own block, which the caller did not give.
+        found = key = None
+        if _exact(grid) and _exact(block) and None not in (grid, block):
+            found = signature(args)
+            if found is not None:
+                key = (artifact.name, grid, block, shared_bytes, found[0])
+                known = self._unchecked.get(key)
+                if known is not None and known(found[1], stream):
+                    return
         with self.arguments(artifact, args, stream) as bound:
             on = bound.stream
             entry_args = simt_arguments(artifact.tile, bound.args) if artifact.tile else bound.args
             entry = self._entry(artifact, entry_args, bound, on)
-            self.loaded.kernel(artifact.name).launch(
-                grid, block, entry, shared_bytes=shared_bytes, stream=on
+            kernel = self.loaded.kernel(artifact.name)
+            if key is None or bound.after:  # NumPy staged in and out: never repeated
+                kernel.launch(grid, block, entry, shared_bytes=shared_bytes, stream=on)
+                return
+            assert found is not None
+            packed = kernel.pack(entry, stream=on)
+            kernel.launch_packed(grid, block, packed, shared_bytes=shared_bytes, stream=on)
+            given = CheckedLaunch(
+                artifact.name, _dim3(grid), _dim3(block), shared_bytes,
+                tuple(bound.args), tuple(entry_args),
+            )  # fmt: skip
+            device = _torch_device(args)
+            relaunch = relaunch_for(
+                found[0], found[1], artifact, given, kernel, packed, device, aliasing=False
             )
+            if relaunch is not None:
+                if len(self._unchecked) >= 256:
+                    self._unchecked.clear()
+                self._unchecked[key] = relaunch
+
+
+def _dim3(config: int | tuple[int, ...]) -> tuple[int, int, int]:
+    dims = (config,) if isinstance(config, int) else config
+    return (dims + (1, 1, 1))[:3]  # type: ignore[return-value]
 
 
 __all__ = ["CpuDevice", "GpuDevice", "Kernel", "Launch", "LaunchError", "Module"]

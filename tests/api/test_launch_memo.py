@@ -336,3 +336,51 @@ def test_shared_bytes_that_only_equal_an_int_are_checked_in_full(fake, checks):
     )
     k[4, 256](a, b, out, shared_bytes=0.0)  # the checker takes int(0.0), checked in full
     assert checks == ["vecadd"] * 3 and len(fake.launches) == 3
+
+
+@pytest.fixture
+def bindings(monkeypatch):
+    """How many launches bound their arguments afresh (DLPack, array interfaces)."""
+    seen: list[str] = []
+    real = loaded.GpuDevice.arguments
+
+    def counted(self, artifact, args, stream):
+        seen.append(artifact.name)
+        return real(self, artifact, args, stream)
+
+    monkeypatch.setattr(loaded.GpuDevice, "arguments", counted)
+    return seen
+
+
+def test_a_repeated_unsafe_launch_rewrites_only_the_addresses(fake, checks, bindings):
+    """`unsafe_launch` keeps its packed parameters per signature key too: a repeat on other
+    buffers of the same shapes binds nothing and computes on the new buffers; still nothing is
+    checked (grid 1 covers 256 of 1000 elements, which the checker would refuse)."""
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    rng = np.random.default_rng()
+    results = []
+    for _ in range(3):
+        a, b = rng.standard_normal((2, 1000), dtype=np.float32)
+        da, db, dout = device(a), device(b), device(np.full(1000, np.nan, np.float32))
+        k.unsafe_launch(1, 256, da, db, dout)
+        results.append((a, b, dout.copy_to_host()))
+    for a, b, out in results:
+        np.testing.assert_array_equal(out[:256], a[:256] + b[:256])
+        assert np.isnan(out[256:]).all()
+    assert checks == [] and bindings == ["vecadd"] and len(fake.launches) == 3
+
+
+def test_a_repeated_unsafe_launch_compares_no_aliasing_pairs(fake, checks, bindings):
+    """The caller of `unsafe_launch` vouches for aliasing: an output that is also an input is
+    launched on the memo as given (the checked API refuses it)."""
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    rng = np.random.default_rng()
+    a, b = rng.standard_normal((2, 256), dtype=np.float32)
+    da, db, dout = device(a), device(b), device(np.full(256, np.nan, np.float32))
+    k.unsafe_launch(1, 256, da, db, dout)
+    k.unsafe_launch(1, 256, da, db, da)  # a += b, in place
+    np.testing.assert_array_equal(da.copy_to_host(), a + b)
+    np.testing.assert_array_equal(dout.copy_to_host(), a + b)
+    assert checks == [] and bindings == ["vecadd"] and len(fake.launches) == 2
+    with pytest.raises(ferrox.LaunchError):
+        k[1, 256](da, db, da)
