@@ -78,12 +78,9 @@ def _variant(tiles, element: str, settings: dict):
 
 AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("default", (128, 256, 64), {}),
+    ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
+    ("default", (256, 128, 64), {}),
     ("default", (128, 128, 64), {}),
-    ("slabs uncut", (128, 128, 64), {"MAX_SPLIT": 0}),
-    ("default", (64, 256, 64), {}),
-    ("slabs uncut", (64, 256, 64), {"MAX_SPLIT": 0}),
-    ("default", (256, 64, 64), {}),
-    ("slabs uncut", (256, 64, 64), {"MAX_SPLIT": 0}),
 )
 """The A/B runs of `ab`: a single run of each kernel beside cuBLAS moved by a few points from
 one run to the next (2026-12-05, H100), so the configurations take turns, round by round, each

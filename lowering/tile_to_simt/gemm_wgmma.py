@@ -109,9 +109,6 @@ too (less the 1 KiB the system keeps a block), at least 2: one block's epilogue 
 fill overlap the other's main loop. On the H200 (2026-12-05) 128 x 128 x 64 went from 4 stages
 and one block an SM to 2 stages and two: 0.72 -> 0.79 of cuBLAS at 4096^3 bf16, 0.80 -> 0.89
 at 8192^3 (f16 0.77 -> 0.84, 0.81 -> 0.90)."""
-MAX_SPLIT = 3
-"""At most this many warp bits cut the epilogue's slabs (`Plan.split`); 0 (a benchmark variant)
-keeps the slabs as they were before 2026-12-05's third session."""
 PITCH_PAD = 8
 """f32 padding of a staging row: a warp's fragment rows land in distinct banks."""
 DEFAULT_WIDTH = 4
@@ -166,24 +163,21 @@ def plan(g, chip: str) -> Plan | None:
         return None
     stage_bytes = 2 * k * (m + n)
     # The epilogue's staging array (`Wgmma.epilogue`) comes on top of the stages: slabs cut on
-    # lane bits too where that leaves room for more stages; where two blocks fit an SM's
-    # registers, the stages that let two fit its shared memory too, if at least 2.
-    two_blocks = m * n // (WARPGROUP * wm * wn) <= TWO_BLOCKS_ACCUMULATORS
-    options = min(MAX_SPLIT, len(_lane_cuts(Plan(m, n, k, wm, wn, 0), DEFAULT_WIDTH)))
-    one: tuple[int, int] = (0, 0)  # (stages, -split) with one block an SM
-    two: tuple[int, int] = (0, 0)  # the same with two
+    # lane bits too where that leaves room for more stages.
+    options = len(_lane_cuts(Plan(m, n, k, wm, wn, 0), DEFAULT_WIDTH))
+    best = (0, 0, 0)  # (stages, -split, staging bytes)
     for split in range(options + 1):
-        staging = 4 * slab_rows(Plan(m, n, k, wm, wn, 0, split), DEFAULT_WIDTH)[0] * (n + PITCH_PAD)
+        shape = Plan(m, n, k, wm, wn, 0, split)
+        staging = 4 * slab_rows(shape, DEFAULT_WIDTH)[0] * (n + PITCH_PAD)
         budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
-        most = min(MAX_STAGES, budget // stage_bytes)
-        one = max(one, (most, -split))
-        if two_blocks:
-            fewer = min(most, (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes)
-            two = max(two, (fewer, -split))
-    stages, split = two if two[0] >= 2 else one
+        best = max(best, (min(MAX_STAGES, budget // stage_bytes), -split, staging))
+    stages, split, staging = best[0], -best[1], best[2]
     if stages < 2:
         return None
-    split = -split
+    if m * n // shape.threads <= TWO_BLOCKS_ACCUMULATORS:  # registers for two blocks an SM
+        fewer = (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes
+        if fewer >= 2:
+            stages = min(stages, fewer)
     return Plan(m, n, k, wm, wn, stages, split)
 
 
