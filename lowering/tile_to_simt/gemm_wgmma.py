@@ -44,9 +44,9 @@ What was settled, and why:
   and reads a static set of its registers per slab. A whole-tile exchange (what the generic
   conversion does, `4 m (n + 1)` bytes) would not fit beside the stages of a 256 x 128 or
   128 x 256 tile; a slab of 64 rows does. Where that leaves room for fewer than 4 stages (128 x
-  256: 3, so loads ran 1 step ahead), the slabs are cut on warp bits of the wgmma layout too
-  (`Plan.split`, the warpgroup's bit first): the warps holding a slab's rows write it, every
-  thread reads its chunks. 128 x 256 then takes 4 stages beside 32-row slabs; on the H100
+  256: 3, so loads ran 1 step ahead), the slabs are cut on the warpgroup bit of the wgmma
+  layout too (`Plan.split`): the warpgroup holding a slab's rows writes it, every thread reads
+  its chunks. 128 x 256 then takes 4 stages beside 32-row slabs; on the H100
   (2026-12-05, medians of 5 interleaved rounds) 4096^3 went 0.898 -> 0.918 of cuBLAS in bf16
   and 0.881 -> 0.904 in f16 (8192^3: 0.932 -> 0.915 and 0.931 -> 0.944, within the rounds'
   spread). Ops after the loop see an ordinary value.
@@ -182,22 +182,24 @@ def plan(g, chip: str) -> Plan | None:
 
 
 def _lane_cuts(p: Plan, width: int) -> list[int]:
-    """Row bits that are warp bits of the wgmma layout (the warpgroup's bits, then the warp's
-    in its warpgroup, highest first) and register bits of the store's chunked layout: a slab cut
-    on one is written by the warps that hold it and read by every thread."""
+    """Row bits that are warpgroup bits of the wgmma layout (highest first) and register bits
+    of the store's chunked layout: a slab cut on one is written by the warpgroup that holds it
+    and read by every thread. Not the bits of a warp within its warpgroup: on 2026-12-05 (H100)
+    cutting 128 x 128 slabs on two of them (16 rows, 3 stages) took the kernel from 105 to 130
+    registers, too many for two blocks an SM, and from 0.72-0.84 of cuBLAS to 0.59-0.66."""
     src = layout(p)
     dst = chunked((p.m, p.n), p.threads, width)
     ln = log2(p.n)
-    warp_bits = src.lanes[5:]  # thread bits 5 and up name the warp
-    return [b for b in reversed(warp_bits) if b is not None and b >= ln and b in dst.regs]
+    group_bits = src.lanes[log2(WARPGROUP) :]  # thread bits 7 and up name the warpgroup
+    return [b for b in reversed(group_bits) if b is not None and b >= ln and b in dst.regs]
 
 
 def slab_rows(p: Plan, width: int) -> tuple[int, list[int], Layout]:
     """(rows per slab, the slab bits, the target layout) of the epilogue: the target is the
     chunked layout of `width`-element chunks a store takes; the slab bits are the row bits that
     are register bits in both it and the wgmma layout, so that each slab is a static set of
-    registers on both sides, and `p.split` of `_lane_cuts`, where a slab is written by the warps
-    that hold its rows (a static set of their registers) and read as the others."""
+    registers on both sides, and `p.split` of `_lane_cuts`, where a slab is written by the
+    warpgroup that holds its rows (a static set of its registers) and read as the others."""
     src = layout(p)
     dst = chunked((p.m, p.n), p.threads, width)
     ln = log2(p.n)
