@@ -103,6 +103,7 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaCommitOp,
     WgmmaFenceOp,
     WgmmaOp,
+    WgmmaRegAOp,
     WgmmaStoreOp,
     WgmmaWaitOp,
 )
@@ -189,6 +190,7 @@ __all__ = [
     "WgmmaCommitOp",
     "WgmmaFenceOp",
     "WgmmaOp",
+    "WgmmaRegAOp",
     "WgmmaStoreOp",
     "WgmmaWaitOp",
     "dynamic_layout",

@@ -19,6 +19,19 @@ in its registers, asynchronously.
   elements along N, one row per k, swizzled as above (logical `(k, c)` of a block at
   `64 k + (c ^ 8 (k % 8))`). The tile is the 16 rows (k) from element `j` of each of the `N / 64`
   blocks: `j % 512 == 0`, `L` a multiple of 512 and at least 1024, N a multiple of 64.
+- `%d.. = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %b[%j], acc(%c..) {n = N} : B`: the same
+  product with the 64 x 16 A tile in the warpgroup's registers (PTX's register-A form,
+  `wgmma.mma_async .. d, {a0, a1, a2, a3}, b-desc, ..`, which has no trans-a), for a product
+  whose A a kernel computed (FlashAttention's P @ V) or keeps across a loop. Each `a_q` is an
+  i32 holding two 16-bit elements of B's type, the lower column in the low half; thread `t`
+  (lane `l = t % 128`, `w = l / 32`, `g = l % 32`) holds row `16 w + g / 4 + 8 (q % 2)`,
+  columns `8 (q / 2) + 2 (g % 4)` and one more: warp `w` holds rows `16 w .. 16 w + 15` as
+  `mma.sync.m16n8k16` holds its A. That is the PTX ISA's figure "WGMMA .m64nNk16 register
+  fragment layout for matrix A" (its text says only: four .f16x2 registers, elements a0..a7
+  low to high), as CUTLASS writes it (`ALayout_64x16` in cute's `mma_traits_sm90_gmma.hpp`:
+  thread strides (128, 1, 16), value strides (64, 8, 512) in the column-major 64 x 16 tile).
+  B, the accumulators, `n`, `b_mn_stride` and every rule are `simt.wgmma`'s, and a
+  `simt.wgmma_reg_a` and a `simt.wgmma` of one n chain into each other's accumulators.
 - `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
   before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
 - `simt.wgmma_commit` closes the warpgroup's group of wgmma ops issued since the last one.
@@ -27,22 +40,27 @@ in its registers, asynchronously.
 - `simt.wgmma_store %t[%i], %d.. {n = N, stride = S}`: element `(r, c)` of the thread's
   fragment into `t[i + r S + c]` of a 1-D f32 array (pairs of 8 bytes: `i` and `S` even).
 
-The safety rule (docs/safety.md#simt-8, error E1008): the hardware reads the shared tiles and
-writes the accumulators after the op has issued, until the wait that retires its group. The
-op-local half is here: a `simt.wgmma` has a `simt.wgmma_fence` before it in its block (only
-wgmma ops, `arith` ops and `cp.async` copies into other arrays between: `check_fence`); each
+The safety rule (docs/safety.md#simt-8, error E1008; `simt.wgmma` below stands for either
+form): the hardware reads the shared tiles and writes the accumulators after the op has issued,
+until the wait that retires its group. The op-local half is here: a `simt.wgmma` has a
+`simt.wgmma_fence` before it in its block (only wgmma ops, `arith` ops and `cp.async` copies
+into other arrays between: `check_fence`; PTX wants the fence after the last write of a
+register-A operand too, so compute A before the fence, though this rule does not hold arith
+ops to it and LLVM may move pure arith across the fence's asm); each
 result of a wgmma, and of a wait that leaves groups pending, is in flight and used exactly once,
 in its own block, by a later wgmma as the same accumulator of the same shape, by a wait, or by a
 yield or loop that carries it on (`check_in_flight`, `check_chain`), so a group may run on into
 the next K step. The flow half, that no allocation a pending group reads is written and nothing
 is pending at a call or return, is verify-disjoint's (`passes/disjoint/in_flight.py`). The fence,
 the wgmma, the commit and the wait are warpgroup collectives, so verify-disjoint holds them to
-block-uniform control flow; all five ops need a kernel whose contract names a 1-D block of a
+block-uniform control flow; all six ops need a kernel whose contract names a 1-D block of a
 multiple of 128 threads (the fragment layout is by warpgroup lane). The shared arrays are read
 (and `wgmma_store` writes) unchecked, as every shared access is, so they belong in unsafe code.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -51,10 +69,12 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     f32,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -123,29 +143,30 @@ def _check_tile(op: Operation, name: str, array: SSAValue, rows: int) -> Attribu
     assert isinstance(t, SharedArrayType)
     element = t.get_element_type()
     if not isinstance(element, BFloat16Type | Float16Type):
-        raise VerifyException(f"'simt.wgmma' multiplies bf16 or f16, found {name} of {element}")
+        raise VerifyException(f"'{op.name}' multiplies bf16 or f16, found {name} of {element}")
     shape = t.get_shape()
     atom = SWIZZLE_ROW * SWIZZLE_ROWS
     if len(shape) != 1 or shape[0] % atom or shape[0] < rows * SWIZZLE_ROW:
         raise VerifyException(
-            f"'simt.wgmma' reads {name} as 128-byte swizzled rows of a 1-D array: its length must "
+            f"'{op.name}' reads {name} as 128-byte swizzled rows of a 1-D array: its length must "
             f"be a multiple of {atom} and at least {rows * SWIZZLE_ROW}, got {list(shape)}"
         )
     return element
 
 
-def check_mn_stride(n: int, stride: int) -> int:
+def check_mn_stride(n: int, stride: int, name: str = "simt.wgmma") -> int:
     """The rows (of 64 elements) an MN-major B tile of `n` columns spans with blocks `stride`
-    elements apart; raises unless `n` and `stride` are what the layout allows."""
+    elements apart; raises unless `n` and `stride` are what the layout allows (`name`: the op
+    the diagnostic names)."""
     atom = SWIZZLE_ROW * SWIZZLE_ROWS
     if n % SWIZZLE_ROW:
         raise VerifyException(
-            f"'simt.wgmma' with an MN-major B (b_mn_stride) needs n a multiple of {SWIZZLE_ROW}, "
+            f"'{name}' with an MN-major B (b_mn_stride) needs n a multiple of {SWIZZLE_ROW}, "
             f"got {n}"
         )
     if stride % atom or stride < K * SWIZZLE_ROW or stride >= MN_STRIDE_LIMIT:
         raise VerifyException(
-            f"'simt.wgmma' b_mn_stride must be a multiple of {atom} from {K * SWIZZLE_ROW} to "
+            f"'{name}' b_mn_stride must be a multiple of {atom} from {K * SWIZZLE_ROW} to "
             f"{MN_STRIDE_LIMIT - atom} (elements between blocks of {SWIZZLE_ROW} columns of B), "
             f"got {stride}"
         )
@@ -156,7 +177,7 @@ def check_mn_stride(n: int, stride: int) -> int:
 def _quiet(op: Operation) -> bool:
     """Ops allowed between a wgmma and its fence: other wgmma ops, and arith ops (no memory, no
     regions)."""
-    return isinstance(op, WgmmaOp) or (op.dialect_name() == "arith" and not op.regions)
+    return isinstance(op, WGMMA_PRODUCT_OPS) or (op.dialect_name() == "arith" and not op.regions)
 
 
 def _copy(op: Operation) -> bool:
@@ -171,24 +192,29 @@ def alloc_of(array: SSAValue) -> Operation | None:
     return owner if isinstance(owner, SharedAllocOp) else None
 
 
-def check_fence(op: WgmmaOp) -> None:
+def tiles(op: WgmmaOp | WgmmaRegAOp) -> tuple[SSAValue, ...]:
+    """The shared arrays `op` reads: A and B, or B alone for the register-A form."""
+    return (op.a, op.b) if isinstance(op, WgmmaOp) else (op.b,)
+
+
+def check_fence(op: WgmmaOp | WgmmaRegAOp) -> None:
     """A `simt.wgmma_fence` before `op` in its block, with only wgmma ops, arith ops and copies
     into other arrays between: the fence orders the thread's register and shared writes before
     the multiply (PTX needs `wgmma.fence` before the first wgmma after other code touched its
     registers)."""
-    reads = {alloc_of(op.a), alloc_of(op.b)}
+    reads = {alloc_of(t) for t in tiles(op)}
     prev = op.prev_op
     while prev is not None and not isinstance(prev, WgmmaFenceOp):
         if not (_quiet(prev) or _copy(prev)):
             raise VerifyException(
-                "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only "
+                f"'{op.name}' needs a 'simt.wgmma_fence' before it in its block, with only "
                 f"wgmma ops, arith ops and copies between; found '{prev.name}'"
             )
         if isinstance(prev, AsyncCopyOp):
             target = alloc_of(prev.array)
             if target is None or target in reads:
                 raise VerifyException(
-                    "'simt.wgmma' reads shared memory written before it only through "
+                    f"'{op.name}' reads shared memory written before it only through "
                     "'simt.wgmma_fence': a 'simt.async_copy' between the fence and the wgmma "
                     "may write only an array of a 'simt.shared_alloc' that the wgmma does not "
                     "read"
@@ -196,7 +222,7 @@ def check_fence(op: WgmmaOp) -> None:
         prev = prev.prev_op
     if prev is None:
         raise VerifyException(
-            "'simt.wgmma' needs a 'simt.wgmma_fence' before it in its block, with only wgmma "
+            f"'{op.name}' needs a 'simt.wgmma_fence' before it in its block, with only wgmma "
             "ops, arith ops and copies between"
         )
 
@@ -254,9 +280,9 @@ def check_in_flight(values, what: str) -> None:
         use = uses[0]
         user = use.operation
         home = v.owner if isinstance(v.owner, Block) else v.owner.parent_block()
-        direct = (isinstance(user, WgmmaOp) and use.index >= op_acc_start(user)) or isinstance(
-            user, WgmmaWaitOp
-        )
+        direct = (
+            isinstance(user, WGMMA_PRODUCT_OPS) and use.index >= op_acc_start(user)
+        ) or isinstance(user, WgmmaWaitOp)
         carriers = None if direct else _carried(use)
         if (not direct and carriers is None) or not _in_home(user, home):
             raise VerifyException(
@@ -294,7 +320,7 @@ def _origins(value: SSAValue, seen: set[int]) -> set[tuple[int, int]]:
             carried |= _origins(body.operands[j], seen)
         return carried
     k = value.index  # type: ignore[attr-defined]
-    if isinstance(owner, WgmmaOp):
+    if isinstance(owner, WGMMA_PRODUCT_OPS):
         return {(owner.n.value.data, k)}
     if isinstance(owner, WgmmaWaitOp):
         return _origins(owner.values[k], seen) if owner.pending.value.data else {FREE}
@@ -311,30 +337,89 @@ def _origins(value: SSAValue, seen: set[int]) -> set[tuple[int, int]]:
     return {FREE}
 
 
-def check_chain(op: WgmmaOp) -> None:
+def check_chain(op: WgmmaOp | WgmmaRegAOp) -> None:
     """An accumulator that may still be in flight must come from the same result of a wgmma of
-    the same shape: PTX orders accumulator accesses across wgmma ops of one shape only (any
-    other access needs the earlier one retired), and only the same result is the same
-    register."""
+    the same shape (either form: `simt.wgmma` and `simt.wgmma_reg_a` of one n chain into each
+    other): PTX orders accumulator accesses across wgmma ops of one shape only (any other
+    access needs the earlier one retired), and only the same result is the same register."""
     n = op.n.value.data
     for i, v in enumerate(op.acc):
         for origin in _origins(v, set()):
             if origin not in (FREE, (n, i)):
                 raise VerifyException(
-                    f"accumulator {i} of 'simt.wgmma' (m64n{n}) may still be in flight from "
+                    f"accumulator {i} of '{op.name}' (m64n{n}) may still be in flight from "
                     f"result {origin[1]} of an m64n{origin[0]} wgmma: a wgmma in flight may feed "
                     "only the same accumulator of a wgmma of its shape; retire it with "
                     "'simt.wgmma_wait' with pending = 0 first"
                 )
 
 
-def op_acc_start(op: WgmmaOp) -> int:
-    """The index of the first accumulator operand (after a, b and their indices)."""
-    return 4
+def op_acc_start(op: WgmmaOp | WgmmaRegAOp) -> int:
+    """The index of the first accumulator operand (after the A and B operands and indices)."""
+    return len(op.operands) - len(op.acc)
 
 
 def _operands(parser: Parser, delimiter, t: Attribute) -> list[SSAValue]:
     return parser.parse_comma_separated_list(delimiter, lambda: parser.parse_operand(t))
+
+
+def _shape_props(n: int, b_mn_stride: int | None) -> dict[str, Attribute]:
+    props: dict[str, Attribute] = {"n": IntegerAttr(n, i64)}
+    if b_mn_stride is not None:
+        props["b_mn_stride"] = IntegerAttr(b_mn_stride, i64)
+    return props
+
+
+def _value(attr: IntegerAttr | None) -> int | None:
+    return None if attr is None else attr.value.data
+
+
+def _shape_attrs(parser: Parser, attrs: dict[str, Attribute], name: str) -> tuple[int, int | None]:
+    """`n` and the optional `b_mn_stride`, taken out of a wgmma's attribute dictionary."""
+    n = attrs.pop("n", None)
+    if not isinstance(n, IntegerAttr):
+        parser.raise_error(f"'{name}' needs {{n = N}}")
+    stride = attrs.pop("b_mn_stride", None)
+    if stride is not None and not isinstance(stride, IntegerAttr):
+        parser.raise_error(f"'{name}' b_mn_stride must be an integer")
+    return n.value.data, None if stride is None else stride.value.data
+
+
+def _print_shape(printer: Printer, op: WgmmaOp | WgmmaRegAOp) -> None:
+    """The end of a wgmma after its accumulators: `) {n = N[, b_mn_stride = L]} : `."""
+    stride = "" if op.mn_stride is None else f", b_mn_stride = {op.mn_stride}"
+    printer.print_string(f") {{n = {op.n.value.data}{stride}}}")
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+
+
+def _check_shape(op: WgmmaOp | WgmmaRegAOp) -> int:
+    """n a multiple of 8 from 8 to 256, and n / 2 accumulators; returns n."""
+    n = op.n.value.data
+    if not (8 <= n <= 256 and n % 8 == 0):
+        raise VerifyException(f"'{op.name}' needs n a multiple of 8 from 8 to 256, got {n}")
+    if len(op.acc) != n // 2:
+        raise VerifyException(
+            f"'{op.name}' with n = {n} takes {n // 2} f32 accumulator values a thread, "
+            f"got {len(op.acc)}"
+        )
+    return n
+
+
+def _check_b(op: WgmmaOp | WgmmaRegAOp) -> Attribute:
+    """B's tile fits its array, K-major or (b_mn_stride) MN-major; returns its element type."""
+    n, stride = op.n.value.data, op.mn_stride
+    rows = n if stride is None else check_mn_stride(n, stride, op.name)
+    return _check_tile(op, "B", op.b, rows)
+
+
+def _check_issue(op: WgmmaOp | WgmmaRegAOp) -> None:
+    """The rules of issuing a wgmma: a warpgroup block, a fence before it, accumulators chained
+    from wgmma ops of its shape only, and its results in flight."""
+    check_warpgroups(op)
+    check_fence(op)
+    check_chain(op)
+    check_in_flight(op.res, f"'{op.name}'")
 
 
 # --- ops --------------------------------------------------------------------------------------
@@ -365,19 +450,16 @@ class WgmmaOp(IRDLOperation):
         n: int,
         b_mn_stride: int | None = None,
     ):
-        props: dict[str, Attribute] = {"n": IntegerAttr(n, i64)}
-        if b_mn_stride is not None:
-            props["b_mn_stride"] = IntegerAttr(b_mn_stride, i64)
         super().__init__(
             operands=[a, b, a_index, b_index, acc],
             result_types=[[f32] * len(acc)],
-            properties=props,
+            properties=_shape_props(n, b_mn_stride),
         )
 
     @property
     def mn_stride(self) -> int | None:
         """The MN-major B's block stride, or None for a K-major B."""
-        return None if self.b_mn_stride is None else self.b_mn_stride.value.data
+        return _value(self.b_mn_stride)
 
     @property
     def array(self) -> SSAValue:
@@ -403,15 +485,10 @@ class WgmmaOp(IRDLOperation):
         ta = parser.parse_type()
         parser.parse_punctuation(",")
         tb = parser.parse_type()
-        n = attrs.pop("n", None)
-        if not isinstance(n, IntegerAttr):
-            parser.raise_error("'simt.wgmma' needs {n = N}")
-        stride = attrs.pop("b_mn_stride", None)
-        if stride is not None and not isinstance(stride, IntegerAttr):
-            parser.raise_error("'simt.wgmma' b_mn_stride must be an integer")
+        n, stride = _shape_attrs(parser, attrs, cls.name)
         a_value = parser.resolve_operand(a, ta)
         b_value = parser.resolve_operand(b, tb)
-        op = cls(a_value, ai, b_value, bi, acc, n.value.data, stride.value.data if stride else None)
+        op = cls(a_value, ai, b_value, bi, acc, n, stride)
         op.attributes.update(attrs)
         return op
 
@@ -426,32 +503,113 @@ class WgmmaOp(IRDLOperation):
         printer.print_operand(self.b_index)
         printer.print_string("], acc(")
         printer.print_list(self.acc, printer.print_operand)
-        stride = "" if self.mn_stride is None else f", b_mn_stride = {self.mn_stride}"
-        printer.print_string(f") {{n = {self.n.value.data}{stride}}}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
+        _print_shape(printer, self)
         printer.print_attribute(self.a.type)
         printer.print_string(", ")
         printer.print_attribute(self.b.type)
 
     def verify_(self) -> None:
-        n = self.n.value.data
-        if not (8 <= n <= 256 and n % 8 == 0):
-            raise VerifyException(f"'simt.wgmma' needs n a multiple of 8 from 8 to 256, got {n}")
-        if len(self.acc) != n // 2:
-            raise VerifyException(
-                f"'simt.wgmma' with n = {n} takes {n // 2} f32 accumulator values a thread, "
-                f"got {len(self.acc)}"
-            )
+        _check_shape(self)
         ta = _check_tile(self, "A", self.a, M)
-        stride = self.mn_stride
-        tb = _check_tile(self, "B", self.b, n if stride is None else check_mn_stride(n, stride))
+        tb = _check_b(self)
         if ta != tb:
             raise VerifyException(f"'simt.wgmma' needs A and B of one type, got {ta} and {tb}")
-        check_warpgroups(self)
-        check_fence(self)
-        check_chain(self)
-        check_in_flight(self.res, "'simt.wgmma'")
+        _check_issue(self)
+
+
+@irdl_op_definition
+class WgmmaRegAOp(IRDLOperation):
+    """`%d0, .. = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %b[%j], acc(%c0, ..) {n = 128} : B`:
+    one m64nNk16 multiply-accumulate of the warpgroup with A from registers (module
+    docstring)."""
+
+    name = "simt.wgmma_reg_a"
+
+    a = var_operand_def()
+    """The thread's four i32 registers of the 64 x 16 A tile (two 16-bit elements each)."""
+    b = operand_def(SharedArrayType)
+    b_index = operand_def(IndexType())
+    acc = var_operand_def(f32)
+    n = prop_def(IntegerAttr[IntegerType])
+    b_mn_stride = opt_prop_def(IntegerAttr[IntegerType])
+    """Present: B is MN-major, its 64-column blocks this many elements apart (as simt.wgmma)."""
+    res = var_result_def(f32)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        a: Sequence[SSAValue],
+        b: SSAValue,
+        b_index: SSAValue,
+        acc: Sequence[SSAValue],
+        n: int,
+        b_mn_stride: int | None = None,
+    ):
+        super().__init__(
+            operands=[list(a), b, b_index, list(acc)],
+            result_types=[[f32] * len(acc)],
+            properties=_shape_props(n, b_mn_stride),
+        )
+
+    @property
+    def mn_stride(self) -> int | None:
+        """The MN-major B's block stride, or None for a K-major B."""
+        return _value(self.b_mn_stride)
+
+    @property
+    def array(self) -> SSAValue:
+        """The B array (what verify-disjoint's unsafe check names)."""
+        return self.b
+
+    @property
+    def element(self) -> Attribute:
+        """The 16-bit element type of the product: B's (A's registers hold the same type)."""
+        t = self.b.type
+        assert isinstance(t, SharedArrayType)
+        return t.get_element_type()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WgmmaRegAOp:
+        a = _operands(parser, parser.Delimiter.PAREN, i32)
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        bi = parser.parse_operand(IndexType())
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(",")
+        parser.parse_keyword("acc")
+        acc = _operands(parser, parser.Delimiter.PAREN, f32)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        tb = parser.parse_type()
+        n, stride = _shape_attrs(parser, attrs, cls.name)
+        op = cls(a, parser.resolve_operand(b, tb), bi, acc, n, stride)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.a, printer.print_operand)
+        printer.print_string("), ")
+        printer.print_operand(self.b)
+        printer.print_string("[")
+        printer.print_operand(self.b_index)
+        printer.print_string("], acc(")
+        printer.print_list(self.acc, printer.print_operand)
+        _print_shape(printer, self)
+        printer.print_attribute(self.b.type)
+
+    def verify_(self) -> None:
+        if len(self.a) != 4 or any(v.type != i32 for v in self.a):
+            types = ", ".join(str(v.type) for v in self.a)
+            raise VerifyException(
+                f"'simt.wgmma_reg_a' takes A as the thread's 4 i32 registers (two 16-bit "
+                f"elements each), got ({types})"
+            )
+        _check_shape(self)
+        _check_b(self)
+        _check_issue(self)
 
 
 @irdl_op_definition
@@ -586,8 +744,10 @@ class WgmmaStoreOp(IRDLOperation):
         check_warpgroups(self)
 
 
-WGMMA_OPS = (WgmmaOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaStoreOp)
-WGMMA_ACCESS_OPS = (WgmmaOp, WgmmaStoreOp)
+WGMMA_PRODUCT_OPS = (WgmmaOp, WgmmaRegAOp)
+"""The two forms of the product: A from shared memory, or from registers."""
+WGMMA_OPS = (WgmmaOp, WgmmaRegAOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp, WgmmaStoreOp)
+WGMMA_ACCESS_OPS = (WgmmaOp, WgmmaRegAOp, WgmmaStoreOp)
 """The wgmma ops that touch a shared array (unsafe: the verifier keeps them in unsafe code)."""
-WARPGROUP_COLLECTIVE_OPS = (WgmmaOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp)
+WARPGROUP_COLLECTIVE_OPS = (WgmmaOp, WgmmaRegAOp, WgmmaFenceOp, WgmmaCommitOp, WgmmaWaitOp)
 """The warpgroup collectives: verify-disjoint holds them to block-uniform control flow."""

@@ -8,6 +8,8 @@ no wgmma intrinsic), for sm_90a only (`check_target`):
   right after the op that makes it, a predicated trap unless its base is 1024-byte aligned: the
   128-byte swizzle is on address bits, so only an aligned base gives the layout the op's meaning
   names.
+- `simt.wgmma_reg_a`: the same asm in PTX's register-A form, `{d..}, {a0, a1, a2, a3}, db, p,
+  1, 1, trans-b` (A's four i32 registers as `"r"` inputs; no A descriptor, no trans-a).
 - `simt.wgmma_fence`: `fence.proxy.async.shared::cta` (shared writes of the generic proxy, such
   as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`.
 - `simt.wgmma_commit` / `simt.wgmma_wait`: `wgmma.commit_group` / `wgmma.wait_group N`, the wait
@@ -66,6 +68,7 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaCommitOp,
     WgmmaFenceOp,
     WgmmaOp,
+    WgmmaRegAOp,
     WgmmaStoreOp,
     WgmmaWaitOp,
 )
@@ -184,32 +187,59 @@ def _descriptor_asm(reg: str, name: str, offset: int, bits: int = DESCRIPTOR_BIT
     )
 
 
+def _product(
+    e: SimtEmitter, op: WgmmaOp | WgmmaRegAOp, a_regs: list[SSAValue], a_constraints: str, a_asm
+) -> list[SSAValue]:
+    """The wgmma `op` as one asm: operands `$0..count-1` the accumulators out, `count..2count-1`
+    them tied in, then `a_regs` (constraints `a_constraints`), B's address and scale-d.
+    `a_asm(first)` gives the PTX that makes A's operand from the registers at `$first..` and
+    the operand itself."""
+    b_t = op.b.type
+    assert isinstance(b_t, SharedArrayType)
+    ty = "bf16" if isinstance(b_t.get_element_type(), BFloat16Type) else "f16"
+    n = op.n.value.data
+    count = n // 2
+    at = 2 * count + len(a_regs)  # B's address register
+    rb, ob = _address(e, op.b, op.b_index)
+    stride = op.mn_stride
+    # an MN-major B's blocks of 64 columns lie `stride` 16-bit elements apart
+    b_bits = DESCRIPTOR_BITS if stride is None else descriptor_bits(2 * stride)
+    trans_b = int(stride is not None)
+    trans = f"0, {trans_b}" if isinstance(op, WgmmaOp) else f"{trans_b}"  # no trans-a: registers
+    regs = ", ".join(f"${k}" for k in range(count))
+    a_prelude, a_operand = a_asm(2 * count)
+    asm = (  # one line: a scope for the predicate and the descriptors, as PTX allows
+        f"{{ .reg .pred p; .reg .b64 da, db; setp.ne.b32 p, ${at + 1}, 0; "
+        + a_prelude
+        + _descriptor_asm(f"${at}", "db", ob, b_bits)
+        + f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
+        f"{{{regs}}}, {a_operand}, db, p, 1, 1, {trans}; }}"
+    )
+    extra = [*a_regs, rb, e.const(1, i32)]
+    return _tied(e, asm, list(op.acc), f"{a_constraints},l,r", extra)
+
+
 class WgmmaToPtx(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WgmmaOp, rewriter: PatternRewriter, /) -> None:
         e = SimtEmitter.before(rewriter, op)
-        a_t = op.a.type
-        assert isinstance(a_t, SharedArrayType)
-        ty = "bf16" if isinstance(a_t.get_element_type(), BFloat16Type) else "f16"
-        n = op.n.value.data
-        count = n // 2
         ra, oa = _address(e, op.a, op.a_index)
-        rb, ob = _address(e, op.b, op.b_index)
-        one = e.const(1, i32)
-        stride = op.mn_stride
-        # an MN-major B's blocks of 64 columns lie `stride` 16-bit elements apart
-        b_bits = DESCRIPTOR_BITS if stride is None else descriptor_bits(2 * stride)
-        trans_b = int(stride is not None)
-        regs = ", ".join(f"${k}" for k in range(count))
-        # Operands: $0..count-1 outputs, count..2count-1 tied inputs, then a, b, scale-d.
-        asm = (  # one line: a scope for the predicate and the descriptors, as PTX allows
-            f"{{ .reg .pred p; .reg .b64 da, db; setp.ne.b32 p, ${2 * count + 2}, 0; "
-            + _descriptor_asm(f"${2 * count}", "da", oa)
-            + _descriptor_asm(f"${2 * count + 1}", "db", ob, b_bits)
-            + f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
-            f"{{{regs}}}, da, db, p, 1, 1, 0, {trans_b}; }}"
-        )
-        parts = _tied(e, asm, list(op.acc), "l,l,r", [ra, rb, one])
+        parts = _product(e, op, [ra], "l", lambda k: (_descriptor_asm(f"${k}", "da", oa), "da"))
+        rewriter.replace(op, [], parts)
+
+
+class WgmmaRegAToPtx(RewritePattern):
+    """The register-A form: A's four i32 registers as `"r"` inputs, no A descriptor and no
+    trans-a (PTX has none for it)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaRegAOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+
+        def a_asm(k: int) -> tuple[str, str]:
+            return "", "{" + ", ".join(f"${k + q}" for q in range(4)) + "}"
+
+        parts = _product(e, op, list(op.a), "r,r,r,r", a_asm)
         rewriter.replace(op, [], parts)
 
 
@@ -263,6 +293,7 @@ class WgmmaStoreToStores(RewritePattern):
 
 WGMMA_PATTERNS: tuple[RewritePattern, ...] = (
     WgmmaToPtx(),
+    WgmmaRegAToPtx(),
     WgmmaFenceToPtx(),
     WgmmaCommitToPtx(),
     WgmmaWaitToPtx(),

@@ -3,14 +3,14 @@ is uniform enough.
 
 A barrier (`simt.sync_threads`) must be reached by every thread of its block together: every
 decision between it and its function's entry (an `scf.if` or `scf.index_switch` condition, loop
-bounds, an `scf.while` condition, a `cf` branch in a region of several blocks at any depth,
-an early exit) must be uniform across the block. A warp collective (`simt.shuffle`,
-`simt.vote_all`, `simt.vote_any`, `simt.ballot`, `simt.mma_sync`) needs decisions uniform
-across the warp; a warpgroup collective (`simt.wgmma` and its fence, commit and wait) is held to
-the block's, as a barrier is. A `simt.call` to a device function that contains one, however
-deeply, needs what the callee needs. A `simt.get_mut` region runs only where its witness is in
-bounds, and a region of an op the verifier does not know may run on some threads only: both are
-divergent.
+bounds, an `scf.while` condition, a `cf` branch in a region of several blocks at any depth, an
+early exit) must be uniform across the block. A warp collective (`simt.shuffle`,
+`simt.vote_all`, `simt.vote_any`, `simt.ballot`, `simt.mma_sync`) needs decisions uniform across
+the warp; a warpgroup collective (`simt.wgmma`, `simt.wgmma_reg_a` and their fence, commit and
+wait) is held to the block's, as a barrier is. A `simt.call` to a device function that contains
+one, however deeply, needs what the callee needs. A `simt.get_mut` region runs only where its
+witness is in bounds, and a region of an op the verifier does not know may run on some threads
+only: both are divergent.
 What is uniform is decided by the uniformity analysis (`passes/analysis/uniformity.py`,
 docs/uniformity-analysis.md); anything it cannot prove uniform is divergent.
 

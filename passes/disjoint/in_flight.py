@@ -1,16 +1,16 @@
 """Rule 8's flow half (docs/safety.md#simt-8): no shared tile that a wgmma still in flight may
 read is written, and nothing is in flight where the thread leaves the rule's sight.
 
-A `simt.wgmma` reads its two shared tiles asynchronously, from its issue until the
-`simt.wgmma_wait` that retires its group. A forward analysis over each function's structured
-control flow tracks, at every op, what this thread's warpgroup may have in flight: the wgmma ops
-issued since the last `simt.wgmma_commit` (the open group) and the committed groups, oldest
-first, each as the set of `simt.shared_alloc` arrays its wgmma ops read. `simt.wgmma_commit`
-closes the open group; `simt.wgmma_wait {pending = N}` keeps the newest N groups (PTX
-`wgmma.wait_group N`). Joins align the groups by age from the newest (a wait keeps the newest)
-and unite them; loops and unknown regions run to a fixpoint (a region may run any number of
-times), so a group committed in one iteration and retired in the next is seen in flight across
-the back edge. Then:
+A `simt.wgmma` reads its two shared tiles (a `simt.wgmma_reg_a` its B tile) asynchronously, from
+its issue until the `simt.wgmma_wait` that retires its group. A forward analysis over each
+function's structured control flow tracks, at every op, what this thread's warpgroup may have in
+flight: the wgmma ops issued since the last `simt.wgmma_commit` (the open group) and the
+committed groups, oldest first, each as the set of `simt.shared_alloc` arrays its wgmma ops
+read. `simt.wgmma_commit` closes the open group; `simt.wgmma_wait {pending = N}` keeps the
+newest N groups (PTX `wgmma.wait_group N`). Joins align the groups by age from the newest (a
+wait keeps the newest) and unite them; loops and unknown regions run to a fixpoint (a region may
+run any number of times), so a group committed in one iteration and retired in the next is seen
+in flight across the back edge. Then:
 - an op that writes a shared array (`simt.async_copy`, `simt.shared_store`, `simt.wgmma_store`,
   and any other op with a shared array operand) may not write an allocation that a group in
   flight reads (distinct allocations never overlap; an array that is not a `simt.shared_alloc`
@@ -34,7 +34,13 @@ from ferrox.dialects.simt import CallOp
 from ferrox.dialects.simt.pipeline import LdMatrixOp, SharedLoadVectorOp
 from ferrox.dialects.simt.shared import SharedLoadOp
 from ferrox.dialects.simt.types import SharedArrayType
-from ferrox.dialects.simt.wgmma import WgmmaCommitOp, WgmmaOp, WgmmaWaitOp, alloc_of
+from ferrox.dialects.simt.wgmma import (
+    WGMMA_PRODUCT_OPS,
+    WgmmaCommitOp,
+    WgmmaWaitOp,
+    alloc_of,
+    tiles,
+)
 from ferrox.passes.disjoint.common import Function
 
 ANY = 0
@@ -42,7 +48,7 @@ ANY = 0
 MAX_GROUPS = 8
 """Groups tracked apart (PTX's wait takes 0 to 7); older ones are merged, which only keeps them
 in flight longer (sound)."""
-_READERS = (SharedLoadOp, SharedLoadVectorOp, LdMatrixOp, WgmmaOp)
+_READERS = (SharedLoadOp, SharedLoadVectorOp, LdMatrixOp, *WGMMA_PRODUCT_OPS)
 
 
 @dataclass(frozen=True)
@@ -91,8 +97,8 @@ class _Flow:
 
     # --- transfer ------------------------------------------------------------------------------
     def op(self, op: Operation, s: State) -> State:
-        if isinstance(op, WgmmaOp):
-            return State(s.groups, s.open | {self.key(op.a), self.key(op.b)})
+        if isinstance(op, WGMMA_PRODUCT_OPS):
+            return State(s.groups, s.open | {self.key(t) for t in tiles(op)})
         if isinstance(op, WgmmaCommitOp):
             return State(_cap((*s.groups, s.open)), frozenset())
         if isinstance(op, WgmmaWaitOp):
@@ -185,7 +191,7 @@ class _Flow:
 
 def check(fn: Function, ops: list[Operation], engine: DiagnosticEngine) -> None:
     """Rule 8's flow half over `fn` (whose ops, in walk order, are `ops`)."""
-    if not any(isinstance(op, WgmmaOp | WgmmaCommitOp | WgmmaWaitOp) for op in ops):
+    if not any(isinstance(op, (*WGMMA_PRODUCT_OPS, WgmmaCommitOp, WgmmaWaitOp)) for op in ops):
         return
     flow = _Flow(engine)
     flow.report = True

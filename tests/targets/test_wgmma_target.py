@@ -4,12 +4,14 @@ a module that does not opt in, is refused at the first wgmma op; other modules a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from compiled import assembled, compiled
 
 from ferrox.diagnostics import DiagnosticError
+from ferrox.dialects.simt.wgmma import WGMMA_OPS, WgmmaRegAOp
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
@@ -99,3 +101,69 @@ def test_the_pipelined_example_is_not_serialised_by_ptxas():
     assert "wgmma.wait_group.sync.aligned 1;" in artifact.ptx
     log = assembled(artifact.ptx, "sm_90a").log
     assert "serialized" not in log, log
+
+
+# simt.wgmma_reg_a (A from registers), K-major and MN-major B, chained from a simt.wgmma of its
+# shape; its A registers loaded before the fence.
+REG_A = """builtin.module attributes {"ferrox.chip" = "sm_90a"} {
+  simt.kernel @reg_a(%q: !simt.slice<i32>)
+      contract<domain = 1, block = [128], shared_bytes = 32768> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %cs = simt.shared_alloc {dynamic} : !simt.shared<f32, [4096]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c16 = arith.constant 16 : index
+    %z = arith.constant 0.0 : f32
+    %t = simt.thread_id x
+    %a0 = simt.load %q[%t] : !simt.slice<i32>
+    %t1 = arith.addi %t, %c1 : index
+    %a1 = simt.load %q[%t1] : !simt.slice<i32>
+    %t2 = arith.addi %t, %c2 : index
+    %a2 = simt.load %q[%t2] : !simt.slice<i32>
+    %t3 = arith.addi %t, %c3 : index
+    %a3 = simt.load %q[%t3] : !simt.slice<i32>
+    simt.unsafe {
+      simt.wgmma_fence
+      %d:32 = simt.wgmma %as[%c0], %bs[%c0], acc(ZS) {n = 64} : SH, SH
+      %e:32 = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c16], acc(DS) {n = 64} : SH
+      %f:32 = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c0], acc(ES)
+          {n = 64, b_mn_stride = 2048} : SH
+      simt.wgmma_commit
+      %g:32 = simt.wgmma_wait FS {pending = 0}
+      simt.wgmma_store %cs[%c0], GS {n = 64, stride = 64} : !simt.shared<f32, [4096]>
+      simt.yield
+    }
+    simt.return
+  }
+}""".replace("ZS", ", ".join(["%z"] * 32)).replace("SH", "!simt.shared<bf16, [4096]>")
+for _x in "DEFG":
+    REG_A = REG_A.replace(f"{_x}S", ", ".join(f"%{_x.lower()}#{i}" for i in range(32)))
+
+
+def test_wgmma_reg_a_is_an_sm_90a_op():
+    assert WgmmaRegAOp in WGMMA_OPS  # check_target refuses it off sm_90a, as every wgmma op
+    with pytest.raises(DiagnosticError) as e:
+        compile_module(_module(REG_A), chip="sm_100a", cubin=False)
+    assert "needs the arch-specific target sm_90a (PTX wgmma), but the target is sm_100a" in str(
+        e.value
+    )
+
+
+@pytest.mark.ptxas
+@pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas")
+def test_the_wgmma_reg_a_ptx_assembles_for_sm_90a():
+    """PTX's register-A form: four 32-bit registers for A, B's descriptor, scale-d, the two
+    scales and trans-b alone (0 for K-major, 1 for MN-major; no trans-a)."""
+    artifact = compile_module(_module(REG_A), chip="sm_90", cubin=False)
+    assert artifact.chip == "sm_90a"
+    form = r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, "
+    regs = r"\{%r\d+, %r\d+, %r\d+, %r\d+\}, db, p, 1, 1, "
+    assert len(re.findall(form + regs + r"0; \}", artifact.ptx)) == 1
+    assert len(re.findall(form + regs + r"1; \}", artifact.ptx)) == 1
+    assert len(re.findall(form + r"da, db, p, 1, 1, 0, 0; \}", artifact.ptx)) == 1
+    result = run_ptxas(artifact.ptx, "sm_90a")
+    assert result.resources["reg_a"].spill_stores == 0
+    assert "serialized" not in result.log, result.log

@@ -221,15 +221,24 @@ def _halves(words: np.ndarray, f16: bool) -> tuple[np.ndarray, np.ndarray]:
     return conv(lo), conv(hi)
 
 
-def mma_fragments(tables, f16: bool):
-    """A (warps, 16, 16), B (warps, 16, 8) and C (warps, 16, 8) from the lanes' registers."""
-    nw = tables[0].shape[0]
-    a, b, c = np.zeros((nw, 16, 16)), np.zeros((nw, 16, 8)), np.zeros((nw, 16, 8))
+def mma_a_fragment(tables, f16: bool) -> np.ndarray:
+    """A (warps, 16, 16) of `mma.sync.m16n8k16` from the lanes' four A registers (`tables`,
+    each (warps, 32)); wgmma's register A holds each warp's 16 rows the same way."""
+    a = np.zeros((tables[0].shape[0], 16, 16))
     lane = np.arange(32)
     g, q = lane >> 2, lane & 3
     for i in range(8):
         half = _halves(tables[i // 2], f16)[i % 2]
         a[:, g + 8 * (i >> 1 & 1), 2 * q + (i & 1) + 8 * (i >> 2)] = half
+    return a
+
+
+def mma_fragments(tables, f16: bool):
+    """A (warps, 16, 16), B (warps, 16, 8) and C (warps, 16, 8) from the lanes' registers."""
+    nw = tables[0].shape[0]
+    a, b, c = mma_a_fragment(tables[:4], f16), np.zeros((nw, 16, 8)), np.zeros((nw, 16, 8))
+    lane = np.arange(32)
+    g, q = lane >> 2, lane & 3
     for i in range(4):
         half = _halves(tables[4 + i // 2], f16)[i % 2]
         b[:, 2 * q + (i & 1) + 8 * (i >> 1), g] = half

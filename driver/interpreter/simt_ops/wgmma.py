@@ -1,12 +1,14 @@
-"""The warpgroup tensor-core ops (dialects/simt/wgmma.py): `simt.wgmma`, its fence, commit and
-wait, and `simt.wgmma_store`.
+"""The warpgroup tensor-core ops (dialects/simt/wgmma.py): `simt.wgmma` and its register-A form
+`simt.wgmma_reg_a`, their fence, commit and wait, and `simt.wgmma_store`.
 
 `simt.wgmma` completes at once here: each thread reads, as the ordinary checked and race-tracked
 shared loads of each row and k step in turn would (one batch, `shared.load_steps`), the elements of
 A's two rows and B's N/4 rows its own accumulator values need (A and B in the 128-byte swizzled
 form the op names) and adds their products, exact and rounded once to f32 (an order the GPU may
 take). A thread's result depends only on shared memory and its own accumulators, so no registers
-cross lanes. The fence is then a no-op, and the wait hands its values back; but each wgmma is
+cross lanes, except for `simt.wgmma_reg_a`, whose A rows each thread gathers from the four lanes
+of its quad (the warp's registers, as `simt.mma_sync` gathers its A; B as above). The fence is
+then a no-op, and the wait hands its values back; but each wgmma is
 remembered with the elements it read until the wait that retires its group (commit closes a group;
 a wait with pending = N retires all but the newest N), which reads them again: race-tracked, so a
 write by another thread since the last barrier is reported as a data race (on the GPU the wgmma may
@@ -25,6 +27,7 @@ missing fence, and the array base's 1024-byte alignment (a GPU trap in the lower
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import Float16Type
 
 from ferrox.dialects import simt
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, SWIZZLE_ROWS, WARPGROUP, K
@@ -38,6 +41,8 @@ from ferrox.driver.interpreter.simt_ops.shared import (
     tile_values,
     track_tile,
 )
+from ferrox.driver.interpreter.simt_ops.tile_support import mma_a_fragment
+from ferrox.driver.interpreter.simt_ops.warp import collective
 
 
 def _lanes(ex):
@@ -109,7 +114,7 @@ def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list
         mask,
         lambda at: ~np.isin(at % atom, np.arange(0, SWIZZLE_ROW, K)),
         lambda first: (
-            f"'simt.wgmma' reads {name} from element {first} of {buffer.name}: a tile "
+            f"'{op.name}' reads {name} from element {first} of {buffer.name}: a tile "
             f"starts at a row that is a multiple of {SWIZZLE_ROWS} and a column of 0, 16, 32 "
             f"or 48 (element % {atom} in 0, 16, 32, 48)"
         ),
@@ -118,7 +123,7 @@ def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list
     r = (r0 + np.stack(rows))[:, None, :]  # (row, kk, lane)
     kk = np.arange(K)[None, :, None]
     idx = r * SWIZZLE_ROW + ((c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8))
-    return _gather(ex, op, buffer, mask, f"simt.wgmma ({name})", idx, reads)
+    return _gather(ex, op, buffer, mask, f"{op.name} ({name})", idx, reads)
 
 
 def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], reads: list):
@@ -133,7 +138,7 @@ def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], r
         mask,
         lambda at: at % atom != 0,
         lambda first: (
-            f"'simt.wgmma' reads an MN-major B from element {first} of {buffer.name}: the "
+            f"'{op.name}' reads an MN-major B from element {first} of {buffer.name}: the "
             f"tile starts at a row that is a multiple of {SWIZZLE_ROWS} (element % {atom} == 0)"
         ),
     )
@@ -143,37 +148,68 @@ def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], r
     row = at // SWIZZLE_ROW + kk
     swizzled = ((c // 8) ^ (row % SWIZZLE_ROWS)) * 8 + c % 8
     idx = at + block * stride + kk * SWIZZLE_ROW + swizzled
-    return _gather(ex, op, buffer, mask, "simt.wgmma (B)", idx, reads)
+    return _gather(ex, op, buffer, mask, f"{op.name} (B)", idx, reads)
+
+
+def _product(ex, op, a_rows, b, bi, acc, mask, reads: list) -> tuple:
+    """The rest of either form once the lanes' two A rows `a_rows` (lanes, 2, 16) are known:
+    read B's N / 4 rows the thread's accumulators need (K-major or MN-major), remember the
+    op's reads until its group retires, and add the products, exact and rounded once to f32."""
+    n = op.n.value.data
+    lane, _ = _lanes(ex)
+    g = lane % 32
+    cols = [8 * j + 2 * (g % 4) + h for j in range(n // 8) for h in (0, 1)]
+    stride = op.mn_stride
+    if stride is None:
+        b_rows = _tile(ex, op, b, bi, mask, "B", cols, reads)
+    else:
+        b_rows = _mn_tile(ex, op, b, bi, mask, stride, cols, reads)
+    _in_flight(ex)["open"].append((op, mask, reads))
+    prod = np.einsum("lrk,lck->lrc", a_rows, b_rows)  # (lanes, 2, n / 4)
+    out = []
+    for i in range(n // 2):
+        r, c = (i // 2) % 2, 2 * (i // 4) + i % 2
+        c_in = np.broadcast_to(np.asarray(acc[i], np.float64), (ex.n,))
+        d = (prod[:, r, c] + c_in).astype(np.float32)
+        out.append(np.where(mask, d, np.float32(0)))
+    return tuple(out)
 
 
 @lowers(simt.WgmmaOp)
 def _wgmma(op):
-    n = op.n.value.data
-    count = n // 2
-    stride = op.mn_stride
-
     def run(ex, args, mask):
         a, b, ai, bi, *acc = args
         _check_warpgroup(ex, op, mask, [ai, bi])
         lane, _ = _lanes(ex)
-        w, g = lane // 32, lane % 32
-        row0 = 16 * w + g // 4
+        row0 = 16 * (lane // 32) + (lane % 32) // 4
         reads: list = []
         a_rows = _tile(ex, op, a, ai, mask, "A", [row0, row0 + 8], reads)
-        cols = [8 * j + 2 * (g % 4) + h for j in range(n // 8) for h in (0, 1)]
-        if stride is None:
-            b_rows = _tile(ex, op, b, bi, mask, "B", cols, reads)
-        else:
-            b_rows = _mn_tile(ex, op, b, bi, mask, stride, cols, reads)
-        _in_flight(ex)["open"].append((op, mask, reads))
-        prod = np.einsum("lrk,lck->lrc", a_rows, b_rows)  # (lanes, 2, n / 4)
-        out = []
-        for i in range(count):
-            r, c = (i // 2) % 2, 2 * (i // 4) + i % 2
-            c_in = np.broadcast_to(np.asarray(acc[i], np.float64), (ex.n,))
-            d = (prod[:, r, c] + c_in).astype(np.float32)
-            out.append(np.where(mask, d, np.float32(0)))
-        return tuple(out)
+        return _product(ex, op, a_rows, b, bi, acc, mask, reads)
+
+    return run
+
+
+@lowers(simt.WgmmaRegAOp)
+def _wgmma_reg_a(op):
+    """A from the warpgroup's registers: warp `w` holds rows `16 w .. 16 w + 15` as an
+    `mma.sync.m16n8k16` A, so each thread's two rows come from the four lanes of its quad
+    (gathered as a warp collective gathers its lanes' values)."""
+    f16 = isinstance(op.element, Float16Type)
+
+    def run(ex, args, mask):
+        regs, (b, bi), acc = args[:4], args[4:6], args[6:]
+        _check_warpgroup(ex, op, mask, [bi])
+
+        def rows(tables, present, warps, cols):
+            if not present[np.unique(warps)].all():
+                raise ex.fault(op, mask, "'simt.wgmma_reg_a' needs all 32 lanes of the warp")
+            a = mma_a_fragment(tables, f16)  # (warps, 16, 16)
+            g = cols >> 2
+            return tuple(a[warps, g + 8 * h, k] for h in (0, 1) for k in range(K))
+
+        got = collective(ex, op, mask, tuple(regs), rows)
+        a_rows = np.stack([np.asarray(v, np.float64) for v in got], 1).reshape(-1, 2, K)
+        return _product(ex, op, a_rows, b, bi, acc, mask, [])
 
     return run
 

@@ -1,8 +1,9 @@
 """The warpgroup tensor-core ops on the CPU interpreter, against NumPy: one m64n16k16 product read
 from 128-byte swizzled shared tiles (the fragment layout and the swizzle), the faults the GPU's
 rules imply (a tile start off the swizzle grid, indices that differ within a warpgroup, a tile
-past the array), and the generated GEMM example at several configurations and sizes, ragged ones
-included, on fresh random data with NaN-poisoned outputs."""
+past the array), the generated GEMM example at several configurations and sizes, ragged ones
+included, on fresh random data with NaN-poisoned outputs, and the register-A form
+(`simt.wgmma_reg_a`: two chained k steps, K-major and MN-major B, n = 64 and 128)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ferrox.dialects.simt.wgmma import fragment_position
 from ferrox.driver.interpreter.errors import KernelFault
 from ferrox.driver.interpreter.launch import run_simt_kernel
 from ferrox.driver.interpreter.memory import steps_disjoint
@@ -463,3 +465,109 @@ def test_a_tma_refill_of_a_tile_in_flight_traps_at_the_wait(monkeypatch, rng):
         "element 0 of %bs, which a 'simt.wgmma' reads, changed before the 'simt.wgmma_wait' "
         "that retires its group"
     ) in got
+
+
+# --- simt.wgmma_reg_a: A from the warpgroup's registers -------------------------------------
+
+
+def _reg_a_kernel(n: int, length: int, starts: tuple[int, int], mn_stride: int | None) -> str:
+    """One warpgroup copies B (`length` bf16) into shared memory as it is, loads its eight A
+    registers (k step `s`, register `q` at `8 t + 4 s + q`), runs two chained `simt.wgmma_reg_a`
+    (B's tiles at `starts`) and stores its n / 2 accumulator values at `out[t n / 2 + i]`."""
+    half = n // 2
+    shared = f"!simt.shared<bf16, [{length}]>"
+    attrs = f"n = {n}" + ("" if mn_stride is None else f", b_mn_stride = {mn_stride}")
+    f32s = ", ".join(["f32"] * half)
+    zs = ", ".join(["%z"] * half)
+    loads = "".join(
+        f"    %i{k} = arith.addi %base, %c{k} : index\n"
+        f"    %a{k} = simt.load %aw[%i{k}] : !simt.slice<i32>\n"
+        for k in range(8)
+    )
+    stores = "".join(
+        f"      %o{i} = arith.addi %o, %c{i} : index\n"
+        f"      simt.ptr_store %r#{i}, %out[%o{i}] : !simt.ptr<f32>\n"
+        for i in range(half)
+    )
+    consts = "".join(
+        f"    %c{k} = arith.constant {k} : index\n"
+        for k in sorted({*range(max(8, half)), 128, half, length // 1024, *starts})
+    )
+    d = ", ".join(f"%d#{i}" for i in range(half))
+    e = ", ".join(f"%e#{i}" for i in range(half))
+    f = ", ".join(f"%f#{i}" for i in range(half))
+    return f"""builtin.module {{
+  simt.kernel @reg_a(%aw: !simt.slice<i32>, %b: !simt.slice<bf16>, %out: !simt.ptr<f32>) contract<domain = 1, block = [128], shared_bytes = {2 * length}> {{
+    %bs = simt.shared_alloc {{dynamic}} : {shared}
+    %t = simt.thread_id x
+{consts}    %z = arith.constant 0.0 : f32
+    scf.for %j = %c0 to %c{length // 1024} step %c1 {{
+      %j128 = arith.muli %j, %c128 : index
+      %q = arith.addi %j128, %t : index
+      %i = arith.muli %q, %c8 : index
+      simt.unsafe {{
+        simt.async_copy %b[%i], %c8, %bs[%i] {{width = 8}} : !simt.slice<bf16>, {shared}
+        simt.yield
+      }}
+    }}
+    simt.async_commit
+    simt.async_wait {{pending = 0}}
+    simt.sync_threads
+    %base = arith.muli %t, %c8 : index
+{loads}    %r:{half} = simt.unsafe -> {f32s} {{
+      simt.wgmma_fence
+      %d:{half} = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c{starts[0]}], acc({zs}) {{{attrs}}} : {shared}
+      %e:{half} = simt.wgmma_reg_a (%a4, %a5, %a6, %a7), %bs[%c{starts[1]}], acc({d}) {{{attrs}}} : {shared}
+      simt.wgmma_commit
+      %f:{half} = simt.wgmma_wait {e} {{pending = 0}}
+      simt.yield {f} : {f32s}
+    }}
+    simt.unsafe {{
+      %o = arith.muli %t, %c{half} : index
+{stores}      simt.yield
+    }}
+    simt.return
+  }}
+}}"""
+
+
+def _a_registers(a: np.ndarray) -> np.ndarray:
+    """The warpgroup's A registers for a 64 x 32 bf16 matrix (two k steps): thread `l`'s
+    register `q` of k step `s` at `8 l + 4 s + q`, two elements each, the lower column low."""
+    bits = (a.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint32)
+    lane = np.arange(128)
+    w, g = lane // 32, lane % 32
+    words = np.zeros((128, 2, 4), np.uint32)
+    for s in range(2):
+        for q in range(4):
+            row, col = 16 * w + g // 4 + 8 * (q % 2), 16 * s + 8 * (q // 2) + 2 * (g % 4)
+            words[:, s, q] = bits[row, col] | (bits[row, col + 1] << np.uint32(16))
+    return words.reshape(-1).view(np.int32)
+
+
+@pytest.mark.parametrize("n", [64, 128])
+@pytest.mark.parametrize("mn_major", [False, True])
+def test_wgmma_reg_a_against_numpy(rng, n, mn_major):
+    """Two chained k steps of a 64 x 32 A from registers by B K-major (N rows of 64, the tile at
+    columns 0 and 16) or MN-major (blocks of 64 columns, 32 k-rows each, 2048 apart: the tile
+    at k-rows 0 and 16)."""
+    a = _bf16(rng.standard_normal((64, 32)))
+    if mn_major:
+        stride, blocks = 2048, n // 64
+        length, starts = blocks * stride, (0, 16 * 64)
+        flat = _bf16(rng.standard_normal(length))
+        b_kn = np.concatenate(
+            [_logical(flat[q * stride : (q + 1) * stride]) for q in range(blocks)], 1
+        )
+        d = a.astype(np.float64) @ b_kn[:32, :n].astype(np.float64)
+    else:
+        stride, length, starts = None, 64 * n, (0, 16)
+        flat = _bf16(rng.standard_normal(length))
+        d = a.astype(np.float64) @ _logical(flat)[:n, :32].astype(np.float64).T
+    module = parse_module(make_context(), _reg_a_kernel(n, length, starts, stride), "reg_a.mlir")
+    out = np.full(128 * n // 2, np.nan, np.float32)
+    args = [_a_registers(a), flat, out]
+    run_simt_kernel(module, "reg_a", (1, 1, 1), (128, 1, 1), args, 2 * length)
+    lane = np.arange(128)
+    want = np.stack([d[fragment_position(i, lane)] for i in range(n // 2)], 1)
+    np.testing.assert_allclose(out.reshape(128, n // 2), want, rtol=1e-5, atol=1e-5)

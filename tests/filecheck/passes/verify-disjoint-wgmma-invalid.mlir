@@ -211,3 +211,72 @@ simt.kernel @tile_chosen_at_run_time(%p: index) contract<domain = 1, block = [12
   }
   simt.return
 }
+
+// -----
+
+// The register-A form (simt.wgmma_reg_a) is held to the same rules: a warpgroup collective
+// under block-uniform control flow only, its B array read in unsafe code, and B not written
+// while its group may be in flight.
+simt.kernel @reg_a_under_warpgroup_id(%q: !simt.slice<i32>, %n: index) contract<domain = 1, block = [256], shared_bytes = 8192> {
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %r = simt.load %q[%c0] : !simt.slice<i32>
+  %t = simt.thread_id x
+  %c128 = arith.constant 128 : index
+  %wg = arith.divui %t, %c128 : index
+  %c = arith.cmpi ult, %wg, %n : index
+  simt.unsafe {
+    // expected-note@+4 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
+    // expected-note@+3 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
+    // expected-note@+2 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
+    // expected-note@+1 {{control flow diverges here: not every thread may take this branch (`%c` is not uniform across the block)}}
+    scf.if %c {
+      // expected-error@+1 {{warpgroup collective under divergent control flow: 'simt.wgmma_fence' must be reached by every thread of the block}}
+      simt.wgmma_fence
+      // expected-error@+1 {{warpgroup collective under divergent control flow: 'simt.wgmma_reg_a' must be reached by every thread of the block}}
+      %d:8 = simt.wgmma_reg_a (%r, %r, %r, %r), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>
+      // expected-error@+1 {{warpgroup collective under divergent control flow: 'simt.wgmma_commit' must be reached by every thread of the block}}
+      simt.wgmma_commit
+      // expected-error@+1 {{warpgroup collective under divergent control flow: 'simt.wgmma_wait' must be reached by every thread of the block}}
+      %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    }
+    simt.yield
+  }
+  simt.return
+}
+
+// -----
+
+simt.kernel @reg_a_outside_unsafe(%q: !simt.slice<i32>) contract<domain = 1, block = [128], shared_bytes = 8192> {
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %r = simt.load %q[%c0] : !simt.slice<i32>
+  simt.wgmma_fence
+  // expected-error@+1 {{access to shared memory is unsafe and requires an unsafe region or kernel}}
+  %d:8 = simt.wgmma_reg_a (%r, %r, %r, %r), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>
+  simt.wgmma_commit
+  %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+  simt.return
+}
+
+// -----
+
+simt.kernel @reg_a_store_into_b_in_flight(%q: !simt.slice<i32>) contract<domain = 1, block = [128], shared_bytes = 8192> {
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %y = arith.constant 1.0 : bf16
+  %r = simt.load %q[%c0] : !simt.slice<i32>
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma_reg_a (%r, %r, %r, %r), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>
+    simt.wgmma_commit
+    // expected-error@+1 {{'simt.shared_store' writes %bs while a wgmma that reads it may be in flight: retire that wgmma's group first ('simt.wgmma_wait' with a smaller pending), or write another allocation}}
+    simt.shared_store %y, %bs[%c0] : !simt.shared<bf16, [4096]>
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}

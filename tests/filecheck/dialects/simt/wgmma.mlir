@@ -144,4 +144,61 @@ builtin.module {
     simt.return
   }
   // CHECK:      simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 64, b_mn_stride = 2048}
+
+  // The register-A form (`simt.wgmma_reg_a`: A's 64 x 16 tile in the warpgroup's registers, four
+  // i32 a thread): chained from and into `simt.wgmma` of the same shape (PTX orders accumulator
+  // accesses across wgmma ops of one shape), then with an MN-major B.
+  // doc:begin wgmma_reg_a
+  simt.kernel @reg_a(%q: !simt.slice<i32>) contract<domain = 1, block = [128], shared_bytes = 16384> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %z = arith.constant 0.0 : f32
+    %t = simt.thread_id x
+    %a0 = simt.load %q[%t] : !simt.slice<i32>
+    %a1 = simt.load %q[%t] : !simt.slice<i32>
+    %a2 = simt.load %q[%t] : !simt.slice<i32>
+    %a3 = simt.load %q[%t] : !simt.slice<i32>
+    simt.unsafe {
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [4096]>
+      %e:8 = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c16], acc(%d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7) {n = 16} : !simt.shared<bf16, [4096]>
+      %f:8 = simt.wgmma %as[%c16], %bs[%c0], acc(%e#0, %e#1, %e#2, %e#3, %e#4, %e#5, %e#6, %e#7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [4096]>
+      %g:32 = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 64, b_mn_stride = 2048} : !simt.shared<bf16, [4096]>
+      simt.wgmma_commit
+      %w:8 = simt.wgmma_wait %f#0, %f#1, %f#2, %f#3, %f#4, %f#5, %f#6, %f#7 {pending = 0}
+      %x:32 = simt.wgmma_wait %g#0, %g#1, %g#2, %g#3, %g#4, %g#5, %g#6, %g#7, %g#8, %g#9, %g#10, %g#11, %g#12, %g#13, %g#14, %g#15, %g#16, %g#17, %g#18, %g#19, %g#20, %g#21, %g#22, %g#23, %g#24, %g#25, %g#26, %g#27, %g#28, %g#29, %g#30, %g#31 {pending = 0}
+      simt.yield
+    }
+    simt.return
+  }
+  // doc:end
+  // CHECK:      simt.kernel @reg_a
+  // CHECK:      %e, %e_1, %e_2, %e_3, %e_4, %e_5, %e_6, %e_7 = simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c16], acc(%d, %d_1, %d_2, %d_3, %d_4, %d_5, %d_6, %d_7) {n = 16} : !simt.shared<bf16, [4096]>
+  // CHECK-NEXT: simt.wgmma %as[%c16], %bs[%c0], acc(%e, %e_1, %e_2, %e_3, %e_4, %e_5, %e_6, %e_7) {n = 16}
+  // CHECK-NEXT: simt.wgmma_reg_a (%a0, %a1, %a2, %a3), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) {n = 64, b_mn_stride = 2048} : !simt.shared<bf16, [4096]>
+
+  // A wgmma_reg_a reads no A array: writing another allocation (here the A tile an earlier
+  // simt.wgmma read and whose group is retired) while its group runs is fine.
+  simt.kernel @reg_a_store_beside(%q: !simt.slice<i32>) contract<domain = 1, block = [128], shared_bytes = 16384> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %y = arith.constant 1.0 : bf16
+    %r = simt.load %q[%c0] : !simt.slice<i32>
+    simt.unsafe {
+      simt.wgmma_fence
+      %d:8 = simt.wgmma_reg_a (%r, %r, %r, %r), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>
+      simt.wgmma_commit
+      simt.shared_store %y, %as[%c0] : !simt.shared<bf16, [4096]>
+      %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0}
+      simt.yield
+    }
+    simt.return
+  }
+  // CHECK:      simt.kernel @reg_a_store_beside
+  // CHECK:      simt.wgmma_commit
+  // CHECK-NEXT: simt.shared_store %y, %as[%c0] : !simt.shared<bf16, [4096]>
 }
