@@ -302,6 +302,9 @@ class CastToLLVM(RewritePattern):
         morph(rewriter, op, target, (x,), (to,), {})
 
 
+_NO_OVERFLOW = llvm.OverflowAttr(None)
+
+
 class IndexCastToLLVM(RewritePattern):
     """Index is i64: widening sign-extends, narrowing truncates, equal widths need nothing."""
 
@@ -313,9 +316,9 @@ class IndexCastToLLVM(RewritePattern):
         if src == dst:
             replace_op(rewriter, op, [], [x])
         elif src < dst:
-            replace_op(rewriter, op, [llvm.SExtOp(x, to)])
-        else:
-            replace_op(rewriter, op, [llvm.TruncOp(x, to)])
+            morph(rewriter, op, llvm.SExtOp, (x,), (to,), {})  # (as `llvm.SExtOp(x, to)`)
+        else:  # (as `llvm.TruncOp(x, to)`)
+            morph(rewriter, op, llvm.TruncOp, (x,), (to,), {"overflowFlags": _NO_OVERFLOW})
 
 
 ARITH_PATTERNS: tuple[RewritePattern, ...] = (
