@@ -205,11 +205,12 @@ __all__ = [
 ]
 
 
-_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
+NO_BUNDLES = DenseArrayBase.from_list(i32, ())
 
 
 @cache
-def _intrinsic(name: str) -> StringAttr:
+def intrinsic_name(name: str) -> StringAttr:
+    """`StringAttr(name)`, made once per intrinsic name."""
     return StringAttr(name)
 
 
@@ -218,8 +219,8 @@ def call_intrinsic(
 ) -> llvm.CallIntrinsicOp:
     """`llvm.CallIntrinsicOp(name, args, result_types)` (no operand bundles)."""
     props: dict[str, Attribute] = {
-        "intrin": _intrinsic(name),
-        "op_bundle_sizes": _NO_BUNDLES,
+        "intrin": intrinsic_name(name),
+        "op_bundle_sizes": NO_BUNDLES,
         "operandSegmentSizes": i32_array((len(args), 0)),
         "fastmathFlags": NO_FASTMATH,
     }

@@ -30,7 +30,8 @@ from types import UnionType
 from typing import Any, Self, Union, get_args, get_origin
 
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnknownLoc
-from xdsl.ir import Block, ErasedSSAValue, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, Region, SSAValue
+from xdsl.irdl import OptionalDef
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -391,6 +392,69 @@ def rewrite_module(
     return walker.rewrite_module(module)
 
 
+_DEFAULTS: dict[type[Operation], tuple[tuple[tuple[str, Attribute], ...], ...]] = {}
+
+
+def _defaults(
+    cls: type[Operation],
+) -> tuple[tuple[tuple[str, Attribute], ...], ...]:
+    """The default properties and attributes `cls.create` fills in (`IRDLOperation`'s
+    `__post_init__`): the required ones that have a default, in definition order."""
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        op_def = cls.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
+        found = _DEFAULTS[cls] = tuple(
+            tuple(
+                (name, d.default_value)
+                for name, d in defs.items()
+                if not isinstance(d, OptionalDef) and d.default_value is not None
+            )
+            for defs in (op_def.properties, op_def.attributes)
+        )
+    return found
+
+
+def morph(
+    rewriter: PatternRewriter,
+    op: Operation,
+    target: type[Operation],
+    operands: Sequence[SSAValue],
+    types: Sequence[Attribute],
+    properties: dict[str, Attribute],
+    attributes: dict[str, Attribute] | None = None,
+) -> None:
+    """Turn `op` into an op of class `target` in place: `replace_op(rewriter, op, [new])` for a
+    `new = target.create(operands=operands, result_types=types, properties=properties)` with as
+    many operands and results as `op` and no regions or successors, without making `new`.
+
+    The op keeps its place, location and result values (their names, their uses); a result whose
+    type changes (`index` to `i64`) changes type in place, so its users, rewritten later, take it
+    as it is instead of through a cast back (a user rewritten earlier took it through a cast,
+    which now casts to its own type and folds away in `casts.reconcile`). Its discardable
+    attributes go: it gets those `new` would have (the defaults `create` fills in, as it does
+    the default properties), then `attributes`. Building `new`, inserting it, moving every use to it
+    and erasing `op` (xDSL's `replace` and its listeners) were most of what a one-to-one op's
+    conversion cost."""
+    assert len(operands) == len(op.operands) and len(types) == len(op.results)
+    assert not op.regions and not op.successors
+    for i, (old, new) in enumerate(zip(op.operands, operands, strict=True)):
+        if old is not new:
+            op.operands[i] = new
+    for result, t in zip(op.results, types, strict=True):
+        if result.type != t:
+            result._type = t  # pyright: ignore[reportPrivateUsage]
+    op.__class__ = target
+    default_properties, default_attributes = _defaults(target)
+    op.properties = {**properties}
+    for name, value in default_properties:
+        op.properties.setdefault(name, value)
+    op.attributes = dict(default_attributes)
+    if attributes:
+        op.attributes.update(attributes)
+    rewriter.has_done_action = True
+    rewriter.handle_operation_modification(op)
+
+
 @dataclass
 class Emitter:
     """Inserts ops at `point`, each given `location` (when set).
@@ -442,6 +506,7 @@ __all__ = [
     "Located",
     "Unsupported",
     "dispatch",
+    "morph",
     "op_types",
     "rewrite_module",
 ]

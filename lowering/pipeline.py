@@ -20,8 +20,11 @@ The stages (`STAGES`, in order), each a `ModulePass` that can also be run on its
 compiles it to PTX.
 
 The compiler's own path (`COMPILE_STAGES`, what `ferrox.compile` runs) leaves out what changes
-nothing there: `canonicalize` (the PTX of every example is byte-identical without it, and
-`tests/targets/test_compile_stages.py` keeps it so) and the safety rules checked again inside
+nothing there: `canonicalize` and `cse` (the PTX of every example is byte-identical without
+them, and `tests/targets/test_compile_stages.py` keeps it so: LLVM's own passes merge what cse
+merged, and the ops cse removed were mostly constants, which LLVM IR writes as operands, so the
+LLVM IR grows by a few lines and LLVM's time not measurably, where cse cost more than the later
+stages spend on the ops it removed) and the safety rules checked again inside
 later stages (`convert-tile-to-simt` and `convert-simt-to-nvvm` each re-run `verify-disjoint`
 on the whole module, so that no composition of passes lowers an unverified kernel; here the
 first stage has checked every SIMT kernel and the tile lowering checks each kernel it makes).
@@ -115,7 +118,6 @@ COMPILE_STAGES: tuple[ModulePass, ...] = (
     VerifyDisjointPass(),
     _ExtractVerifiedDeviceCode(),
     _ConvertVerifiedSimtToNvvm(),
-    CommonSubexpressionElimination(),
     ConvertToLLVMPass(),
 )
 """The compiler's path: the same PTX as `STAGES`, without the stages that change nothing

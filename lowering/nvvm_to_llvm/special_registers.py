@@ -5,10 +5,10 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.nvvm.special_registers import SpecialRegisterOp
 from ferrox.lowering.nvvm_to_llvm.intrinsics import special_register
-from ferrox.lowering.nvvm_to_llvm.support import lowered_call
+from ferrox.lowering.nvvm_to_llvm.support import replace_by_call
 
 
 class SpecialRegisterToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SpecialRegisterOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, lowered_call(op, special_register(op.register()), [], i32))
+        replace_by_call(rewriter, op, special_register(op.register()), [], i32)

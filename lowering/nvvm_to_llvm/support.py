@@ -5,9 +5,12 @@ from collections.abc import Sequence
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 
 from ferrox.dialects.nvvm.traits import Convergent
+from ferrox.lowering.build import NO_BUNDLES, NO_FASTMATH, i32_array, intrinsic_name
 from ferrox.lowering.build import call_intrinsic as build_call
+from ferrox.lowering.conversion import morph
 
 CONVERGENT = "convergent"
 """Unit attribute on a call lowered from a `Convergent` op; the exporter must emit the call with
@@ -34,6 +37,30 @@ def lowered_call(
     if op.has_trait(Convergent):
         call.attributes[CONVERGENT] = UnitAttr()
     return call
+
+
+def replace_by_call(
+    rewriter: PatternRewriter,
+    op: Operation,
+    name: str,
+    args: Sequence[SSAValue],
+    result: Attribute | None = None,
+) -> None:
+    """`rewriter.replace(op, lowered_call(op, name, args, result))`; where the call has as many
+    operands and results as `op` (a shuffle, a vote, a special register), `op` becomes that call
+    in place (`conversion.morph`): the same op, without building one and replacing."""
+    results = [result] if result is not None else []
+    if len(args) != len(op.operands) or len(results) != len(op.results) or op.regions:
+        rewriter.replace(op, lowered_call(op, name, args, result))
+        return
+    props: dict[str, Attribute] = {
+        "intrin": intrinsic_name(name),
+        "op_bundle_sizes": NO_BUNDLES,
+        "operandSegmentSizes": i32_array((len(args), 0)),
+        "fastmathFlags": NO_FASTMATH,
+    }
+    attrs = {CONVERGENT: UnitAttr()} if op.has_trait(Convergent) else None
+    morph(rewriter, op, llvm.CallIntrinsicOp, args, results, props, attrs)
 
 
 def ptx_asm(

@@ -5,7 +5,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.nvvm.warp import ReduxOp, ShflOp, VoteSyncOp
 from ferrox.lowering.nvvm_to_llvm.intrinsics import redux, shfl, vote
-from ferrox.lowering.nvvm_to_llvm.support import lowered_call
+from ferrox.lowering.nvvm_to_llvm.support import replace_by_call
 
 
 class ShflToIntrinsic(RewritePattern):
@@ -19,18 +19,17 @@ class ShflToIntrinsic(RewritePattern):
             op.return_value_and_is_valid is not None,
         )
         args = [op.thread_mask, op.val, op.offset, op.mask_and_clamp]
-        rewriter.replace(op, lowered_call(op, name, args, op.res.type))
+        replace_by_call(rewriter, op, name, args, op.res.type)
 
 
 class VoteToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: VoteSyncOp, rewriter: PatternRewriter) -> None:
-        call = lowered_call(op, vote(op.kind.data), [op.mask, op.pred], op.res.type)
-        rewriter.replace(op, call)
+        replace_by_call(rewriter, op, vote(op.kind.data), [op.mask, op.pred], op.res.type)
 
 
 class ReduxToIntrinsic(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReduxOp, rewriter: PatternRewriter) -> None:
-        call = lowered_call(op, redux(op.kind.data), [op.val, op.mask_and_clamp], op.res.type)
-        rewriter.replace(op, call)
+        args = [op.val, op.mask_and_clamp]
+        replace_by_call(rewriter, op, redux(op.kind.data), args, op.res.type)

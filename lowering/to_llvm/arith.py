@@ -29,9 +29,9 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
-from ferrox.lowering.build import NO_FASTMATH, float_op, int_attr, llvm_constant
+from ferrox.lowering.build import NO_FASTMATH, float_op, int_attr
 from ferrox.lowering.conversion import Unsupported
-from ferrox.lowering.to_llvm.support import legal_operands, replace_op, result_types
+from ferrox.lowering.to_llvm.support import legal_operands, morph, replace_op, result_types
 from ferrox.lowering.to_llvm.types import INDEX_WIDTH
 
 # ---------------------------------------------------------------------------------------------
@@ -57,7 +57,7 @@ class ConstantToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /) -> None:
         (to,) = result_types(op)
-        replace_op(rewriter, op, [llvm_constant(_constant_attr(op.value, to), to)])
+        morph(rewriter, op, llvm.ConstantOp, (), (to,), {"value": _constant_attr(op.value, to)})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,20 +127,19 @@ class BinaryToLLVM(RewritePattern):
             props: dict[str, Attribute] = {}
             if issubclass(target, llvm.ArithmeticBinOpOverflow):
                 props["overflowFlags"] = int_attr(_overflow(op).to_int(), i32)
-            new = target.create(operands=[lhs, rhs], result_types=[to], properties=props)
         elif type(op) in FLOAT_BINARY:
+            target = FLOAT_BINARY[type(op)]
             lhs, rhs = legal_operands(rewriter, op.operands)
-            new = _float_op(FLOAT_BINARY[type(op)], (lhs, rhs), op)
+            to = lhs.type  # (as `float_op`'s)
+            props = {"fastmathFlags": _fastmath(op)}
         elif type(op) in FLOAT_MINMAX:
+            target = FLOAT_MINMAX[type(op)]
             (to,) = result_types(op)
             lhs, rhs = legal_operands(rewriter, op.operands)
             props = {"fastmathFlags": _fastmath(op)}
-            new = FLOAT_MINMAX[type(op)].create(
-                operands=[lhs, rhs], result_types=[to], properties=props
-            )
         else:
             return
-        replace_op(rewriter, op, [new])
+        morph(rewriter, op, target, (lhs, rhs), (to,), props)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,7 +175,7 @@ class IntMinMaxToLLVM(RewritePattern):
             return
         (to,) = result_types(op)
         lhs, rhs = legal_operands(rewriter, op.operands)
-        replace_op(rewriter, op, [target.create(operands=[lhs, rhs], result_types=[to])])
+        morph(rewriter, op, target, (lhs, rhs), (to,), {})
 
 
 class FloorCeilDivToLLVM(RewritePattern):
@@ -225,8 +224,7 @@ class CmpiToLLVM(RewritePattern):
         props = {"predicate": int_attr(op.predicate.value.data, i64)}
         t = lhs.type
         to = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1  # as ICmpOp's
-        new = llvm.ICmpOp.create(operands=[lhs, rhs], result_types=[to], properties=props)
-        replace_op(rewriter, op, [new])
+        morph(rewriter, op, llvm.ICmpOp, (lhs, rhs), (to,), props)
 
 
 CMPF_FALSE, CMPF_TRUE = 0, 15
@@ -254,8 +252,7 @@ class SelectToLLVM(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /) -> None:
         operands = legal_operands(rewriter, op.operands)
-        new = llvm.SelectOp.create(operands=operands, result_types=[operands[1].type])
-        replace_op(rewriter, op, [new])
+        morph(rewriter, op, llvm.SelectOp, operands, (operands[1].type,), {})
 
 
 class NegfToLLVM(RewritePattern):
@@ -302,7 +299,10 @@ class CastToLLVM(RewritePattern):
             return
         (to,) = result_types(op)
         (x,) = legal_operands(rewriter, op.operands)
-        replace_op(rewriter, op, [target.create(operands=[x], result_types=[to])])
+        morph(rewriter, op, target, (x,), (to,), {})
+
+
+_NO_OVERFLOW = llvm.OverflowAttr(None)
 
 
 class IndexCastToLLVM(RewritePattern):
@@ -316,9 +316,9 @@ class IndexCastToLLVM(RewritePattern):
         if src == dst:
             replace_op(rewriter, op, [], [x])
         elif src < dst:
-            replace_op(rewriter, op, [llvm.SExtOp(x, to)])
-        else:
-            replace_op(rewriter, op, [llvm.TruncOp(x, to)])
+            morph(rewriter, op, llvm.SExtOp, (x,), (to,), {})  # (as `llvm.SExtOp(x, to)`)
+        else:  # (as `llvm.TruncOp(x, to)`)
+            morph(rewriter, op, llvm.TruncOp, (x,), (to,), {"overflowFlags": _NO_OVERFLOW})
 
 
 ARITH_PATTERNS: tuple[RewritePattern, ...] = (

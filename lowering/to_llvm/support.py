@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from ferrox.lowering.conversion import morph
 from ferrox.lowering.to_llvm.types import convert_type
 
 
@@ -107,6 +108,7 @@ __all__ = [
     "convert_block_signature",
     "legal_operand",
     "legal_operands",
+    "morph",
     "replace_op",
     "result_types",
 ]
