@@ -402,7 +402,7 @@ def _defaults(
     `__post_init__`): the required ones that have a default, in definition order."""
     found = _DEFAULTS.get(cls)
     if found is None:
-        op_def = cls.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
+        op_def = cls.get_irdl_definition()  # type: ignore[attr-defined]
         found = _DEFAULTS[cls] = tuple(
             tuple(
                 (name, d.default_value)

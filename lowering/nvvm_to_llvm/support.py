@@ -59,7 +59,9 @@ def replace_by_call(
         "operandSegmentSizes": i32_array((len(args), 0)),
         "fastmathFlags": NO_FASTMATH,
     }
-    attrs = {CONVERGENT: UnitAttr()} if op.has_trait(Convergent) else None
+    attrs: dict[str, Attribute] | None = (
+        {CONVERGENT: UnitAttr()} if op.has_trait(Convergent) else None
+    )
     morph(rewriter, op, llvm.CallIntrinsicOp, args, results, props, attrs)
 
 
