@@ -385,6 +385,37 @@ def _shape_attrs(parser: Parser, attrs: dict[str, Attribute], name: str) -> tupl
     return n.value.data, None if stride is None else stride.value.data
 
 
+def _parse_indexed(parser: Parser):
+    """`%array[%index]`: the array still unresolved (its type comes after the colon)."""
+    array = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    index = parser.parse_operand(IndexType())
+    parser.parse_punctuation("]")
+    return array, index
+
+
+def _parse_b_and_acc(parser: Parser):
+    """`%b[%j], acc(%c..) {attrs} :` of both product forms: B, its index, the accumulators and
+    the attribute dictionary."""
+    b, bi = _parse_indexed(parser)
+    parser.parse_punctuation(",")
+    parser.parse_keyword("acc")
+    acc = _operands(parser, parser.Delimiter.PAREN, f32)
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return b, bi, acc, attrs
+
+
+def _print_b_and_acc(printer: Printer, op: WgmmaOp | WgmmaRegAOp) -> None:
+    """`%b[%j], acc(%c..) {n = N..} : ` of both product forms (`_parse_b_and_acc`)."""
+    printer.print_operand(op.b)
+    printer.print_string("[")
+    printer.print_operand(op.b_index)
+    printer.print_string("], acc(")
+    printer.print_list(op.acc, printer.print_operand)
+    _print_shape(printer, op)
+
+
 def _print_shape(printer: Printer, op: WgmmaOp | WgmmaRegAOp) -> None:
     """The end of a wgmma after its accumulators: `) {n = N[, b_mn_stride = L]} : `."""
     stride = "" if op.mn_stride is None else f", b_mn_stride = {op.mn_stride}"
@@ -468,20 +499,9 @@ class WgmmaOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> WgmmaOp:
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        ai = parser.parse_operand(IndexType())
-        parser.parse_punctuation("]")
+        a, ai = _parse_indexed(parser)
         parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        bi = parser.parse_operand(IndexType())
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(",")
-        parser.parse_keyword("acc")
-        acc = _operands(parser, parser.Delimiter.PAREN, f32)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        b, bi, acc, attrs = _parse_b_and_acc(parser)
         ta = parser.parse_type()
         parser.parse_punctuation(",")
         tb = parser.parse_type()
@@ -498,12 +518,7 @@ class WgmmaOp(IRDLOperation):
         printer.print_string("[")
         printer.print_operand(self.a_index)
         printer.print_string("], ")
-        printer.print_operand(self.b)
-        printer.print_string("[")
-        printer.print_operand(self.b_index)
-        printer.print_string("], acc(")
-        printer.print_list(self.acc, printer.print_operand)
-        _print_shape(printer, self)
+        _print_b_and_acc(printer, self)
         printer.print_attribute(self.a.type)
         printer.print_string(", ")
         printer.print_attribute(self.b.type)
@@ -573,15 +588,7 @@ class WgmmaRegAOp(IRDLOperation):
     def parse(cls, parser: Parser) -> WgmmaRegAOp:
         a = _operands(parser, parser.Delimiter.PAREN, i32)
         parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        bi = parser.parse_operand(IndexType())
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(",")
-        parser.parse_keyword("acc")
-        acc = _operands(parser, parser.Delimiter.PAREN, f32)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        b, bi, acc, attrs = _parse_b_and_acc(parser)
         tb = parser.parse_type()
         n, stride = _shape_attrs(parser, attrs, cls.name)
         op = cls(a, parser.resolve_operand(b, tb), bi, acc, n, stride)
@@ -592,12 +599,7 @@ class WgmmaRegAOp(IRDLOperation):
         printer.print_string(" (")
         printer.print_list(self.a, printer.print_operand)
         printer.print_string("), ")
-        printer.print_operand(self.b)
-        printer.print_string("[")
-        printer.print_operand(self.b_index)
-        printer.print_string("], acc(")
-        printer.print_list(self.acc, printer.print_operand)
-        _print_shape(printer, self)
+        _print_b_and_acc(printer, self)
         printer.print_attribute(self.b.type)
 
     def verify_(self) -> None:
