@@ -110,8 +110,12 @@ def ask_server(address: str, argv: list[str]) -> int | None:
         return None
     data = encode_request(argv)
     fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))  # C ints
-    conn.sendmsg([data[:4096]], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
-    conn.sendall(data[4096:])
+    # The descriptors go with the first bytes; the rest follows only where there is a rest.
+    # An empty send raised BrokenPipeError where the server had already read the whole request
+    # in the first part, run a quick tool, replied and closed (the reply is still there to read).
+    sent = conn.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+    if sent < len(data):
+        conn.sendall(data[sent:])
     reply = b""
     while not reply.endswith(b"\n") and (chunk := conn.recv(64)):  # one line, then done
         reply += chunk
