@@ -20,6 +20,8 @@ in flight at each op, so that no tile they read is written before the wait that 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from xdsl.ir import Operation, SSAValue
 
 from ferrox.diagnostics import DiagnosticEngine
@@ -32,7 +34,7 @@ from ferrox.dialects.simt import (
 )
 from ferrox.passes.analysis.uniformity import Level, Uniformity, UniformityInternalError
 from ferrox.passes.disjoint import in_flight
-from ferrox.passes.disjoint.common import Context, Function, functions, type_test
+from ferrox.passes.disjoint.common import Context, Function, type_test
 
 _is_block_convergent = type_test((SyncThreadsOp, *WARPGROUP_COLLECTIVE_OPS))
 _is_warp_convergent = type_test(CONVERGENT_WARP_OPS)
@@ -48,12 +50,13 @@ def _own_need(op: Operation) -> Level | None:
     return None
 
 
-def convergent_funcs(root: Operation, ctx: Context) -> dict[str, Level]:
-    """The device functions that contain a convergent op, directly or through calls, each with
-    the uniformity its call sites need (BLOCK where a barrier is reached, else WARP)."""
+def convergent_funcs(fns: Iterable[Function], ctx: Context) -> dict[str, Level]:
+    """The device functions among `fns` (a root's `functions`) that contain a convergent op,
+    directly or through calls, each with the uniformity its call sites need (BLOCK where a
+    barrier is reached, else WARP)."""
     need: dict[str, Level] = {}
     calls: dict[str, set[str]] = {}
-    for fn in functions(root):
+    for fn in fns:
         name = fn.sym_name.data
         ops = ctx.ops(fn)
         levels = [lv for op in ops if (lv := _own_need(op)) is not None]

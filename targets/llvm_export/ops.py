@@ -24,7 +24,6 @@ from xdsl.backend.llvm.convert_op import (  # pyright: ignore[reportPrivateUsage
     _VECTOR_REDUCE_INTRINSIC_MAP,
     CastInstrWithFlags,
 )
-from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import AnyFloat, IntegerAttr, StringAttr, UnitAttr
@@ -35,6 +34,7 @@ from ferrox.dialects import llvm as fx
 from ferrox.dialects.llvm.enums import ordering_name
 from ferrox.targets.llvm_export import instructions as li
 from ferrox.targets.llvm_export.types import bit_width, intrinsic_suffix
+from ferrox.targets.llvm_export.xdsl_ops import converter as xdsl_converter
 
 ValueMap = dict[SSAValue, ir.Value]
 
@@ -346,20 +346,40 @@ def convert_op(
     op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict[Block, LLVMBlock]
 ) -> None:
     """Emit `op` at `b`; raise `ExportError` for an op that has no LLVM IR form."""
-    if (convert := _CONVERTERS.get(type(op))) is not None:
-        convert(op, b, vals)
-    elif isinstance(op, fx.IntrinsicOp):
-        _intrinsic(op, b, vals)
-    elif type(op) in _XDSL_INTRINSICS:
-        _xdsl_intrinsic(op, b, vals)
-    elif not op.name.startswith("llvm."):
-        raise ExportError(
-            op,
-            f"'{op.name}' has no LLVM IR form: lower it to the llvm dialect first "
-            "(the lower-to-llvm pipeline)",
-        )
-    else:
+    route = _ROUTES.get(type(op))
+    if route is None:
+        route = _ROUTES[type(op)] = _route(type(op))
+    route(op, b, vals, blocks)
+
+
+Route = Callable[[Any, ir.IRBuilder, ValueMap, dict[Block, LLVMBlock]], None]
+
+_ROUTES: dict[type[Operation], Route] = {}
+"""How ops of each class are emitted, worked out on the class's first op (`_route`): the tests
+made once per class instead of once per op (`isinstance` against an op class goes through an
+ABC, a microsecond each)."""
+
+
+def _route(cls: type[Operation]) -> Route:
+    """ferrox's converter of the class, else its intrinsic ops, else xDSL's (`xdsl_ops`)."""
+    if (convert := _CONVERTERS.get(cls)) is not None:
+        return lambda op, b, vals, blocks: convert(op, b, vals)
+    if issubclass(cls, fx.IntrinsicOp):
+        return lambda op, b, vals, blocks: _intrinsic(op, b, vals)
+    if cls in _XDSL_INTRINSICS:
+        return lambda op, b, vals, blocks: _xdsl_intrinsic(op, b, vals)
+    xdsl = xdsl_converter(cls)
+
+    def other(op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict) -> None:
+        if not op.name.startswith("llvm."):  # (an unregistered op's name is its own)
+            raise ExportError(
+                op,
+                f"'{op.name}' has no LLVM IR form: lower it to the llvm dialect first "
+                "(the lower-to-llvm pipeline)",
+            )
         try:
-            xdsl_convert_op(op, b, vals, blocks)
+            xdsl(op, b, vals, blocks)
         except NotImplementedError as e:
             raise ExportError(op, f"'{op.name}' cannot be exported to LLVM IR yet ({e})") from None
+
+    return other
