@@ -35,6 +35,7 @@ from ferrox.dialects.llvm.enums import ordering_name
 from ferrox.targets.llvm_export import instructions as li
 from ferrox.targets.llvm_export.types import bit_width, intrinsic_suffix
 from ferrox.targets.llvm_export.xdsl_ops import converter as xdsl_converter
+from ferrox.targets.llvm_export.xdsl_ops import ignoring_blocks
 
 ValueMap = dict[SSAValue, ir.Value]
 
@@ -363,11 +364,11 @@ ABC, a microsecond each)."""
 def _route(cls: type[Operation]) -> Route:
     """ferrox's converter of the class, else its intrinsic ops, else xDSL's (`xdsl_ops`)."""
     if (convert := _CONVERTERS.get(cls)) is not None:
-        return lambda op, b, vals, blocks: convert(op, b, vals)
+        return ignoring_blocks(convert)
     if issubclass(cls, fx.IntrinsicOp):
-        return lambda op, b, vals, blocks: _intrinsic(op, b, vals)
+        return ignoring_blocks(_intrinsic)
     if cls in _XDSL_INTRINSICS:
-        return lambda op, b, vals, blocks: _xdsl_intrinsic(op, b, vals)
+        return ignoring_blocks(_xdsl_intrinsic)
     xdsl = xdsl_converter(cls)
 
     def other(op: Operation, b: ir.IRBuilder, vals: ValueMap, blocks: dict) -> None:

@@ -8,9 +8,10 @@ On a tile kernel that was a fifth of the export's time (softmax: 7,500 ABC check
 
 `converter(cls)` is the converter that `match` picks for every op of class `cls` (the cases
 test the class only, but for the branches' `block_map`, which the exporter always passes), made
-from the same tests in the same order with `issubclass`, and remembered. The LLVM IR is the
-same text: the converters that build it are xDSL's, or, for binary ops and casts, the same
-instruction with the same flags. A class outside the table goes to xDSL's `convert_op` itself.
+from the same tests in the same order with `issubclass` (`ops._route` keeps it per class).
+The LLVM IR is the same text: the converters that build it are xDSL's, or, for binary ops and
+casts, the same instruction with the same flags. A class outside the table goes to xDSL's
+`convert_op` itself.
 """
 
 from __future__ import annotations
@@ -28,26 +29,19 @@ from xdsl.ir import Block, Operation, SSAValue
 Converter = Callable[[Any, ir.IRBuilder, dict[SSAValue, ir.Value], dict[Block, LLVMBlock]], None]
 """(op, builder, values, blocks): emits the op and records its results in values."""
 
-_CHOSEN: dict[type[Operation], Converter] = {}
 
-
-def converter(cls: type[Operation]) -> Converter:
-    """The converter xDSL's `convert_op` uses for an op of class `cls`."""
-    found = _CHOSEN.get(cls)
-    if found is None:
-        found = _CHOSEN[cls] = _choose(cls)
-    return found
-
-
-def _three(convert: Callable[[Any, ir.IRBuilder, dict[SSAValue, ir.Value]], None]) -> Converter:
+def ignoring_blocks(
+    convert: Callable[[Any, ir.IRBuilder, dict[SSAValue, ir.Value]], None],
+) -> Converter:
+    """`convert(op, builder, values)` as a `Converter` (the block map unused)."""
     return lambda op, b, vals, blocks: convert(op, b, vals)
 
 
-def _choose(cls: type[Operation]) -> Converter:
-    """`convert_op`'s choice for `cls`. Its first case and its fourth test membership of the
-    class (the second and third, icmp and fcmp, take no class of theirs); the others are taken
-    by the exact classes of `_BY_CLASS`, which no earlier case can take. A subclass, or a class
-    of a case not listed, is left to `convert_op`."""
+def converter(cls: type[Operation]) -> Converter:
+    """`convert_op`'s choice for an op of class `cls`. Its first case and its fourth test
+    membership of the class (the second and third, icmp and fcmp, take no class of theirs); the
+    others are taken by the exact classes of `_BY_CLASS`, which no earlier case can take. A
+    subclass, or a class of a case not listed, is left to `convert_op`."""
     if cls in x._BINARY_OP_MAP:  # pyright: ignore[reportPrivateUsage]
         return _binop(cls)
     if cls in x._CAST_OP_NAMES:  # pyright: ignore[reportPrivateUsage]
@@ -132,17 +126,17 @@ def _constant(op: Any, b: ir.IRBuilder, vals: dict[SSAValue, ir.Value], blocks: 
 
 
 _BY_CLASS: dict[type[Operation], Converter] = {
-    llvm.ICmpOp: _three(x._convert_icmp),  # pyright: ignore[reportPrivateUsage]
-    llvm.FCmpOp: _three(x._convert_fcmp),  # pyright: ignore[reportPrivateUsage]
-    llvm.FNegOp: _three(x._convert_fneg),  # pyright: ignore[reportPrivateUsage]
+    llvm.ICmpOp: ignoring_blocks(x._convert_icmp),  # pyright: ignore[reportPrivateUsage]
+    llvm.FCmpOp: ignoring_blocks(x._convert_fcmp),  # pyright: ignore[reportPrivateUsage]
+    llvm.FNegOp: ignoring_blocks(x._convert_fneg),  # pyright: ignore[reportPrivateUsage]
     llvm.ExtractValueOp: _extract_value,
     llvm.InsertValueOp: _insert_value,
     llvm.BrOp: x._convert_br,  # pyright: ignore[reportPrivateUsage]
     llvm.CondBrOp: x._convert_condbr,  # pyright: ignore[reportPrivateUsage]
-    llvm.SelectOp: _three(x._convert_select),  # pyright: ignore[reportPrivateUsage]
-    llvm.ReturnOp: _three(x._convert_return),  # pyright: ignore[reportPrivateUsage]
+    llvm.SelectOp: ignoring_blocks(x._convert_select),  # pyright: ignore[reportPrivateUsage]
+    llvm.ReturnOp: ignoring_blocks(x._convert_return),  # pyright: ignore[reportPrivateUsage]
     llvm.ConstantOp: _constant,
 }
 """The cases of `convert_op` after its first two that ferrox's kernels reach, by exact class."""
 
-__all__ = ["Converter", "converter"]
+__all__ = ["Converter", "converter", "ignoring_blocks"]

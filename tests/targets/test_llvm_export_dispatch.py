@@ -81,8 +81,7 @@ def _every_family() -> ModuleOp:
 def _through_xdsl(module: ModuleOp, monkeypatch: pytest.MonkeyPatch) -> str:
     """The module's LLVM IR with every op xDSL converts going through its `convert_op`."""
     with monkeypatch.context() as m:
-        m.setattr(xdsl_ops, "_CHOSEN", {})
-        m.setattr(xdsl_ops, "_choose", lambda cls: xdsl_convert.convert_op)
+        m.setattr(ops, "xdsl_converter", lambda cls: xdsl_convert.convert_op)
         m.setattr(ops, "_ROUTES", {})
         return to_llvm_ir(module)
 
