@@ -18,6 +18,7 @@ few µs); the values the function compares with are its globals, never text.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -72,13 +73,22 @@ def hot(relaunch: Any) -> Hot | None:
         f"if p{a} < p{b} + {b_bytes} and p{b} < p{a} + {a_bytes}: return False"
         for a, a_bytes, b, b_bytes in relaunch._pairs
     ]
-    names["CUR"], names["LAUNCH"] = relaunch._current, relaunch._launch
+    names["LAUNCH"] = relaunch._launch
     names["ACQ"], names["REL"] = relaunch._acquire, relaunch._release
-    if relaunch._current is None:
+    current = relaunch._current
+    if current is None:
         implicit, explicit_check = "LEGACY", ""
     else:
-        implicit = "CUR() or LEGACY"
-        explicit_check = "\n        if stream != (CUR() or LEGACY): return False"
+        # torch's getter and its device as two globals: a call of `functools.partial` is a
+        # Python-level hop more on every launch
+        if isinstance(current, functools.partial) and len(current.args) == 1:
+            names["CUR"], names["DEV"], read = current.func, current.args[0], "CUR(DEV)"
+        else:
+            names["CUR"], read = current, "CUR()"
+        implicit = f"{read} or LEGACY"
+        explicit_check = f"\n        if stream != ({read} or LEGACY): return False"
+    # no pairs: the rule has nothing to compare, so the call need not compare the addresses
+    checked = f"if addresses != R._written:\n        {_lines(pairs, 8)}" if pairs else ""
     unpack = "".join(f"a{i}, " for i in range(n)) or "()"
     source = f"""
 def hot(args, stream):
@@ -88,8 +98,7 @@ def hot(args, stream):
     except Exception:  # an argument that cannot say: `signature` gives None, check in full
         return False
     addresses = {addresses}
-    if addresses != R._written:
-        {_lines(pairs, 8)}
+    {checked}
     if stream is None:
         stream = {implicit}
     else:

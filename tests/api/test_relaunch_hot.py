@@ -39,9 +39,10 @@ Tensor.__module__, Tensor.__name__, Tensor.__qualname__ = "torch", "Tensor", "Te
 KB = 4096  # each tensor's bytes in the aliasing pairs
 
 
-def kept(args: tuple, device=None):
+def kept(args: tuple, device=None, paired: bool = True):
     """Two relaunches of the key of `args`: one called as the generic path calls it, one
-    written out; each records (stream, the addresses its cells hold) per launch."""
+    written out; each records (stream, the addresses its cells hold) per launch. `paired`: the
+    first and last buffers are an aliasing pair (else the rule has no pair to compare)."""
     key, addresses = signature(args)
     made = []
     for _ in range(2):
@@ -51,7 +52,7 @@ def kept(args: tuple, device=None):
         def launch(stream, cells=cells, record=record):
             record.append((stream, [c.value for _, c in cells]))
 
-        pairs = [(0, KB, len(addresses) - 1, KB)] if len(addresses) > 1 else []
+        pairs = [(0, KB, len(addresses) - 1, KB)] if paired and len(addresses) > 1 else []
         made.append((Relaunch(key, launch, cells, pairs, device, addresses), record))
     (generic, seen_generic), (written, seen_written) = made
     function = written.hot()
@@ -102,6 +103,21 @@ def test_the_written_out_relaunch_answers_as_signature_and_relaunch_do():
         (LEGACY, [0x9000, 0xA000]),
         (LEGACY, [0x1000, 0x4000]),
         (LEGACY, [0x1000, 0x4000]),
+    ]
+
+
+def test_without_pairs_other_addresses_are_written_and_any_overlap_launches():
+    """A key whose aliasing rule compares nothing (inputs only): no address comparison before
+    the lock, yet a call on other addresses still writes them, as the generic path does."""
+    t, u = Tensor(0x1000), Tensor(0x4000)
+    generic, seen_generic, function, seen_written = kept((t, u), paired=False)
+    for args in [(t, u), (Tensor(0x9000), Tensor(0x9000 + KB // 2)), (t, u)]:
+        assert function(args, None) is generic_call(generic, args) is True
+    assert seen_written == seen_generic
+    assert [cells for _, cells in seen_written] == [
+        [0x1000, 0x4000],
+        [0x9000, 0x9000 + KB // 2],
+        [0x1000, 0x4000],
     ]
 
 
