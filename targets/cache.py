@@ -567,7 +567,9 @@ def compile_cached(
         key = artifact_key(text, chip, features, opt, **({} if ptx else {"ptx": False}))
         key.digest()  # the toolchain's versions, once per process
 
-    def build() -> bytes:
+    built: list[ModuleArtifact] = []  # what `build` made: its JSON's own decoding
+
+    def make() -> ModuleArtifact:
         parsed, ctx, rest = module, None, None
         if parsed is None:
             with stage(timings, "parse"):
@@ -575,19 +577,31 @@ def compile_cached(
         # The op verifiers run inside the compile, while ptxas works (`verified=False`): a
         # module that fails them gets their errors all the same, and no artifact. The parse's
         # context serves the lowering.
-        # Likewise the parse of its host code (`rest`), while LLVM works.
+        # Likewise the parse of its host code (`rest`), while LLVM works. A module given
+        # parsed was printed for the key already: that text is the artifact's source.
         options = {"ctx": ctx, "verified": False, "rest": rest, "ptx": ptx, **_timed(timings)}
-        artifact = compile_module(parsed, chip=chip, features=features, opt=opt, **options)
+        if module is not None:
+            options["source"] = text
+        return compile_module(parsed, chip=chip, features=features, opt=opt, **options)
+
+    def build() -> bytes:
+        artifact = make()
+        built.append(artifact)
         with stage(timings, "store"):
             return artifact.to_json().encode()
 
+    def decode(data: bytes) -> ModuleArtifact:
+        """The artifact `build` just made (equal to its JSON's decoding, which the test of
+        every example's round trip holds), else the stored one's."""
+        return built.pop() if built else ModuleArtifact.from_json(data)
+
     if not cache:
-        return ModuleArtifact.from_json(build())
+        return make()
     with stage(timings, "cache"):
         found = default_cache().lookup(key, ModuleArtifact.from_json)
     if found is not None:
         return found
-    return default_cache().get_or_compile(key, build, ModuleArtifact.from_json)
+    return default_cache().get_or_compile(key, build, decode)
 
 
 def _timed(timings: Timings | None) -> dict[str, Any]:

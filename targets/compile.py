@@ -67,6 +67,7 @@ def compile_module(
     verified: bool = True,
     rest: Callable[[], None] | None = None,
     ptx: bool = True,
+    source: str | None = None,
 ) -> ModuleArtifact:
     """The artifact of `module` (left unchanged; it must have passed the op verifiers, unless
     `verified` is False: see `_compile_unverified`; `rest` completes a module parsed in two
@@ -84,15 +85,22 @@ def compile_module(
     verifiers, every lowering and its refusals, down to the llvm dialect, and the entry's ABI
     check), but not LLVM's NVPTX code generation nor ptxas, whose output the interpreter never
     reads: the artifact's `ptx` is empty, it has no cubin, and a GPU refuses to load it.
+
+    `source`: `str(module)`, where the caller has printed it already (the artifact's source
+    text, printed once instead of twice).
     """
+    if source is not None and rest is not None:
+        raise ValueError("the text of a module parsed in two parts is printed once it is whole")
     with _collector_paused():
         if verified:
             if rest is not None:
                 raise ValueError("a module parsed in two parts is verified inside the compile")
             return _compile_module(
-                module, chip, features, opt, cubin, ctx, timings, None, None, ptx
+                module, chip, features, opt, cubin, ctx, timings, None, None, ptx, source
             )
-        return _compile_unverified(module, chip, features, opt, cubin, ctx, timings, rest, ptx)
+        return _compile_unverified(
+            module, chip, features, opt, cubin, ctx, timings, rest, ptx, source
+        )
 
 
 def _compile_unverified(
@@ -105,6 +113,7 @@ def _compile_unverified(
     timings: Timings | None,
     rest: Callable[[], None] | None,
     ptx: bool = True,
+    source: str | None = None,
 ) -> ModuleArtifact:
     """`compile_module` of a module whose op verifiers have not run yet: they run while ptxas
     (else LLVM) works on the PTX, where this process would only wait, instead of before the
@@ -142,7 +151,7 @@ def _compile_unverified(
 
     try:
         artifact = _compile_module(
-            module, chip, features, opt, cubin, ctx, timings, complete, verify, ptx
+            module, chip, features, opt, cubin, ctx, timings, complete, verify, ptx, source
         )
     except Exception:
         try:
@@ -181,10 +190,11 @@ def _compile_module(
     complete: Callable[[], None] | None,
     meanwhile: Callable[[], None] | None,
     ptx: bool = True,
+    printed: str | None = None,
 ) -> ModuleArtifact:
     """`complete`: what makes `module` whole, done while LLVM works before its text is read;
     `meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it), after the
-    module's text is read."""
+    module's text is read; `printed`: that text, where the caller has it."""
     chip, features = resolve_target(module, chip, features)
     chip = device_chip(module, chip)  # a module's opt-in to sm_90a holds on an sm_90 request
     chip = target_chip(module, chip)  # sm_90 tile GEMMs on wgmma (gemm_wgmma.py) need sm_90a
@@ -213,7 +223,7 @@ def _compile_module(
             complete()
         with stage(timings, "artifact"):
             _check_abi(kernels, lowered)
-            text = str(module)
+            text = str(module) if printed is None else printed
         if meanwhile is not None:
             meanwhile()
         return ModuleArtifact(chip, features, opt, "", kernels, None, text)
@@ -235,7 +245,7 @@ def _compile_module(
                 return
             start = time.perf_counter()
             with stage(timings, "artifact"):
-                source.append(str(module))
+                source.append(str(module) if printed is None else printed)
             if meanwhile is not None:
                 meanwhile()
             spent[0] += time.perf_counter() - start

@@ -16,6 +16,8 @@ import xdsl
 import ferrox
 from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
 from ferrox.diagnostics import DiagnosticError
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
 from ferrox.targets import cache as cache_module
 from ferrox.targets.cache import (
     KernelCache,
@@ -410,3 +412,25 @@ def test_cache_false_compiles_every_time(cache_dir, monkeypatch):
     first = compile_cached(VECADD, cache=False)
     assert compile_cached(VECADD, cache=False) == first
     assert not cache_dir.exists()
+
+
+def test_a_miss_returns_what_the_compile_made_and_stores_its_json(cache_dir):
+    """No decoding of the JSON just written: the compile's own artifact, equal to it."""
+    made = compile_cached(VECADD)
+    cache = default_cache()
+    cache.clear_memory()
+    stored = compile_cached(VECADD)
+    assert stored == made and stored is not made and cache.disk_hits == 1
+
+
+def test_a_parsed_module_is_printed_once_for_key_and_source(cache_dir, monkeypatch):
+    module = parse_module(make_context(), VECADD.read_text(), str(VECADD))
+    printed = str(module)
+    calls = []
+    real = cache_module.compile_module
+    monkeypatch.setattr(
+        cache_module, "compile_module", lambda m, **o: calls.append(o) or real(m, **o)
+    )
+    artifact = compile_cached(module, cache=False)
+    assert [o["source"] for o in calls] == [printed] and artifact.source == printed
+    assert artifact == compile_cached(printed, cache=False)
