@@ -260,7 +260,14 @@ def _compile_module(
                 beside()
         except BaseException as e:  # raised once LLVM has answered (the worker waits for it)
             failed = e
-        text = wait_ptx()
+        try:
+            text = wait_ptx()
+        except BaseException:
+            if failed is None:
+                raise
+            # What failed meanwhile (the host code's parse, the verifiers) explains an invalid
+            # module, whose IR LLVM may refuse too: it is the error, as it is when LLVM succeeds.
+            raise failed from None
         if failed is not None:
             raise failed
         image = None

@@ -16,6 +16,7 @@ from ferrox.registry import make_context
 from ferrox.targets import compile as compile_mod
 from ferrox.targets import ptxas_job
 from ferrox.targets.cache import compile_cached
+from ferrox.targets.ptx import PTXError
 from ferrox.verify import verify_module
 
 VECADD = Path(__file__).resolve().parents[2] / "examples" / "simt" / "vecadd.mlir"
@@ -102,6 +103,26 @@ def test_the_verifiers_run_once_while_ptxas_works(monkeypatch):
     artifact = compile_mod.compile_module(module(VECADD.read_text()), cubin=True, verified=False)
     assert artifact.cubin
     assert len(stacks) == 1 and "finish" in stacks[0]
+
+
+@pytest.mark.parametrize("cubin", [False, None])
+def test_a_failure_of_llvm_gives_way_to_the_verifiers_errors(monkeypatch, cubin):
+    """Whether the verifiers ran while LLVM worked (without ptxas) or run after its failure,
+    theirs is the error (an invalid module's IR may well be refused by LLVM too)."""
+    calls = []
+
+    def submit(*args, **kwargs):  # (the export and LLVM's work stood in for)
+        def failing() -> str:
+            calls.append("wait")
+            raise PTXError("LLVM could not compile the module (a stand-in)")
+
+        return failing
+
+    monkeypatch.setattr(compile_mod, "submit_module", submit)
+    with pytest.raises(DiagnosticError) as refused:
+        compile_mod.compile_module(module(DEAD), cubin=cubin, verified=False)
+    assert refused.value.diagnostics[0].message.startswith("operand 'rhs' at position 1")
+    assert calls == ["wait"], "LLVM's answer is waited for, once"
 
 
 def test_without_ptxas_they_run_once_while_llvm_works(monkeypatch):
