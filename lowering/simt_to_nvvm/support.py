@@ -29,11 +29,12 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.build import call_intrinsic, cmpi, convert, gep, if_, int_constant, yield_
+from ferrox.lowering.build import call_intrinsic, cmpi, convert, gep, if_, yield_
 from ferrox.lowering.build import cast as build_cast
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Emitter
+from ferrox.lowering.simt_to_nvvm.constants import pooled
 from ferrox.lowering.simt_to_nvvm.types import expanded, is_simt_type, memory_type
 
 TRAP = "llvm.trap"
@@ -53,8 +54,9 @@ class SimtEmitter(Emitter):
 
     # -- constants and casts ---------------------------------------------------------------
     def const(self, value: int, t: Attribute = i64) -> SSAValue:
+        """The function's one `arith.constant value : t` (`constants.py`)."""
         assert isinstance(t, IntegerType | IndexType)
-        return self(int_constant(value, t))
+        return pooled(self, value, t)
 
     def true(self) -> SSAValue:
         return self.const(1, i1)

@@ -27,8 +27,6 @@ The aligned check is at run time: the ABI promises element alignment only (`abi.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Self
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
@@ -42,7 +40,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
@@ -72,32 +70,6 @@ MAX_VECTOR_BYTES = 16
 _TID = (nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp)
 _NTID = (nvvm.BlockDimXOp, nvvm.BlockDimYOp, nvvm.BlockDimZOp)
 _CTAID = (nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp)
-
-
-@dataclass
-class _ChunkEmitter(SimtEmitter):
-    """A pattern's emitter whose constants are made once a pattern, before the matched op: made
-    inside the branches (the vector one, each guarded scalar access), each would be an op of its
-    own that cse cannot merge with its sibling branch's, and every later stage would convert it
-    (a masked store chunk made about 30). In LLVM IR a constant is an operand, not an
-    instruction, so where it is defined changes nothing of the PTX."""
-
-    consts: dict[tuple[int, Attribute], SSAValue] = field(default_factory=dict)
-    root: InsertPoint | None = None
-
-    @classmethod
-    def before(cls, rewriter: PatternRewriter, op: Operation) -> Self:
-        e = super().before(rewriter, op)
-        e.root = e.point
-        return e
-
-    def const(self, value: int, t: Attribute = i64) -> SSAValue:
-        key = (value, t)
-        found = self.consts.get(key)
-        if found is None:
-            outer = replace(self, point=self.root or self.point)
-            found = self.consts[key] = SimtEmitter.const(outer, value, t)
-        return found
 
 
 def _log2(n: int) -> int:
@@ -255,7 +227,7 @@ class StoreChunkToStores(RewritePattern):
         if not isinstance(witness, TileIndexOp):
             raise Unsupported("its witness must come from 'simt.tile_index'")
         element = op.values[0].type
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         ptr, length = e.unpack(op.slice)
         flat, count = chunk_of(e, witness, length)
         w = len(op.values)
@@ -304,7 +276,7 @@ class TileIndexToParts(RewritePattern):
         if not op.result.uses:
             rewriter.erase(op)
             return
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         flat, count = chunk_of(e, op, None)
         valid = e(cmpi(count, e.const(0), "ne"))
         rewriter.replace(op, [], [e.pack([flat, valid], op.result.type)])
@@ -316,7 +288,7 @@ class LoadChunkToLoads(RewritePattern):
         element = op.padding.type
         mem = memory_type(element)
         w = len(op.res)
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         ptr, length = e.unpack(op.slice)
         i = e.to_i64(op.index)
         n = _umin(e, e.to_i64(op.count), e.const(w))
@@ -371,7 +343,7 @@ class LoadChunkToLoads(RewritePattern):
 class SliceAlignedToTest(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SliceAlignedOp, rewriter: PatternRewriter, /) -> None:
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         ptr, _ = e.unpack(op.slice)
         rewriter.replace(op, [], [_aligned(e, ptr, op.bytes.value.data)])
 
@@ -387,7 +359,7 @@ def _vector_at(e: SimtEmitter, slice: SSAValue, index: SSAValue, element, w: int
 class UncheckedLoadChunkToLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: UncheckedLoadChunkOp, rewriter: PatternRewriter, /) -> None:
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         w = len(op.res)
         element = op.res[0].type
         address, vector, align = _vector_at(e, op.slice, op.index, element, w)
@@ -404,7 +376,7 @@ class UncheckedLoadChunkToLoad(RewritePattern):
 class UncheckedStoreChunkToStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: UncheckedStoreChunkOp, rewriter: PatternRewriter, /) -> None:
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         w = len(op.values)
         element = op.values[0].type
         address, vector, align = _vector_at(e, op.slice, op.index, element, w)
@@ -423,7 +395,7 @@ class MmaSyncToNvvm(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MmaSyncOp, rewriter: PatternRewriter, /) -> None:
-        e = _ChunkEmitter.before(rewriter, op)
+        e = SimtEmitter.before(rewriter, op)
         if isinstance(op.element, Float16Type):
             ptx_type = MMAType.F16
             a = [e(llvm.BitcastOp(v, F16X2)) for v in op.a]

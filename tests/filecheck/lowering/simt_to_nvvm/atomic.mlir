@@ -5,7 +5,9 @@
 // range check; a raw pointer's or shared array's element unchecked; scope and ordering kept.
 
 builtin.module {
+  // The function's integer constants are made once, at its entry (constants.py).
   // CHECK-LABEL: func.func @atomics(
+  // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
   simt.kernel @atomics(%h: !simt.atomic_slice<i32>, %f: !simt.atomic_slice<f32>, %g: !simt.atomic_slice<i64>, %p: !simt.ptr<f64>, %i: index, %x: i32, %y: f32, %z: i64, %d: f64) unsafe {
     // CHECK-NEXT: %[[T:.*]] = llvm.mlir.addressof @atomics_t : !llvm.ptr<3>
     %t = simt.shared_alloc : !simt.shared<i32, [4, 8]>
@@ -24,7 +26,6 @@ builtin.module {
     %a1 = simt.atomic_add %f[%i], %y scope cta ordering acq_rel : !simt.atomic_slice<f32>
     // sub is add of the negated value.
     // CHECK: %[[P2:.*]] = llvm.getelementptr inbounds %g[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i64
-    // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
     // CHECK-NEXT: %[[NEG:.*]] = arith.subi %[[ZERO]], %z : i64
     // CHECK-NEXT: %a2 = nvvm.atomic.rmw add %[[P2]], %[[NEG]] scope = #nvvm.mem_scope<sys> ordering = seq_cst : !llvm.ptr<1>, i64
     // PTX: fence.sc.sys;

@@ -5,7 +5,8 @@
 // simt.tile_index + simt.store_chunk: chunk c = k * 64 + tid (the contract's 64 threads), its
 // tile coordinates from the bits of c * 4, tensor coordinates ctaid * T + e (x for dim 0, y for
 // dim 1, z must be 0), the row-major index exact in 128 bits, count = the in-bounds prefix;
-// one aligned 16-byte vector store for a whole chunk, else a guarded store per element.
+// one aligned 16-byte vector store for a whole chunk, else a guarded store per element. The
+// function's integer constants are made once, at its entry (lowering/simt_to_nvvm/constants.py).
 
 simt.kernel @store(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: index, %n: index, %k: index, %v: f32) contract<domain = 2, block = [64]> {
   %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1>>
@@ -14,8 +15,9 @@ simt.kernel @store(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: 
 }
 
 // CHECK-LABEL: func.func @store(
-// CHECK:         %tid_x = arith.extui %{{.*}} : i32 to i64
 // CHECK-NEXT:    %[[P:.*]] = arith.constant 64 : i64
+// CHECK:         %[[FIFTEEN:.*]] = arith.constant 15 : i64
+// CHECK:         %tid_x = arith.extui %{{.*}} : i32 to i64
 // CHECK-NEXT:    %[[K:.*]] = arith.index_cast %k : index to i64
 // CHECK-NEXT:    %[[KP:.*]] = arith.muli %[[K]], %[[P]] : i64
 // CHECK-NEXT:    %chunk = arith.addi %[[KP]], %tid_x : i64
@@ -33,7 +35,6 @@ simt.kernel @store(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: 
 // CHECK:         %count = arith.select
 // CHECK-NEXT:    %[[ADDR:.*]] = llvm.getelementptr %out[%flat] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK:         %[[BITS:.*]] = llvm.ptrtoint %[[ADDR]] : !llvm.ptr<1> to i64
-// CHECK-NEXT:    %[[FIFTEEN:.*]] = arith.constant 15 : i64
 // CHECK-NEXT:    arith.andi %[[BITS]], %[[FIFTEEN]] : i64
 // CHECK:         %vector = arith.andi
 // CHECK:         scf.if %vector {

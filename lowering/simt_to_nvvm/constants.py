@@ -1,0 +1,68 @@
+"""Integer constants made once a function, at the start of its entry block.
+
+Each pattern of `convert-simt-to-nvvm` used to make the constants it needed where it needed
+them: 146 of softmax's 664 ops after this stage, which `convert-to-llvm` and the export then
+handled one by one. In LLVM IR a constant is an operand, not an instruction, so where (and how
+often) it is defined does not change the LLVM IR's instructions or the PTX; a constant at the
+function's entry dominates every use in the function. Ops built outside a function (a body not
+yet inserted) make their own.
+"""
+
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+from xdsl.dialects import func
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects.simt import FuncOp, KernelOp
+from ferrox.lowering.build import int_constant
+from ferrox.lowering.conversion import Emitter
+
+_FUNCTIONS = (func.FuncOp, KernelOp, FuncOp)
+
+_POOLS: WeakKeyDictionary[Block, dict[tuple[int, Attribute], SSAValue]] = WeakKeyDictionary()
+"""Per function entry block: the constants made there, by value and type."""
+
+
+def _entry(block: Block | None) -> Block | None:
+    """The entry block of the function whose body holds `block`, if it is in one."""
+    while block is not None:
+        op = block.parent_op()
+        if op is None:
+            return None
+        if isinstance(op, _FUNCTIONS):
+            return op.regions[0].blocks[0]
+        block = op.parent_block()
+    return None
+
+
+def pooled(e: Emitter, value: int, t: Attribute) -> SSAValue:
+    """`arith.constant value : t`, the function's one such constant where `e` inserts into a
+    function, else a new one at `e`'s insertion point."""
+    entry = _entry(e.point.block)
+    if entry is None:
+        return e(int_constant(value, t))
+    pool = _POOLS.setdefault(entry, {})
+    key = (value, t)
+    found = pool.get(key)
+    if found is not None and isinstance(found.owner, Operation) and found.owner.parent is entry:
+        return found
+    last = _last_constant(pool, entry)
+    point = InsertPoint.after(last) if last is not None else InsertPoint.at_start(entry)
+    made = e.at(point)(int_constant(value, t))
+    pool[key] = made
+    return made
+
+
+def _last_constant(pool: dict[tuple[int, Attribute], SSAValue], entry: Block) -> Operation | None:
+    """The latest pooled constant still in `entry` (new ones go after it, in first-use order)."""
+    for value in reversed(pool.values()):
+        owner = value.owner
+        if isinstance(owner, Operation) and owner.parent is entry:
+            return owner
+    return None
+
+
+__all__ = ["pooled"]
