@@ -5,12 +5,16 @@ them: 146 of softmax's 664 ops after this stage, which `convert-to-llvm` and the
 handled one by one. In LLVM IR a constant is an operand, not an instruction, so where (and how
 often) it is defined does not change the LLVM IR's instructions or the PTX; a constant at the
 function's entry dominates every use in the function. Ops built outside a function (a body not
-yet inserted) make their own.
+yet inserted), or outside `pools()` (which `convert_simt_to_nvvm` opens for its walk), make their
+own. The pools live only as long as that walk: a constant refers to its block, so a pool kept
+past the compile would keep the whole lowered module alive.
 """
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from xdsl.dialects import func
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -22,8 +26,20 @@ from ferrox.lowering.conversion import Emitter
 
 _FUNCTIONS = (func.FuncOp, KernelOp, FuncOp)
 
-_POOLS: WeakKeyDictionary[Block, dict[tuple[int, Attribute], SSAValue]] = WeakKeyDictionary()
-"""Per function entry block: the constants made there, by value and type."""
+Pool = dict[tuple[int, Attribute], SSAValue]
+
+_POOLS: ContextVar[dict[Block, Pool] | None] = ContextVar("ferrox_constant_pools", default=None)
+"""Per function entry block: the constants made there, by value and type (this thread's walk)."""
+
+
+@contextmanager
+def pools() -> Iterator[None]:
+    """Pool the constants that `pooled` makes until the block ends."""
+    token = _POOLS.set({})
+    try:
+        yield
+    finally:
+        _POOLS.reset(token)
 
 
 def _entry(block: Block | None) -> Block | None:
@@ -41,10 +57,11 @@ def _entry(block: Block | None) -> Block | None:
 def pooled(e: Emitter, value: int, t: Attribute) -> SSAValue:
     """`arith.constant value : t`, the function's one such constant where `e` inserts into a
     function, else a new one at `e`'s insertion point."""
-    entry = _entry(e.point.block)
-    if entry is None:
+    every = _POOLS.get()
+    entry = _entry(e.point.block) if every is not None else None
+    if every is None or entry is None:
         return e(int_constant(value, t))
-    pool = _POOLS.setdefault(entry, {})
+    pool = every.setdefault(entry, {})
     key = (value, t)
     found = pool.get(key)
     if found is not None and isinstance(found.owner, Operation) and found.owner.parent is entry:
@@ -56,7 +73,7 @@ def pooled(e: Emitter, value: int, t: Attribute) -> SSAValue:
     return made
 
 
-def _last_constant(pool: dict[tuple[int, Attribute], SSAValue], entry: Block) -> Operation | None:
+def _last_constant(pool: Pool, entry: Block) -> Operation | None:
     """The latest pooled constant still in `entry` (new ones go after it, in first-use order)."""
     for value in reversed(pool.values()):
         owner = value.owner
@@ -65,4 +82,4 @@ def _last_constant(pool: dict[tuple[int, Attribute], SSAValue], entry: Block) ->
     return None
 
 
-__all__ = ["pooled"]
+__all__ = ["pooled", "pools"]

@@ -18,6 +18,7 @@ from xdsl.pattern_rewriter import RewritePattern
 from ferrox.lowering.conversion import ConversionState, Guarded, rewrite_module
 from ferrox.lowering.simt_to_nvvm.atomic import ATOMIC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.casts import finish
+from ferrox.lowering.simt_to_nvvm.constants import pools
 from ferrox.lowering.simt_to_nvvm.ids import IDS_PATTERNS
 from ferrox.lowering.simt_to_nvvm.index import INDEX_PATTERNS
 from ferrox.lowering.simt_to_nvvm.kernel import KERNEL_PATTERNS
@@ -54,7 +55,8 @@ def convert_simt_to_nvvm(module: ModuleOp) -> None:
     cannot be lowered."""
     state = ConversionState("nvvm")
     patterns: list[RewritePattern] = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
-    rewrite_module(patterns, module)
+    with pools():  # each integer constant once a function (constants.py)
+        rewrite_module(patterns, module)
     state.diagnostics.raise_if_errors()
     finish(module, state)
     state.diagnostics.raise_if_errors()
