@@ -4,10 +4,11 @@ Each pattern of `convert-simt-to-nvvm` used to make the constants it needed wher
 them: 146 of softmax's 664 ops after this stage, which `convert-to-llvm` and the export then
 handled one by one. In LLVM IR a constant is an operand, not an instruction, so where (and how
 often) it is defined does not change the LLVM IR's instructions or the PTX; a constant at the
-function's entry dominates every use in the function. Ops built outside a function (a body not
-yet inserted), or outside `pools()` (which `convert_simt_to_nvvm` opens for its walk), make their
-own. The pools live only as long as that walk: a constant refers to its block, so a pool kept
-past the compile would keep the whole lowered module alive.
+function's entry dominates every use in the function. A branch being built (its block not yet
+inserted) uses the constants of the function of the op the pattern lowers, where the pattern
+inserts it. Ops built outside a function, or outside `pools()` (which `convert_simt_to_nvvm`
+opens for its walk), make their own. The pools live only as long as that walk: a constant
+refers to its block, so a pool kept past the compile would keep the whole lowered module alive.
 """
 
 from __future__ import annotations
@@ -58,7 +59,13 @@ def pooled(e: Emitter, value: int, t: Attribute) -> SSAValue:
     """`arith.constant value : t`, the function's one such constant where `e` inserts into a
     function, else a new one at `e`'s insertion point."""
     every = _POOLS.get()
-    entry = _entry(e.point.block) if every is not None else None
+    entry = None
+    if every is not None:
+        entry = _entry(e.point.block)
+        if entry is None and e.point.block.parent is None and e.origin is not None:
+            # A branch being built, not inserted yet: every pattern inserts it where the op it
+            # lowers is, so that op's function's constants dominate it.
+            entry = _entry(e.origin.parent_block())
     if every is None or entry is None:
         return e(int_constant(value, t))
     pool = every.setdefault(entry, {})

@@ -1,0 +1,55 @@
+"""convert-simt-to-nvvm makes each integer constant once a function, at its entry block's start
+(lowering/simt_to_nvvm/constants.py), and keeps no pool once it returns (a pooled constant refers
+to its block: a pool kept past the walk would keep every lowered module alive)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IntegerAttr
+
+from ferrox.lowering.pipeline import extract_device_code
+from ferrox.lowering.simt_to_nvvm import constants
+from ferrox.lowering.simt_to_nvvm.convert import convert_simt_to_nvvm
+from ferrox.parser import parse_module
+from ferrox.registry import make_context
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _lowered(name: str):
+    path = ROOT / "examples" / "tile" / f"{name}.mlir"
+    ctx = make_context()
+    module = parse_module(ctx, path.read_text(), str(path))
+    extract_device_code(module, ctx)
+    convert_simt_to_nvvm(module)
+    return module
+
+
+def test_integer_constants_are_made_once_at_each_function_entry():
+    module = _lowered("layernorm")
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    assert functions
+    for fn in functions:
+        entry = fn.body.blocks[0]
+        ops = list(entry.ops)
+        leading = 0
+        while isinstance(ops[leading], arith.ConstantOp):
+            leading += 1
+        pooled = [
+            (op.value.value.data, op.result.type)
+            for op in ops[:leading]
+            if isinstance(op.value, IntegerAttr)
+        ]
+        assert len(pooled) == len(set(pooled)), fn.sym_name.data
+        # None made again inside a branch (the source's own constants, at the entry, stay).
+        for op in fn.walk():
+            if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+                key = (op.value.value.data, op.result.type)
+                assert op.parent is entry or key not in pooled, (fn.sym_name.data, key)
+
+
+def test_no_pool_outlives_the_conversion():
+    _lowered("softmax")
+    assert constants._POOLS.get() is None
