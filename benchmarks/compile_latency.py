@@ -200,7 +200,8 @@ for line in sys.stdin:
 
 def interleaved(trees: list[str | None], paths: list[Path], reps: int) -> list[list[float]]:
     """Per example, the least `new` milliseconds of each tree over `reps` compiles, the trees'
-    warm processes taking turns (one warm-up round first, not counted)."""
+    warm processes taking turns, first one then the other (one warm-up round first, not
+    counted)."""
     bench = str(Path(__file__).parent)
     warm = str(ROOT / "examples" / "simt" / "saxpy.mlir")
     workers = []
@@ -215,7 +216,10 @@ def interleaved(trees: list[str | None], paths: list[Path], reps: int) -> list[l
         for path in paths:
             best = [float("inf")] * len(workers)
             for rep in range(reps + 1):
-                for i, w in enumerate(workers):
+                # the order alternates: whichever tree compiles second in a round follows the
+                # other's compile (its ptxas may still be exiting), so neither always does
+                order = list(enumerate(workers))
+                for i, w in order if rep % 2 else order[::-1]:
                     assert w.stdin is not None and w.stdout is not None
                     w.stdin.write(f"{path} {chip_of(path)}\n")
                     w.stdin.flush()
