@@ -200,6 +200,10 @@ def _compile_module(
     chip = target_chip(module, chip)  # sm_90 tile GEMMs on wgmma (gemm_wgmma.py) need sm_90a
     _check_min_cc(module, chip)
     check_wgmma_target(module, chip)
+
+    def source_text() -> str:  # the artifact's source: the caller's print of it, if any
+        return str(module) if printed is None else printed
+
     with stage(timings, "clone"):
         lowered = module.clone()
     lowered.attributes[CHIP_ATTR] = StringAttr(chip)  # the tile lowering's target
@@ -223,7 +227,7 @@ def _compile_module(
             complete()
         with stage(timings, "artifact"):
             _check_abi(kernels, lowered)
-            text = str(module) if printed is None else printed
+            text = source_text()
         if meanwhile is not None:
             meanwhile()
         return ModuleArtifact(chip, features, opt, "", kernels, None, text)
@@ -245,7 +249,7 @@ def _compile_module(
                 return
             start = time.perf_counter()
             with stage(timings, "artifact"):
-                source.append(str(module) if printed is None else printed)
+                source.append(source_text())
             if meanwhile is not None:
                 meanwhile()
             spent[0] += time.perf_counter() - start

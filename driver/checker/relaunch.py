@@ -28,7 +28,6 @@ an earlier launch).
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -54,8 +53,8 @@ class Relaunch:
     (a `with` block costs two more calls)."""
 
     __slots__ = (
-        "key", "_launch", "_cells", "_pairs", "_current", "_acquire", "_release", "_written",
-        "_hot",
+        "key", "_launch", "_cells", "_pairs", "_current", "_device", "_acquire", "_release",
+        "_written", "_hot",
     )  # fmt: skip
 
     def __init__(self, key: tuple, launch: Callable[[int], None], cells: list, pairs: list,
@@ -64,7 +63,8 @@ class Relaunch:
         self._launch = launch
         self._cells = cells  # (address index, the ctypes cell it is written to)
         self._pairs = pairs  # (address index, bytes, address index, bytes): both non-empty
-        self._current = None if device is None else _current_stream(device)
+        self._current = None if device is None else _stream_getter()
+        self._device = device or 0  # `_current(_device)`: torch's current stream there
         lock = threading.Lock()
         self._acquire, self._release = lock.acquire, lock.release
         self._hot: Hot | Literal[False] | None = None  # `hot()`, written out once; False: cannot be
@@ -81,10 +81,10 @@ class Relaunch:
                     return False
         current = self._current
         if stream is None:
-            stream = LEGACY if current is None else current() or LEGACY
+            stream = LEGACY if current is None else current(self._device) or LEGACY
         else:
             stream = stream_handle(stream) or LEGACY
-            if current is not None and stream != (current() or LEGACY):
+            if current is not None and stream != (current(self._device) or LEGACY):
                 return False  # torch tensors on a stream not torch's: the full path orders them
         self._acquire()
         try:
@@ -107,13 +107,11 @@ class Relaunch:
         return found or None
 
 
-def _current_stream(device: int) -> Callable[[], int]:
-    """What reads torch's current stream on `device` (0 for its legacy default): torch's own
-    raw-handle getter bound to the device, called directly, where torch has one."""
+def _stream_getter() -> Callable[[int], int]:
+    """What reads torch's current stream on a device (0 for its legacy default): torch's own
+    raw-handle getter, called directly, where torch has one."""
     raw = getattr(sys.modules["torch"]._C, "_cuda_getCurrentRawStream", None)
-    if raw is None:
-        return functools.partial(torch_current_stream, device)
-    return functools.partial(raw, device)
+    return torch_current_stream if raw is None else raw
 
 
 def relaunch_for(

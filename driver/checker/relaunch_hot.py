@@ -18,7 +18,6 @@ few µs); the values the function compares with are its globals, never text.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -75,18 +74,12 @@ def hot(relaunch: Any) -> Hot | None:
     ]
     names["LAUNCH"] = relaunch._launch
     names["ACQ"], names["REL"] = relaunch._acquire, relaunch._release
-    current = relaunch._current
-    if current is None:
+    if relaunch._current is None:
         implicit, explicit_check = "LEGACY", ""
     else:
-        # torch's getter and its device as two globals: a call of `functools.partial` is a
-        # Python-level hop more on every launch
-        if isinstance(current, functools.partial) and len(current.args) == 1:
-            names["CUR"], names["DEV"], read = current.func, current.args[0], "CUR(DEV)"
-        else:
-            names["CUR"], read = current, "CUR()"
-        implicit = f"{read} or LEGACY"
-        explicit_check = f"\n        if stream != ({read} or LEGACY): return False"
+        names["CUR"], names["DEV"] = relaunch._current, relaunch._device
+        implicit = "CUR(DEV) or LEGACY"
+        explicit_check = "\n        if stream != (CUR(DEV) or LEGACY): return False"
     # no pairs: the rule has nothing to compare, so the call need not compare the addresses
     checked = f"if addresses != R._written:\n        {_lines(pairs, 8)}" if pairs else ""
     unpack = "".join(f"a{i}, " for i in range(n)) or "()"
