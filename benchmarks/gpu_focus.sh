@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A shorter GPU session than gpu_session.sh, for a change to the tensor-core GEMM and the
 # launch path (2026-12-05: the tile GEMM's portable twin, the bf16 example on wgmma tiles):
-#   source gpu-preamble.sh && bash benchmarks/gpu_focus.sh [kernels|latency|table]
+#   source gpu-preamble.sh && bash benchmarks/gpu_focus.sh [kernels|latency|table|extra]
 # (default: kernels and latency; `table`: the GPU tests, the whole kernel table written into a
 # copy of docs/performance.md in $OUT, its roofline plot, then the tile wgmma benchmark)
 # The `gpu` tests, the bf16 examples on the GPU, compute-sanitizer on the wgmma kernel and its
@@ -17,6 +17,19 @@ step() { echo "== $* ($(date -u +%H:%M:%S))"; "$@"; echo "-- exit $?"; }
   python3 --version
 } | tee "$OUT/device.txt"
 PART=${1:-all}
+if [[ $PART == extra ]]; then
+  # The f32 GEMM variants pickled on the CPU machine (`python -m benchmarks.gemm_f32 build DIR`,
+  # each DIR named in $F32_DIRS), compute-sanitizer on examples run on the GPU, then latency.
+  {
+    for dir in ${F32_DIRS:-}; do step python3 -m benchmarks.gemm_f32 time "$dir" 3; done
+    for ex in tile/matmul_f32 tile/layernorm tile/softmax tile/attention simt/histogram; do
+      for tool in memcheck racecheck; do
+        step compute-sanitizer --tool $tool --report-api-errors no ferrox run "examples/$ex.mlir" --device gpu
+      done
+    done
+  } 2>&1 | tee "$OUT/extra.txt"
+  PART=latency
+fi
 if [[ $PART == table ]]; then
   {
     step python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider
