@@ -26,6 +26,14 @@ waited for and a barrier ends the stages' use, so the loop may run again. What e
 exactly what `tile.load` would (same bounds, zeros outside the tensor), so the result is the
 unpipelined loop's.
 
+**Two loops** (`FAST_COPIES`). Before the prologue one block-uniform test (`loop_whole`) checks
+`tile.load`'s whole-tile rule (`memory.whole_tile`) for `x`'s tile `(i, ub - 1)` and `y`'s tile
+`(ub - 1, j)`; it implies the rule for every tile index up to `ub - 1`. Where it holds, the block
+runs a copy of the prologue and loop whose loads and copies are unchecked
+(`simt.unchecked_load_chunk`, `simt.unchecked_async_copy`: no count, range test, trap vote or
+alignment fallback), an iteration past the end copying the last tile again (`min(kk, ub - 1)`:
+its stage is never read); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
+
 **Tensor cores** (bf16, f16): the accumulator's layout is `matrix.tensor_core_layout`: warps tile
 the result, each warp's `MT x NT` m16n8 tiles in registers. Stages hold `x` as `[BM][BK]` and `y`
 as `[BK][BN]` rows of 16-byte chunks, the chunk index XORed with a function of the row
@@ -74,7 +82,7 @@ from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering, T
 from ferrox.lowering.tile_to_simt.exchange import staging_size
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
 from ferrox.lowering.tile_to_simt.matrix import DEEP_ACCUMULATORS, spaced_layout, warp_split
-from ferrox.lowering.tile_to_simt.memory import load_tile
+from ferrox.lowering.tile_to_simt.memory import branch, load_tile, whole_tile
 from ferrox.lowering.tile_to_simt.uniform import check
 
 CHUNK_BYTES = 16
@@ -88,6 +96,10 @@ K_MAJOR_ACCUMULATORS = DEEP_ACCUMULATORS
 on the H200, docs/performance.md "Tile f32 GEMM (H13)": faster at 128 x 128 tiles, slower at
 128 x 64 and 64 x 128)."""
 FMA_STAGE_BUDGET = STAGE_BUDGET
+FAST_COPIES = True
+"""Whether the loop has a second version, taken where every tile it copies is whole
+(`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
+lowering before; a benchmark knob)."""
 MIN_BLOCKS: int | None = None
 """FMAs: the blocks an SM ptxas is asked to fit (`nvvm.minctasm`); None: `_min_blocks`."""
 REGISTERS = 65536
@@ -255,19 +267,33 @@ class _Pipeline:
         guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
         return plan, guard
 
-    def issue(self, tensor: Tensor, copy_plan, shape, ti, tk, array, stage_base, k_is_row: bool):
-        """The copies of one tile `(ti, tk)` of `tensor` (`[rows, cols]` tiles) into a stage."""
+    def issue(
+        self,
+        tensor: Tensor,
+        copy_plan,
+        shape,
+        ti,
+        tk,
+        array,
+        stage_base,
+        k_is_row: bool,
+        checked: bool = True,
+    ) -> None:
+        """The copies of one tile `(ti, tk)` of `tensor` (`[rows, cols]` tiles) into a stage:
+        checked, or (`checked` False, only where the tile is whole: `loop_whole`) unchecked."""
         ctx = self.ctx
         plan, guard = copy_plan
         rows, cols = shape
         d0, d1 = tensor.dims
         r_idx, c_idx = (tk, ti) if k_is_row else (ti, tk)
-        ok = ctx.all_of(
-            [
-                ctx.cmp("ult", r_idx, ctx(arith.CeilDivUIOp(d0, ctx.index(rows)))),
-                ctx.cmp("ult", c_idx, ctx(arith.CeilDivUIOp(d1, ctx.index(cols)))),
-            ]
-        )
+        ok = None
+        if checked:
+            ok = ctx.all_of(
+                [
+                    ctx.cmp("ult", r_idx, ctx(arith.CeilDivUIOp(d0, ctx.index(rows)))),
+                    ctx.cmp("ult", c_idx, ctx(arith.CeilDivUIOp(d1, ctx.index(cols)))),
+                ]
+            )
         row0 = ctx.mul(r_idx, rows)
         col0 = ctx.mul(c_idx, cols)
         zero = ctx.index(0)
@@ -275,18 +301,23 @@ class _Pipeline:
         for row, chunk, at in plan:
             grow = ctx.add(row0, row)
             gcol = ctx.add(col0, ctx.mul(chunk, self.w))
-            inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])
             flat = ctx.add(ctx.mul(grow, d1), gcol)
-            rest = ctx(arith.SubiOp(d1, gcol))
-            count = ctx(arith.MinUIOp(rest, ctx.index(self.w)))
-            count = ctx(arith.SelectOp(inside, count, zero))
-            # A row past the tensor reads nothing: point it at element 0 (count 0 reads none).
-            flat = ctx(arith.SelectOp(inside, flat, zero))
+            count = None
+            if ok is not None:
+                inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])
+                rest = ctx(arith.SubiOp(d1, gcol))
+                count = ctx(arith.MinUIOp(rest, ctx.index(self.w)))
+                count = ctx(arith.SelectOp(inside, count, zero))
+                # A row past the tensor reads nothing: point it at element 0 (count 0 reads none).
+                flat = ctx(arith.SelectOp(inside, flat, zero))
             copies.append((flat, count, ctx.add(stage_base, at)))
 
         def fill() -> list[SSAValue]:
             for flat, count, at in copies:
-                ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
+                if count is None:
+                    ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, flat, array, at, self.w))
+                else:
+                    ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
             return []
 
         def guarded() -> None:
@@ -294,47 +325,101 @@ class _Pipeline:
 
         ctx.when(guard, guarded)
 
+    def loop_whole(self, ta: Tensor, tb: Tensor, i, j, ub) -> SSAValue:
+        """One test, before the loop, that every tile a valid iteration copies is whole
+        (docs/safety.md#trusted-gemm-pipeline): `tile.load`'s whole-tile rule
+        (`memory.whole_tile`) for `x`'s tile `(i, ub - 1)` and `y`'s tile `(ub - 1, j)`. A valid
+        iteration's `kk` is below `ub` (unsigned; the copies of the others are not issued on
+        this path), and each rule holds for `kk` when it holds for `ub - 1`: (1) is a bound on
+        `kk`, (2) and (4) do not depend on it, and (3)'s last-element index grows with `kk`
+        (computed exactly under (1) and (2)). `ub = 0` wraps to a `kk` that fails (1). A
+        k-major `x`'s register load (`x_layout`, 16-byte chunks too) takes the same test."""
+        ctx, g = self.ctx, self.g
+        last = ctx(arith.SubiOp(ub, ctx.index(1)))
+        tiles = ((ta, [i, last], (g.m, g.k)), (tb, [last, j], (g.k, g.n)))
+        return ctx.all_of(
+            [
+                whole_tile(ctx, t, at, shape, [t.dims[1], None], self.w, g.element)
+                for t, at, shape in tiles
+            ]
+        )
+
     def run(self) -> None:
         ctx, g = self.ctx, self.g
         loop = g.loop
         s = self.stages
-        xs = ctx.shared(g.element, s * self.a_stage, "xs")
-        ys = ctx.shared(g.element, s * self.b_stage, "ys")
+        self.arrays = (
+            ctx.shared(g.element, s * self.a_stage, "xs"),
+            ctx.shared(g.element, s * self.b_stage, "ys"),
+        )
+        ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
+        i, j = ctx.scalar(g.i), ctx.scalar(g.j)
+        ub = ctx.scalar(loop.ub)
+        plan_a = self.copy_plan(g.m, g.k, self.a_pitch) if self.x_copied else None
+        self.plans = (plan_a, self.copy_plan(g.k, g.n, g.n))
+        self.prepare()
+        acc = ctx.tile(loop.iter_args[0], self.layout)
+        if FAST_COPIES:
+            # Two versions of the loop: unchecked copies where every tile is whole, else checked.
+            whole = self.loop_whole(ta, tb, i, j, ub)
+            types = [v.type for v in acc]
+            out = branch(
+                ctx,
+                whole,
+                types,
+                lambda: self.pipeline(acc, False),
+                lambda: self.pipeline(acc, True),
+            )
+        else:
+            out = self.pipeline(acc, True)
+        ctx.bind(loop.results[0], Dist(self.layout, out))
+
+    def pipeline(self, acc: list[SSAValue], checked: bool) -> list[SSAValue]:
+        """The prologue, the loop and the wait after it; the loop's sums. Copies are `checked`,
+        or not (only under `loop_whole`'s test)."""
+        ctx, g = self.ctx, self.g
+        loop = g.loop
+        s = self.stages
+        xs, ys = self.arrays
         ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
         i, j = ctx.scalar(g.i), ctx.scalar(g.j)
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
-        plan_a = self.copy_plan(g.m, g.k, self.a_pitch) if self.x_copied else None
-        plan_b = self.copy_plan(g.k, g.n, g.n)
-        self.prepare()
+        last = ctx(arith.SubiOp(ub, ctx.index(1)))
+        plan_a, plan_b = self.plans
 
-        def issue_iteration(kk: SSAValue, stage: SSAValue) -> Callable[[], None] | None:
-            finish = self.stage_x(ta, plan_a, i, kk, xs, ctx.mul(stage, self.a_stage))
-            self.issue(tb, plan_b, (g.k, g.n), j, kk, ys, ctx.mul(stage, self.b_stage), True)
+        def issue_iteration(raw: SSAValue, stage: SSAValue) -> Callable[[], None] | None:
+            """The copies of iteration `raw` (valid: below `ub`) into `stage`."""
+            a_base, b_base = ctx.mul(stage, self.a_stage), ctx.mul(stage, self.b_stage)
+            if checked:
+                # An iteration past the end names tile index `ub` + ...: its copies must read
+                # nothing; a huge index fails every bounds test. (`raw` may wrap past the index
+                # range only if the loop's bounds are near it; such an iteration is invalid
+                # either way: `ult` against ub fails or the copy is empty.)
+                valid = ctx.cmp("ult", raw, ub)
+                at = ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
+            else:
+                # Past the end, the last iteration's tile again (whole, and its stage is never
+                # read): no test and no branch in the loop.
+                at = ctx(arith.MinUIOp(raw, last))
+            regs = self.load_x(ta, plan_a, i, at, xs, a_base, checked)
+            self.issue(tb, plan_b, (g.k, g.n), j, at, ys, b_base, True, checked)
             ctx.emit(simt.AsyncCommitOp())
-            return finish
+            return self.store_x(regs, xs, a_base)
 
-        # Prologue: iterations 0 .. S-2 into stages 0 .. S-2 (past the end: count 0).
+        # Prologue: iterations 0 .. S-2 into stages 0 .. S-2 (past the end: count 0, or the
+        # last tile again).
         for p in range(s - 1):
             kk = ctx.add(lb, ctx.mul(step, p)) if p else lb
-            valid = ctx.cmp("ult", kk, ub)
-            # An iteration past the end names tile index `ub` + ...: its copies must read
-            # nothing; a huge index fails every bounds test.
-            kk = ctx(arith.SelectOp(valid, kk, ctx.index(-1)))
             finish = issue_iteration(kk, ctx.index(p))
             if finish is not None:
                 finish()
 
-        acc = ctx.tile(loop.iter_args[0], self.layout)
         body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc)])
         kk, t = body.args[0], body.args[1]
         with ctx.at(InsertPoint.at_end(body)):
             ctx.emit(simt.AsyncWaitOp(s - 2))
             ctx.sync()
             ahead = ctx.add(kk, ctx.mul(step, s - 1))
-            valid = ctx.cmp("ult", ahead, ub)
-            # `ahead` may wrap past the index range only if the loop's bounds are near it; such
-            # an iteration is invalid either way (`ult` against ub fails or the copy is empty).
-            ahead = ctx(arith.SelectOp(valid, ahead, ctx.index(-1)))
             finish = issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
             stage = ctx(arith.RemUIOp(t, ctx.index(s)))
             out = self.compute(xs, ys, stage, list(body.args[2:]))
@@ -345,13 +430,18 @@ class _Pipeline:
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))
         ctx.sync()
-        ctx.bind(loop.results[0], Dist(self.layout, list(new.results[1:])))
+        return list(new.results[1:])
 
-    def stage_x(self, tensor: Tensor, plan, i, kk, xs, base) -> Callable[[], None] | None:
-        """Start bringing tile `(i, kk)` of `x` into the stage at `base`: `cp.async` copies
-        (None: nothing left to do), or register loads and a function that stores them."""
+    def load_x(self, tensor: Tensor, plan, i, kk, xs, base, checked: bool) -> list[SSAValue]:
+        """Start bringing tile `(i, kk)` of `x` into the stage at `base` (checked or not, as
+        for `issue`): `cp.async` copies (no registers), or register loads (`store_x` stores
+        them)."""
         g = self.g
-        self.issue(tensor, plan, (g.m, g.k), i, kk, xs, base, False)
+        self.issue(tensor, plan, (g.m, g.k), i, kk, xs, base, False, checked)
+        return []
+
+    def store_x(self, regs: list[SSAValue], xs, base) -> Callable[[], None] | None:
+        """What stores `load_x`'s registers into the stage after the compute (None: nothing)."""
         return None
 
     def prepare(self) -> None:
@@ -480,11 +570,33 @@ class _Fmas(_Pipeline):
         else:
             self.a_row = {s: ctx.mul(ctx.add(lane_rc[0], s), self.a_pitch) for s in self.rows}
 
-    def stage_x(self, tensor: Tensor, plan, i, kk, xs, base) -> Callable[[], None] | None:
+    def load_x(self, tensor: Tensor, plan, i, kk, xs, base, checked: bool) -> list[SSAValue]:
         if not self.k_major:
-            return super().stage_x(tensor, plan, i, kk, xs, base)
+            return super().load_x(tensor, plan, i, kk, xs, base, checked)
         ctx, g, layout = self.ctx, self.g, self.x_layout
-        regs = load_tile(ctx, tensor, [i, kk], layout, ctx.constant(0.0, g.element))
+        if checked:
+            zero = ctx.constant(0.0, g.element)
+            return load_tile(ctx, tensor, [i, kk], layout, zero, fast=not FAST_COPIES)
+        # The whole tile (`loop_whole`): `memory.load_tile`'s fast path, one 16-byte load each
+        # run of 4 registers (consecutive columns: `x_layout`'s first two register bits).
+        w = self.w
+        row0, col0 = ctx.mul(i, g.m), ctx.mul(kk, g.k)
+        d1 = tensor.dims[1]
+
+        def loads() -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for r0 in range(0, layout.num_regs, w):
+                row, col = ctx.coords(layout, r0)
+                flat = ctx.add(ctx.mul(ctx.add(row0, row), d1), ctx.add(col0, col))
+                out.extend(ctx.emit(simt.UncheckedLoadChunkOp(tensor.slice, flat, w)).results)
+            return out
+
+        return ctx.unsafe(loads)
+
+    def store_x(self, regs: list[SSAValue], xs, base) -> Callable[[], None] | None:
+        if not self.k_major:
+            return None
+        ctx, g, layout = self.ctx, self.g, self.x_layout
 
         def finish() -> None:
             def stores() -> list[SSAValue]:

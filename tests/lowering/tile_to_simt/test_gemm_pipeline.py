@@ -10,8 +10,10 @@ from xdsl.dialects.builtin import IntegerAttr, i32
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
+from ferrox.driver.interpreter.simt_ops import tile_support as chunk_ops
 from ferrox.driver.interpreter.tile_lowered import lowered_module, simt_launch
-from ferrox.lowering.tile_to_simt.gemm import x_layout
+from ferrox.lowering.tile_to_simt import gemm
+from ferrox.lowering.tile_to_simt.gemm import MAX_STAGES, x_layout
 from ferrox.lowering.tile_to_simt.matrix import spaced_layout
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
@@ -114,6 +116,74 @@ def test_a_loop_that_starts_late_or_runs_no_iteration(rng, lo, tile):
     start = min(bk * lo, k)
     want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.fixture
+def unchecked(monkeypatch):
+    """How many unchecked chunk loads and copies (one a lane each) the interpreter made."""
+    seen = {"simt.unchecked_load_chunk": 0, "simt.unchecked_async_copy": 0}
+    real = chunk_ops._unchecked_range
+
+    def spy(ex, op, buffer, index, w, mask):
+        if op.name in seen:
+            seen[op.name] += int(np.count_nonzero(np.broadcast_to(mask, (ex.n,))))
+        return real(ex, op, buffer, index, w, mask)
+
+    monkeypatch.setattr(chunk_ops, "_unchecked_range", spy)
+    return seen
+
+
+def misaligned(shape: tuple[int, int], rng) -> np.ndarray:
+    """A C-contiguous f32 array whose element 0 is 4 bytes past a 16-byte boundary."""
+    backing = np.empty(shape[0] * shape[1] + 4, np.float32)
+    skip = (4 - backing.ctypes.data // 4 % 4) % 4 + 1
+    out = backing[skip : skip + shape[0] * shape[1]].reshape(shape)
+    out[...] = rng.standard_normal(shape)
+    assert out.ctypes.data % 16 == 4
+    return out
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["two-loops", "checked-only"])
+@pytest.mark.parametrize(
+    ("t", "tile", "mkn", "whole", "skew"),
+    [
+        ("f32", (128, 128, 8), (256, 32, 256), 4, False),  # every block's tiles whole
+        ("f32", (128, 128, 8), (200, 64, 256), 2, False),  # the first block row only
+        ("f32", (128, 128, 8), (256, 36, 256), 0, False),  # the last K tile is ragged
+        ("f32", (128, 128, 8), (256, 30, 256), 0, False),  # a row is not 16-byte aligned
+        ("f32", (128, 128, 8), (256, 32, 256), 0, True),  # nor is x's element 0
+        ("f32", (128, 128, 8), (200, 100, 150), 0, False),  # the example's ragged sizes
+        ("f32", (128, 128, 16), (256, 64, 200), 2, False),  # the first block column only
+        ("f32", (64, 64, 32), (128, 64, 128), 4, False),  # x copied row-major
+        ("f16", (64, 64, 32), (128, 64, 136), 4, False),  # tensor cores; 2 of 3 columns
+    ],
+)
+def test_whole_tiles_take_the_unchecked_loop(
+    rng, monkeypatch, unchecked, fast, t, tile, mkn, whole, skew
+):
+    """Where every tile a block's loop copies is whole (`gemm._Pipeline.loop_whole`), the block
+    runs the loop's second version: unchecked loads and copies only, S - 1 issues before the
+    loop and one per iteration, each every chunk of both tiles; every other block runs the
+    checked loop (its k-major `x` loads masked), and the product is the same (outputs
+    NaN-poisoned first). With the knob off, no copy is unchecked (a k-major `x` load keeps
+    `tile.load`'s own whole-tile test)."""
+    monkeypatch.setattr(gemm, "FAST_COPIES", fast)
+    m, k, n = mkn
+    dtype = np.float16 if t == "f16" else np.float32
+    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c, pipelined = run(source(t, *tile), a, b)
+    assert pipelined and np.isnan(c).sum() == 0
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+    bm, bn, bk = tile
+    w = 8 if t == "f16" else 4
+    issues = MAX_STAGES - 1 + -(-k // bk)  # 4 stages at these tiles
+    per_issue = (bm * bk + bk * bn) // w
+    if fast:
+        assert sum(unchecked.values()) == whole * issues * per_issue
+    else:
+        assert unchecked["simt.unchecked_async_copy"] == 0
 
 
 @pytest.mark.parametrize(
