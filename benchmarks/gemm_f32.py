@@ -9,7 +9,9 @@ A variant is `BMxBNxBK` (the tile kernel of `benchmarks.gemm_tiles`) with knobs 
 SM (`nvvm.minctasm`; default: the lowering's rule); `sN` the FMA stages' shared-memory budget in
 bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.spaced_layout`);
 `f0` every copy and load of the loop checked (the lowering before `gemm.FAST_COPIES`; default
-`f1`: a second loop, unchecked, where every tile is whole).
+`f1`: a second loop, unchecked, where every tile is whole); `e0` the store's round trip through
+an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it reuses the stages); `pN` at
+most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -50,6 +52,8 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.FMA_STAGE_BUDGET,
         matrix.WARP_TX_BITS,
         gemm.FAST_COPIES,
+        gemm.SHARE_EPILOGUE,
+        gemm.MAX_STAGES,
     )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
@@ -59,6 +63,8 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.FMA_STAGE_BUDGET = knobs.get("s", saved[2])
         matrix.WARP_TX_BITS = knobs.get("w", saved[3])
         gemm.FAST_COPIES = bool(knobs.get("f", saved[4]))
+        gemm.SHARE_EPILOGUE = bool(knobs.get("e", saved[5]))
+        gemm.MAX_STAGES = knobs.get("p", saved[6])
         try:
             art = compile_source(kernel("f32", bm, bn, bk), threads=knobs.get("t", 256))
         finally:
@@ -68,6 +74,8 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.FMA_STAGE_BUDGET,
                 matrix.WARP_TX_BITS,
                 gemm.FAST_COPIES,
+                gemm.SHARE_EPILOGUE,
+                gemm.MAX_STAGES,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])

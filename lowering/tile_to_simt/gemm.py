@@ -96,6 +96,9 @@ K_MAJOR_ACCUMULATORS = DEEP_ACCUMULATORS
 on the H200, docs/performance.md "Tile f32 GEMM (H13)": faster at 128 x 128 tiles, slower at
 128 x 64 and 64 x 128)."""
 FMA_STAGE_BUDGET = STAGE_BUDGET
+SHARE_EPILOGUE = True
+"""Whether f32 stages are one array that the store's round trip reuses after the loop
+(`_Pipeline.__init__`; False: the round trip's own array beside them; a benchmark knob)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -231,15 +234,29 @@ class _Pipeline:
         self.w = CHUNK_BYTES // element_bytes(g.element)
         self.a_stage = g.m * self.a_pitch
         self.b_stage = g.k * g.n
-        stage_bytes = (self.a_stage + self.b_stage) * element_bytes(g.element)
+        size = element_bytes(g.element)
+        stage_bytes = (self.a_stage + self.b_stage) * size
         # Leave room for the accumulator's round trip through shared memory after the loop (a
         # store in another layout): a 128 x 256 tile's 128 KiB beside 3 stages would not fit.
+        # Where the stages hold f32 and the loop runs once, they are one array that the round
+        # trip takes over after the loop (`Lowering.donate`), so that room is theirs too.
         epilogue = 4 * staging_size((g.m, g.n))
-        fits = (SHARED_LIMIT - ctx.shared_bytes - epilogue) // stage_bytes
-        self.stages = max(2, min(MAX_STAGES, self.stage_budget() // stage_bytes, fits))
+        self.shares_epilogue = SHARE_EPILOGUE and g.element == f32 and ctx.loop_depth == 0
+        free = SHARED_LIMIT - ctx.shared_bytes - (0 if self.shares_epilogue else epilogue)
+        self.stages = max(
+            2, min(MAX_STAGES, self.stage_budget() // stage_bytes, free // stage_bytes)
+        )
+        self.y_at = self.stages * self.a_stage if self.shares_epilogue else 0
+        """Where `y`'s stages start in their array (after `x`'s, where the two share one)."""
+        if self.shares_epilogue:
+            self.array_size = max(self.stages * (self.a_stage + self.b_stage), epilogue // size)
 
     def stage_budget(self) -> int:
         return STAGE_BUDGET
+
+    def y_base(self, stage: SSAValue) -> SSAValue:
+        """Where `y`'s stage `stage` starts in its array."""
+        return self.ctx.add(self.ctx.mul(stage, self.b_stage), self.y_at)
 
     # -- shared layout --------------------------------------------------------------------
     def chunk_at(self, row: SSAValue, chunk: SSAValue, chunks: int, pitch: int) -> SSAValue:
@@ -348,10 +365,14 @@ class _Pipeline:
         ctx, g = self.ctx, self.g
         loop = g.loop
         s = self.stages
-        self.arrays = (
-            ctx.shared(g.element, s * self.a_stage, "xs"),
-            ctx.shared(g.element, s * self.b_stage, "ys"),
-        )
+        if self.shares_epilogue:
+            stages = ctx.shared(g.element, self.array_size, "stages")
+            self.arrays = (stages, stages)
+        else:
+            self.arrays = (
+                ctx.shared(g.element, s * self.a_stage, "xs"),
+                ctx.shared(g.element, s * self.b_stage, "ys"),
+            )
         ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
         i, j = ctx.scalar(g.i), ctx.scalar(g.j)
         ub = ctx.scalar(loop.ub)
@@ -372,6 +393,8 @@ class _Pipeline:
             )
         else:
             out = self.pipeline(acc, True)
+        if self.shares_epilogue:  # after every version's last barrier; not in a loop
+            ctx.donate(self.arrays[0])
         ctx.bind(loop.results[0], Dist(self.layout, out))
 
     def pipeline(self, acc: list[SSAValue], checked: bool) -> list[SSAValue]:
@@ -389,7 +412,7 @@ class _Pipeline:
 
         def issue_iteration(raw: SSAValue, stage: SSAValue) -> Callable[[], None] | None:
             """The copies of iteration `raw` (valid: below `ub`) into `stage`."""
-            a_base, b_base = ctx.mul(stage, self.a_stage), ctx.mul(stage, self.b_stage)
+            a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
             if checked:
                 # An iteration past the end names tile index `ub` + ...: its copies must read
                 # nothing; a huge index fails every bounds test. (`raw` may wrap past the index
@@ -506,7 +529,7 @@ class _TensorCores(_Pipeline):
     def compute(self, xs, ys, stage, acc):
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
-        b_base = ctx.mul(stage, self.b_stage)
+        b_base = self.y_base(stage)
         acc = list(acc)
         for ks in range(g.k // 16):
 
@@ -614,7 +637,7 @@ class _Fmas(_Pipeline):
             return self.compute_k_major(xs, ys, stage, acc)
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
-        b_base = ctx.mul(stage, self.b_stage)
+        b_base = self.y_base(stage)
         acc = list(acc)
         index = {(self.row_of[r], self.col_of[r]): r for r in range(len(acc))}
         for k4 in range(g.k // 4):
@@ -648,7 +671,7 @@ class _Fmas(_Pipeline):
     def compute_k_major(self, xs, ys, stage, acc):
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
-        b_base = ctx.mul(stage, self.b_stage)
+        b_base = self.y_base(stage)
         acc = list(acc)
         for k in range(g.k):
 

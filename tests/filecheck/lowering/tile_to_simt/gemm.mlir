@@ -6,7 +6,8 @@
 // x loads and y copies are unchecked (an iteration past the end takes the last tile again:
 // arith.minui, no test), or the loop whose loads and copies are checked (the module's shared
 // checked functions, an iteration past the end reading nothing). The test is block-uniform,
-// so the loops' barriers pass verify-disjoint under it.
+// so the loops' barriers pass verify-disjoint under it. The stages of x and y are one f32
+// array, which the store's round trip through shared memory takes over after the loops.
 
 tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, ?]>, %b: !tile.tensor<f32, [?, ?]>) {
   %i = tile.block_id 0
@@ -28,6 +29,8 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 }
 
 // CHECK-LABEL: simt.kernel @mm(
+// CHECK:         %stages = simt.shared_alloc {dynamic} : !simt.shared<f32, [16512]>
+// CHECK-NOT:     simt.shared_alloc
 // CHECK:         %[[LAST:.*]] = arith.subi %ktiles, %c1 : index
 // CHECK:         simt.len %a : !simt.slice<f32>
 // CHECK:         simt.slice_aligned %a {bytes = 16 : i64} : !simt.slice<f32>
@@ -39,7 +42,7 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK-NOT:       simt.call
 // CHECK:           simt.unchecked_load_chunk %a[%{{.*}}] : !simt.slice<f32> -> f32, f32, f32, f32
 // CHECK-NOT:       simt.call
-// CHECK:           simt.unchecked_async_copy %b[%{{.*}}], %ys[%{{.*}}] {width = 4 : i64}
+// CHECK:           simt.unchecked_async_copy %b[%{{.*}}], %stages[%{{.*}}] {width = 4 : i64}
 // CHECK-NEXT:      simt.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    simt.async_commit
@@ -75,3 +78,7 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK-NEXT:      simt.sync_threads
 // CHECK-NEXT:      scf.yield
 // CHECK-NEXT:    }
+// CHECK-NOT:     simt.shared_alloc
+// CHECK:         simt.shared_store %{{.*}}, %stages[
+// CHECK:         simt.sync_threads
+// CHECK:         simt.shared_load %stages[
