@@ -11,7 +11,9 @@ bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.space
 `f0` every copy and load of the loop checked (the lowering before `gemm.FAST_COPIES`; default
 `f1`: a second loop, unchecked, where every tile is whole); `e0` the store's round trip through
 an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it reuses the stages); `pN` at
-most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9).
+most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9); `r1` the k-major
+loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the next stage's first
+fragments read after it and carried; default `r0`).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -54,6 +56,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.FAST_COPIES,
         gemm.SHARE_EPILOGUE,
         gemm.MAX_STAGES,
+        gemm.ROTATE,
     )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
@@ -65,6 +68,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.FAST_COPIES = bool(knobs.get("f", saved[4]))
         gemm.SHARE_EPILOGUE = bool(knobs.get("e", saved[5]))
         gemm.MAX_STAGES = knobs.get("p", saved[6])
+        gemm.ROTATE = bool(knobs.get("r", saved[7]))
         try:
             art = compile_source(kernel("f32", bm, bn, bk), threads=knobs.get("t", 256))
         finally:
@@ -76,6 +80,7 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.FAST_COPIES,
                 gemm.SHARE_EPILOGUE,
                 gemm.MAX_STAGES,
+                gemm.ROTATE,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])

@@ -34,6 +34,12 @@ runs a copy of the prologue and loop whose loads and copies are unchecked
 alignment fallback), an iteration past the end copying the last tile again (`min(kk, ub - 1)`:
 its stage is never read); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
 
+**Shared stages** (`SHARE_EPILOGUE`). f32 stages of a loop not inside another loop are one array
+(`x`'s stages, then `y`'s at `y_at`), sized for the store's round trip of the accumulator too,
+and donated to it after the loop (`Lowering.donate`). **Rotated** (`ROTATE`, a knob, off): the
+k-major loop's wait and barrier sit before each iteration's last k, and the next stage's first
+fragments, read right after them, are carried into the next iteration (`compute_rotated`).
+
 **Tensor cores** (bf16, f16): the accumulator's layout is `matrix.tensor_core_layout`: warps tile
 the result, each warp's `MT x NT` m16n8 tiles in registers. Stages hold `x` as `[BM][BK]` and `y`
 as `[BK][BN]` rows of 16-byte chunks, the chunk index XORed with a function of the row
@@ -99,6 +105,9 @@ FMA_STAGE_BUDGET = STAGE_BUDGET
 SHARE_EPILOGUE = True
 """Whether f32 stages are one array that the store's round trip reuses after the loop
 (`_Pipeline.__init__`; False: the round trip's own array beside them; a benchmark knob)."""
+ROTATE = False
+"""Whether the k-major FMA loop is rotated (`_Pipeline.pipeline`: the barrier before each
+iteration's last k, the next stage's first fragments carried across it; a benchmark knob)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -437,23 +446,64 @@ class _Pipeline:
             if finish is not None:
                 finish()
 
-        body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc)])
-        kk, t = body.args[0], body.args[1]
-        with ctx.at(InsertPoint.at_end(body)):
+        # Rotated (`rotated`): the wait and barrier for stage t + 1 come before iteration t's
+        # last k, whose fragments are already in registers, and stage t + 1's first fragments
+        # are read right after them, so they are carried into the next iteration.
+        rotated = self.rotated()
+        first: list[SSAValue] = []
+        if rotated:
             ctx.emit(simt.AsyncWaitOp(s - 2))
             ctx.sync()
+            first = self.fragments(xs, ys, ctx.index(0), 0)
+        n = len(acc)
+        body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc + first)])
+        kk, t = body.args[0], body.args[1]
+        with ctx.at(InsertPoint.at_end(body)):
+            if not rotated:
+                ctx.emit(simt.AsyncWaitOp(s - 2))
+                ctx.sync()
+            # Iteration t's copies go to stage (t - 1) % S, last read before the barrier of
+            # iteration t (rotated: of iteration t - 1).
             ahead = ctx.add(kk, ctx.mul(step, s - 1))
             finish = issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
             stage = ctx(arith.RemUIOp(t, ctx.index(s)))
-            out = self.compute(xs, ys, stage, list(body.args[2:]))
-            if finish is not None:  # x of iteration t + S - 1, from registers into its stage
-                finish()
-            ctx.emit(scf.YieldOp(ctx.add(t, 1), *out))
-        new = scf.ForOp(lb, ub, step, [ctx.index(0), *acc], Region(body))
+            if rotated:
+
+                def boundary() -> list[SSAValue]:
+                    if finish is not None:  # x of iteration t + S - 1 into its stage
+                        finish()
+                    ctx.emit(simt.AsyncWaitOp(s - 2))
+                    ctx.sync()
+                    following = ctx(arith.RemUIOp(ctx.add(t, 1), ctx.index(s)))
+                    return self.fragments(xs, ys, following, 0)
+
+                carried = list(body.args[2 + n :])
+                out, nxt = self.compute_rotated(
+                    xs, ys, stage, list(body.args[2 : 2 + n]), carried, boundary
+                )
+                ctx.emit(scf.YieldOp(ctx.add(t, 1), *out, *nxt))
+            else:
+                out = self.compute(xs, ys, stage, list(body.args[2:]))
+                if finish is not None:  # x of iteration t + S - 1, from registers into its stage
+                    finish()
+                ctx.emit(scf.YieldOp(ctx.add(t, 1), *out))
+        new = scf.ForOp(lb, ub, step, [ctx.index(0), *acc, *first], Region(body))
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))
         ctx.sync()
-        return list(new.results[1:])
+        return list(new.results[1 : 1 + n])
+
+    def rotated(self) -> bool:
+        """Whether the loop is rotated (`pipeline`): only the k-major FMA loop."""
+        return False
+
+    def fragments(self, xs, ys, stage, k: int) -> list[SSAValue]:
+        """A rotated loop's fragments of one k (`_Fmas`)."""
+        raise NotImplementedError
+
+    def compute_rotated(self, xs, ys, stage, acc, first, boundary):
+        """A rotated loop's compute (`_Fmas`)."""
+        raise NotImplementedError
 
     def load_x(self, tensor: Tensor, plan, i, kk, xs, base, checked: bool) -> list[SSAValue]:
         """Start bringing tile `(i, kk)` of `x` into the stage at `base` (checked or not, as
@@ -668,34 +718,56 @@ class _Fmas(_Pipeline):
                     acc[r] = ctx(xmath.FmaOp(a[row][kk], b[col], acc[r]))
         return acc
 
-    def compute_k_major(self, xs, ys, stage, acc):
+    def rotated(self) -> bool:
+        return self.k_major and ROTATE
+
+    def fragments(self, xs, ys, stage, k: int) -> list[SSAValue]:
+        """This thread's values of `x` (its rows) and `y` (its columns) at `k` of `stage`."""
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
         b_base = self.y_base(stage)
-        acc = list(acc)
-        for k in range(g.k):
 
-            def loads(k=k) -> list[SSAValue]:
-                out: list[SSAValue] = []
-                for s in self.row_blocks:
-                    at = ctx.add(ctx.add(a_base, k * g.m), self.a_row[s])
-                    out.extend(ctx.emit(simt.SharedLoadVectorOp(xs, at, 4)).results)
-                for s in self.col_blocks:
-                    at = ctx.add(ctx.add(b_base, k * g.n), self.b_col[s])
-                    out.extend(ctx.emit(simt.SharedLoadVectorOp(ys, at, 4)).results)
-                return out
+        def loads() -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for s in self.row_blocks:
+                at = ctx.add(ctx.add(a_base, k * g.m), self.a_row[s])
+                out.extend(ctx.emit(simt.SharedLoadVectorOp(xs, at, 4)).results)
+            for s in self.col_blocks:
+                at = ctx.add(ctx.add(b_base, k * g.n), self.b_col[s])
+                out.extend(ctx.emit(simt.SharedLoadVectorOp(ys, at, 4)).results)
+            return out
 
-            loaded = ctx.unsafe(loads)
-            nr = 4 * len(self.row_blocks)
-            a = {s + c: loaded[4 * u + c] for u, s in enumerate(self.row_blocks) for c in range(4)}
-            b = {
-                s + c: loaded[nr + 4 * u + c]
-                for u, s in enumerate(self.col_blocks)
-                for c in range(4)
-            }
-            for r in range(len(acc)):
-                acc[r] = ctx(xmath.FmaOp(a[self.row_of[r]], b[self.col_of[r]], acc[r]))
+        return ctx.unsafe(loads)
+
+    def fmas(self, acc: list[SSAValue], loaded: list[SSAValue]) -> list[SSAValue]:
+        """`acc` plus the products of one k's fragments (`fragments`)."""
+        ctx = self.ctx
+        nr = 4 * len(self.row_blocks)
+        a = {s + c: loaded[4 * u + c] for u, s in enumerate(self.row_blocks) for c in range(4)}
+        b = {s + c: loaded[nr + 4 * u + c] for u, s in enumerate(self.col_blocks) for c in range(4)}
+        return [
+            ctx(xmath.FmaOp(a[self.row_of[r]], b[self.col_of[r]], acc[r])) for r in range(len(acc))
+        ]
+
+    def compute_k_major(self, xs, ys, stage, acc):
+        for k in range(self.g.k):
+            acc = self.fmas(acc, self.fragments(xs, ys, stage, k))
         return acc
+
+    def compute_rotated(self, xs, ys, stage, acc, first, boundary):
+        """The k-major compute of a rotated loop: k = 0's fragments are `first`, each k's are
+        read before the previous k's products, and before the last k's products `boundary()`
+        (the barrier) gives the next stage's first fragments: (sums, those fragments)."""
+        frags = first
+        last = self.g.k - 1
+        following: list[SSAValue] = []
+        for k in range(self.g.k):
+            ahead = self.fragments(xs, ys, stage, k + 1) if k < last else boundary()
+            if k == last:
+                following = ahead
+            acc = self.fmas(acc, frags)
+            frags = ahead
+        return acc, following
 
 
 def x_layout(m: int, k: int, threads: int) -> Layout:

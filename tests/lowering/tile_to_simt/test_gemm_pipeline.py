@@ -295,3 +295,30 @@ def test_the_store_reuses_the_stages_of_a_loop_that_runs_once(rng, text, arrays)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
     allocs = [op for op in kernels[0].walk() if isinstance(op, simt.SharedAllocOp)]
     assert len(allocs) == arrays
+
+
+@pytest.mark.parametrize(
+    ("bk", "mkn", "lo"),
+    [
+        (8, (256, 32, 256), 0),  # whole tiles: the unchecked loop
+        (8, (200, 100, 150), 0),  # ragged: the checked loop
+        (16, (129, 37, 150), 0),
+        (8, (256, 8, 200), 0),  # one iteration
+        (16, (256, 100, 256), 3),  # from the fourth K tile
+        (8, (128, 64, 128), 9),  # no iteration
+    ],
+)
+def test_the_rotated_loop_matches_numpy(rng, monkeypatch, bk, mkn, lo):
+    """`gemm.ROTATE`: the k-major loop with its barrier before each iteration's last k and the
+    next stage's first fragments carried across it gives the NumPy product; the interpreter
+    checks every shared access for races (a fragment read after the barrier from the stage
+    that the next iteration's copies overwrite would be one)."""
+    monkeypatch.setattr(gemm, "ROTATE", True)
+    m, k, n = mkn
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c, pipelined = run(source("f32", 128, 128, bk), a, b, lo)
+    assert pipelined
+    start = min(bk * lo, k)
+    want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
