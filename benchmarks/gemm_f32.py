@@ -13,7 +13,8 @@ bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.space
 an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it reuses the stages); `pN` at
 most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9); `r1` the k-major
 loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the next stage's first
-fragments read after it and carried; default `r0`).
+fragments read after it and carried; default `r0`); `n0` the unchecked loop counts in `index`
+(i64) rather than i32 (`gemm.NARROW_COUNTER`, default `n1`).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -57,6 +58,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.SHARE_EPILOGUE,
         gemm.MAX_STAGES,
         gemm.ROTATE,
+        gemm.NARROW_COUNTER,
     )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
@@ -69,6 +71,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.SHARE_EPILOGUE = bool(knobs.get("e", saved[5]))
         gemm.MAX_STAGES = knobs.get("p", saved[6])
         gemm.ROTATE = bool(knobs.get("r", saved[7]))
+        gemm.NARROW_COUNTER = bool(knobs.get("n", saved[8]))
         try:
             art = compile_source(kernel("f32", bm, bn, bk), threads=knobs.get("t", 256))
         finally:
@@ -81,6 +84,7 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.SHARE_EPILOGUE,
                 gemm.MAX_STAGES,
                 gemm.ROTATE,
+                gemm.NARROW_COUNTER,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])

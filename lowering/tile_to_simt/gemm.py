@@ -32,7 +32,8 @@ unpipelined loop's.
 runs a copy of the prologue and loop whose loads and copies are unchecked
 (`simt.unchecked_load_chunk`, `simt.unchecked_async_copy`: no count, range test, trap vote or
 alignment fallback), an iteration past the end copying the last tile again (`min(kk, ub - 1)`:
-its stage is never read); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
+its stage is never read), counting in i32 (`NARROW_COUNTER`: the test also holds `lb` and
+`step` below 2^30); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
 
 **Shared stages** (`SHARE_EPILOGUE`). f32 stages of a loop not inside another loop are one array
 (`x`'s stages, then `y`'s at `y_at`), sized for the store's round trip of the accumulator too,
@@ -108,6 +109,9 @@ SHARE_EPILOGUE = True
 ROTATE = False
 """Whether the k-major FMA loop is rotated (`_Pipeline.pipeline`: the barrier before each
 iteration's last k, the next stage's first fragments carried across it; a benchmark knob)."""
+NARROW_COUNTER = True
+"""Whether the unchecked loop counts in i32 (its tile indices are below 2^29; `pipeline`; False:
+in `index`, i64; a benchmark knob)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -236,7 +240,8 @@ class _Pipeline:
     a_pitch: int
     swizzled: bool
     x_copied = True
-    """Whether `x` reaches its stages by `cp.async` (else through registers: `stage_x`)."""
+    """Whether `x` reaches its stages by `cp.async` (else through registers: `load_x`,
+    `store_x`)."""
 
     def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
         self.ctx, self.g, self.layout = ctx, g, layout
@@ -352,14 +357,14 @@ class _Pipeline:
         ctx.when(guard, guarded)
 
     def loop_whole(self, ta: Tensor, tb: Tensor, i, j, ub) -> SSAValue:
-        """One test, before the loop, that every tile a valid iteration copies is whole
+        """One test, before the loop, that every tile the unchecked loop copies is whole
         (docs/safety.md#trusted-gemm-pipeline): `tile.load`'s whole-tile rule
-        (`memory.whole_tile`) for `x`'s tile `(i, ub - 1)` and `y`'s tile `(ub - 1, j)`. A valid
-        iteration's `kk` is below `ub` (unsigned; the copies of the others are not issued on
-        this path), and each rule holds for `kk` when it holds for `ub - 1`: (1) is a bound on
-        `kk`, (2) and (4) do not depend on it, and (3)'s last-element index grows with `kk`
-        (computed exactly under (1) and (2)). `ub = 0` wraps to a `kk` that fails (1). A
-        k-major `x`'s register load (`x_layout`, 16-byte chunks too) takes the same test."""
+        (`memory.whole_tile`) for `x`'s tile `(i, ub - 1)` and `y`'s tile `(ub - 1, j)`. That
+        loop copies tile index `min(kk, ub - 1)` (`pipeline`), at most `ub - 1` (unsigned), and
+        each rule holds for an index when it holds for `ub - 1`: (1) is a bound on it, (2) and
+        (4) do not depend on it, and (3)'s last-element index grows with it (computed exactly
+        under (1) and (2)). `ub = 0` wraps to an index that fails (1). A k-major `x`'s register
+        load (`x_layout`, 16-byte chunks too) takes the same test."""
         ctx, g = self.ctx, self.g
         last = ctx(arith.SubiOp(ub, ctx.index(1)))
         tiles = ((ta, [i, last], (g.m, g.k)), (tb, [last, j], (g.k, g.n)))
@@ -392,6 +397,10 @@ class _Pipeline:
         if FAST_COPIES:
             # Two versions of the loop: unchecked copies where every tile is whole, else checked.
             whole = self.loop_whole(ta, tb, i, j, ub)
+            if NARROW_COUNTER:  # and lb, step below 2^30: the loop counts in i32 (`pipeline`)
+                lb, step = ctx.scalar(loop.lb), ctx.scalar(loop.step)
+                wide = ctx(arith.ShRUIOp(ctx(arith.OrIOp(lb, step)), ctx.index(30)))
+                whole = ctx.all_of([whole, ctx.cmp("eq", wide, 0)])
             types = [v.type for v in acc]
             out = branch(
                 ctx,
@@ -419,8 +428,11 @@ class _Pipeline:
         last = ctx(arith.SubiOp(ub, ctx.index(1)))
         plan_a, plan_b = self.plans
 
-        def issue_iteration(raw: SSAValue, stage: SSAValue) -> Callable[[], None] | None:
-            """The copies of iteration `raw` (valid: below `ub`) into `stage`."""
+        def issue_iteration(
+            raw: SSAValue, stage: SSAValue, clamped: bool = False
+        ) -> Callable[[], None] | None:
+            """The copies of iteration `raw` (valid: below `ub`) into `stage` (`clamped`: `raw`
+            is at most `ub - 1` already)."""
             a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
             if checked:
                 # An iteration past the end names tile index `ub` + ...: its copies must read
@@ -429,6 +441,8 @@ class _Pipeline:
                 # either way: `ult` against ub fails or the copy is empty.)
                 valid = ctx.cmp("ult", raw, ub)
                 at = ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
+            elif clamped:
+                at = raw
             else:
                 # Past the end, the last iteration's tile again (whole, and its stage is never
                 # read): no test and no branch in the loop.
@@ -456,7 +470,25 @@ class _Pipeline:
             ctx.sync()
             first = self.fragments(xs, ys, ctx.index(0), 0)
         n = len(acc)
-        body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc + first)])
+        # Narrow: the unchecked loop counts in i32. Its test (`run`) holds only where
+        # `ub - 1 < 2^29` (rule 1 of `loop_whole`) and `lb, step < 2^30`, so every counter value
+        # a valid iteration takes, and the next one, is below 2^31: the i32 loop runs the same
+        # iterations. `kk + (S - 1) step` may wrap in i32 past the end; the tile index copied is
+        # still at most `ub - 1` (`min`), and a valid iteration's is exact.
+        narrow = NARROW_COUNTER and not checked
+        count_t = i32 if narrow else IndexType()
+
+        def counter(v: SSAValue) -> SSAValue:
+            return ctx(arith.IndexCastOp(v, i32)) if narrow else v
+
+        def count(v: int) -> SSAValue:
+            return ctx.constant(v, i32) if narrow else ctx.index(v)
+
+        def index(v: SSAValue) -> SSAValue:
+            return ctx(arith.IndexCastOp(v, IndexType())) if narrow else v
+
+        lb_c, ub_c, step_c, last_c = (counter(v) for v in (lb, ub, step, last))
+        body = Block(arg_types=[count_t, count_t, *(v.type for v in acc + first)])
         kk, t = body.args[0], body.args[1]
         with ctx.at(InsertPoint.at_end(body)):
             if not rotated:
@@ -464,9 +496,12 @@ class _Pipeline:
                 ctx.sync()
             # Iteration t's copies go to stage (t - 1) % S, last read before the barrier of
             # iteration t (rotated: of iteration t - 1).
-            ahead = ctx.add(kk, ctx.mul(step, s - 1))
-            finish = issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
-            stage = ctx(arith.RemUIOp(t, ctx.index(s)))
+            ahead = ctx(arith.AddiOp(kk, ctx(arith.MuliOp(step_c, count(s - 1)))))
+            if narrow:
+                ahead = index(ctx(arith.MinUIOp(ahead, last_c)))
+            stage_ahead = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(s - 1))), count(s)))
+            finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow)
+            stage = index(ctx(arith.RemUIOp(t, count(s))))
             if rotated:
 
                 def boundary() -> list[SSAValue]:
@@ -474,20 +509,21 @@ class _Pipeline:
                         finish()
                     ctx.emit(simt.AsyncWaitOp(s - 2))
                     ctx.sync()
-                    following = ctx(arith.RemUIOp(ctx.add(t, 1), ctx.index(s)))
-                    return self.fragments(xs, ys, following, 0)
+                    following = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(1))), count(s)))
+                    return self.fragments(xs, ys, index(following), 0)
 
                 carried = list(body.args[2 + n :])
                 out, nxt = self.compute_rotated(
                     xs, ys, stage, list(body.args[2 : 2 + n]), carried, boundary
                 )
-                ctx.emit(scf.YieldOp(ctx.add(t, 1), *out, *nxt))
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt))
             else:
                 out = self.compute(xs, ys, stage, list(body.args[2:]))
                 if finish is not None:  # x of iteration t + S - 1, from registers into its stage
                     finish()
-                ctx.emit(scf.YieldOp(ctx.add(t, 1), *out))
-        new = scf.ForOp(lb, ub, step, [ctx.index(0), *acc, *first], Region(body))
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out))
+        inits = [count(0), *acc, *first]
+        new = scf.ForOp(lb_c, ub_c, step_c, inits, Region(body))
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))
         ctx.sync()

@@ -322,3 +322,26 @@ def test_the_rotated_loop_matches_numpy(rng, monkeypatch, bk, mkn, lo):
     start = min(bk * lo, k)
     want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("narrow", [True, False], ids=["i32-counter", "index-counter"])
+@pytest.mark.parametrize(("lo", "whole"), [(2, 4), (8, 4), (2**40, 0)])
+def test_the_unchecked_loop_from_a_later_tile(rng, monkeypatch, unchecked, narrow, lo, whole):
+    """The unchecked loop of a loop starting at K tile `lo` (its i32 counter, `gemm.NARROW_COUNTER`,
+    or the `index` one): the tiles before `lo` are left out, a loop with no iteration copies
+    the last tile S - 1 times (never past it); a start at 2^40 does not fit the i32 counter, so
+    with it the checked loop runs (and runs no iteration)."""
+    monkeypatch.setattr(gemm, "NARROW_COUNTER", narrow)
+    m, k, n = 256, 64, 256
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c, pipelined = run(source("f32", 128, 128, 8), a, b, lo)
+    assert pipelined
+    start = min(8 * lo, k)
+    want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+    iterations = max(0, k // 8 - lo)
+    if lo >= 2**30 and not narrow:
+        whole = 4  # the index counter's loop takes any start
+    per_issue = (128 * 8 + 8 * 128) // 4
+    assert sum(unchecked.values()) == whole * (MAX_STAGES - 1 + iterations) * per_issue

@@ -4,8 +4,9 @@
 // before the loop that every tile it copies is whole (tile.load's whole-tile rule for x's tile
 // (i, ub - 1) and y's tile (ub - 1, j): dims, slice lengths, alignment), then the loop whose
 // x loads and y copies are unchecked (an iteration past the end takes the last tile again:
-// arith.minui, no test), or the loop whose loads and copies are checked (the module's shared
-// checked functions, an iteration past the end reading nothing). The test is block-uniform,
+// arith.minui, no test; it counts in i32, its test also holding lb and step below 2^30), or the
+// loop whose loads and copies are checked (the module's shared checked functions, an iteration
+// past the end reading nothing). The test is block-uniform,
 // so the loops' barriers pass verify-disjoint under it. The stages of x and y are one f32
 // array, which the store's round trip through shared memory takes over after the loops.
 
@@ -47,11 +48,12 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK-NEXT:    }
 // CHECK-NEXT:    simt.async_commit
 // CHECK-NOT:       simt.call
-// CHECK:           scf.for
+// CHECK:           %[[LAST32:.*]] = arith.index_cast %[[LAST]] : index to i32
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (i32, f32,
 // CHECK-NEXT:        simt.async_wait {pending = 2 : i64}
 // CHECK-NEXT:        simt.sync_threads
 // CHECK-NOT:         simt.call
-// CHECK:             arith.minui %{{.*}}, %[[LAST]] : index
+// CHECK:             arith.minui %{{.*}}, %[[LAST32]] : i32
 // CHECK-NOT:         simt.call
 // CHECK:             simt.unchecked_load_chunk %a
 // CHECK-NOT:         simt.call
@@ -66,7 +68,7 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK-NOT:       simt.unchecked
 // CHECK:           simt.call @__ferrox_async_copy_slice_f32_x4(%b,
 // CHECK-NOT:       simt.unchecked
-// CHECK:           scf.for
+// CHECK:           scf.for %{{.*}} = %c0 to %ktiles step %c1 iter_args({{.*}}) -> (index, f32,
 // CHECK-NEXT:        simt.async_wait {pending = 2 : i64}
 // CHECK-NEXT:        simt.sync_threads
 // CHECK-NOT:         simt.unchecked
