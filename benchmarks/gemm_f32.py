@@ -7,7 +7,14 @@ A variant is `BMxBNxBK` (the tile kernel of `benchmarks.gemm_tiles`) with knobs 
 `tN` N threads (default 256); `k0` stages `x` row-major by `cp.async` (the lowering before H13),
 `k1` k-major through registers (default: the lowering's rule); `bN` asks ptxas for N blocks an
 SM (`nvvm.minctasm`; default: the lowering's rule); `sN` the FMA stages' shared-memory budget in
-bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.spaced_layout`).
+bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.spaced_layout`);
+`f0` every copy and load of the loop checked (the lowering before `gemm.FAST_COPIES`; default
+`f1`: a second loop, unchecked, where every tile is whole); `e0` the store's round trip through
+an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it reuses the stages); `pN` at
+most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9); `r1` the k-major
+loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the next stage's first
+fragments read after it and carried; default `r0`); `n0` the unchecked loop counts in `index`
+(i64) rather than i32 (`gemm.NARROW_COUNTER`, default `n1`).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -42,7 +49,17 @@ def build(out: Path, specs: list[str]) -> None:
     from ferrox.lowering.tile_to_simt import gemm, matrix
 
     out.mkdir(parents=True, exist_ok=True)
-    saved = (gemm.K_MAJOR_ACCUMULATORS, gemm.MIN_BLOCKS, gemm.FMA_STAGE_BUDGET, matrix.WARP_TX_BITS)
+    saved = (
+        gemm.K_MAJOR_ACCUMULATORS,
+        gemm.MIN_BLOCKS,
+        gemm.FMA_STAGE_BUDGET,
+        matrix.WARP_TX_BITS,
+        gemm.FAST_COPIES,
+        gemm.SHARE_EPILOGUE,
+        gemm.MAX_STAGES,
+        gemm.ROTATE,
+        gemm.NARROW_COUNTER,
+    )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
         if "k" in knobs:  # k0: never k-major, k1: always
@@ -50,6 +67,11 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.MIN_BLOCKS = knobs.get("b", saved[1])
         gemm.FMA_STAGE_BUDGET = knobs.get("s", saved[2])
         matrix.WARP_TX_BITS = knobs.get("w", saved[3])
+        gemm.FAST_COPIES = bool(knobs.get("f", saved[4]))
+        gemm.SHARE_EPILOGUE = bool(knobs.get("e", saved[5]))
+        gemm.MAX_STAGES = knobs.get("p", saved[6])
+        gemm.ROTATE = bool(knobs.get("r", saved[7]))
+        gemm.NARROW_COUNTER = bool(knobs.get("n", saved[8]))
         try:
             art = compile_source(kernel("f32", bm, bn, bk), threads=knobs.get("t", 256))
         finally:
@@ -58,6 +80,11 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.MIN_BLOCKS,
                 gemm.FMA_STAGE_BUDGET,
                 matrix.WARP_TX_BITS,
+                gemm.FAST_COPIES,
+                gemm.SHARE_EPILOGUE,
+                gemm.MAX_STAGES,
+                gemm.ROTATE,
+                gemm.NARROW_COUNTER,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])

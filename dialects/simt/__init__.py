@@ -54,6 +54,7 @@ from ferrox.dialects.simt.pipeline import (
     AsyncWaitOp,
     LdMatrixOp,
     SharedLoadVectorOp,
+    UncheckedAsyncCopyOp,
 )
 from ferrox.dialects.simt.shared import (
     SharedAllocOp,
@@ -147,6 +148,7 @@ SIMT = Dialect(
         SharedStoreOp,
         SharedLoadVectorOp,
         AsyncCopyOp,
+        UncheckedAsyncCopyOp,
         AsyncCommitOp,
         AsyncWaitOp,
         LdMatrixOp,
@@ -200,6 +202,7 @@ __all__ = [
     "AsyncWaitOp",
     "LdMatrixOp",
     "SharedLoadVectorOp",
+    "UncheckedAsyncCopyOp",
     "TRUSTED_INDEX_OPS",
     "AtomicAddOp",
     "AtomicAndOp",

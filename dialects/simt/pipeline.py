@@ -6,6 +6,9 @@ warp collective, all on shared arrays and so all inside `unsafe`:
   `dst[j ..]` and zeros for the rest of the `w` elements (PTX `cp.async`, 16 bytes); the global
   side is checked as `simt.load_chunk`'s (an element below `n` out of range traps), the shared
   side is not. The copy lands by the next `simt.async_wait` that retires its group.
+- `simt.unchecked_async_copy %src[%i], %t[%j] {width = w}`: `simt.async_copy` of a whole chunk
+  (`n = w`) with no check of the global side: the code that emits it vouches that
+  `i + w <= len` and that the source address is 16-byte aligned (PTX `cp.async` of 16 bytes).
 - `simt.async_commit` closes the thread's group of copies issued since the last one;
   `simt.async_wait {pending = N}` waits until at most `N` of the thread's groups are in flight.
   Other threads see the copies after their issuer's wait and a barrier, as with stores.
@@ -96,15 +99,55 @@ class AsyncCopyOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        t = self.source.type
-        assert isinstance(t, SliceType)
-        size = _element_bytes(t.element_type)
-        if self.width.value.data * size != ASYNC_COPY_BYTES:
-            raise VerifyException(
-                f"'simt.async_copy' copies {ASYNC_COPY_BYTES} bytes: width must be "
-                f"{ASYNC_COPY_BYTES // size} for {t.element_type}, got {self.width.value.data}"
-            )
-        check_rank(self, self.array, [self.offset])
+        _check_copy(self, self.source, self.array, self.offset, self.width.value.data)
+
+
+@irdl_op_definition
+class UncheckedAsyncCopyOp(IRDLOperation):
+    """`simt.unchecked_async_copy %x[%i], %t[%j] {width = 4} : !simt.slice<f32>,
+    !simt.shared<f32, [N]>`: `simt.async_copy` of a whole chunk (`n = w`) with no range or
+    alignment check of the source (module docstring). Unsafe, as every shared access; the tile
+    lowering emits it only under a test that proves both (`lowering/tile_to_simt/gemm.py`,
+    docs/safety.md#trusted-gemm-pipeline)."""
+
+    name = "simt.unchecked_async_copy"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    source = operand_def(slice_of(T))
+    index = operand_def(IndexType())
+    array = operand_def(shared_of(T))
+    offset = operand_def(IndexType())
+    width = prop_def(IntegerAttr[IntegerType])
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$source `[` $index `]` `,` $array `[` $offset `]` attr-dict `:` "
+        "type($source) `,` type($array)"
+    )
+
+    def __init__(
+        self, source: SSAValue, index: SSAValue, array: SSAValue, offset: SSAValue, width: int
+    ):
+        super().__init__(
+            operands=[source, index, array, offset],
+            properties={"width": IntegerAttr(width, i64)},
+        )
+
+    def verify_(self) -> None:
+        _check_copy(self, self.source, self.array, self.offset, self.width.value.data)
+
+
+def _check_copy(op: IRDLOperation, source: SSAValue, array: SSAValue, offset, width: int) -> None:
+    t = source.type
+    assert isinstance(t, SliceType)
+    size = _element_bytes(t.element_type)
+    if width * size != ASYNC_COPY_BYTES:
+        raise VerifyException(
+            f"'{op.name}' copies {ASYNC_COPY_BYTES} bytes: width must be "
+            f"{ASYNC_COPY_BYTES // size} for {t.element_type}, got {width}"
+        )
+    check_rank(op, array, [offset])
 
 
 @irdl_op_definition
@@ -214,6 +257,13 @@ class SharedLoadVectorOp(IRDLOperation):
         check_rank(self, self.array, [self.offset])
 
 
-PIPELINE_OPS = (SharedLoadVectorOp, AsyncCopyOp, AsyncCommitOp, AsyncWaitOp, LdMatrixOp)
-PIPELINE_ACCESS_OPS = (SharedLoadVectorOp, AsyncCopyOp, LdMatrixOp)
+PIPELINE_OPS = (
+    SharedLoadVectorOp,
+    AsyncCopyOp,
+    UncheckedAsyncCopyOp,
+    AsyncCommitOp,
+    AsyncWaitOp,
+    LdMatrixOp,
+)
+PIPELINE_ACCESS_OPS = (SharedLoadVectorOp, AsyncCopyOp, UncheckedAsyncCopyOp, LdMatrixOp)
 """The pipeline ops that touch a shared array (unsafe: the verifier keeps them in unsafe code)."""

@@ -4,6 +4,7 @@
   `nvvm.cp.async.shared.global` of `min(n, w) * size` bytes (the hardware zero-fills the rest);
   else guarded scalar loads, zeros past `n`, and plain shared stores (a synchronous copy, which
   the later wait and barrier order just as well).
+- `simt.unchecked_async_copy` (unsafe): one `cp.async` of 16 bytes, nothing else.
 - `simt.async_commit` / `simt.async_wait`: `nvvm.cp.async.commit.group` / `.wait.group N`.
 - `simt.shared_load_vector`: one `llvm.load` of a vector aligned to its size.
 - `simt.ldmatrix`: `nvvm.ldmatrix` x4 (`.trans` with `trans`) at the element's shared address.
@@ -35,6 +36,7 @@ from ferrox.dialects.simt.pipeline import (
     AsyncWaitOp,
     LdMatrixOp,
     SharedLoadVectorOp,
+    UncheckedAsyncCopyOp,
 )
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.lowering.nvvm_to_llvm.support import ptx_asm as _asm
@@ -127,6 +129,27 @@ class AsyncCopyToCpAsync(RewritePattern):
         rewriter.erase(op)
 
 
+class UncheckedAsyncCopyToCpAsync(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: UncheckedAsyncCopyOp, rewriter: PatternRewriter, /) -> None:
+        array_t = op.array.type
+        assert isinstance(array_t, SharedArrayType)
+        mem = memory_type(array_t.get_element_type())
+        e = SimtEmitter.before(rewriter, op)
+        ptr, _ = e.unpack(op.source)
+        src = e.element(ptr, [e.to_i64(op.index)], mem)
+        dst = shared_element(e, op.array, [op.offset])
+        nbytes = op.width.value.data * byte_size(mem)
+        e.emit(
+            _asm(
+                f"cp.async.cg.shared.global [$0], [$1], {nbytes};",
+                "l,l",
+                [e(llvm.PtrToIntOp(dst, i64)), e(llvm.PtrToIntOp(src, i64))],
+            )
+        )
+        rewriter.erase(op)
+
+
 def _zero(t: Attribute) -> IntegerAttr | FloatAttr:
     if isinstance(t, IntegerType):
         return IntegerAttr(0, t)
@@ -177,6 +200,7 @@ class LdMatrixToNvvm(RewritePattern):
 
 PIPELINE_PATTERNS: tuple[RewritePattern, ...] = (
     AsyncCopyToCpAsync(),
+    UncheckedAsyncCopyToCpAsync(),
     AsyncCommitToNvvm(),
     AsyncWaitToNvvm(),
     LdMatrixToNvvm(),

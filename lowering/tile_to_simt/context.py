@@ -92,6 +92,8 @@ class Lowering:
     """Where the next SIMT op goes (the end of the kernel's entry block, to begin with) and the
     location it gets (the tile op being lowered)."""
     loop_depth: int = 0
+    spare: list[SSAValue] = field(default_factory=list[SSAValue])
+    """Shared arrays whose makers are done with them (`donate`)."""
     shared_bytes: int = 0
     grid: Tensor | None = None
     """The first output partition: its tiles are the grid."""
@@ -424,8 +426,21 @@ class Lowering:
         return self.cmp("eq", bits, 0)
 
     # -- shared memory, unsafe code, barriers ----------------------------------------------
+    def donate(self, array: SSAValue) -> None:
+        """`array`'s maker is done with it for the rest of the kernel: every access it made is
+        ordered before a barrier that every later op comes after, and it is not reached again
+        (not inside a loop). The next `shared` of its element type and at most its size takes
+        it instead of a new array (once: two later arrays never share it)."""
+        self.spare.append(array)
+
     def shared(self, element: Attribute, size: int, name: str) -> SSAValue:
-        """A block-wide static array of `size` elements, allocated at the kernel's start."""
+        """A block-wide static array of `size` elements, allocated at the kernel's start (or a
+        donated one that fits: `donate`)."""
+        for k, spare in enumerate(self.spare):
+            t = spare.type
+            assert isinstance(t, SharedArrayType)
+            if t.get_element_type() == element and t.get_shape()[0] >= size:
+                return self.spare.pop(k)
         # Past 48 KiB the arrays become dynamic (`dynamic_shared.place`); the launch checker
         # holds the total to what the device allows.
         self.shared_bytes += size * element_bytes(element)

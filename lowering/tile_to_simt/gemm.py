@@ -26,6 +26,21 @@ waited for and a barrier ends the stages' use, so the loop may run again. What e
 exactly what `tile.load` would (same bounds, zeros outside the tensor), so the result is the
 unpipelined loop's.
 
+**Two loops** (`FAST_COPIES`). Before the prologue one block-uniform test (`loop_whole`) checks
+`tile.load`'s whole-tile rule (`memory.whole_tile`) for `x`'s tile `(i, ub - 1)` and `y`'s tile
+`(ub - 1, j)`; it implies the rule for every tile index up to `ub - 1`. Where it holds, the block
+runs a copy of the prologue and loop whose loads and copies are unchecked
+(`simt.unchecked_load_chunk`, `simt.unchecked_async_copy`: no count, range test, trap vote or
+alignment fallback), an iteration past the end copying the last tile again (`min(kk, ub - 1)`:
+its stage is never read), counting in i32 (`NARROW_COUNTER`: the test also holds `lb` and
+`step` below 2^30); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
+
+**Shared stages** (`SHARE_EPILOGUE`). f32 stages of a loop not inside another loop are one array
+(`x`'s stages, then `y`'s at `y_at`), sized for the store's round trip of the accumulator too,
+and donated to it after the loop (`Lowering.donate`). **Rotated** (`ROTATE`, a knob, off): the
+k-major loop's wait and barrier sit before each iteration's last k, and the next stage's first
+fragments, read right after them, are carried into the next iteration (`compute_rotated`).
+
 **Tensor cores** (bf16, f16): the accumulator's layout is `matrix.tensor_core_layout`: warps tile
 the result, each warp's `MT x NT` m16n8 tiles in registers. Stages hold `x` as `[BM][BK]` and `y`
 as `[BK][BN]` rows of 16-byte chunks, the chunk index XORed with a function of the row
@@ -74,7 +89,7 @@ from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering, T
 from ferrox.lowering.tile_to_simt.exchange import staging_size
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
 from ferrox.lowering.tile_to_simt.matrix import DEEP_ACCUMULATORS, spaced_layout, warp_split
-from ferrox.lowering.tile_to_simt.memory import load_tile
+from ferrox.lowering.tile_to_simt.memory import branch, load_tile, whole_tile
 from ferrox.lowering.tile_to_simt.uniform import check
 
 CHUNK_BYTES = 16
@@ -88,6 +103,19 @@ K_MAJOR_ACCUMULATORS = DEEP_ACCUMULATORS
 on the H200, docs/performance.md "Tile f32 GEMM (H13)": faster at 128 x 128 tiles, slower at
 128 x 64 and 64 x 128)."""
 FMA_STAGE_BUDGET = STAGE_BUDGET
+SHARE_EPILOGUE = True
+"""Whether f32 stages are one array that the store's round trip reuses after the loop
+(`_Pipeline.__init__`; False: the round trip's own array beside them; a benchmark knob)."""
+ROTATE = False
+"""Whether the k-major FMA loop is rotated (`_Pipeline.pipeline`: the barrier before each
+iteration's last k, the next stage's first fragments carried across it; a benchmark knob)."""
+NARROW_COUNTER = True
+"""Whether the unchecked loop counts in i32 (its tile indices are below 2^29; `pipeline`; False:
+in `index`, i64; a benchmark knob)."""
+FAST_COPIES = True
+"""Whether the loop has a second version, taken where every tile it copies is whole
+(`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
+lowering before; a benchmark knob)."""
 MIN_BLOCKS: int | None = None
 """FMAs: the blocks an SM ptxas is asked to fit (`nvvm.minctasm`); None: `_min_blocks`."""
 REGISTERS = 65536
@@ -212,22 +240,37 @@ class _Pipeline:
     a_pitch: int
     swizzled: bool
     x_copied = True
-    """Whether `x` reaches its stages by `cp.async` (else through registers: `stage_x`)."""
+    """Whether `x` reaches its stages by `cp.async` (else through registers: `load_x`,
+    `store_x`)."""
 
     def __init__(self, ctx: Lowering, g: Gemm, layout: Layout):
         self.ctx, self.g, self.layout = ctx, g, layout
         self.w = CHUNK_BYTES // element_bytes(g.element)
         self.a_stage = g.m * self.a_pitch
         self.b_stage = g.k * g.n
-        stage_bytes = (self.a_stage + self.b_stage) * element_bytes(g.element)
+        size = element_bytes(g.element)
+        stage_bytes = (self.a_stage + self.b_stage) * size
         # Leave room for the accumulator's round trip through shared memory after the loop (a
         # store in another layout): a 128 x 256 tile's 128 KiB beside 3 stages would not fit.
+        # Where the stages hold f32 and the loop runs once, they are one array that the round
+        # trip takes over after the loop (`Lowering.donate`), so that room is theirs too.
         epilogue = 4 * staging_size((g.m, g.n))
-        fits = (SHARED_LIMIT - ctx.shared_bytes - epilogue) // stage_bytes
-        self.stages = max(2, min(MAX_STAGES, self.stage_budget() // stage_bytes, fits))
+        self.shares_epilogue = SHARE_EPILOGUE and g.element == f32 and ctx.loop_depth == 0
+        free = SHARED_LIMIT - ctx.shared_bytes - (0 if self.shares_epilogue else epilogue)
+        self.stages = max(
+            2, min(MAX_STAGES, self.stage_budget() // stage_bytes, free // stage_bytes)
+        )
+        self.y_at = self.stages * self.a_stage if self.shares_epilogue else 0
+        """Where `y`'s stages start in their array (after `x`'s, where the two share one)."""
+        if self.shares_epilogue:
+            self.array_size = max(self.stages * (self.a_stage + self.b_stage), epilogue // size)
 
     def stage_budget(self) -> int:
         return STAGE_BUDGET
+
+    def y_base(self, stage: SSAValue) -> SSAValue:
+        """Where `y`'s stage `stage` starts in its array."""
+        return self.ctx.add(self.ctx.mul(stage, self.b_stage), self.y_at)
 
     # -- shared layout --------------------------------------------------------------------
     def chunk_at(self, row: SSAValue, chunk: SSAValue, chunks: int, pitch: int) -> SSAValue:
@@ -255,19 +298,33 @@ class _Pipeline:
         guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
         return plan, guard
 
-    def issue(self, tensor: Tensor, copy_plan, shape, ti, tk, array, stage_base, k_is_row: bool):
-        """The copies of one tile `(ti, tk)` of `tensor` (`[rows, cols]` tiles) into a stage."""
+    def issue(
+        self,
+        tensor: Tensor,
+        copy_plan,
+        shape,
+        ti,
+        tk,
+        array,
+        stage_base,
+        k_is_row: bool,
+        checked: bool = True,
+    ) -> None:
+        """The copies of one tile `(ti, tk)` of `tensor` (`[rows, cols]` tiles) into a stage:
+        checked, or (`checked` False, only where the tile is whole: `loop_whole`) unchecked."""
         ctx = self.ctx
         plan, guard = copy_plan
         rows, cols = shape
         d0, d1 = tensor.dims
         r_idx, c_idx = (tk, ti) if k_is_row else (ti, tk)
-        ok = ctx.all_of(
-            [
-                ctx.cmp("ult", r_idx, ctx(arith.CeilDivUIOp(d0, ctx.index(rows)))),
-                ctx.cmp("ult", c_idx, ctx(arith.CeilDivUIOp(d1, ctx.index(cols)))),
-            ]
-        )
+        ok = None
+        if checked:
+            ok = ctx.all_of(
+                [
+                    ctx.cmp("ult", r_idx, ctx(arith.CeilDivUIOp(d0, ctx.index(rows)))),
+                    ctx.cmp("ult", c_idx, ctx(arith.CeilDivUIOp(d1, ctx.index(cols)))),
+                ]
+            )
         row0 = ctx.mul(r_idx, rows)
         col0 = ctx.mul(c_idx, cols)
         zero = ctx.index(0)
@@ -275,18 +332,23 @@ class _Pipeline:
         for row, chunk, at in plan:
             grow = ctx.add(row0, row)
             gcol = ctx.add(col0, ctx.mul(chunk, self.w))
-            inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])
             flat = ctx.add(ctx.mul(grow, d1), gcol)
-            rest = ctx(arith.SubiOp(d1, gcol))
-            count = ctx(arith.MinUIOp(rest, ctx.index(self.w)))
-            count = ctx(arith.SelectOp(inside, count, zero))
-            # A row past the tensor reads nothing: point it at element 0 (count 0 reads none).
-            flat = ctx(arith.SelectOp(inside, flat, zero))
+            count = None
+            if ok is not None:
+                inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])
+                rest = ctx(arith.SubiOp(d1, gcol))
+                count = ctx(arith.MinUIOp(rest, ctx.index(self.w)))
+                count = ctx(arith.SelectOp(inside, count, zero))
+                # A row past the tensor reads nothing: point it at element 0 (count 0 reads none).
+                flat = ctx(arith.SelectOp(inside, flat, zero))
             copies.append((flat, count, ctx.add(stage_base, at)))
 
         def fill() -> list[SSAValue]:
             for flat, count, at in copies:
-                ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
+                if count is None:
+                    ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, flat, array, at, self.w))
+                else:
+                    ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
             return []
 
         def guarded() -> None:
@@ -294,64 +356,201 @@ class _Pipeline:
 
         ctx.when(guard, guarded)
 
+    def loop_whole(self, ta: Tensor, tb: Tensor, i, j, ub) -> SSAValue:
+        """One test, before the loop, that every tile the unchecked loop copies is whole
+        (docs/safety.md#trusted-gemm-pipeline): `tile.load`'s whole-tile rule
+        (`memory.whole_tile`) for `x`'s tile `(i, ub - 1)` and `y`'s tile `(ub - 1, j)`. That
+        loop copies tile index `min(kk, ub - 1)` (`pipeline`), at most `ub - 1` (unsigned), and
+        each rule holds for an index when it holds for `ub - 1`: (1) is a bound on it, (2) and
+        (4) do not depend on it, and (3)'s last-element index grows with it (computed exactly
+        under (1) and (2)). `ub = 0` wraps to an index that fails (1). A k-major `x`'s register
+        load (`x_layout`, 16-byte chunks too) takes the same test."""
+        ctx, g = self.ctx, self.g
+        last = ctx(arith.SubiOp(ub, ctx.index(1)))
+        tiles = ((ta, [i, last], (g.m, g.k)), (tb, [last, j], (g.k, g.n)))
+        return ctx.all_of(
+            [
+                whole_tile(ctx, t, at, shape, [t.dims[1], None], self.w, g.element)
+                for t, at, shape in tiles
+            ]
+        )
+
     def run(self) -> None:
         ctx, g = self.ctx, self.g
         loop = g.loop
         s = self.stages
-        xs = ctx.shared(g.element, s * self.a_stage, "xs")
-        ys = ctx.shared(g.element, s * self.b_stage, "ys")
+        if self.shares_epilogue:
+            stages = ctx.shared(g.element, self.array_size, "stages")
+            self.arrays = (stages, stages)
+        else:
+            self.arrays = (
+                ctx.shared(g.element, s * self.a_stage, "xs"),
+                ctx.shared(g.element, s * self.b_stage, "ys"),
+            )
+        ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
+        i, j = ctx.scalar(g.i), ctx.scalar(g.j)
+        ub = ctx.scalar(loop.ub)
+        plan_a = self.copy_plan(g.m, g.k, self.a_pitch) if self.x_copied else None
+        self.plans = (plan_a, self.copy_plan(g.k, g.n, g.n))
+        self.prepare()
+        acc = ctx.tile(loop.iter_args[0], self.layout)
+        if FAST_COPIES:
+            # Two versions of the loop: unchecked copies where every tile is whole, else checked.
+            whole = self.loop_whole(ta, tb, i, j, ub)
+            if NARROW_COUNTER:  # and lb, step below 2^30: the loop counts in i32 (`pipeline`)
+                lb, step = ctx.scalar(loop.lb), ctx.scalar(loop.step)
+                wide = ctx(arith.ShRUIOp(ctx(arith.OrIOp(lb, step)), ctx.index(30)))
+                whole = ctx.all_of([whole, ctx.cmp("eq", wide, 0)])
+            types = [v.type for v in acc]
+            out = branch(
+                ctx,
+                whole,
+                types,
+                lambda: self.pipeline(acc, False),
+                lambda: self.pipeline(acc, True),
+            )
+        else:
+            out = self.pipeline(acc, True)
+        if self.shares_epilogue:  # after every version's last barrier; not in a loop
+            ctx.donate(self.arrays[0])
+        ctx.bind(loop.results[0], Dist(self.layout, out))
+
+    def pipeline(self, acc: list[SSAValue], checked: bool) -> list[SSAValue]:
+        """The prologue, the loop and the wait after it; the loop's sums. Copies are `checked`,
+        or not (only under `loop_whole`'s test)."""
+        ctx, g = self.ctx, self.g
+        loop = g.loop
+        s = self.stages
+        xs, ys = self.arrays
         ta, tb = ctx.tensor(g.a), ctx.tensor(g.b)
         i, j = ctx.scalar(g.i), ctx.scalar(g.j)
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
-        plan_a = self.copy_plan(g.m, g.k, self.a_pitch) if self.x_copied else None
-        plan_b = self.copy_plan(g.k, g.n, g.n)
-        self.prepare()
+        last = ctx(arith.SubiOp(ub, ctx.index(1)))
+        plan_a, plan_b = self.plans
 
-        def issue_iteration(kk: SSAValue, stage: SSAValue) -> Callable[[], None] | None:
-            finish = self.stage_x(ta, plan_a, i, kk, xs, ctx.mul(stage, self.a_stage))
-            self.issue(tb, plan_b, (g.k, g.n), j, kk, ys, ctx.mul(stage, self.b_stage), True)
+        def issue_iteration(
+            raw: SSAValue, stage: SSAValue, clamped: bool = False
+        ) -> Callable[[], None] | None:
+            """The copies of iteration `raw` (valid: below `ub`) into `stage` (`clamped`: `raw`
+            is at most `ub - 1` already)."""
+            a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
+            if checked:
+                # An iteration past the end names tile index `ub` + ...: its copies must read
+                # nothing; a huge index fails every bounds test. (`raw` may wrap past the index
+                # range only if the loop's bounds are near it; such an iteration is invalid
+                # either way: `ult` against ub fails or the copy is empty.)
+                valid = ctx.cmp("ult", raw, ub)
+                at = ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
+            elif clamped:
+                at = raw
+            else:
+                # Past the end, the last iteration's tile again (whole, and its stage is never
+                # read): no test and no branch in the loop.
+                at = ctx(arith.MinUIOp(raw, last))
+            regs = self.load_x(ta, plan_a, i, at, xs, a_base, checked)
+            self.issue(tb, plan_b, (g.k, g.n), j, at, ys, b_base, True, checked)
             ctx.emit(simt.AsyncCommitOp())
-            return finish
+            return self.store_x(regs, xs, a_base)
 
-        # Prologue: iterations 0 .. S-2 into stages 0 .. S-2 (past the end: count 0).
+        # Prologue: iterations 0 .. S-2 into stages 0 .. S-2 (past the end: count 0, or the
+        # last tile again).
         for p in range(s - 1):
             kk = ctx.add(lb, ctx.mul(step, p)) if p else lb
-            valid = ctx.cmp("ult", kk, ub)
-            # An iteration past the end names tile index `ub` + ...: its copies must read
-            # nothing; a huge index fails every bounds test.
-            kk = ctx(arith.SelectOp(valid, kk, ctx.index(-1)))
             finish = issue_iteration(kk, ctx.index(p))
             if finish is not None:
                 finish()
 
-        acc = ctx.tile(loop.iter_args[0], self.layout)
-        body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in acc)])
-        kk, t = body.args[0], body.args[1]
-        with ctx.at(InsertPoint.at_end(body)):
+        # Rotated (`rotated`): the wait and barrier for stage t + 1 come before iteration t's
+        # last k, whose fragments are already in registers, and stage t + 1's first fragments
+        # are read right after them, so they are carried into the next iteration.
+        rotated = self.rotated()
+        first: list[SSAValue] = []
+        if rotated:
             ctx.emit(simt.AsyncWaitOp(s - 2))
             ctx.sync()
-            ahead = ctx.add(kk, ctx.mul(step, s - 1))
-            valid = ctx.cmp("ult", ahead, ub)
-            # `ahead` may wrap past the index range only if the loop's bounds are near it; such
-            # an iteration is invalid either way (`ult` against ub fails or the copy is empty).
-            ahead = ctx(arith.SelectOp(valid, ahead, ctx.index(-1)))
-            finish = issue_iteration(ahead, ctx(arith.RemUIOp(ctx.add(t, s - 1), ctx.index(s))))
-            stage = ctx(arith.RemUIOp(t, ctx.index(s)))
-            out = self.compute(xs, ys, stage, list(body.args[2:]))
-            if finish is not None:  # x of iteration t + S - 1, from registers into its stage
-                finish()
-            ctx.emit(scf.YieldOp(ctx.add(t, 1), *out))
-        new = scf.ForOp(lb, ub, step, [ctx.index(0), *acc], Region(body))
+            first = self.fragments(xs, ys, ctx.index(0), 0)
+        n = len(acc)
+        # Narrow: the unchecked loop counts in i32. Its test (`run`) holds only where
+        # `ub - 1 < 2^29` (rule 1 of `loop_whole`) and `lb, step < 2^30`, so every counter value
+        # a valid iteration takes, and the next one, is below 2^31: the i32 loop runs the same
+        # iterations. `kk + (S - 1) step` may wrap in i32 past the end; the tile index copied is
+        # still at most `ub - 1` (`min`), and a valid iteration's is exact.
+        narrow = NARROW_COUNTER and not checked
+        count_t = i32 if narrow else IndexType()
+
+        def counter(v: SSAValue) -> SSAValue:
+            return ctx(arith.IndexCastOp(v, i32)) if narrow else v
+
+        def count(v: int) -> SSAValue:
+            return ctx.constant(v, i32) if narrow else ctx.index(v)
+
+        def index(v: SSAValue) -> SSAValue:
+            return ctx(arith.IndexCastOp(v, IndexType())) if narrow else v
+
+        lb_c, ub_c, step_c, last_c = (counter(v) for v in (lb, ub, step, last))
+        body = Block(arg_types=[count_t, count_t, *(v.type for v in acc + first)])
+        kk, t = body.args[0], body.args[1]
+        with ctx.at(InsertPoint.at_end(body)):
+            if not rotated:
+                ctx.emit(simt.AsyncWaitOp(s - 2))
+                ctx.sync()
+            # Iteration t's copies go to stage (t - 1) % S, last read before the barrier of
+            # iteration t (rotated: of iteration t - 1).
+            ahead = ctx(arith.AddiOp(kk, ctx(arith.MuliOp(step_c, count(s - 1)))))
+            if narrow:
+                ahead = index(ctx(arith.MinUIOp(ahead, last_c)))
+            stage_ahead = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(s - 1))), count(s)))
+            finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow)
+            stage = index(ctx(arith.RemUIOp(t, count(s))))
+            if rotated:
+
+                def boundary() -> list[SSAValue]:
+                    if finish is not None:  # x of iteration t + S - 1 into its stage
+                        finish()
+                    ctx.emit(simt.AsyncWaitOp(s - 2))
+                    ctx.sync()
+                    following = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(1))), count(s)))
+                    return self.fragments(xs, ys, index(following), 0)
+
+                carried = list(body.args[2 + n :])
+                out, nxt = self.compute_rotated(
+                    xs, ys, stage, list(body.args[2 : 2 + n]), carried, boundary
+                )
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt))
+            else:
+                out = self.compute(xs, ys, stage, list(body.args[2:]))
+                if finish is not None:  # x of iteration t + S - 1, from registers into its stage
+                    finish()
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out))
+        inits = [count(0), *acc, *first]
+        new = scf.ForOp(lb_c, ub_c, step_c, inits, Region(body))
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))
         ctx.sync()
-        ctx.bind(loop.results[0], Dist(self.layout, list(new.results[1:])))
+        return list(new.results[1 : 1 + n])
 
-    def stage_x(self, tensor: Tensor, plan, i, kk, xs, base) -> Callable[[], None] | None:
-        """Start bringing tile `(i, kk)` of `x` into the stage at `base`: `cp.async` copies
-        (None: nothing left to do), or register loads and a function that stores them."""
+    def rotated(self) -> bool:
+        """Whether the loop is rotated (`pipeline`): only the k-major FMA loop."""
+        return False
+
+    def fragments(self, xs, ys, stage, k: int) -> list[SSAValue]:
+        """A rotated loop's fragments of one k (`_Fmas`)."""
+        raise NotImplementedError
+
+    def compute_rotated(self, xs, ys, stage, acc, first, boundary):
+        """A rotated loop's compute (`_Fmas`)."""
+        raise NotImplementedError
+
+    def load_x(self, tensor: Tensor, plan, i, kk, xs, base, checked: bool) -> list[SSAValue]:
+        """Start bringing tile `(i, kk)` of `x` into the stage at `base` (checked or not, as
+        for `issue`): `cp.async` copies (no registers), or register loads (`store_x` stores
+        them)."""
         g = self.g
-        self.issue(tensor, plan, (g.m, g.k), i, kk, xs, base, False)
+        self.issue(tensor, plan, (g.m, g.k), i, kk, xs, base, False, checked)
+        return []
+
+    def store_x(self, regs: list[SSAValue], xs, base) -> Callable[[], None] | None:
+        """What stores `load_x`'s registers into the stage after the compute (None: nothing)."""
         return None
 
     def prepare(self) -> None:
@@ -416,7 +615,7 @@ class _TensorCores(_Pipeline):
     def compute(self, xs, ys, stage, acc):
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
-        b_base = ctx.mul(stage, self.b_stage)
+        b_base = self.y_base(stage)
         acc = list(acc)
         for ks in range(g.k // 16):
 
@@ -480,11 +679,33 @@ class _Fmas(_Pipeline):
         else:
             self.a_row = {s: ctx.mul(ctx.add(lane_rc[0], s), self.a_pitch) for s in self.rows}
 
-    def stage_x(self, tensor: Tensor, plan, i, kk, xs, base) -> Callable[[], None] | None:
+    def load_x(self, tensor: Tensor, plan, i, kk, xs, base, checked: bool) -> list[SSAValue]:
         if not self.k_major:
-            return super().stage_x(tensor, plan, i, kk, xs, base)
+            return super().load_x(tensor, plan, i, kk, xs, base, checked)
         ctx, g, layout = self.ctx, self.g, self.x_layout
-        regs = load_tile(ctx, tensor, [i, kk], layout, ctx.constant(0.0, g.element))
+        if checked:
+            zero = ctx.constant(0.0, g.element)
+            return load_tile(ctx, tensor, [i, kk], layout, zero, fast=not FAST_COPIES)
+        # The whole tile (`loop_whole`): `memory.load_tile`'s fast path, one 16-byte load each
+        # run of 4 registers (consecutive columns: `x_layout`'s first two register bits).
+        w = self.w
+        row0, col0 = ctx.mul(i, g.m), ctx.mul(kk, g.k)
+        d1 = tensor.dims[1]
+
+        def loads() -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for r0 in range(0, layout.num_regs, w):
+                row, col = ctx.coords(layout, r0)
+                flat = ctx.add(ctx.mul(ctx.add(row0, row), d1), ctx.add(col0, col))
+                out.extend(ctx.emit(simt.UncheckedLoadChunkOp(tensor.slice, flat, w)).results)
+            return out
+
+        return ctx.unsafe(loads)
+
+    def store_x(self, regs: list[SSAValue], xs, base) -> Callable[[], None] | None:
+        if not self.k_major:
+            return None
+        ctx, g, layout = self.ctx, self.g, self.x_layout
 
         def finish() -> None:
             def stores() -> list[SSAValue]:
@@ -502,7 +723,7 @@ class _Fmas(_Pipeline):
             return self.compute_k_major(xs, ys, stage, acc)
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
-        b_base = ctx.mul(stage, self.b_stage)
+        b_base = self.y_base(stage)
         acc = list(acc)
         index = {(self.row_of[r], self.col_of[r]): r for r in range(len(acc))}
         for k4 in range(g.k // 4):
@@ -533,34 +754,56 @@ class _Fmas(_Pipeline):
                     acc[r] = ctx(xmath.FmaOp(a[row][kk], b[col], acc[r]))
         return acc
 
-    def compute_k_major(self, xs, ys, stage, acc):
+    def rotated(self) -> bool:
+        return self.k_major and ROTATE
+
+    def fragments(self, xs, ys, stage, k: int) -> list[SSAValue]:
+        """This thread's values of `x` (its rows) and `y` (its columns) at `k` of `stage`."""
         ctx, g = self.ctx, self.g
         a_base = ctx.mul(stage, self.a_stage)
-        b_base = ctx.mul(stage, self.b_stage)
-        acc = list(acc)
-        for k in range(g.k):
+        b_base = self.y_base(stage)
 
-            def loads(k=k) -> list[SSAValue]:
-                out: list[SSAValue] = []
-                for s in self.row_blocks:
-                    at = ctx.add(ctx.add(a_base, k * g.m), self.a_row[s])
-                    out.extend(ctx.emit(simt.SharedLoadVectorOp(xs, at, 4)).results)
-                for s in self.col_blocks:
-                    at = ctx.add(ctx.add(b_base, k * g.n), self.b_col[s])
-                    out.extend(ctx.emit(simt.SharedLoadVectorOp(ys, at, 4)).results)
-                return out
+        def loads() -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for s in self.row_blocks:
+                at = ctx.add(ctx.add(a_base, k * g.m), self.a_row[s])
+                out.extend(ctx.emit(simt.SharedLoadVectorOp(xs, at, 4)).results)
+            for s in self.col_blocks:
+                at = ctx.add(ctx.add(b_base, k * g.n), self.b_col[s])
+                out.extend(ctx.emit(simt.SharedLoadVectorOp(ys, at, 4)).results)
+            return out
 
-            loaded = ctx.unsafe(loads)
-            nr = 4 * len(self.row_blocks)
-            a = {s + c: loaded[4 * u + c] for u, s in enumerate(self.row_blocks) for c in range(4)}
-            b = {
-                s + c: loaded[nr + 4 * u + c]
-                for u, s in enumerate(self.col_blocks)
-                for c in range(4)
-            }
-            for r in range(len(acc)):
-                acc[r] = ctx(xmath.FmaOp(a[self.row_of[r]], b[self.col_of[r]], acc[r]))
+        return ctx.unsafe(loads)
+
+    def fmas(self, acc: list[SSAValue], loaded: list[SSAValue]) -> list[SSAValue]:
+        """`acc` plus the products of one k's fragments (`fragments`)."""
+        ctx = self.ctx
+        nr = 4 * len(self.row_blocks)
+        a = {s + c: loaded[4 * u + c] for u, s in enumerate(self.row_blocks) for c in range(4)}
+        b = {s + c: loaded[nr + 4 * u + c] for u, s in enumerate(self.col_blocks) for c in range(4)}
+        return [
+            ctx(xmath.FmaOp(a[self.row_of[r]], b[self.col_of[r]], acc[r])) for r in range(len(acc))
+        ]
+
+    def compute_k_major(self, xs, ys, stage, acc):
+        for k in range(self.g.k):
+            acc = self.fmas(acc, self.fragments(xs, ys, stage, k))
         return acc
+
+    def compute_rotated(self, xs, ys, stage, acc, first, boundary):
+        """The k-major compute of a rotated loop: k = 0's fragments are `first`, each k's are
+        read before the previous k's products, and before the last k's products `boundary()`
+        (the barrier) gives the next stage's first fragments: (sums, those fragments)."""
+        frags = first
+        last = self.g.k - 1
+        following: list[SSAValue] = []
+        for k in range(self.g.k):
+            ahead = self.fragments(xs, ys, stage, k + 1) if k < last else boundary()
+            if k == last:
+                following = ahead
+            acc = self.fmas(acc, frags)
+            frags = ahead
+        return acc, following
 
 
 def x_layout(m: int, k: int, threads: int) -> Layout:

@@ -47,8 +47,15 @@ def padding_value(ctx: Lowering, padding: Padding, element: Attribute) -> SSAVal
 
 
 def load_tile(
-    ctx: Lowering, tensor: Tensor, indices: list[SSAValue], layout: Layout, padding: SSAValue
+    ctx: Lowering,
+    tensor: Tensor,
+    indices: list[SSAValue],
+    layout: Layout,
+    padding: SSAValue,
+    fast: bool = True,
 ) -> list[SSAValue]:
+    """Each thread's registers of the tile at `indices`: the whole-tile fast path or the masked
+    one, or (`fast` False: the caller has its own fast path) the masked one alone."""
     shape = layout.shape
     rank = len(shape)
     dims = tensor.dims
@@ -84,7 +91,7 @@ def load_tile(
 
     # A 3-D load in a loop keeps the masked path: with both paths, the attention example's
     # key and value loads took 187 registers a thread where the masked path alone takes 128.
-    if fast_path_fits(element, width, rank) and not (ctx.loop_depth and rank == 3):
+    if fast and fast_path_fits(element, width, rank) and not (ctx.loop_depth and rank == 3):
         whole = whole_tile(ctx, tensor, indices, shape, strides, width, element)
 
         def fast() -> list[SSAValue]:

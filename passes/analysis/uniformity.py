@@ -484,8 +484,8 @@ class Uniformity(Mapping[SSAValue, Level]):
             return [Fact(Level.GRID)]
         if kind == _GRID_DIM:
             return [Fact(Level.GRID)]
-        if kind == _LEN:
-            assert isinstance(op, simt.LenOp)
+        if kind == _LEN:  # a slice's length or alignment: a property of the slice alone
+            assert isinstance(op, simt.LenOp | simt.SliceAlignedOp)
             return [Fact(self._fact(op.slice).level)]
         if kind == _WITNESS_VALUE:
             assert isinstance(op, simt.WitnessValueOp)
@@ -642,7 +642,7 @@ _LEAF_KINDS: tuple[tuple[type[Operation] | tuple[type[Operation], ...], int], ..
     (simt.BlockIdOp, _BLOCK_ID),
     (simt.BlockDimOp, _BLOCK_DIM),
     (simt.GridDimOp, _GRID_DIM),
-    (simt.LenOp, _LEN),
+    ((simt.LenOp, simt.SliceAlignedOp), _LEN),
     (simt.WitnessValueOp, _WITNESS_VALUE),
     (simt.WarpIndexOp, _WARP_INDEX),
     (simt.ThreadIndex1DOp, _THREAD_INDEX),

@@ -27,6 +27,7 @@ from ferrox.dialects.simt import (
     SliceAlignedOp,
     SliceType,
     StoreChunkOp,
+    UncheckedAsyncCopyOp,
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
@@ -89,9 +90,10 @@ def _violation(value: SSAValue, op: Operation, index: int, ctx: Context) -> str 
         )
     if isinstance(t, SliceType):
         if isinstance(op, LoadOp | LoadChunkOp | UncheckedLoadChunkOp) or (
-            isinstance(op, AsyncCopyOp | TmaLoadOp) and index == 0
+            isinstance(op, AsyncCopyOp | UncheckedAsyncCopyOp | TmaLoadOp) and index == 0
         ):
-            return None  # reads (an async copy's operand 0 is checked as a chunk load, a TMA
+            return None  # reads (an async copy's operand 0 is checked as a chunk load, an
+            # unchecked one's is vouched for by its unsafe region, as every shared access, a TMA
             # load's by the runtime's tensor map: docs/safety.md#tma-loads)
         if isinstance(op, ATOMIC_OPS):
             return (

@@ -8,7 +8,9 @@ race detection when it is issued (a kernel that read the stage before waiting wo
 the copy on the GPU; here it reads the finished copy, which is the one thing this oracle cannot
 tell apart). Commit and wait are then no-ops. The global side is checked as `simt.load_chunk`'s
 (an element below the count out of range traps), and the shared offset must be a whole chunk
-(16-byte aligned), as `cp.async` requires.
+(16-byte aligned), as `cp.async` requires. `simt.unchecked_async_copy` is unchecked on the GPU,
+but not here: a chunk out of range or a misaligned source address is a fault naming the op, as
+for `simt.unchecked_load_chunk`.
 
 `simt.ldmatrix` gathers each lane's row address from the warp, as PTX's `ldmatrix` does, and
 reads the elements through the ordinary checked, race-tracked shared loads.
@@ -21,9 +23,35 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.ops import lowers
+from ferrox.driver.interpreter.simt_ops import tile_support as chunks
 from ferrox.driver.interpreter.simt_ops.shared import load, store_steps
 from ferrox.driver.interpreter.simt_ops.tile_support import chunk_range
 from ferrox.driver.interpreter.simt_ops.warp import collective
+
+
+def _copy_into(ex, op, source, i, m, array, offset, w: int, mask) -> None:
+    """Store each lane's `m` elements from `source[i ..]` (zeros past `m`) at `array[offset ..]`,
+    a whole chunk (`offset` a multiple of `w`), recorded for race detection."""
+    n = ex.n
+    at = np.broadcast_to(np.asarray(offset).astype(np.int64), (n,))
+    misaligned = mask & (at % w != 0)
+    if misaligned.any():
+        k = int(np.argmax(misaligned))
+        raise ex.fault(
+            op,
+            misaligned,
+            f"{op.name} to element {int(at[k])} of {array.name}: the shared offset must "
+            f"be a multiple of {w} (16 bytes)",
+        )
+    dtype = array.array.dtype
+    values = []
+    for j in range(w):
+        take = mask & (m > np.uint64(j))
+        safe = np.where(take, i + np.uint64(j), 0).astype(np.int64)
+        got = source.array[safe] if source.length else np.zeros(n, source.array.dtype)
+        values.append(np.where(take, got, np.zeros((), dtype)).astype(dtype))
+    idx = at + np.arange(w)[:, None]
+    store_steps(ex, op, array, values, idx, mask, op.name)
 
 
 @lowers(simt.AsyncCopyOp)
@@ -32,27 +60,23 @@ def _async_copy(op):
 
     def run(ex, args, mask):
         source, index, count, array, offset = args
-        n = ex.n
         i, m = chunk_range(ex, op, source, index, count, w, mask)
-        at = np.broadcast_to(np.asarray(offset).astype(np.int64), (n,))
-        misaligned = mask & (at % w != 0)
-        if misaligned.any():
-            k = int(np.argmax(misaligned))
-            raise ex.fault(
-                op,
-                misaligned,
-                f"simt.async_copy to element {int(at[k])} of {array.name}: the shared offset must "
-                f"be a multiple of {w} (16 bytes)",
-            )
-        dtype = array.array.dtype
-        values = []
-        for j in range(w):
-            take = mask & (m > np.uint64(j))
-            safe = np.where(take, i + np.uint64(j), 0).astype(np.int64)
-            got = source.array[safe] if source.length else np.zeros(n, source.array.dtype)
-            values.append(np.where(take, got, np.zeros((), dtype)).astype(dtype))
-        idx = at + np.arange(w)[:, None]
-        store_steps(ex, op, array, values, idx, mask, "simt.async_copy")
+        _copy_into(ex, op, source, i, m, array, offset, w, mask)
+        return ()
+
+    return run
+
+
+@lowers(simt.UncheckedAsyncCopyOp)
+def _unchecked_async_copy(op):
+    w = op.width.value.data
+
+    def run(ex, args, mask):
+        source, index, array, offset = args
+        mask = np.broadcast_to(mask, (ex.n,))
+        # through the module, so a test's spy on it counts these too
+        i = chunks._unchecked_range(ex, op, source, index, w, mask).astype(np.uint64)
+        _copy_into(ex, op, source, i, np.full(ex.n, w, np.uint64), array, offset, w, mask)
         return ()
 
     return run

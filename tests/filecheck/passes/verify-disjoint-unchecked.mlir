@@ -24,3 +24,27 @@ simt.kernel @inside(%out: !simt.disjoint_slice<f32, tile<[256], 4, arg1>>, %n: i
   }
   simt.return
 }
+
+// -----
+
+// The GEMM pipeline's unchecked copy: a shared access, so only in unsafe code, where it reads a
+// shared slice (its type takes no other).
+
+simt.kernel @copy_outside(%x: !simt.slice<f32>, %i: index) contract<domain = 1, block = [32]> {
+  %s = simt.shared_alloc : !simt.shared<f32, [128]>
+  // expected-error@+1 {{access to shared memory is unsafe and requires an unsafe region or kernel}}
+  simt.unchecked_async_copy %x[%i], %s[%i] {width = 4} : !simt.slice<f32>, !simt.shared<f32, [128]>
+  simt.return
+}
+
+// -----
+
+simt.kernel @copy_inside(%x: !simt.slice<f32>, %i: index) contract<domain = 1, block = [32]> {
+  %s = simt.shared_alloc : !simt.shared<f32, [128]>
+  simt.unsafe {
+    simt.unchecked_async_copy %x[%i], %s[%i] {width = 4} : !simt.slice<f32>, !simt.shared<f32, [128]>
+    simt.yield
+  }
+  simt.return
+}
+

@@ -93,9 +93,10 @@ def test_a_tile_needing_more_than_any_block_can_opt_in_to_is_refused():
 
     with pytest.raises(DiagnosticError) as e:
         ferrox.compile(matmul("f32", 256, 256, 128))
-    # two k-major x stages of 128 x 256 f32 (lowering/tile_to_simt/gemm.py) already overflow
+    # two stages of x (k-major, 128 x 256) and y (128 x 256) f32 in one array
+    # (lowering/tile_to_simt/gemm.py) already overflow
     assert (
-        "cannot lower 'scf.for' to SIMT: the lowering needs 262144 bytes of shared memory, more "
+        "cannot lower 'scf.for' to SIMT: the lowering needs 524288 bytes of shared memory, more "
         "than the 232448 a block can opt in to; use smaller tiles or fewer threads"
     ) in str(e.value)
 

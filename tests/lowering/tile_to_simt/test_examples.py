@@ -50,7 +50,8 @@ class Expect:
     tensor_cores: bool = False
     """`mma.sync ... bf16` in the PTX: bf16 products run on tensor cores."""
     """`cp.async.cg.shared.global` in the PTX: a pipelined GEMM main loop's 16-byte copies (per
-    issue: one per chunk a thread copies of each operand; S - 1 issues before the loop, one in
+    issue: one per chunk a thread copies of each operand, in each of the two paths, unchecked
+    where all the loop's tiles are whole and checked; S - 1 issues before the loop, one in
     it)."""
     threads: int = 256
     """The lowering's thread count: 512 for the [4, 1024] reductions (two chunks a thread)."""
@@ -98,7 +99,7 @@ EXPECT = {
         barrier=True,
         vector_loads=4,  # x ([128, 8], k-major) through registers: 1 chunk a thread, 4 issues
         vector_stores=16,
-        async_copies=4 * 1,  # 4 stages; 1 chunk of y ([8, 128]) a thread
+        async_copies=2 * 4 * 1,  # 4 stages; 1 chunk of y ([8, 128]) a thread
     ),
     "matmul_bf16": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
@@ -107,7 +108,7 @@ EXPECT = {
         vector_stores=32,  # 128 f32 a thread
         # 2 stages (a third would not fit beside the store's exchange); 4 chunks of x ([128,
         # 64]) and 8 of y ([64, 256]) a thread
-        async_copies=2 * (4 + 8),
+        async_copies=2 * 2 * (4 + 8),
         tensor_cores=True,
         max_registers=255,  # 128 f32 accumulators a thread
     ),

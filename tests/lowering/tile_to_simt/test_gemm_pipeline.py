@@ -10,8 +10,10 @@ from xdsl.dialects.builtin import IntegerAttr, i32
 
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
+from ferrox.driver.interpreter.simt_ops import tile_support as chunk_ops
 from ferrox.driver.interpreter.tile_lowered import lowered_module, simt_launch
-from ferrox.lowering.tile_to_simt.gemm import x_layout
+from ferrox.lowering.tile_to_simt import gemm
+from ferrox.lowering.tile_to_simt.gemm import MAX_STAGES, x_layout
 from ferrox.lowering.tile_to_simt.matrix import spaced_layout
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
@@ -116,6 +118,74 @@ def test_a_loop_that_starts_late_or_runs_no_iteration(rng, lo, tile):
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.fixture
+def unchecked(monkeypatch):
+    """How many unchecked chunk loads and copies (one a lane each) the interpreter made."""
+    seen = {"simt.unchecked_load_chunk": 0, "simt.unchecked_async_copy": 0}
+    real = chunk_ops._unchecked_range
+
+    def spy(ex, op, buffer, index, w, mask):
+        if op.name in seen:
+            seen[op.name] += int(np.count_nonzero(np.broadcast_to(mask, (ex.n,))))
+        return real(ex, op, buffer, index, w, mask)
+
+    monkeypatch.setattr(chunk_ops, "_unchecked_range", spy)
+    return seen
+
+
+def misaligned(shape: tuple[int, int], rng) -> np.ndarray:
+    """A C-contiguous f32 array whose element 0 is 4 bytes past a 16-byte boundary."""
+    backing = np.empty(shape[0] * shape[1] + 4, np.float32)
+    skip = (4 - backing.ctypes.data // 4 % 4) % 4 + 1
+    out = backing[skip : skip + shape[0] * shape[1]].reshape(shape)
+    out[...] = rng.standard_normal(shape)
+    assert out.ctypes.data % 16 == 4
+    return out
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["two-loops", "checked-only"])
+@pytest.mark.parametrize(
+    ("t", "tile", "mkn", "whole", "skew"),
+    [
+        ("f32", (128, 128, 8), (256, 32, 256), 4, False),  # every block's tiles whole
+        ("f32", (128, 128, 8), (200, 64, 256), 2, False),  # the first block row only
+        ("f32", (128, 128, 8), (256, 36, 256), 0, False),  # the last K tile is ragged
+        ("f32", (128, 128, 8), (256, 30, 256), 0, False),  # a row is not 16-byte aligned
+        ("f32", (128, 128, 8), (256, 32, 256), 0, True),  # nor is x's element 0
+        ("f32", (128, 128, 8), (200, 100, 150), 0, False),  # the example's ragged sizes
+        ("f32", (128, 128, 16), (256, 64, 200), 2, False),  # the first block column only
+        ("f32", (64, 64, 32), (128, 64, 128), 4, False),  # x copied row-major
+        ("f16", (64, 64, 32), (128, 64, 136), 4, False),  # tensor cores; 2 of 3 columns
+    ],
+)
+def test_whole_tiles_take_the_unchecked_loop(
+    rng, monkeypatch, unchecked, fast, t, tile, mkn, whole, skew
+):
+    """Where every tile a block's loop copies is whole (`gemm._Pipeline.loop_whole`), the block
+    runs the loop's second version: unchecked loads and copies only, S - 1 issues before the
+    loop and one per iteration, each every chunk of both tiles; every other block runs the
+    checked loop (its k-major `x` loads masked), and the product is the same (outputs
+    NaN-poisoned first). With the knob off, no copy is unchecked (a k-major `x` load keeps
+    `tile.load`'s own whole-tile test)."""
+    monkeypatch.setattr(gemm, "FAST_COPIES", fast)
+    m, k, n = mkn
+    dtype = np.float16 if t == "f16" else np.float32
+    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c, pipelined = run(source(t, *tile), a, b)
+    assert pipelined and np.isnan(c).sum() == 0
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+    bm, bn, bk = tile
+    w = 8 if t == "f16" else 4
+    issues = MAX_STAGES - 1 + -(-k // bk)  # 4 stages at these tiles
+    per_issue = (bm * bk + bk * bn) // w
+    if fast:
+        assert sum(unchecked.values()) == whole * issues * per_issue
+    else:
+        assert unchecked["simt.unchecked_async_copy"] == 0
+
+
 @pytest.mark.parametrize(
     ("xpad", "extra"),
     [
@@ -175,3 +245,103 @@ def test_deep_accumulators_take_square_warps(threads, columns):
     ln = 7  # log2 of 128 columns: element bits 0-6 are the column
     warp = layout.lanes[:5]
     assert sum(1 for b in warp if b is not None and b < ln) == columns
+
+
+NESTED = """builtin.module {
+  tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, ?]>,
+                  %b: !tile.tensor<f32, [?, ?]>, %lo: index) {
+    %i = tile.block_id 0
+    %j = tile.block_id 1
+    %k = tile.dim %a, 1 : !tile.tensor<f32, [?, ?]>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %ktiles = arith.ceildivui %k, %c8 : index
+    %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
+    %twice = scf.for %r = %c0 to %c2 step %c1 iter_args(%total = %zero)
+        -> (!tile.tile<f32, [128, 128]>) {
+      %acc = scf.for %kk = %lo to %ktiles step %c1 iter_args(%sum = %total)
+          -> (!tile.tile<f32, [128, 128]>) {
+        %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 8]>
+        %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [8, 128]>
+        %next = tile.mma %x, %y, %sum
+            : !tile.tile<f32, [128, 8]>, !tile.tile<f32, [8, 128]>, !tile.tile<f32, [128, 128]>
+        scf.yield %next : !tile.tile<f32, [128, 128]>
+      }
+      scf.yield %acc : !tile.tile<f32, [128, 128]>
+    }
+    tile.store %twice, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
+    tile.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("text", "arrays"), [(source("f32", 128, 128, 8), 1), (NESTED, 3)])
+def test_the_store_reuses_the_stages_of_a_loop_that_runs_once(rng, text, arrays):
+    """f32 stages are one array, which the store's round trip through shared memory takes over
+    after the loop (`Lowering.donate`); a GEMM loop inside another loop runs again after the
+    round trip, so there the stages and the round trip keep arrays of their own. The
+    interpreter checks every shared access of both for races."""
+    m, k, n = 256, 32, 200
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    kernels: list = []
+    c, pipelined = run(text, a, b, kernels=kernels)
+    assert pipelined
+    times = 2 if text is NESTED else 1
+    want = times * (a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+    allocs = [op for op in kernels[0].walk() if isinstance(op, simt.SharedAllocOp)]
+    assert len(allocs) == arrays
+
+
+@pytest.mark.parametrize(
+    ("bk", "mkn", "lo"),
+    [
+        (8, (256, 32, 256), 0),  # whole tiles: the unchecked loop
+        (8, (200, 100, 150), 0),  # ragged: the checked loop
+        (16, (129, 37, 150), 0),
+        (8, (256, 8, 200), 0),  # one iteration
+        (16, (256, 100, 256), 3),  # from the fourth K tile
+        (8, (128, 64, 128), 9),  # no iteration
+    ],
+)
+def test_the_rotated_loop_matches_numpy(rng, monkeypatch, bk, mkn, lo):
+    """`gemm.ROTATE`: the k-major loop with its barrier before each iteration's last k and the
+    next stage's first fragments carried across it gives the NumPy product; the interpreter
+    checks every shared access for races (a fragment read after the barrier from the stage
+    that the next iteration's copies overwrite would be one)."""
+    monkeypatch.setattr(gemm, "ROTATE", True)
+    m, k, n = mkn
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c, pipelined = run(source("f32", 128, 128, bk), a, b, lo)
+    assert pipelined
+    start = min(bk * lo, k)
+    want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("narrow", [True, False], ids=["i32-counter", "index-counter"])
+@pytest.mark.parametrize(("lo", "whole"), [(2, 4), (8, 4), (2**40, 0)])
+def test_the_unchecked_loop_from_a_later_tile(rng, monkeypatch, unchecked, narrow, lo, whole):
+    """The unchecked loop of a loop starting at K tile `lo` (its i32 counter, `gemm.NARROW_COUNTER`,
+    or the `index` one): the tiles before `lo` are left out, a loop with no iteration copies
+    the last tile S - 1 times (never past it); a start at 2^40 does not fit the i32 counter, so
+    with it the checked loop runs (and runs no iteration)."""
+    monkeypatch.setattr(gemm, "NARROW_COUNTER", narrow)
+    m, k, n = 256, 64, 256
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c, pipelined = run(source("f32", 128, 128, 8), a, b, lo)
+    assert pipelined
+    start = min(8 * lo, k)
+    want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+    iterations = max(0, k // 8 - lo)
+    if lo >= 2**30 and not narrow:
+        whole = 4  # the index counter's loop takes any start
+    per_issue = (128 * 8 + 8 * 128) // 4
+    assert sum(unchecked.values()) == whole * (MAX_STAGES - 1 + iterations) * per_issue

@@ -42,4 +42,20 @@ builtin.module {
   // CHECK-NEXT: simt.async_wait {pending = 0 : i64}
   // CHECK: simt.ldmatrix %sa[%i] {trans} : !simt.shared<bf16, [256]>
   // CHECK-NEXT: simt.shared_load_vector %sx[%j] {width = 4 : i64} : !simt.shared<f32, [256]> -> f32, f32, f32, f32
+
+  // doc:begin unchecked_copy
+  simt.kernel @unchecked(%x: !simt.slice<f32>) contract<domain = 1, block = [32]> {
+    %sx = simt.shared_alloc : !simt.shared<f32, [128]>
+    %t = simt.thread_id x
+    %c4 = arith.constant 4 : index
+    %j = arith.muli %t, %c4 : index
+    simt.unsafe {
+      simt.unchecked_async_copy %x[%j], %sx[%j] {width = 4} : !simt.slice<f32>, !simt.shared<f32, [128]>
+      simt.yield
+    }
+    simt.async_commit
+    simt.return
+  }
+  // doc:end
+  // CHECK: simt.unchecked_async_copy %x[%j], %sx[%j] {width = 4 : i64} : !simt.slice<f32>, !simt.shared<f32, [128]>
 }
