@@ -38,11 +38,11 @@ names no chip (compiled for sm_90 by default) take the f64 path.
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, f32, f64, i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, f32, f64, i1, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from ferrox.lowering.build import float_op, llvm_constant
+from ferrox.lowering.build import NO_FASTMATH, call_intrinsic, convert, float_op, llvm_constant
 from ferrox.lowering.conversion import Emitter
 from ferrox.lowering.to_llvm.support import legal_operands, replace_op
 
@@ -66,16 +66,19 @@ def _full_rate_f64(op: Operation) -> bool:
     return not isinstance(chip, StringAttr) or chip.data in FULL_RATE_F64
 
 
-def _fcmp(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
-    return e(llvm.FCmpOp(a, b, IntegerAttr(llvm.FCmpPredicateFlag(pred).to_int(), i64)))
+_ONE = FloatAttr(1.0, f64)
+_ZERO = FloatAttr(0.0, f64)
+_ONE_FLAG = IntegerAttr(llvm.FCmpPredicateFlag("one").to_int(), i64)
+# (Ops through `Operation.create`, with the properties their constructors give, and attributes
+# made once: a division is about twenty ops, and an xDSL constructor costs three `create`s.)
 
 
 def divide(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     """RN32(a / b) for f32 `a`, `b` (see the module's docstring)."""
-    wide_a, wide_b = e(llvm.FPExtOp(a, f64)), e(llvm.FPExtOp(b, f64))
-    one = e(llvm_constant(FloatAttr(1.0, f64), f64))
+    wide_a, wide_b = e(convert(llvm.FPExtOp, a, f64)), e(convert(llvm.FPExtOp, b, f64))
+    one = e(llvm_constant(_ONE, f64))
     minus_b = e(float_op(llvm.FNegOp, wide_b))
-    start = e(llvm.CallIntrinsicOp(RCP_F64, [wide_b], [f64]))
+    start = e(call_intrinsic(RCP_F64, [wide_b], [f64]))
     r = start
     for _ in range(NEWTON_STEPS):
         err = e(float_op(llvm.FMAOp, minus_b, r, one))
@@ -85,9 +88,15 @@ def divide(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     q = e(float_op(llvm.FMAOp, r, residual, q))
     special = e(float_op(llvm.FMulOp, wide_a, start))
     # q is NaN or zero exactly where an operand is zero, infinite or NaN (the module's doc).
-    zero = e(llvm_constant(FloatAttr(0.0, f64), f64))
-    ordinary = _fcmp(e, "one", q, zero)
-    return e(llvm.FPTruncOp(e(llvm.SelectOp(ordinary, q, special)), f32))
+    zero = e(llvm_constant(_ZERO, f64))
+    props = {"predicate": _ONE_FLAG, "fastmathFlags": NO_FASTMATH}
+    ordinary = e(llvm.FCmpOp.create(operands=[q, zero], result_types=[i1], properties=props))
+    select = llvm.SelectOp.create(
+        operands=[ordinary, q, special],
+        result_types=[f64],
+        properties={"fastmathFlags": NO_FASTMATH},
+    )
+    return e(convert(llvm.FPTruncOp, e(select), f32))
 
 
 class DivfToLLVM(RewritePattern):
