@@ -28,14 +28,20 @@ is infinite (the residual is `inf - inf`) or when either is NaN, and zero when a
 finite nonzero operands it is neither (|a/b| is at least 2^-277). The two are selected, not
 branched.
 
-Divisions with fast-math flags, and those of other types, stay `llvm.fdiv`; so do all of a
-module whose `"ferrox.chip"` names a chip whose f64 runs at a small fraction of its f32 rate
-(sm_86, sm_89, sm_120, ...: 1/64), where the f64 steps would cost more than `div.rn.f32` at
-run time. The data-centre chips (`FULL_RATE_F64`, f64 at half the f32 rate) and a module that
-names no chip (compiled for sm_90 by default) take the f64 path.
+Divisions by one value in one block share its reciprocal, made at the first of them
+(`shared_reciprocals`, open during `convert-to-llvm`'s walk): softmax divides each element of a
+row by the row's sum. Divisions with fast-math flags, and those of other types, stay
+`llvm.fdiv`; so do all of a module whose `"ferrox.chip"` names a chip whose f64 runs at a small
+fraction of its f32 rate (sm_86, sm_89, sm_120, ...: 1/64), where the f64 steps would cost more
+than `div.rn.f32` at run time. The data-centre chips (`FULL_RATE_F64`, f64 at half the f32
+rate) and a module that names no chip (compiled for sm_90 by default) take the f64 path.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, f32, f64, i1, i64
@@ -73,9 +79,37 @@ _ONE_FLAG = IntegerAttr(llvm.FCmpPredicateFlag("one").to_int(), i64)
 # made once: a division is about twenty ops, and an xDSL constructor costs three `create`s.)
 
 
-def divide(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
-    """RN32(a / b) for f32 `a`, `b` (see the module's docstring)."""
-    wide_a, wide_b = e(convert(llvm.FPExtOp, a, f64)), e(convert(llvm.FPExtOp, b, f64))
+_RECIPROCALS: ContextVar[dict[SSAValue, tuple[SSAValue, SSAValue, SSAValue]] | None] = ContextVar(
+    "ferrox_divisor_reciprocals", default=None
+)
+"""Per divisor: (-B, rcp(B), the Newton reciprocal) last made (`shared_reciprocals()`)."""
+
+
+@contextmanager
+def shared_reciprocals() -> Iterator[None]:
+    """Divisions by one value share its reciprocal until the block ends (`convert_to_llvm`
+    opens it for its walk; the table refers to the module, so it must not outlive the walk)."""
+    token = _RECIPROCALS.set({})
+    try:
+        yield
+    finally:
+        _RECIPROCALS.reset(token)
+
+
+def _reciprocal(e: Emitter, b: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """(-B, rcp.approx(B), B's reciprocal after the Newton steps) for f32 `b`: those of an
+    earlier division by `b` in the same block where a table is open, else made here. (Made
+    here rather than after `b`'s definition: there they would be live across everything
+    between, and ptxas gave softmax 40 registers instead of 34.)"""
+    table = _RECIPROCALS.get()
+    here = e.point.block
+    if table is not None and (known := table.get(b)) is not None:
+        first = known[2].owner
+        if isinstance(first, Operation) and first.parent is here:
+            anchor = e.point.insert_before
+            if anchor is None or first.is_before_in_block(anchor):
+                return known
+    wide_b = e(convert(llvm.FPExtOp, b, f64))
     one = e(llvm_constant(_ONE, f64))
     minus_b = e(float_op(llvm.FNegOp, wide_b))
     start = e(call_intrinsic(RCP_F64, [wide_b], [f64]))
@@ -83,6 +117,15 @@ def divide(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     for _ in range(NEWTON_STEPS):
         err = e(float_op(llvm.FMAOp, minus_b, r, one))
         r = e(float_op(llvm.FMAOp, r, err, r))
+    if table is not None:
+        table[b] = (minus_b, start, r)
+    return minus_b, start, r
+
+
+def divide(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    """RN32(a / b) for f32 `a`, `b` (see the module's docstring)."""
+    minus_b, start, r = _reciprocal(e, b)
+    wide_a = e(convert(llvm.FPExtOp, a, f64))
     q = e(float_op(llvm.FMulOp, wide_a, r))
     residual = e(float_op(llvm.FMAOp, minus_b, q, wide_a))
     q = e(float_op(llvm.FMAOp, r, residual, q))
@@ -110,4 +153,4 @@ class DivfToLLVM(RewritePattern):
         replace_op(rewriter, op, [], [divide(Emitter.before(rewriter, op), a, b)])
 
 
-__all__ = ["FULL_RATE_F64", "NEWTON_STEPS", "RCP_F64", "DivfToLLVM", "divide"]
+__all__ = ["FULL_RATE_F64", "NEWTON_STEPS", "RCP_F64", "DivfToLLVM", "divide", "shared_reciprocals"]

@@ -189,3 +189,37 @@ def test_overflow_and_the_largest_quotients():
          (np.float32(2.0**127), np.float32(0.5)), (np.float32(1.0), _f32(1)),
          (_f32(1), big), (np.float32(-1.0), _f32(0x80000001)), (big, np.float32(1 - 2.0**-23))]
     )  # fmt: skip
+
+
+BRANCHES = """
+func.func @f(%c: i1, %x: f32, %y: f32) -> f32 {
+  %b = arith.addf %y, %y : f32
+  cf.cond_br %c, ^left, ^right
+^left:
+  %l = arith.divf %x, %b : f32
+  func.return %l : f32
+^right:
+  %r = arith.divf %b, %b : f32
+  %s = arith.divf %r, %b : f32
+  func.return %s : f32
+}
+"""
+
+
+def test_one_reciprocal_a_divisor_and_block_dominating_the_divisions_it_serves():
+    """A divisor's reciprocal is made at its first division in a block and shared by the later
+    ones there (the right branch's two divisions, one reciprocal); LLVM's verifier (which
+    checks dominance) accepts the module, and the table is gone after the walk."""
+    from llvmlite import binding
+
+    from ferrox.lowering.to_llvm.divf import _RECIPROCALS
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+    from ferrox.targets.llvm_export import to_llvm_ir
+
+    module = parse_module(make_context(), BRANCHES, "branches")
+    convert_to_llvm(module)
+    calls = [op for op in module.walk() if isinstance(op, llvm.CallIntrinsicOp)]
+    assert [op.intrin.data for op in calls] == [RCP_F64, RCP_F64]
+    assert _RECIPROCALS.get() is None
+    binding.parse_assembly(to_llvm_ir(module)).verify()
