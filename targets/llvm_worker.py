@@ -7,6 +7,11 @@ Python and loading llvmlite, several times LLVM's own work on a SIMT kernel. So 
 serves every compile of this process, and a new one is started only after one dies (its last
 words on standard error become the error).
 
+A function marked `"ferrox-inline-late"` (a `simt.load_chunk` helper of the tile lowering,
+`lowering/tile_to_simt/helpers.py`) is `noinline` while LLVM optimises the module, so its body
+is optimised once rather than once a call; the child then inlines it into every caller
+(`inline_late`) before code generation, so the PTX has no call.
+
 The child imports llvmlite alone. The protocol on its pipes is a JSON header line then that many
 bytes, both ways: `{"chip", "features", "opt", "size"}` + LLVM IR in, `{"ok", "size"}` + PTX (or
 the error) out. Requests are serialised by a lock; a process that forked gets its own child.
@@ -33,6 +38,23 @@ llvm.initialize_all_targets()
 llvm.initialize_all_asmprinters()
 requests, replies = sys.stdin.buffer, sys.stdout.buffer
 machines = {}
+
+
+LATE = '"ferrox-inline-late"'
+
+
+def inline_late(module, machine):
+    # Every function marked LATE (noinline until now) inlined into its callers: its attribute
+    # groups made alwaysinline in the printed module, which LLVM's always-inliner then empties.
+    lines = str(module).split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("attributes #") and LATE in line:
+            lines[i] = line.replace(" noinline", " alwaysinline").replace(LATE, "")
+    module = llvm.parse_assembly("\n".join(lines))
+    inliner = llvm.create_new_module_pass_manager()
+    inliner.add_always_inliner_pass()
+    inliner.run(module, llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(0)))
+    return module
 
 
 def reply(ok, text):
@@ -66,6 +88,8 @@ while True:
         tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
         passes = llvm.create_pass_builder(machine, tuning)
         passes.getModulePassManager().run(module, passes)
+    if LATE in ir:
+        module = inline_late(module, machine)
     reply(True, machine.emit_assembly(module))
 """
 

@@ -6,9 +6,15 @@ access and its guarded scalar fallback: 45 to 65 ops each, which every later sta
 convert-to-llvm, the export) handles again. So such an op is emitted as a `simt.call` of one
 function per op kind and signature (operand and result types, properties) of the module, whose
 body is the op on the function's arguments: its expansion is made once a module, whatever the
-number of chunks. The function is internal and `alwaysinline`, so LLVM puts the body back at
-every call before it optimises anything, and the PTX is byte-identical (docs/performance.md,
-"Tile compile (H5)"). A function called once saves nothing; its call becomes the op again.
+number of chunks. A function called once saves nothing; its call becomes the op again.
+
+A `simt.async_copy` function is internal and `alwaysinline`: LLVM puts the body back at every
+call before it optimises anything (the PTX is what the op inline gives, docs/performance.md,
+"Tile compile (H5)"). A `simt.load_chunk` one is inlined late instead (`LATE_INLINE`): it is
+`noinline` through LLVM's optimisation, so LLVM optimises its body once, not once a call, and
+the LLVM worker (`targets/llvm_worker.py`) inlines it into every caller after that, before
+code generation: the PTX has no call. On layernorm that cut LLVM's work by a sixth (docs/
+performance.md, "Tile compile latency, seventh session").
 
 `simt.async_copy` is allowed only in unsafe code (its shared side is unchecked): its function is
 an `unsafe` one, called from the unsafe region the lowering put the copy in.
@@ -29,6 +35,10 @@ SHARED_OPS: tuple[type[Operation], ...] = (simt.LoadChunkOp, simt.AsyncCopyOp)
 """The ops `Lowering.emit` routes through a shared function."""
 
 _UNSAFE_ONLY: tuple[type[Operation], ...] = (simt.AsyncCopyOp,)
+
+LATE_INLINE = "ferrox-inline-late"
+"""The LLVM function attribute (a string one) of a function that the LLVM worker inlines into
+every caller after optimising the module, before code generation; it is `noinline` until then."""
 
 
 @dataclass
@@ -108,7 +118,8 @@ class Helpers:
         )
         if location is not None:
             fn.location = location
-        fn.attributes["passthrough"] = ArrayAttr([StringAttr("alwaysinline")])
+        inlining = ("alwaysinline",) if isinstance(op, _UNSAFE_ONLY) else ("noinline", LATE_INLINE)
+        fn.attributes["passthrough"] = ArrayAttr([StringAttr(a) for a in inlining])
         return fn
 
     def _name(self, op: Operation, types: list[Attribute]) -> str:
@@ -126,4 +137,4 @@ class Helpers:
         return name
 
 
-__all__ = ["SHARED_OPS", "Helpers"]
+__all__ = ["LATE_INLINE", "SHARED_OPS", "Helpers"]

@@ -31,6 +31,7 @@ from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
 from ferrox.lowering.build import NO_FASTMATH, float_op, int_attr
 from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.to_llvm.divf import DivfToLLVM
 from ferrox.lowering.to_llvm.support import legal_operands, morph, replace_op, result_types
 from ferrox.lowering.to_llvm.types import INDEX_WIDTH
 
@@ -323,6 +324,7 @@ class IndexCastToLLVM(RewritePattern):
 
 ARITH_PATTERNS: tuple[RewritePattern, ...] = (
     ConstantToLLVM(),
+    DivfToLLVM(),  # f32 division, before the plain `fdiv` of `BinaryToLLVM`
     BinaryToLLVM(),
     IntMinMaxToLLVM(),
     FloorCeilDivToLLVM(),

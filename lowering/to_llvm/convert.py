@@ -23,6 +23,7 @@ from ferrox.lowering.nvvm_to_llvm import NVVM_TO_LLVM_PATTERNS
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
 from ferrox.lowering.to_llvm.casts import reconcile
 from ferrox.lowering.to_llvm.cf import CF_PATTERNS
+from ferrox.lowering.to_llvm.divf import shared_reciprocals
 from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
@@ -66,7 +67,8 @@ def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
     _walk([Located(p) for p in SCF_TO_CF_PATTERNS], module)
     state = ConversionState("llvm")
-    _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
+    with shared_reciprocals():
+        _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
     reconcile(module, state)
     _report_leftovers(module, state)
     state.diagnostics.raise_if_errors()

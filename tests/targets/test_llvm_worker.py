@@ -82,3 +82,34 @@ def test_invalid_ir_is_an_answer_not_a_death(worker: LLVMWorker):
     with pytest.raises(LLVMFailure, match="^invalid LLVM IR: "):
         worker.compile("define void @f() { ret i32 0 }", "sm_90", "+ptx80", 3)
     assert worker.pid == pid and worker.started == 1
+
+
+LATE_IR = """
+target triple = "nvptx64-nvidia-cuda"
+define internal float @helper(ptr addrspace(1) %p, i64 %i) {inlining} {{
+  %a = getelementptr inbounds float, ptr addrspace(1) %p, i64 %i
+  %x = load float, ptr addrspace(1) %a, align 4
+  %y = fmul float %x, 3.0
+  ret float %y
+}}
+define ptx_kernel void @k(ptr addrspace(1) %p, ptr addrspace(1) %q) {{
+  %a = call float @helper(ptr addrspace(1) %p, i64 1)
+  %b = call float @helper(ptr addrspace(1) %p, i64 2)
+  %s = fadd float %a, %b
+  store float %s, ptr addrspace(1) %q, align 4
+  ret void
+}}
+"""
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_a_late_inlined_function_is_optimised_once_then_inlined(worker: LLVMWorker, opt):
+    """`noinline "ferrox-inline-late"` (the tile lowering's load helpers): no call and no
+    `.func` in the PTX, which computes what the `alwaysinline` function's would."""
+    late = worker.compile(
+        LATE_IR.format(inlining='noinline "ferrox-inline-late"'), "sm_90", "+ptx80", opt
+    )
+    assert "call" not in late and ".func" not in late
+    assert late.count("ld.global") == 2 and late.count("mul.rn.f32") == 2
+    plain = worker.compile(LATE_IR.format(inlining="noinline"), "sm_90", "+ptx80", opt)
+    assert ".func" in plain and "call" in plain, "only the marked function is inlined"

@@ -24,7 +24,7 @@ tile.kernel @copy(%out: !tile.partition<f32, [8, 32]>, %x: !tile.tensor<f32, [?,
   tile.return
 }
 
-// CHECK-LABEL: simt.func @__ferrox_load_chunk_slice_f32_x4(%slice: !simt.slice<f32>, %index: index, %count: index, %padding: f32) -> (f32, f32, f32, f32) attributes {passthrough = ["alwaysinline"]} {
+// CHECK-LABEL: simt.func @__ferrox_load_chunk_slice_f32_x4(%slice: !simt.slice<f32>, %index: index, %count: index, %padding: f32) -> (f32, f32, f32, f32) attributes {passthrough = ["noinline", "ferrox-inline-late"]} {
 // CHECK-NEXT:    %{{.*}} = simt.load_chunk %slice[%index], %count, %padding : !simt.slice<f32> -> f32, f32, f32, f32
 // CHECK-NEXT:    simt.return
 

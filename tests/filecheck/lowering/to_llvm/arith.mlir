@@ -131,8 +131,8 @@ func.func @floats(%x: f32, %y: f32) {
   %1 = arith.subf %x, %y fastmath<fast> : f32
   // CHECK-NEXT: llvm.fmul [[X]], [[Y]] {fastmathFlags = #llvm.fastmath<contract>} : f32
   %2 = arith.mulf %x, %y fastmath<contract> : f32
-  // CHECK-NEXT: llvm.fdiv [[X]], [[Y]] : f32
-  %3 = arith.divf %x, %y : f32
+  // CHECK-NEXT: llvm.fdiv [[X]], [[Y]] {fastmathFlags = #llvm.fastmath<arcp>} : f32
+  %3 = arith.divf %x, %y fastmath<arcp> : f32
   // CHECK-NEXT: llvm.fneg [[X]] : f32
   %4 = arith.negf %x : f32
   // CHECK-NEXT: llvm.intr.maximum([[X]], [[Y]]) : (f32, f32) -> f32
@@ -144,6 +144,44 @@ func.func @floats(%x: f32, %y: f32) {
   // CHECK-NEXT: llvm.intr.minnum([[X]], [[Y]]) : (f32, f32) -> f32
   %8 = arith.minnumf %x, %y : f32
   // CHECK-NEXT: llvm.return
+  func.return
+}
+
+// An f32 division without fast-math flags is correctly rounded through f64 (lowering/to_llvm/
+// divf.py): no `llvm.fdiv`, so no `div.rn.f32` for ptxas to expand; f64 ones stay `llvm.fdiv`.
+// The divisor's reciprocal is made at its first division and shared by the later divisions
+// by it in the block.
+// CHECK-LABEL: llvm.func @divf(
+// CHECK-SAME: [[X:%[a-z0-9_]+]]: f32, [[Y:%[a-z0-9_]+]]: f32, [[U:%[a-z0-9_]+]]: f64, [[V:%[a-z0-9_]+]]: f64)
+// CHECK-NEXT: [[B:%.+]] = llvm.fpext [[Y]] : f32 to f64
+// CHECK-NEXT: [[ONE:%.+]] = llvm.mlir.constant(1.000000e+00 : f64) : f64
+// CHECK-NEXT: [[NB:%.+]] = llvm.fneg [[B]] : f64
+// CHECK-NEXT: [[R0:%.+]] = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.d"([[B]]) : (f64) -> f64
+// CHECK-NEXT: [[E1:%.+]] = llvm.intr.fma([[NB]], [[R0]], [[ONE]])
+// CHECK-NEXT: [[R1:%.+]] = llvm.intr.fma([[R0]], [[E1]], [[R0]])
+// CHECK-NEXT: [[E2:%.+]] = llvm.intr.fma([[NB]], [[R1]], [[ONE]])
+// CHECK-NEXT: [[R2:%.+]] = llvm.intr.fma([[R1]], [[E2]], [[R1]])
+// CHECK-NEXT: [[E3:%.+]] = llvm.intr.fma([[NB]], [[R2]], [[ONE]])
+// CHECK-NEXT: [[R3:%.+]] = llvm.intr.fma([[R2]], [[E3]], [[R2]])
+// CHECK-NEXT: [[A:%.+]] = llvm.fpext [[X]] : f32 to f64
+// CHECK-NEXT: [[Q:%.+]] = llvm.fmul [[A]], [[R3]] : f64
+// CHECK-NEXT: [[RES:%.+]] = llvm.intr.fma([[NB]], [[Q]], [[A]])
+// CHECK-NEXT: [[Q2:%.+]] = llvm.intr.fma([[R3]], [[RES]], [[Q]])
+// CHECK-NEXT: [[S:%.+]] = llvm.fmul [[A]], [[R0]] : f64
+// CHECK-NEXT: [[ZERO:%.+]] = llvm.mlir.constant(0.000000e+00 : f64) : f64
+// CHECK-NEXT: [[OK:%.+]] = llvm.fcmp "one" [[Q2]], [[ZERO]] : f64
+// CHECK-NEXT: [[SEL:%.+]] = llvm.select [[OK]], [[Q2]], [[S]] : i1, f64
+// CHECK-NEXT: [[QUOTIENT:%.+]] = llvm.fptrunc [[SEL]] : f64 to f32
+// CHECK-NEXT: [[A2:%.+]] = llvm.fpext [[QUOTIENT]] : f32 to f64
+// CHECK-NEXT: llvm.fmul [[A2]], [[R3]] : f64
+// CHECK-NOT:  llvm.nvvm.rcp
+// CHECK-NOT:  llvm.fdiv {{.*}} : f32
+// CHECK:      llvm.fdiv [[U]], [[V]] : f64
+// CHECK-NEXT: llvm.return
+func.func @divf(%x: f32, %y: f32, %u: f64, %v: f64) {
+  %0 = arith.divf %x, %y : f32
+  %1 = arith.divf %0, %y : f32
+  %2 = arith.divf %u, %v : f64
   func.return
 }
 
