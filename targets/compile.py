@@ -160,20 +160,20 @@ def _compile_unverified(
                 unparsed.append(e)
                 raise
 
+    def once(step: int, name: str, check: Callable[[ModuleOp], None]) -> None:
+        if pending[step]:
+            pending[step] = False
+            with stage(timings, name):
+                check(module)
+
     def safe() -> None:
         """The module made whole, then (a fresh one) `verify-disjoint` on it, once."""
         complete()
-        if pending[2]:
-            pending[2] = False
-            with stage(timings, "verify-disjoint"):
-                verify_disjoint(module)
+        once(2, "verify-disjoint", verify_disjoint)
 
     def verify() -> None:
         complete()
-        if pending[1]:
-            pending[1] = False
-            with stage(timings, "verify"):
-                verify_module(module)
+        once(1, "verify", verify_module)
         safe()
 
     try:
