@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     ShapedType,
     StringAttr,
     StructPackableType,
+    TypeAttribute,
     UnknownLoc,
     UnregisteredOp,
 )
@@ -124,6 +125,11 @@ class _FastLexer(MLIRLexer):
         return Token(kind, Span(start, end, self.input))
 
 
+_NUMBER_TYPES: dict[str, TypeAttribute] = {}
+"""`LocatedParser._parse_optional_integer_or_float_type`'s types, by their spelling."""
+_NUMBER_TYPES_MAX = 256
+
+
 class LocatedParser(Parser):
     def __init__(
         self, ctx: Context, input: str | bytes, name: str = "<unknown>", line_offset: int = 0
@@ -196,6 +202,22 @@ class LocatedParser(Parser):
         if space is not None and self._current_token.span.start == space.end():
             self._parsed_attributes[key] = attr
         return attr
+
+    def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:
+        """xDSL's, each builtin number type (`i32`, `index`, `f32`) made once per process: the
+        same spelling is the same immutable type in any context, and making an integer type
+        verified its two parameters each time (a module names a few of them many times)."""
+        token = self._current_token
+        if token.kind is not MLIRTokenKind.BARE_IDENT:
+            return None
+        found = _NUMBER_TYPES.get(token.text)
+        if found is not None:
+            self._consume_token()
+            return found
+        made = super()._parse_optional_integer_or_float_type()
+        if made is not None and len(_NUMBER_TYPES) < _NUMBER_TYPES_MAX:
+            _NUMBER_TYPES[token.text] = made
+        return made
 
     def _parse_extended(self, name: str, is_type: bool) -> Attribute:
         if is_type:

@@ -180,10 +180,13 @@ class Located(RewritePattern):
             rewriter.operation_insertion_handler.remove(stamp)
 
 
-_Step = tuple[RewritePattern, "ConversionState | None", bool]
+_Step = tuple[RewritePattern, "ConversionState | object | None", bool]
 """How `Dispatch` runs one candidate: the pattern itself (a `Guarded` or `Located` unwrapped),
-the state that reports its `Unsupported` (`Guarded`'s), and whether the ops it inserts are
-stamped with the matched op's location (`Guarded`, `Located`)."""
+the state that reports its `Unsupported` (`Guarded`'s; `_SHARED` in a plan kept across runs:
+the one state of this run's `Guarded` wrappers), and whether the ops it inserts are stamped
+with the matched op's location (`Guarded`, `Located`)."""
+
+_SHARED = object()
 
 
 class Dispatch(RewritePattern):
@@ -199,20 +202,26 @@ class Dispatch(RewritePattern):
 
     def __init__(self, patterns: Sequence[RewritePattern]):
         self.patterns = tuple(patterns)
-        self._plans: dict[type[Operation], tuple[_Step, ...]] = {}
         # Which patterns admit a class depends on the wrapped patterns only, and a conversion
         # wraps the same module-level patterns anew on every run: their answers are kept
         # across runs (`_ADMITTED`), so a compile does not work them out again per op class.
+        # So are the plans, where this run's `Guarded` wrappers share one state (`_SHARED`
+        # in a plan stands for it), as every conversion's do.
         inner = tuple(_inner(p) for p in self.patterns)
-        key = tuple(map(id, inner))
+        kinds = tuple(_wrapper(p) for p in self.patterns)
+        states = {id(p.state): p.state for p in self.patterns if isinstance(p, Guarded)}
+        self._state: ConversionState | None = next(iter(states.values()), None)
+        key = (tuple(map(id, inner)), kinds)
         entry = _ADMITTED.get(key)
         if entry is None:
             if len(_ADMITTED) >= _ADMITTED_MAX:
                 _ADMITTED.clear()
             # (the patterns are held so that their ids stay theirs while the entry lives)
-            entry = _ADMITTED[key] = (inner, [op_types(p) for p in self.patterns], {})
+            entry = _ADMITTED[key] = (inner, [op_types(p) for p in self.patterns], {}, {})
         self._types: list[tuple[type[Operation], ...] | None] = entry[1]
         self._admitted: dict[type[Operation], tuple[int, ...]] = entry[2]
+        self._shared = len(states) <= 1
+        self._plans: dict[type[Operation], tuple[_Step, ...]] = entry[3] if self._shared else {}
         self._candidates: dict[type[Operation], tuple[RewritePattern, ...]] = {}
         """This run's patterns for each class, made from the shared indices once."""
 
@@ -234,7 +243,7 @@ class Dispatch(RewritePattern):
         steps: list[_Step] = []
         for pattern in self.candidates(cls):
             if isinstance(pattern, Guarded):
-                steps.append((pattern.pattern, pattern.state, True))
+                steps.append((pattern.pattern, _SHARED if self._shared else pattern.state, True))
             elif isinstance(pattern, Located):
                 steps.append((pattern.pattern, None, True))
             else:
@@ -273,7 +282,9 @@ class Dispatch(RewritePattern):
                     try:
                         pattern.match_and_rewrite(op, rewriter)
                     except Unsupported as e:  # raised before any change (see Guarded)
-                        state.cannot_lower(op, e)
+                        reporter = self._state if state is _SHARED else state
+                        assert isinstance(reporter, ConversionState)
+                        reporter.cannot_lower(op, e)
                 if rewriter.has_done_action:
                     return
         finally:
@@ -281,19 +292,26 @@ class Dispatch(RewritePattern):
 
 
 _ADMITTED: dict[
-    tuple[int, ...],
+    tuple[tuple[int, ...], tuple[int, ...]],
     tuple[
         tuple[RewritePattern, ...],
         list[tuple[type[Operation], ...] | None],
         dict[type[Operation], tuple[int, ...]],
+        dict[type[Operation], tuple[_Step, ...]],
     ],
 ] = {}
-"""Per tuple of wrapped patterns (by identity): their op types, and for each op class the
-indices of the patterns that admit it (`Dispatch.candidates`)."""
+"""Per tuple of wrapped patterns (by identity) and of their wrappers (0: none, 1: `Located`,
+2: `Guarded`): their op types, for each op class the indices of the patterns that admit it
+(`Dispatch.candidates`), and its plan (`Dispatch.plan`, for runs whose `Guarded` wrappers share
+one state)."""
 
 _ADMITTED_MAX = 64
 """Entries kept before `_ADMITTED` starts again (conversions built from new pattern objects
 each run, such as a test's, would otherwise add one a run)."""
+
+
+def _wrapper(pattern: RewritePattern) -> int:
+    return 2 if isinstance(pattern, Guarded) else int(isinstance(pattern, Located))
 
 
 def _inner(pattern: RewritePattern) -> RewritePattern:

@@ -28,7 +28,9 @@ stages spend on the ops it removed) and the safety rules checked again inside
 later stages (`convert-tile-to-simt` and `convert-simt-to-nvvm` each re-run `verify-disjoint`
 on the whole module, so that no composition of passes lowers an unverified kernel; here the
 first stage has checked every SIMT kernel and the tile lowering checks each kernel it makes).
-On a tile kernel these were a quarter of the compile.
+On a tile kernel these were a quarter of the compile. A cache miss of `ferrox.compile`
+(`COMPILE_STAGES_CHECKED_BESIDE`) runs that first check too, on the module as given, while
+LLVM works on the lowered copy, and returns no artifact unless it passes.
 """
 
 from __future__ import annotations
@@ -123,6 +125,12 @@ COMPILE_STAGES: tuple[ModulePass, ...] = (
 """The compiler's path: the same PTX as `STAGES`, without the stages that change nothing
 there (see the module docstring)."""
 
+COMPILE_STAGES_CHECKED_BESIDE: tuple[ModulePass, ...] = COMPILE_STAGES[1:]
+"""`COMPILE_STAGES` less `verify-disjoint`, for a compile that checks the SIMT rules itself on
+the module it was given, while LLVM works, and returns nothing until they hold
+(`targets/compile.py`, `verified=False`): the check reads the module and changes nothing, so
+where it runs changes no artifact, only whether one is returned."""
+
 
 def lower_to_llvm(
     module: ModuleOp,
@@ -163,6 +171,7 @@ def expand_stages(passes: Iterable[ModulePass]) -> tuple[ModulePass, ...]:
 
 __all__ = [
     "COMPILE_STAGES",
+    "COMPILE_STAGES_CHECKED_BESIDE",
     "STAGES",
     "ExtractDeviceCodePass",
     "LowerToLLVMPass",

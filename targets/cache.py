@@ -582,6 +582,8 @@ def compile_cached(
         options = {"ctx": ctx, "verified": False, "rest": rest, "ptx": ptx, **_timed(timings)}
         if module is not None:
             options["source"] = text
+        else:  # (parsed here: `verify-disjoint` may check it as it is, while LLVM works)
+            options["fresh"] = True
         return compile_module(parsed, chip=chip, features=features, opt=opt, **options)
 
     def build() -> bytes:

@@ -22,10 +22,17 @@ from ferrox.artifact import AbiSlot, KernelArtifact, ModuleArtifact
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt import KernelOp
-from ferrox.lowering.pipeline import COMPILE_STAGES, ExtractDeviceCodePass, lower_to_llvm
+from ferrox.lowering.pipeline import (
+    COMPILE_STAGES,
+    COMPILE_STAGES_CHECKED_BESIDE,
+    ExtractDeviceCodePass,
+    lower_to_llvm,
+)
 from ferrox.lowering.simt_to_nvvm.tma import artifact_maps
 from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
 from ferrox.lowering.tile_to_simt.gemm_wgmma import target_chip
+from ferrox.passes.verify_disjoint import verify_disjoint
+from ferrox.registry import plugin_lowerings
 from ferrox.targets import kernel_facts
 from ferrox.targets.ptx import CHIP_ATTR, device_chip, resolve_target, submit_module
 from ferrox.targets.ptxas_job import start_ptxas
@@ -68,6 +75,7 @@ def compile_module(
     rest: Callable[[], None] | None = None,
     ptx: bool = True,
     source: str | None = None,
+    fresh: bool = False,
 ) -> ModuleArtifact:
     """The artifact of `module` (left unchanged; it must have passed the op verifiers, unless
     `verified` is False: see `_compile_unverified`; `rest` completes a module parsed in two
@@ -88,6 +96,11 @@ def compile_module(
 
     `source`: `str(module)`, where the caller has printed it already (the artifact's source
     text, printed once instead of twice).
+
+    `fresh`: `module` is the parser's, as it made it, so that no op outside it uses its values
+    (an op built and never inserted still counts as a use, and the copy the lowering works on
+    has none): with `verified=False`, `verify-disjoint` then checks `module` itself while LLVM
+    works, instead of the copy before the lowering (see `_compile_unverified`).
     """
     if source is not None and rest is not None:
         raise ValueError("the text of a module parsed in two parts is printed once it is whole")
@@ -99,7 +112,7 @@ def compile_module(
                 module, chip, features, opt, cubin, ctx, timings, None, None, ptx, source
             )
         return _compile_unverified(
-            module, chip, features, opt, cubin, ctx, timings, rest, ptx, source
+            module, chip, features, opt, cubin, ctx, timings, rest, ptx, source, fresh
         )
 
 
@@ -114,19 +127,24 @@ def _compile_unverified(
     rest: Callable[[], None] | None,
     ptx: bool = True,
     source: str | None = None,
+    fresh: bool = False,
 ) -> ModuleArtifact:
     """`compile_module` of a module whose op verifiers have not run yet: they run while ptxas
     (else LLVM) works on the PTX, where this process would only wait, instead of before the
     lowering (a cache miss of `ferrox.compile`: a few percent of a SIMT kernel's compile).
     Likewise `rest`, the parse of the module's host code, runs while LLVM works, before
-    anything reads the module's text; its errors come before the verifiers'.
+    anything reads the module's text; its errors come before the verifiers'. And for a `fresh`
+    module `verify-disjoint`, the lowering's first stage otherwise, checks the module itself
+    while LLVM works (after `rest`; a SIMT kernel's 0.2-1.1 ms less before LLVM): its errors
+    come after the op verifiers', as when it runs first (a failing stage is followed by the
+    verifiers, whose errors replace its own).
 
     The outcome is the same as verifying first. A module that fails them gets their located
     errors, whatever the lowering or the tools did with it meanwhile: on any failure of the
     compile the verifiers run (if they have not) and their errors replace it; a compile that
     succeeds returns only once they have passed. What an invalid module costs is a lowering
     (on a copy) and LLVM's work; its artifact is never returned."""
-    pending = [rest is not None, True]
+    pending = [rest is not None, True, fresh]  # host code parse, op verifiers, SIMT rules here
     unparsed: list[BaseException] = []  # what `rest` raised: it comes before everything else
 
     def complete() -> None:
@@ -142,16 +160,25 @@ def _compile_unverified(
                 unparsed.append(e)
                 raise
 
+    def once(step: int, name: str, check: Callable[[ModuleOp], None]) -> None:
+        if pending[step]:
+            pending[step] = False
+            with stage(timings, name):
+                check(module)
+
+    def safe() -> None:
+        """The module made whole, then (a fresh one) `verify-disjoint` on it, once."""
+        complete()
+        once(2, "verify-disjoint", verify_disjoint)
+
     def verify() -> None:
         complete()
-        if pending[1]:
-            pending[1] = False
-            with stage(timings, "verify"):
-                verify_module(module)
+        once(1, "verify", verify_module)
+        safe()
 
     try:
         artifact = _compile_module(
-            module, chip, features, opt, cubin, ctx, timings, complete, verify, ptx, source
+            module, chip, features, opt, cubin, ctx, timings, safe, verify, ptx, source, fresh
         )
     except Exception:
         try:
@@ -191,10 +218,12 @@ def _compile_module(
     meanwhile: Callable[[], None] | None,
     ptx: bool = True,
     printed: str | None = None,
+    checked_beside: bool = False,
 ) -> ModuleArtifact:
     """`complete`: what makes `module` whole, done while LLVM works before its text is read;
     `meanwhile`: work to do while ptxas assembles the PTX (else while LLVM makes it), after the
-    module's text is read; `printed`: that text, where the caller has it."""
+    module's text is read; `printed`: that text, where the caller has it; `checked_beside`:
+    `complete` runs `verify-disjoint` on `module`, so the lowering leaves it out."""
     chip, features = resolve_target(module, chip, features)
     chip = device_chip(module, chip)  # a module's opt-in to sm_90a holds on an sm_90 request
     chip = target_chip(module, chip)  # sm_90 tile GEMMs on wgmma (gemm_wgmma.py) need sm_90a
@@ -209,24 +238,58 @@ def _compile_module(
     lowered.attributes[CHIP_ATTR] = StringAttr(chip)  # the tile lowering's target
     kernels: dict[str, KernelArtifact] = {}
     last = [time.perf_counter()]
+    # The kernels' facts: read from `module` itself while LLVM works, where extracting the
+    # device code changes no kernel (no tile kernel to lower, no plugin lowering); else from
+    # the copy just after that stage.
+    facts_beside = not (plugin_lowerings() or any(op.dialect_name() == "tile" for op in module.ops))
+    stages = COMPILE_STAGES_CHECKED_BESIDE if checked_beside else COMPILE_STAGES
+
+    extracted, read = [False], [not facts_beside]
 
     def snapshot(ran, current: ModuleOp, _following) -> None:
         now = time.perf_counter()
         if timings is not None and ran is not None:
             timings.add(ran.name, now - last[0])
         if isinstance(ran, ExtractDeviceCodePass):
-            # The facts of the verified SIMT kernels (tile ones lowered), read before the
-            # next stage lowers them: what a copy of the module here would give.
-            with stage(timings, "artifact"):
-                kernels.update(kernel_artifacts(module, current))
+            extracted[0] = True
+            if not facts_beside:
+                # The facts of the SIMT kernels (tile ones lowered), read before the next stage
+                # lowers them: what a copy of the module here would give.
+                with stage(timings, "artifact"):
+                    kernels.update(kernel_artifacts(module, current))
         last[0] = time.perf_counter()
 
-    if not ptx:  # the interpreter's artifact: ferrox's whole compile, then no NVPTX, no ptxas
-        lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
-        if complete is not None:
-            complete()
+    def read_facts() -> None:
+        if not read[0]:
+            read[0] = True
+            with stage(timings, "artifact"):
+                kernels.update(kernel_artifacts(module, module))
+
+    def lower() -> Callable[[], str] | None:
+        """The lowering, and the PTX's wait where there is PTX to make. A stage that fails
+        after the device code's extraction does so after the facts are read (what they raise
+        comes first, as it did when they were read there)."""
+        try:
+            lower_to_llvm(lowered, ctx, snapshot, stages)
+            return submit_module(lowered, chip, features, opt, timings) if ptx else None
+        except Exception:
+            if extracted[0]:
+                read_facts()
+            raise
+
+    def facts() -> None:
+        """The kernels' facts not read yet, and the check of their ABI against the entry;
+        after `complete`, which checks the SIMT rules where the lowering did not."""
+        read_facts()
         with stage(timings, "artifact"):
             _check_abi(kernels, lowered)
+
+    if not ptx:  # the interpreter's artifact: ferrox's whole compile, then no NVPTX, no ptxas
+        lower()
+        if complete is not None:
+            complete()
+        facts()
+        with stage(timings, "artifact"):
             text = source_text()
         if meanwhile is not None:
             meanwhile()
@@ -236,8 +299,8 @@ def _compile_module(
     # A ptxas started ahead, waiting for its input (ptxas_job.py), where it can be.
     job = start_ptxas(chip) if assemble else None
     try:
-        lower_to_llvm(lowered, ctx, snapshot, COMPILE_STAGES)
-        wait_ptx = submit_module(lowered, chip, features, opt, timings)
+        wait_ptx = lower()
+        assert wait_ptx is not None
         # The rest of the artifact (its source text) and `meanwhile` are done while ptxas works,
         # where a spare ptxas waits for the PTX, else while LLVM works; the module is made whole
         # (`complete`) while LLVM works. Each wait is then only what the other process has left.
@@ -258,8 +321,7 @@ def _compile_module(
         try:
             if complete is not None:
                 complete()
-            with stage(timings, "artifact"):
-                _check_abi(kernels, lowered)
+            facts()
             if job is None:
                 beside()
         except BaseException as e:  # raised once LLVM has answered (the worker waits for it)

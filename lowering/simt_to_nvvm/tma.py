@@ -112,13 +112,19 @@ def kernel_map_keys(kernel: Operation) -> list[TensorMapKey]:
 def annotate(kernel: KernelOp) -> int:
     """Before the kernel's parameters are replaced: record on each TMA load its key and map
     number (what `TmaLoadToPtx` reads once the kernel is lowered); the number of maps."""
-    keys = kernel_map_keys(kernel)
+    keys: list[TensorMapKey] = []  # (`kernel_map_keys`, in the same walk)
+    loads: list[tuple[TmaLoadOp, TensorMapKey]] = []
     for op in kernel.walk():
+        key = _key(op)
+        if key is None:
+            continue
+        if key not in keys:
+            keys.append(key)
         if isinstance(op, TmaLoadOp):
-            key = _key(op)
-            assert key is not None  # the verifier holds loads to kernel parameters
-            op.attributes[KEY_ATTR] = _encode(key)
-            op.attributes[MAP_ATTR] = IntegerAttr(keys.index(key), i64)
+            loads.append((op, key))
+    for op, key in loads:
+        op.attributes[KEY_ATTR] = _encode(key)
+        op.attributes[MAP_ATTR] = IntegerAttr(keys.index(key), i64)
     return len(keys)
 
 

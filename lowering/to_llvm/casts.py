@@ -27,6 +27,11 @@ def _unused_alone(cast: UnrealizedConversionCastOp) -> bool:
     return bool(value.name_hint) or cast.results[0].name_hint is None
 
 
+_RECONCILE = ReconcileUnrealizedCastsPattern(warn_on_failure=False)
+"""One object for every run (it holds no state): `conversion.Dispatch` keeps what it worked out
+for a tuple of pattern objects, and a new one each run added an entry each compile."""
+
+
 def reconcile(module: ModuleOp, state: ConversionState) -> None:
     """Fold the cast chains; report the survivors (except at ops already reported)."""
     # Most casts are unused by now (every user was rewritten to take the cast's input). Those
@@ -41,7 +46,7 @@ def reconcile(module: ModuleOp, state: ConversionState) -> None:
     if not left:
         return
     # xDSL's walker over this one pattern, offering it only the casts (`DispatchWalker`).
-    rewrite_module([ReconcileUnrealizedCastsPattern(warn_on_failure=False)], module)
+    rewrite_module([_RECONCILE], module)
     for cast in module.walk():
         if not isinstance(cast, UnrealizedConversionCastOp):
             continue

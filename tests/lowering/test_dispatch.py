@@ -12,7 +12,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from ferrox.lowering.conversion import ConversionState, Guarded, dispatch, op_types
+from ferrox.lowering.conversion import ConversionState, Guarded, Unsupported, dispatch, op_types
 
 calls: list[tuple[str, str]] = []
 
@@ -66,3 +66,38 @@ def test_each_op_meets_only_its_patterns_in_order():
     assert ("AddOrMulNever", "arith.muli") in calls and ("Watcher", "arith.muli") in calls
     assert ("AddToSub", "arith.muli") not in calls
     assert calls.index(("AddOrMulNever", "arith.addi")) < calls.index(("AddToSub", "arith.addi"))
+
+
+class Refuses(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.MuliOp, rewriter: PatternRewriter, /) -> None:
+        raise Unsupported("no multiplier here")
+
+
+def _module_with_a_mul() -> builtin.ModuleOp:
+    c = arith.ConstantOp.from_int_and_width(3, 32)
+    fn = func.FuncOp("f", ((), ()))
+    fn.body.block.add_ops([c, arith.MuliOp(c, c), func.ReturnOp()])
+    return builtin.ModuleOp([fn])
+
+
+def test_a_plan_kept_across_runs_reports_to_each_runs_own_state():
+    """The plans of one tuple of patterns are kept across runs whose `Guarded` wrappers share
+    one state (each conversion's); a refusal still goes to that run's state."""
+    refuses = Refuses()
+    states = [ConversionState("test"), ConversionState("test")]
+    for state in states:
+        applier = dispatch([Guarded(refuses, state)])
+        PatternRewriteWalker(applier, apply_recursively=False).rewrite_module(_module_with_a_mul())
+    assert [len(s.diagnostics.diagnostics) for s in states] == [1, 1]
+    assert "no multiplier here" in states[1].diagnostics.diagnostics[0].message
+
+
+def test_wrappers_with_states_of_their_own_report_to_their_own():
+    first, second = ConversionState("first"), ConversionState("second")
+    shared = ConversionState("shared")
+    refuses = Refuses()
+    dispatch([Guarded(refuses, shared)])  # (a plan kept for one state: not used below)
+    applier = dispatch([Guarded(refuses, first), Guarded(Refuses(), second)])
+    PatternRewriteWalker(applier, apply_recursively=False).rewrite_module(_module_with_a_mul())
+    assert [len(s.diagnostics.diagnostics) for s in (first, second, shared)] == [1, 1, 0]

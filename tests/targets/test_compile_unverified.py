@@ -171,3 +171,67 @@ def test_an_early_ptxas_that_fails_before_its_input_still_gets_source_and_verifi
     expected = compile_mod.compile_module(module(text), cubin=False)
     assert artifact.cubin and len(stacks) == 1 and "finish" not in stacks[0]
     assert artifact.source == expected.source and artifact.ptx == expected.ptx
+
+
+# A kernel only `verify-disjoint` refuses (the lowering compiles it: nothing reads the witness).
+FORGED = """
+simt.kernel @param_witness(%w: !simt.thread_index<1d>, %out: !simt.disjoint_slice<f32, 1d>) {
+  simt.return
+}
+"""
+
+
+def _where_checked(monkeypatch) -> list[list[str]]:
+    stacks: list[list[str]] = []
+    real = compile_mod.verify_disjoint
+
+    def spy(root):
+        stacks.append([frame.function for frame in inspect.stack()])
+        real(root)
+
+    monkeypatch.setattr(compile_mod, "verify_disjoint", spy)
+    return stacks
+
+
+@pytest.mark.parametrize("cubin", [False, None])
+def test_a_parsed_module_is_checked_for_safety_while_llvm_works(monkeypatch, cubin):
+    """`fresh`: the SIMT rules are checked on the module itself, after the lowering handed its
+    IR to LLVM, once; the artifact is the one of checking first."""
+    stacks = _where_checked(monkeypatch)
+    text = VECADD.read_text()
+    beside = compile_mod.compile_module(module(text), cubin=cubin, verified=False, fresh=True)
+    assert len(stacks) == 1 and "safe" in stacks[0] and "lower_to_llvm" not in stacks[0]
+    first = compile_mod.compile_module(module(text), cubin=cubin)
+    assert len(stacks) == 1, "otherwise the lowering's first stage checks its copy"
+    assert beside == first
+
+
+@pytest.mark.parametrize("ptx", [True, False])
+@pytest.mark.parametrize("cubin", [False, None])
+def test_an_unsafe_parsed_module_gets_the_safety_errors(cubin, ptx):
+    with pytest.raises(DiagnosticError) as first:
+        compile_mod.compile_module(module(FORGED), cubin=cubin, ptx=ptx)
+    with pytest.raises(DiagnosticError) as beside:
+        compile_mod.compile_module(module(FORGED), cubin=cubin, ptx=ptx, verified=False, fresh=True)
+    assert messages(beside.value) == messages(first.value)
+    assert "witness not produced by a trusted index op" in first.value.diagnostics[0].message
+
+
+def test_an_unsafe_and_invalid_parsed_module_gets_the_verifiers_errors():
+    with pytest.raises(DiagnosticError) as first:
+        verify_module(module(UNSAFE))
+    with pytest.raises(DiagnosticError) as compiled:
+        compile_mod.compile_module(module(UNSAFE), cubin=False, verified=False, fresh=True)
+    assert messages(compiled.value) == messages(first.value)
+
+
+def test_ferrox_compile_checks_a_text_it_parsed_while_llvm_works(tmp_path, monkeypatch):
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))
+    stacks = _where_checked(monkeypatch)
+    with pytest.raises(DiagnosticError) as refused:
+        compile_cached(FORGED, filename="forged.mlir", cache=False)
+    assert "witness not produced by a trusted index op" in refused.value.diagnostics[0].message
+    assert len(stacks) == 1 and "safe" in stacks[0]
+    stacks.clear()
+    compile_cached(module(VECADD.read_text()), cache=False)  # a module given: its copy checked
+    assert stacks == []
