@@ -80,10 +80,13 @@ class _Writer:
     def __init__(self, fn: ir.Function, module: ir.Module, blocks: dict[Block, LLVMBlock]):
         self.fn, self.module, self.blocks = fn, module, blocks
         self.register = fn.scope.register
+        self.used: set[str] = fn.scope._useset  # pyright: ignore[reportAttributeAccessIssue]
+        self.counts: dict[str, int] = fn.scope._basenamemap  # pyright: ignore
         self.vals: dict[SSAValue, _V] = {}
         self.lines: list[str] = []  # the current block's
         self.phis: dict[SSAValue, tuple[str, str, list[str]]] = {}  # arg: ref, type, incomings
         self.block: Block | None = None
+        self.calls: dict[tuple[object, ...], tuple[str, str]] = {}  # `_intrinsic_call`'s
 
     def value(self, v: SSAValue) -> _V:
         try:
@@ -91,16 +94,27 @@ class _Writer:
         except KeyError:
             raise Fallback from None
 
+    def fresh(self, base: str) -> str:
+        """`NameScope.register(base, deduplicate=True)`, on the scope's own set and counts."""
+        used, counts = self.used, self.counts
+        name = base
+        while name in used:
+            ident = counts[base] + 1
+            counts[base] = ident
+            name = f"{base}.{ident}"
+        used.add(name)
+        return name
+
     def name(self, hint: str | None) -> str:
         """The reference of a new instruction (its `.N`), renamed to `hint` where there is one."""
-        name = self.register("", deduplicate=True)
+        name = self.fresh("")
         if hint:
-            name = self.register(hint, deduplicate=True)
+            name = self.fresh(hint)
         return _ref(name)
 
     def void(self, text: str) -> None:
         """An instruction without a result (it takes a `.N` all the same)."""
-        self.register("", deduplicate=True)
+        self.fresh("")
         self.lines.append(f"  {text.rstrip()}\n")
 
     def result(self, result: SSAValue, typ: ir.Type, text: str, line: str) -> None:
@@ -131,14 +145,16 @@ def _binop(cls: type[Operation]) -> Write:
     if issubclass(cls, llvm.ArithmeticBinOpOverflow):
 
         def flags(op: Any) -> list[str]:
-            if not op.overflowFlags:
+            overflow = op.properties.get("overflowFlags")
+            if not overflow:
                 return []
-            return [f.value for f in llvm.OverflowAttr.from_int(op.overflowFlags.value.data).data]
+            return [f.value for f in llvm.OverflowAttr.from_int(overflow.value.data).data]
 
     elif issubclass(cls, llvm.AbstractFloatArithOp):
 
         def flags(op: Any) -> list[str]:
-            return [f.value for f in op.fastmathFlags.data] if op.fastmathFlags else []
+            fastmath = op.properties["fastmathFlags"]  # (required: a KeyError without)
+            return [f.value for f in fastmath.data] if fastmath else []
 
     elif issubclass(cls, llvm.ArithmeticBinOpExact):
 
@@ -156,21 +172,25 @@ def _binop(cls: type[Operation]) -> Write:
             return []
 
     def write(op: Any, w: _Writer) -> None:
-        lhs, rhs = w.value(op.operands[0]), w.value(op.operands[1])
+        a, b = op._operands  # (the tuple itself: its view and `__getitem__` are Python calls)
+        (result,) = op.results
+        lhs, rhs = w.value(a), w.value(b)
         if lhs.text != rhs.text:
             raise Fallback
         named = flags(op)
         name = " ".join([opname, *named]) if named else opname
-        w.result(op.results[0], lhs.type, lhs.text, f"{name} {lhs.text} {lhs.ref}, {rhs.ref}")
+        w.result(result, lhs.type, lhs.text, f"{name} {lhs.text} {lhs.ref}, {rhs.ref}")
 
     return write
 
 
 def _cast_line(w: _Writer, op: Operation, opname: str, flags: list[str]) -> None:
-    value = w.value(op.operands[0])
-    typ, text = _type(op.results[0].type)
+    (operand,) = op._operands  # pyright: ignore[reportPrivateUsage]
+    (result,) = op.results
+    value = w.value(operand)
+    typ, text = _type(result.type)
     name = " ".join((opname, *flags))
-    w.result(op.results[0], typ, text, f"{name} {value.text} {value.ref} to {text}")
+    w.result(result, typ, text, f"{name} {value.text} {value.ref} to {text}")
 
 
 def _xdsl_cast(cls: type[Operation]) -> Write:
@@ -201,9 +221,15 @@ _I1 = ir.IntType(1)
 
 
 def _compare(op: Any, w: _Writer, opname: str, predicate: str) -> None:
-    lhs, rhs = w.value(op.lhs), w.value(op.rhs)
-    typ = ir.VectorType(_I1, lhs.type.count) if isinstance(lhs.type, ir.VectorType) else _I1
-    w.result(op.results[0], typ, str(typ), f"{opname} {predicate} {lhs.text} {lhs.ref}, {rhs.ref}")
+    a, b = op._operands
+    (result,) = op.results
+    lhs, rhs = w.value(a), w.value(b)
+    if isinstance(lhs.type, ir.VectorType):
+        typ = ir.VectorType(_I1, lhs.type.count)
+        text = str(typ)
+    else:
+        typ, text = _I1, "i1"
+    w.result(result, typ, text, f"{opname} {predicate} {lhs.text} {lhs.ref}, {rhs.ref}")
 
 
 _ICMP: dict[int, str] = {}
@@ -319,7 +345,7 @@ def _store(op: llvm.StoreOp, w: _Writer) -> None:
 def _call_line(
     w: _Writer,
     result: SSAValue | None,
-    callee: ir.Function,
+    callee: ir.Function | ir.InlineAsm,
     args: list[_V],
     cconv: str | None = None,
     tail: bool = False,
@@ -353,40 +379,87 @@ def _call_line(
         w.lines.append(f"  {ref} = {line}\n")
 
 
-def _declared(w: _Writer, op: Operation, name: str, result: ir.Type, args: list[_V]) -> ir.Function:
-    return ex._declare(w.module, op, name, ir.FunctionType(result, [a.type for a in args]))  # pyright: ignore
+def _intrinsic_call(
+    w: _Writer,
+    op: Operation,
+    result: SSAValue | None,
+    name: str,
+    returns: ir.Type,
+    args: list[_V],
+    fastmath: list[str],
+    convergent: bool = False,
+) -> None:
+    """`IRBuilder.call` of intrinsic `name`, declared (`ops._declare`) with the arguments' own
+    types, so that the call's type checks hold by construction; the declaration and the line's
+    fixed parts are made once per function for each name, types and flags."""
+    key = (name, str(returns), tuple(a.text for a in args), tuple(fastmath), convergent)
+    parts = w.calls.get(key)
+    if parts is None:
+        fn = ex._declare(  # pyright: ignore[reportPrivateUsage]
+            w.module, op, name, ir.FunctionType(returns, [a.type for a in args])
+        )
+        if convergent:
+            fn.attributes.add("convergent")
+        ret = fn.function_type.return_type
+        callee = f"{ret} {fn.get_reference()}"
+        if fn.calling_convention:
+            callee = f"{fn.calling_convention} {callee}"
+        fm = " " + " ".join(sorted(ir.instructions.FastMathFlags(fastmath))) if fastmath else ""
+        parts = w.calls[key] = (f"call{fm} {callee}(", ") convergent" if convergent else ")")
+    head, tail = parts
+    line = f"{head}{', '.join([f'{a.text} {a.ref}' for a in args])}{tail}"
+    if isinstance(returns, ir.VoidType):
+        if result is not None:
+            raise Fallback
+        w.void(line)
+    else:
+        ref = w.name(result.name_hint if result is not None else None)
+        if result is not None:
+            w.vals[result] = _V(returns, key[1], ref)
+        w.lines.append(f"  {ref} = {line}\n")
+
+
+_SEGMENTS: dict[Attribute, tuple[int, ...]] = {}
 
 
 def _call_intrinsic(op: llvm.CallIntrinsicOp, w: _Writer) -> None:
-    if op.op_bundle_operands:
+    sizes = op.properties["operandSegmentSizes"]
+    counts = _SEGMENTS.get(sizes)
+    if counts is None:
+        counts = _SEGMENTS[sizes] = tuple(sizes.get_values())  # type: ignore[attr-defined]
+    if len(counts) != 2 or counts[1]:  # (operand bundles: the converter refuses them)
         raise Fallback
-    args = [w.value(a) for a in op.args]
-    result = _type(op.ress.type)[0] if op.ress is not None else ir.VoidType()
-    name = op.intrin.data
-    fn = _declared(w, op, name, result, args)
+    args = [w.value(a) for a in op._operands]  # pyright: ignore[reportPrivateUsage]
+    results = op.results
+    ress = results[0] if results else None
+    returns = _type(ress.type)[0] if ress is not None else ir.VoidType()
+    name = op.properties["intrin"].data  # type: ignore[attr-defined]
     convergent = ex.is_convergent_intrinsic(name) or ex._flag(op, "convergent")  # pyright: ignore
-    if convergent:
-        fn.attributes.add("convergent")
-    flags = [f.value for f in op.fastmathFlags.data] if ex._is_float(op.ress) else []  # pyright: ignore
-    _call_line(w, op.ress, fn, args, fastmath=flags, attrs=["convergent"] if convergent else [])
+    flags = (
+        [f.value for f in op.properties["fastmathFlags"].data]  # type: ignore[attr-defined]
+        if ex._is_float(ress)  # pyright: ignore[reportPrivateUsage]
+        else []
+    )
+    _intrinsic_call(w, op, ress, name, returns, args, flags, convergent)
 
 
 def _intrinsic(op: fx.IntrinsicOp, w: _Writer) -> None:
-    args = [w.value(v) for v in op.operands]
+    args = [w.value(v) for v in op._operands]  # pyright: ignore[reportPrivateUsage]
     for name in op.IMMEDIATES:
         flag = op.properties[name]
         args.append(_wrap(ir.Constant(_I1, flag.value.data != 0)))  # type: ignore[attr-defined]
-    result = _type(op.results[0].type)[0]
-    fn = _declared(w, op, f"{op.INTRINSIC}.{intrinsic_suffix(result)}", result, args)
-    _call_line(w, op.results[0], fn, args, fastmath=ex._fastmath(op))  # pyright: ignore
+    (result,) = op.results
+    returns = _type(result.type)[0]
+    name = f"{op.INTRINSIC}.{intrinsic_suffix(returns)}"
+    _intrinsic_call(w, op, result, name, returns, args, ex._fastmath(op))  # pyright: ignore
 
 
 def _xdsl_intrinsic(op: Operation, w: _Writer) -> None:
-    args = [w.value(v) for v in op.operands]
-    result = _type(op.results[0].type)[0]
-    name = f"{ex._XDSL_INTRINSICS[type(op)]}.{intrinsic_suffix(result)}"  # pyright: ignore
-    fn = _declared(w, op, name, result, args)
-    _call_line(w, op.results[0], fn, args, fastmath=ex._fastmath(op))  # pyright: ignore
+    args = [w.value(v) for v in op._operands]  # pyright: ignore[reportPrivateUsage]
+    (result,) = op.results
+    returns = _type(result.type)[0]
+    name = f"{ex._XDSL_INTRINSICS[type(op)]}.{intrinsic_suffix(returns)}"  # pyright: ignore
+    _intrinsic_call(w, op, result, name, returns, args, ex._fastmath(op))  # pyright: ignore
 
 
 def _call(op: llvm.CallOp, w: _Writer) -> None:
@@ -408,6 +481,19 @@ def _call(op: llvm.CallOp, w: _Writer) -> None:
         fastmath=flags,
         attrs=["convergent"] if ex._flag(op, "convergent") else [],  # pyright: ignore
     )
+
+
+def _inline_asm(op: llvm.InlineAsmOp, w: _Writer) -> None:
+    args = [w.value(a) for a in op.operands_]
+    result = _type(op.res.type)[0] if op.res is not None else ir.VoidType()
+    asm = ir.InlineAsm(
+        ir.FunctionType(result, [a.type for a in args]),
+        op.asm_string.data,
+        op.constraints.data,
+        side_effect=op.has_side_effects is not None,
+    )
+    convergent = ["convergent"] if ex._flag(op, "convergent") else []  # pyright: ignore
+    _call_line(w, op.res, asm, args, cconv="", attrs=convergent)  # (no convention: not a function)
 
 
 def _extract_value(op: llvm.ExtractValueOp, w: _Writer) -> None:
@@ -451,8 +537,19 @@ def _freeze(op: fx.FreezeOp, w: _Writer) -> None:
     w.result(op.res, value.type, value.text, f"freeze {value.text} {value.ref}")
 
 
+_CONSTANTS: dict[tuple[Attribute, Attribute], _V] = {}
+
+
 def _constant(op: llvm.ConstantOp, w: _Writer) -> None:
-    w.vals[op.result] = _wrap(x.create_constant(op.result.type, op.value))
+    (result,) = op.results
+    value = op.properties["value"]
+    key = (result.type, value)
+    found = _CONSTANTS.get(key)
+    if found is None:
+        if len(_CONSTANTS) >= 4096:
+            _CONSTANTS.clear()
+        found = _CONSTANTS[key] = _wrap(x.create_constant(result.type, value))
+    w.vals[result] = found
 
 
 def _poison(op: fx.PoisonOp, w: _Writer) -> None:
@@ -500,6 +597,7 @@ def _routes() -> dict[type[Operation], Write]:
         llvm.StoreOp: _store,
         llvm.CallIntrinsicOp: _call_intrinsic,
         llvm.CallOp: _call,
+        llvm.InlineAsmOp: _inline_asm,
         fx.AddrSpaceCastOp: _ferrox_cast("addrspacecast"),
         fx.FPToSIOp: _ferrox_cast("fptosi"),
         fx.FPToUIOp: _ferrox_cast("fptoui"),
