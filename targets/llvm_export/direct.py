@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from ferrox.dialects import llvm as fx
 from ferrox.targets.llvm_export import instructions as li
 from ferrox.targets.llvm_export import ops as ex
+from ferrox.targets.llvm_export import xdsl_ops
 from ferrox.targets.llvm_export.types import intrinsic_suffix
 
 
@@ -141,35 +142,7 @@ def _metadata(*entries: str) -> str:
 
 def _binop(cls: type[Operation]) -> Write:
     opname = x._BINARY_OP_MAP[cls](ir.IRBuilder).__name__.rstrip("_")  # pyright: ignore
-    flags: Callable[[Any], list[str]]
-    if issubclass(cls, llvm.ArithmeticBinOpOverflow):
-
-        def flags(op: Any) -> list[str]:
-            overflow = op.properties.get("overflowFlags")
-            if not overflow:
-                return []
-            return [f.value for f in llvm.OverflowAttr.from_int(overflow.value.data).data]
-
-    elif issubclass(cls, llvm.AbstractFloatArithOp):
-
-        def flags(op: Any) -> list[str]:
-            fastmath = op.properties["fastmathFlags"]  # (required: a KeyError without)
-            return [f.value for f in fastmath.data] if fastmath else []
-
-    elif issubclass(cls, llvm.ArithmeticBinOpExact):
-
-        def flags(op: Any) -> list[str]:
-            return ["exact"] if op.is_exact else []
-
-    elif issubclass(cls, llvm.ArithmeticBinOpDisjoint):
-
-        def flags(op: Any) -> list[str]:
-            return ["disjoint"] if op.is_disjoint else []
-
-    else:
-
-        def flags(op: Any) -> list[str]:
-            return []
+    flags = xdsl_ops.binop_flags(cls) or (lambda op: [])
 
     def write(op: Any, w: _Writer) -> None:
         a, b = op._operands  # (the tuple itself: its view and `__getitem__` are Python calls)
@@ -195,19 +168,8 @@ def _cast_line(w: _Writer, op: Operation, opname: str, flags: list[str]) -> None
 
 def _xdsl_cast(cls: type[Operation]) -> Write:
     opname = x._CAST_OP_NAMES[cls]  # pyright: ignore[reportPrivateUsage]
-    overflow = issubclass(cls, llvm.IntegerConversionOpOverflow)
-    nneg = issubclass(cls, llvm.IntegerConversionOpNNeg)
-
-    def write(op: Any, w: _Writer) -> None:
-        if overflow and op.overflowFlags:
-            flags = [f.value for f in op.overflowFlags.data]
-        elif nneg and op.non_neg:
-            flags = ["nneg"]
-        else:
-            flags = []
-        _cast_line(w, op, opname, flags)
-
-    return write
+    flags = xdsl_ops.cast_flags(cls)
+    return lambda op, w: _cast_line(w, op, opname, flags(op))
 
 
 def _ferrox_cast(opname: str) -> Write:
@@ -298,7 +260,9 @@ def _gep(op: llvm.GEPOp, w: _Writer) -> None:
     w.result(op.result, ptr.type, ptr.text, line)
 
 
-def _memory_flags(op: Operation, ordering: str | None, typ: ir.Type) -> tuple[str, str, str]:
+def _memory_flags(
+    op: llvm.LoadOp | llvm.StoreOp, ordering: str | None, typ: ir.Type
+) -> tuple[str, str, str]:
     """(` atomic`, ` volatile`, `syncscope and ordering` + `, align N`) of a load or store."""
     align = ex._int(op.alignment) or (  # pyright: ignore
         ex._natural_align(typ) if ordering else None  # pyright: ignore[reportPrivateUsage]
@@ -367,7 +331,8 @@ def _call_line(
         callee_ref = f"{cconv} {callee_ref}"
     fm = " " + " ".join(sorted(ir.instructions.FastMathFlags(fastmath))) if fastmath else ""
     fn_attrs = " " + " ".join(sorted(ir.instructions.CallInstrAttributes(attrs))) if attrs else ""
-    line = f"{'tail ' if tail else ''}call{fm} {callee_ref}({', '.join(f'{a.text} {a.ref}' for a in args)}){fn_attrs}"
+    arguments = ", ".join(f"{a.text} {a.ref}" for a in args)
+    line = f"{'tail ' if tail else ''}call{fm} {callee_ref}({arguments}){fn_attrs}"
     if isinstance(ret, ir.VoidType):
         if result is not None:
             raise Fallback
