@@ -56,6 +56,7 @@ from ferrox.dialects.simt.types import (
 )
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
 from ferrox.lowering.tile_to_simt.kernel import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, PORTABLE_KEY
+from ferrox.passes.disjoint.common import walk
 
 # -- types -----------------------------------------------------------------------------------
 
@@ -188,7 +189,7 @@ def static_shared_bytes(kernel: simt.KernelOp, funcs: dict[str, simt.FuncOp]) ->
     pending: list = [kernel]
     while pending:
         fn = pending.pop()
-        for op in fn.walk():
+        for op in walk(fn):
             if isinstance(op, SharedAllocOp) and not op.is_dynamic:  # dynamic: the contract's
                 allocs.append(op)
             elif isinstance(op, simt.CallOp):
@@ -213,7 +214,7 @@ def writes(kernel: simt.KernelOp) -> tuple[Write, ...]:
     (the slice's index space; a `2d_runtime` witness names its width parameter) and
     `simt.store_chunk` on a `tile` space."""
     found: list[Write] = []
-    for op in kernel.walk():
+    for op in walk(kernel):
         write: Write | None = None
         if isinstance(op, simt.StoreChunkOp):
             param = _param_index(kernel, op.slice)

@@ -31,6 +31,7 @@ from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
+from ferrox.passes.disjoint.common import walk
 from ferrox.targets.llvm_export import to_llvm_ir
 from ferrox.targets.llvm_worker import LLVMFailure, submit_to_worker
 from ferrox.targets.timing import Timings, stage
@@ -197,7 +198,7 @@ def check_ptx_symbols(ptx: str) -> None:
 def check_lowerable(module: ModuleOp) -> None:
     """Located errors for what NVPTX cannot compile and would abort LLVM on; all of them at once."""
     diag = DiagnosticEngine()
-    for op in module.walk():
+    for op in walk(module):
         scope = op.properties.get("syncscope") or op.attributes.get("syncscope")
         if isinstance(scope, StringAttr) and scope.data not in NVPTX_SYNCSCOPES:
             diag.error(

@@ -19,6 +19,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.simt_to_nvvm.types import is_simt_type, packed
+from ferrox.passes.disjoint.common import walk
 
 
 def _casts(module: ModuleOp) -> list[UnrealizedConversionCastOp]:
@@ -100,9 +101,25 @@ def _append(ops: list[Operation], op: Operation) -> SSAValue:
 
 def _simt_typed(op: Operation) -> bool:
     """Whether a result of `op`, or an argument of a block in it, has a SIMT type."""
-    if any(is_simt_type(r.type) for r in op.results):
-        return True
+    for r in op.results:
+        if is_simt_type(r.type):
+            return True
+    if not op.regions:
+        return False
     return any(is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args)
+
+
+_SIMT_OPS: dict[type[Operation], bool] = {}
+
+
+def _is_simt(op: Operation) -> bool:
+    """`op.dialect_name() == "simt"`, by class (the dialect is the class's name's)."""
+    found = _SIMT_OPS.get(type(op))
+    if found is None:
+        if len(_SIMT_OPS) >= 1024:  # (classes made at run time, a test's, add one each)
+            _SIMT_OPS.clear()
+        found = _SIMT_OPS[type(op)] = op.dialect_name() == "simt"
+    return found
 
 
 def finish(module: ModuleOp, state: ConversionState) -> None:
@@ -113,12 +130,12 @@ def finish(module: ModuleOp, state: ConversionState) -> None:
     casts: list[UnrealizedConversionCastOp] = []
     typed: list[Operation] = []
     suspects: list[Operation] = []  # SIMT ops and casts, in walk order
-    for op in module.walk():
+    for op in walk(module):
         if type(op) is UnrealizedConversionCastOp:  # (no class derives from it: `isinstance`
             # would go through an ABC's check for every op)
             casts.append(op)
             suspects.append(op)
-        elif op.dialect_name() == "simt":
+        elif _is_simt(op):
             suspects.append(op)
         if _simt_typed(op):
             typed.append(op)

@@ -29,6 +29,7 @@ from ferrox.lowering.tile_to_simt.helpers import SHARED_OPS, Helpers
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
 from ferrox.lowering.tile_to_simt.uniform import need_of
 from ferrox.passes.analysis.uniformity import Level, Uniformity
+from ferrox.passes.disjoint.common import walk
 
 SHARED_LIMIT = 227 * 1024
 """Shared memory a block may opt in to on sm_90 (more than 48 KiB is dynamic:
@@ -130,7 +131,7 @@ class Lowering:
         for it: `helpers.py`)."""
         if isinstance(op, SHARED_OPS):
             op = self.helpers.call(op, self.out.location)
-        for inner in op.walk():
+        for inner in walk(op) if op.regions else (op,):  # (most ops have no region)
             need = need_of(inner)
             if need is not None and (self.need is None or need > self.need):
                 self.need = need

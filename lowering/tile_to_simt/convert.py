@@ -56,6 +56,7 @@ from ferrox.lowering.tile_to_simt.kernel import (
     kernel_tiles,
     new_kernel,
 )
+from ferrox.passes.disjoint.common import type_test, walk
 from ferrox.passes.verify_disjoint import collect, verify_disjoint
 
 REDUCTIONS = (tile.ReduceSumOp, tile.ReduceProdOp, tile.ReduceMaxOp, tile.ReduceMinOp)
@@ -184,7 +185,10 @@ PORTABLE_SUFFIX = "__portable"
 
 
 def _uses_tma(kernel: simt.KernelOp) -> bool:
-    return any(isinstance(op, TmaLoadOp) for op in kernel.walk())
+    return any(map(_is_tma_load, walk(kernel)))
+
+
+_is_tma_load = type_test(TmaLoadOp)
 
 
 TWIN_ACCUMULATORS = 64

@@ -13,6 +13,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from ferrox.lowering.conversion import ConversionState, rewrite_module
+from ferrox.passes.disjoint.common import walk
 
 
 def _unused_alone(cast: UnrealizedConversionCastOp) -> bool:
@@ -38,7 +39,7 @@ def reconcile(module: ModuleOp, state: ConversionState) -> None:
     # the pattern would erase alone, leaving every name as it is, are erased here first; the
     # pattern's walk then runs only if any cast is left.
     left = False
-    for op in [op for op in module.walk() if type(op) is UnrealizedConversionCastOp]:
+    for op in [op for op in walk(module) if type(op) is UnrealizedConversionCastOp]:
         if _unused_alone(op):
             Rewriter.erase_op(op)
         else:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
@@ -28,6 +29,7 @@ from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
 from ferrox.lowering.to_llvm.scf import SCF_PATTERNS
+from ferrox.passes.disjoint.common import walk
 
 SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
 """Dialects this pass must leave no op of."""
@@ -47,10 +49,23 @@ which patterns admit each op class per tuple of pattern objects, so new ones eac
 work that out again for every class."""
 
 
+_IS_SOURCE: dict[type[Operation], bool] = {}
+"""Whether ops of a class are of a source dialect, by class (the name's dialect is the class's)."""
+
+
+def _is_source(op: Operation) -> bool:
+    found = _IS_SOURCE.get(type(op))
+    if found is None:
+        if len(_IS_SOURCE) >= 1024:  # (classes made at run time, a test's, add one each)
+            _IS_SOURCE.clear()
+        found = _IS_SOURCE[type(op)] = op.dialect_name() in SOURCE_DIALECTS
+    return found
+
+
 def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
     """Each outermost op of a source dialect still there (an `scf.while`, not also its body)."""
-    for op in module.walk():
-        if op.dialect_name() not in SOURCE_DIALECTS:
+    for op in walk(module):
+        if not _is_source(op):
             continue
         parent = op.parent_op()
         while parent is not None and parent.dialect_name() not in SOURCE_DIALECTS:
