@@ -227,6 +227,29 @@ def call_intrinsic(
     return llvm.CallIntrinsicOp.create(operands=args, result_types=result_types, properties=props)
 
 
+def insert_element(vector: SSAValue, value: SSAValue, index: SSAValue) -> llvm.InsertElementOp:
+    """`llvm.InsertElementOp(vector, value, index)`."""
+    return llvm.InsertElementOp.create(operands=[vector, value, index], result_types=[vector.type])
+
+
+def extract_value(
+    position: DenseArrayBase, container: SSAValue, t: Attribute
+) -> llvm.ExtractValueOp:
+    """`llvm.ExtractValueOp(position, container, t)`."""
+    props: dict[str, Attribute] = {"position": position}
+    return llvm.ExtractValueOp.create(operands=[container], result_types=[t], properties=props)
+
+
+def insert_value(
+    position: DenseArrayBase, container: SSAValue, value: SSAValue
+) -> llvm.InsertValueOp:
+    """`llvm.InsertValueOp(position, container, value)`."""
+    props: dict[str, Attribute] = {"position": position}
+    return llvm.InsertValueOp.create(
+        operands=[container, value], result_types=[container.type], properties=props
+    )
+
+
 def cast(values: Sequence[SSAValue], types: Sequence[Attribute]) -> UnrealizedConversionCastOp:
     """`UnrealizedConversionCastOp.get(values, types)`."""
     return UnrealizedConversionCastOp.create(operands=values, result_types=types)

@@ -32,7 +32,7 @@ class PoisonOp(IRDLOperation):
     assembly_format = "attr-dict `:` type($res)"
 
     def __init__(self, result_type: Attribute):
-        super().__init__(result_types=[result_type])
+        Operation.__init__(self, result_types=(result_type,))  # (as `create`: no IRDL builder)
 
 
 @irdl_op_definition

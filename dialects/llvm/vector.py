@@ -41,6 +41,11 @@ class ExtractElementOp(IRDLOperation):
     assembly_format = "$vector `[` $position `:` type($position) `]` attr-dict `:` type($vector)"
 
     def __init__(self, vector: Operation | SSAValue, position: Operation | SSAValue):
-        vector_type = SSAValue.get(vector).type
+        vector, position = SSAValue.get(vector), SSAValue.get(position)
+        vector_type = vector.type
         assert isinstance(vector_type, VectorType)
-        super().__init__(operands=[vector, position], result_types=[vector_type.element_type])
+        # (`Operation.__init__`, as `create`: IRDL's builder sorts the arguments into the op's
+        # operand and result definitions, a few times the cost of the op for two operands)
+        Operation.__init__(
+            self, operands=(vector, position), result_types=(vector_type.element_type,)
+        )

@@ -7,6 +7,7 @@ the same name (`llvm.nvvm.read.ptx.sreg.tid.x`). They are pure: a register read 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import i32
+from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def, traits_def
 from xdsl.traits import Pure
 
@@ -24,7 +25,7 @@ class SpecialRegisterOp(IRDLOperation):
         return cls.name.removeprefix("nvvm.read.ptx.sreg.")
 
     def __init__(self):
-        super().__init__(result_types=[i32])
+        Operation.__init__(self, result_types=(i32,))  # (as `create`: no IRDL builder)
 
 
 @irdl_op_definition

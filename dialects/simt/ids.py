@@ -10,7 +10,7 @@ from enum import auto
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import SpacedOpaqueSyntaxAttribute
+from xdsl.ir import Operation, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -45,10 +45,14 @@ class _DimOp(IRDLOperation):
     assembly_format = "$dimension attr-dict"
 
     def __init__(self, dimension: Dimension | str):
-        super().__init__(
-            properties={"dimension": DimensionAttr(Dimension(dimension))},
-            result_types=[IndexType()],
+        # (`Operation.__init__`, as `create`: no IRDL builder; attributes made once)
+        Operation.__init__(
+            self, properties={"dimension": _DIMENSIONS[Dimension(dimension)]}, result_types=_INDEX
         )
+
+
+_DIMENSIONS = {d: DimensionAttr(d) for d in Dimension}
+_INDEX = (IndexType(),)
 
 
 @irdl_op_definition

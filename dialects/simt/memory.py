@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -29,6 +29,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects.simt.constraints import any_slice_of
 from ferrox.dialects.simt.types import SLICE_TYPES, DisjointSliceType, ThreadIndexType
+
+_INDEX = IndexType()
 
 
 @irdl_op_definition
@@ -70,7 +72,7 @@ class LenOp(IRDLOperation):
     assembly_format = "$slice attr-dict `:` type($slice)"
 
     def __init__(self, slice: SSAValue):
-        super().__init__(operands=[slice], result_types=[IndexType()])
+        Operation.__init__(self, operands=(slice,), result_types=(_INDEX,))  # (as `create`)
 
 
 @irdl_op_definition
@@ -132,7 +134,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue):
-        super().__init__(operands=[values])
+        Operation.__init__(self, operands=values)  # (as `create`: no IRDL builder)
 
     def verify_(self) -> None:
         from ferrox.dialects.simt.unsafe import UnsafeOp

@@ -185,7 +185,10 @@ class SharedLoadOp(IRDLOperation):
 
     def __init__(self, array: SSAValue, indices: list[SSAValue]):
         assert isinstance(array.type, SharedArrayType)
-        super().__init__(operands=[array, indices], result_types=[array.type.element_type])
+        # (`Operation.__init__`, as `create`: no IRDL builder)
+        Operation.__init__(
+            self, operands=(array, *indices), result_types=(array.type.element_type,)
+        )
 
     def verify_(self) -> None:
         check_rank(self, self.array, self.indices)
@@ -206,7 +209,7 @@ class SharedStoreOp(IRDLOperation):
     assembly_format = "$value `,` $array `[` $indices `]` attr-dict `:` type($array)"
 
     def __init__(self, value: SSAValue, array: SSAValue, indices: list[SSAValue]):
-        super().__init__(operands=[value, array, indices])
+        Operation.__init__(self, operands=(value, array, *indices))  # (as `create`)
 
     def verify_(self) -> None:
         check_rank(self, self.array, self.indices)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -41,7 +41,7 @@ class UnsafeOp(IRDLOperation):
     assembly_format = "(`->` type($res)^)? attr-dict-with-keyword $body"
 
     def __init__(self, body: Region, result_types: Sequence[Attribute] = ()):
-        super().__init__(regions=[body], result_types=[result_types])
+        Operation.__init__(self, regions=(body,), result_types=result_types)  # (as `create`)
 
     def verify_(self) -> None:
         last = self.body.block.last_op

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, Block, SSAValue
 
 from ferrox.dialects.simt.contract import SizeExprAttr, SizeRelationAttr
-from ferrox.lowering.build import call_intrinsic, cmpi
+from ferrox.lowering.build import call_intrinsic, cmpi, convert
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 from ferrox.lowering.simt_to_nvvm.types import expanded
 
@@ -100,7 +100,7 @@ def _value(e: SimtEmitter, x: SizeExprAttr, t: IntegerType, values) -> SSAValue:
         return e(arith.ConstantOp(IntegerAttr(x.value.data, t)))
     if kind in ("len", "arg"):
         v = e.to_i64(values[(kind, x.value.data)])
-        return v if t == i64 else e(arith.ExtSIOp(v, t))
+        return v if t == i64 else e(convert(arith.ExtSIOp, v, t))
     a, b = _value(e, x.lhs, t, values), _value(e, x.rhs, t, values)
     op = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp}[kind]
     return e(op(a, b))

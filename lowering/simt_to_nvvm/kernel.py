@@ -20,6 +20,7 @@ from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.lowering.build import extract_value, insert_value
 from ferrox.lowering.simt_to_nvvm import abi, tma
 from ferrox.lowering.simt_to_nvvm.facts import assume_requires
 from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, SimtEmitter
@@ -114,7 +115,7 @@ def _position(i: int) -> DenseArrayBase:
 def _struct(e: SimtEmitter, t: Attribute, values: Sequence[SSAValue]) -> SSAValue:
     struct = e(llvm.UndefOp(t))
     for i, v in enumerate(values):
-        struct = e(llvm.InsertValueOp(_position(i), struct, v))
+        struct = e(insert_value(_position(i), struct, v))
     return struct
 
 
@@ -156,7 +157,7 @@ class CallToFunc(RewritePattern):
         (*call_results,) = e.emit(func.CallOp(op.callee, args, result_type(types))).results
         if len(types) > 1:
             call_results = [
-                e(llvm.ExtractValueOp(_position(i), call_results[0], packed(t)))
+                e(extract_value(_position(i), call_results[0], packed(t)))
                 for i, t in enumerate(types)
             ]
         rewriter.replace(op, [], [_from_packed(e, v, t) for v, t in zip(call_results, types)])

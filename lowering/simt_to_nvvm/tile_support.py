@@ -57,7 +57,7 @@ from ferrox.dialects.simt import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
-from ferrox.lowering.build import cmpi, convert, if_, same_type, yield_
+from ferrox.lowering.build import cmpi, convert, if_, insert_element, same_type, yield_
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Unsupported
@@ -84,7 +84,7 @@ def _and(e: SimtEmitter, values: Sequence[SSAValue]) -> SSAValue:
 
 
 def _umin(e: SimtEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
-    return e(arith.MinUIOp(a, b))
+    return e(same_type(arith.MinUIOp, a, b))
 
 
 def _thread(e: SimtEmitter) -> tuple[SSAValue, SSAValue]:
@@ -174,7 +174,7 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
 
 
 def _aligned(e: SimtEmitter, address: SSAValue, align: int) -> SSAValue:
-    bits = e(llvm.PtrToIntOp(address, i64))
+    bits = e(convert(llvm.PtrToIntOp, address, i64))
     return e(
         cmpi(e(same_type(arith.AndIOp, bits, e.const(align - 1))), e.const(0), "eq"), "aligned"
     )
@@ -254,7 +254,7 @@ class StoreChunkToStores(RewritePattern):
             def vector(inner: SimtEmitter) -> list[SSAValue]:
                 vec = inner(PoisonOp(VectorType(mem, [w])))
                 for j, v in enumerate(values):
-                    vec = inner(llvm.InsertElementOp(vec, v, inner.const(j, i32)))
+                    vec = inner(insert_element(vec, v, inner.const(j, i32)))
                 inner.emit(llvm.StoreOp(vec, address, alignment=align))
                 return []
 
@@ -385,7 +385,7 @@ class UncheckedStoreChunkToStore(RewritePattern):
         else:
             vec = e(PoisonOp(vector))
             for j, v in enumerate(op.values):
-                vec = e(llvm.InsertElementOp(vec, v, e.const(j, i32)))
+                vec = e(insert_element(vec, v, e.const(j, i32)))
             e.emit(llvm.StoreOp(vec, address, alignment=align))
         rewriter.erase(op)
 

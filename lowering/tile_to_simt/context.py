@@ -22,6 +22,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.build import int_constant
 from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
 from ferrox.lowering.tile_to_simt.fold import FOLDABLE, PREDICATES, fold, int_of, width, wrap
@@ -293,7 +294,7 @@ class Lowering:
             return found
         if bits is not None:
             assert isinstance(t, IntegerType | IndexType)
-            op = arith.ConstantOp(IntegerAttr(int(value), t))
+            op = int_constant(int(value), t)
         else:
             op = arith.ConstantOp(FloatAttr(float(value), t))  # type: ignore[call-overload]
         op.location = self.out.location or op.location

@@ -26,6 +26,7 @@ from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.types import DisjointSliceType
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.build import same_type, yield_
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering, Tensor, canonical
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, log2
@@ -164,15 +165,15 @@ def whole_tile(
     conds = []
     last = []
     for d in range(rank):
-        fits = ctx(arith.ShRUIOp(dims[d], ctx.index(log2(shape[d]))))
+        fits = ctx(same_type(arith.ShRUIOp, dims[d], ctx.index(log2(shape[d]))))
         conds.append(ctx.cmp("ult", indices[d], fits))
         last.append(ctx.add(ctx.mul(indices[d], shape[d]), shape[d] - 1))
     bits = SMALL_DIM_BITS[rank]
     if bits < 64:
         wide = dims[0]
         for d in range(1, rank):
-            wide = ctx(arith.OrIOp(wide, dims[d]))
-        conds.append(ctx.cmp("eq", ctx(arith.ShRUIOp(wide, ctx.index(bits))), 0))
+            wide = ctx(same_type(arith.OrIOp, wide, dims[d]))
+        conds.append(ctx.cmp("eq", ctx(same_type(arith.ShRUIOp, wide, ctx.index(bits))), 0))
     length = ctx(simt.LenOp(tensor.slice))
     conds.append(ctx.cmp("ult", _flat(ctx, last, strides), length))
     conds.append(ctx(simt.SliceAlignedOp(tensor.slice, width * element_bytes(element))))
@@ -194,7 +195,7 @@ def branch(
     for fill in (then_fill, else_fill):
         block = Block()
         with ctx.at(InsertPoint.at_end(block)):
-            ctx.emit(scf.YieldOp(*fill()))
+            ctx.emit(yield_(*fill()))
         regions.append(Region(block))
     return list(ctx.emit(scf.IfOp(cond, types, regions[0], regions[1])).results)
 

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import IntegerAttr, f32, i1, i64
 from xdsl.ir import SSAValue
 
 from ferrox.dialects.llvm.intrinsics import RoundEvenOp
-from ferrox.lowering.build import f32_attr, float_op, llvm_constant
+from ferrox.lowering.build import call_intrinsic, f32_attr, float_op, llvm_constant
 from ferrox.lowering.conversion import Emitter
 
 # The NVVM intrinsics, by the names LLVM 22 keeps (older spellings are auto-upgraded to these;
@@ -72,7 +72,7 @@ class F32Emitter(Emitter):
         return result
 
     def intr(self, name: str, *args: SSAValue) -> SSAValue:
-        return self(llvm.CallIntrinsicOp(name, list(args), [f32]))
+        return self(call_intrinsic(name, args, [f32]))
 
     def fadd(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self(float_op(llvm.FAddOp, a, b))
@@ -99,7 +99,7 @@ class F32Emitter(Emitter):
         return self(RoundEvenOp(a))
 
     def maxnum(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(llvm.VectorFMaxOp(a, b))
+        return self(float_op(llvm.VectorFMaxOp, a, b))
 
     def copysign(self, magnitude: SSAValue, sign: SSAValue) -> SSAValue:
         return self(llvm.FCopySignOp(magnitude, sign))
