@@ -42,6 +42,7 @@ refilled while a reader or an in-flight wgmma may still use it).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -351,12 +352,25 @@ class TmaLoadOp(IRDLOperation):
                 )
 
 
-def tensor_map_keys(kernel: Operation) -> list[TensorMapKey]:
+_IS_LOAD: dict[type[Operation], bool] = {}
+
+
+def tensor_map_keys(
+    kernel: Operation, ops: Iterable[Operation] | None = None
+) -> list[TensorMapKey]:
     """The distinct tensor maps a kernel's TMA loads read through, in order of first use: the
-    grid-constant parameters that follow the kernel's own, in this order."""
+    grid-constant parameters that follow the kernel's own, in this order. `ops`: the kernel's
+    ops in `walk()` order, where the caller has them."""
     keys: list[TensorMapKey] = []
-    for op in kernel.walk():
-        if isinstance(op, TmaLoadOp):
+    for op in kernel.walk() if ops is None else ops:
+        cls = type(op)
+        load = _IS_LOAD.get(cls)
+        if load is None:  # (by class, once: `isinstance` goes through an ABC every time)
+            if len(_IS_LOAD) >= 1024:
+                _IS_LOAD.clear()
+            load = _IS_LOAD[cls] = issubclass(cls, TmaLoadOp)
+        if load:
+            assert isinstance(op, TmaLoadOp)
             key = op.key()
             if key is not None and key not in keys:
                 keys.append(key)

@@ -67,6 +67,7 @@ from ferrox.lowering.simt_to_nvvm.abi import (
 from ferrox.lowering.simt_to_nvvm.pipeline import _if
 from ferrox.lowering.simt_to_nvvm.shared import shared_element
 from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter
+from ferrox.passes.disjoint.common import walk
 
 MAPS_ATTR = "ferrox.tensor_maps"
 """On a lowered kernel: how many tensor-map parameters follow its own."""
@@ -310,5 +311,5 @@ def artifact_maps(kernel: KernelOp) -> tuple[TensorMap, ...]:
     """The kernel's tensor maps as the artifact records them, in parameter order."""
     return tuple(
         TensorMap(k.param, k.rows_param, k.cols_param, element_kind(k.element), k.box, k.swizzle)
-        for k in tensor_map_keys(kernel)
+        for k in tensor_map_keys(kernel, walk(kernel))
     )
