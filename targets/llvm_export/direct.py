@@ -1,10 +1,11 @@
 """A function body's LLVM IR written as text, for the ops ferrox's kernels are made of.
 
 The exporter (`module._body`) builds an llvmlite instruction for every op through xDSL's and
-ferrox's converters, and llvmlite then prints each one: on a tile kernel that was nine tenths of
-the export (softmax: 740 ops, 10 ms; matmul_f32: 57 ms). `write_body` writes the same lines
-itself, for a function whose every op has a writer here (`SUPPORTED`), and the llvmlite function
-prints them as its body (`_Written`); any other function is built as before.
+ferrox's converters, and llvmlite then prints each one: on a tile kernel that was about nine
+tenths of the export (softmax: 740 ops, 10 ms of the CPU machine; matmul_f32: 57 ms).
+`write_body` writes the same lines itself, for a function whose every op has a writer here (by
+class, `_ROUTES`: every op of the 29 examples), and the llvmlite function prints them as its
+body (`_Written`); any other function is built as before.
 
 The text is llvmlite's, byte for byte (`tests/targets/test_llvm_export_direct.py` compares the
 two on every example and every FileCheck input that reaches the llvm dialect): the same
@@ -80,7 +81,6 @@ def _ref(name: str) -> str:
 class _Writer:
     def __init__(self, fn: ir.Function, module: ir.Module, blocks: dict[Block, LLVMBlock]):
         self.fn, self.module, self.blocks = fn, module, blocks
-        self.register = fn.scope.register
         self.used: set[str] = fn.scope._useset  # pyright: ignore[reportAttributeAccessIssue]
         self.counts: dict[str, int] = fn.scope._basenamemap  # pyright: ignore
         self.vals: dict[SSAValue, _V] = {}
@@ -638,7 +638,7 @@ def write_body(op: llvm.FuncOp, fn: ir.Function, blocks: dict[Block, LLVMBlock])
     for block, _ in plan[1:]:
         for arg in block.args:
             typ, text = _type(arg.type)
-            name = _ref(w.register(arg.name_hint or "", deduplicate=True))
+            name = _ref(w.fresh(arg.name_hint or ""))  # (as `IRBuilder.phi` names it)
             w.phis[arg] = (name, text, [])
             w.vals[arg] = _V(typ, text, name)
     body: list[str | list[str] | Block] = []  # a block: its phis, written once all are known
