@@ -47,6 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects.simt.constraints import shared_of
 from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.dialects.typetest import type_test
 
 STATIC_SHARED_LIMIT = 48 * 1024
 """Static shared memory a block may declare; more must be dynamic (opted in at load)."""
@@ -145,14 +146,23 @@ def static_shared_bound(allocs: Iterable[SharedAllocOp]) -> int:
     return sum(sizes) + sum(op.alignment - min(op.alignment, g) for op in ops)
 
 
-def dynamic_layout(kernel: Operation) -> tuple[dict[SharedAllocOp, int], int]:
+_is_alloc = type_test(SharedAllocOp)
+
+
+def dynamic_layout(
+    kernel: Operation, ops: Iterable[Operation] | None = None
+) -> tuple[dict[SharedAllocOp, int], int]:
     """The byte offset of each dynamic array of `kernel` in its dynamic shared memory, in the
     order the kernel lists them, each rounded up to its alignment, and the bytes they take in
-    all (padding included)."""
+    all (padding included). `ops`: the kernel's ops in `walk()` order, where the caller has
+    them."""
     offsets: dict[SharedAllocOp, int] = {}
     total = 0
-    for op in kernel.walk():
-        if isinstance(op, SharedAllocOp) and op.is_dynamic:
+    for op in kernel.walk() if ops is None else ops:
+        if not _is_alloc(op):
+            continue
+        assert isinstance(op, SharedAllocOp)
+        if op.is_dynamic:
             total = -(-total // op.alignment) * op.alignment
             offsets[op] = total
             assert isinstance(op.result.type, SharedArrayType)

@@ -73,6 +73,7 @@ from xdsl.utils.exceptions import VerifyException
 from ferrox.dialects.simt.constraints import shared_of, slice_of
 from ferrox.dialects.simt.shared import check_rank
 from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.dialects.typetest import type_test
 
 BOX_LIMIT = 256
 """The largest box dimension a tensor map allows (elements)."""
@@ -352,7 +353,7 @@ class TmaLoadOp(IRDLOperation):
                 )
 
 
-_IS_LOAD: dict[type[Operation], bool] = {}
+_is_load = type_test(TmaLoadOp)
 
 
 def tensor_map_keys(
@@ -363,13 +364,7 @@ def tensor_map_keys(
     ops in `walk()` order, where the caller has them."""
     keys: list[TensorMapKey] = []
     for op in kernel.walk() if ops is None else ops:
-        cls = type(op)
-        load = _IS_LOAD.get(cls)
-        if load is None:  # (by class, once: `isinstance` goes through an ABC every time)
-            if len(_IS_LOAD) >= 1024:
-                _IS_LOAD.clear()
-            load = _IS_LOAD[cls] = issubclass(cls, TmaLoadOp)
-        if load:
+        if _is_load(op):
             assert isinstance(op, TmaLoadOp)
             key = op.key()
             if key is not None and key not in keys:

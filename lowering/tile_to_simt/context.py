@@ -30,7 +30,7 @@ from ferrox.lowering.tile_to_simt.helpers import SHARED_OPS, Helpers
 from ferrox.lowering.tile_to_simt.layout import Layout, chunked, dim_offsets, log2, replicated
 from ferrox.lowering.tile_to_simt.uniform import need_of
 from ferrox.passes.analysis.uniformity import Level, Uniformity
-from ferrox.passes.disjoint.common import walk
+from ferrox.passes.disjoint.common import type_test, walk
 
 SHARED_LIMIT = 227 * 1024
 """Shared memory a block may opt in to on sm_90 (more than 48 KiB is dynamic:
@@ -130,7 +130,7 @@ class Lowering:
     def emit(self, op: Operation) -> Operation:
         """Insert `op` (a checked chunk access becomes a call of the module's shared function
         for it: `helpers.py`)."""
-        if isinstance(op, SHARED_OPS):
+        if _is_shared_op(op):
             op = self.helpers.call(op, self.out.location)
         for inner in walk(op) if op.regions else (op,):  # (most ops have no region)
             need = need_of(inner)
@@ -582,6 +582,9 @@ def _template(
     )
     return template, op
 
+
+_is_shared_op = type_test(SHARED_OPS)
+"""`isinstance(op, SHARED_OPS)`, by the op's class (asked of every op the lowering emits)."""
 
 _PURE_SIMT = ("simt.thread_id", "simt.block_id", "simt.block_dim", "simt.grid_dim")
 _PURE: dict[type, bool] = {}

@@ -15,21 +15,25 @@ from xdsl.dialects.builtin import UnitAttr
 from ferrox.dialects import simt
 from ferrox.dialects.simt.contract import LaunchContractAttr
 from ferrox.dialects.simt.shared import STATIC_SHARED_LIMIT, dynamic_layout
+from ferrox.passes.disjoint.common import type_test, walk
 
 
 def place(kernel: simt.KernelOp, shared_bytes: int) -> None:
     """Make `kernel`'s shared arrays dynamic when they take more than the static limit."""
     if shared_bytes <= STATIC_SHARED_LIMIT:
         return
-    for op in kernel.walk():
-        if isinstance(op, simt.SharedAllocOp):
+    ops = walk(kernel)
+    for op in ops:
+        if _is_alloc(op):
             op.properties["dynamic"] = UnitAttr()
-    _, total = dynamic_layout(kernel)
+    _, total = dynamic_layout(kernel, ops)
     c = kernel.contract
     assert c is not None and c.shared_bytes.data == 0
     kernel.contract = LaunchContractAttr(
         c.domain.data, c.block_shape, total, c.min_cc.data, c.requires.data
     )
 
+
+_is_alloc = type_test(simt.SharedAllocOp)
 
 __all__ = ["place"]

@@ -42,12 +42,28 @@ def analyse(kernel: tile.KernelOp, threads: int) -> Uniformity:
 
 
 def need_of(op: Operation) -> Level | None:
-    """What an emitted SIMT op needs of its control flow (None: nothing)."""
-    if isinstance(op, simt.SyncThreadsOp):
+    """What an emitted SIMT op needs of its control flow (None: nothing). By class, answered
+    once per class: the lowering asks it of every op it emits, and `isinstance` against op
+    classes goes through an ABC each time."""
+    cls = type(op)
+    found = _NEEDS.get(cls, _UNKNOWN)
+    if found is _UNKNOWN:
+        if len(_NEEDS) >= 1024:  # (classes made at run time, a test's, add one each)
+            _NEEDS.clear()
+        found = _NEEDS[cls] = _need_of_class(cls)
+    return found  # type: ignore[return-value]
+
+
+def _need_of_class(cls: type[Operation]) -> Level | None:
+    if issubclass(cls, simt.SyncThreadsOp):
         return Level.BLOCK
-    if isinstance(op, simt.CONVERGENT_WARP_OPS):
+    if issubclass(cls, simt.CONVERGENT_WARP_OPS):
         return Level.WARP
     return None
+
+
+_UNKNOWN = object()
+_NEEDS: dict[type[Operation], Level | None] = {}
 
 
 @dataclass

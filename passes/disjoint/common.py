@@ -3,13 +3,14 @@ program order, and whether an op sits in unsafe code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, UnsafeOp
+from ferrox.dialects.typetest import type_test
 from ferrox.passes.analysis.cfg import RegionGraph
 from ferrox.passes.analysis.uniformity import Level, Uniformity
 
@@ -60,21 +61,6 @@ def walk(root: Operation) -> list[Operation]:
 
     visit(root)
     return found
-
-
-def type_test(types: type | tuple[type, ...]) -> Callable[[object], bool]:
-    """`lambda x: isinstance(x, types)`, remembered per type of `x`: isinstance against xDSL's
-    op and attribute classes goes through ABCMeta, which the checks would pay on every op."""
-    known: dict[type, bool] = {}
-
-    def test(x: object) -> bool:
-        t = type(x)
-        found = known.get(t)
-        if found is None:
-            found = known[t] = isinstance(x, types)
-        return found
-
-    return test
 
 
 _is_function = type_test((KernelOp, FuncOp))
