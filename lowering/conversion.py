@@ -36,6 +36,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.diagnostics import DiagnosticEngine
+from ferrox.dialects.typetest import type_test
 
 
 class Unsupported(Exception):
@@ -266,10 +267,8 @@ class Dispatch(RewritePattern):
         stamping = False
 
         def stamp(new: Operation) -> None:  # Guarded's and Located's: no op of ours unlocated
-            if stamping:
-                at = new.location  # (the exact class first: `isinstance` goes through an ABC)
-                if type(at) is UnknownLoc or isinstance(at, UnknownLoc):
-                    new.location = location
+            if stamping and _is_unknown(new.location):  # (by class: `isinstance` is an ABC's)
+                new.location = location
 
         handlers = rewriter.operation_insertion_handler
         handlers.append(stamp)
@@ -290,6 +289,8 @@ class Dispatch(RewritePattern):
         finally:
             handlers.remove(stamp)
 
+
+_is_unknown = type_test(UnknownLoc)
 
 _ADMITTED: dict[
     tuple[tuple[int, ...], tuple[int, ...]],

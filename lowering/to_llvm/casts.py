@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
+from ferrox.dialects.typetest import type_test
 from ferrox.lowering.conversion import ConversionState, rewrite_module
 from ferrox.passes.disjoint.common import walk
 
@@ -23,10 +24,12 @@ def _unused_alone(cast: UnrealizedConversionCastOp) -> bool:
     if len(cast.inputs) != 1 or len(cast.results) != 1 or cast.results[0].uses:
         return False
     value = cast.inputs[0]
-    if isinstance(value.owner, UnrealizedConversionCastOp):
+    if _is_cast(value.owner):
         return False
     return bool(value.name_hint) or cast.results[0].name_hint is None
 
+
+_is_cast = type_test(UnrealizedConversionCastOp)
 
 _RECONCILE = ReconcileUnrealizedCastsPattern(warn_on_failure=False)
 """One object for every run (it holds no state): `conversion.Dispatch` keeps what it worked out
@@ -48,9 +51,10 @@ def reconcile(module: ModuleOp, state: ConversionState) -> None:
         return
     # xDSL's walker over this one pattern, offering it only the casts (`DispatchWalker`).
     rewrite_module([_RECONCILE], module)
-    for cast in module.walk():
-        if not isinstance(cast, UnrealizedConversionCastOp):
+    for cast in walk(module):
+        if not _is_cast(cast):
             continue
+        assert isinstance(cast, UnrealizedConversionCastOp)
         inputs = ", ".join(str(t) for t in cast.inputs.types)
         outputs = ", ".join(str(t) for t in cast.outputs.types)
         users = [use.operation for r in cast.results for use in r.uses]

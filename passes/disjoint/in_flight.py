@@ -41,6 +41,7 @@ from ferrox.dialects.simt.wgmma import (
     alloc_of,
     tiles,
 )
+from ferrox.dialects.typetest import type_test
 from ferrox.passes.disjoint.common import Function
 
 ANY = 0
@@ -189,9 +190,12 @@ class _Flow:
         return s
 
 
+_is_wgmma = type_test((*WGMMA_PRODUCT_OPS, WgmmaCommitOp, WgmmaWaitOp))
+
+
 def check(fn: Function, ops: list[Operation], engine: DiagnosticEngine) -> None:
     """Rule 8's flow half over `fn` (whose ops, in walk order, are `ops`)."""
-    if not any(isinstance(op, (*WGMMA_PRODUCT_OPS, WgmmaCommitOp, WgmmaWaitOp)) for op in ops):
+    if not any(map(_is_wgmma, ops)):
         return
     flow = _Flow(engine)
     flow.report = True
