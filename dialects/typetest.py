@@ -1,17 +1,18 @@
-"""`type_test`: an `isinstance` test answered once per class.
+"""Tests of an object's class, answered once per class.
 
 `isinstance` against xDSL's op and attribute classes goes through `ABCMeta.__instancecheck__`,
-about a microsecond each; the lowerings, the checks and the kernel facts ask it of every op of
-a module. The answer depends on the object's class alone, so it is kept per class.
+about a microsecond each; the lowerings, the checks and the kernel facts ask such questions of
+every op of a module. The answer depends on the object's class alone, so it is kept per class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 
-def type_test(types: type | tuple[type, ...]) -> Callable[[object], bool]:
-    """`lambda x: isinstance(x, types)`, remembered per type of `x`."""
+def class_test(decide: Callable[[Any], bool]) -> Callable[[object], bool]:
+    """`lambda x: decide(type(x))`, remembered per type of `x`."""
     known: dict[type, bool] = {}
 
     def test(x: object) -> bool:
@@ -20,10 +21,21 @@ def type_test(types: type | tuple[type, ...]) -> Callable[[object], bool]:
         if found is None:
             if len(known) >= 1024:  # (classes made at run time, a test's, add one each)
                 known.clear()
-            found = known[t] = isinstance(x, types)
+            found = known[t] = decide(t)
         return found
 
     return test
 
 
-__all__ = ["type_test"]
+def type_test(types: type | tuple[type, ...]) -> Callable[[object], bool]:
+    """`lambda x: isinstance(x, types)`, remembered per type of `x`."""
+    return class_test(lambda t: issubclass(t, types))
+
+
+def dialect_test(*dialects: str) -> Callable[[object], bool]:
+    """`lambda op: op.dialect_name() in dialects`, remembered per class of `op` (an op's dialect
+    is its class's name's)."""
+    return class_test(lambda t: t.dialect_name() in dialects)
+
+
+__all__ = ["class_test", "dialect_test", "type_test"]

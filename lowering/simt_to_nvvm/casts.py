@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriteWalker, TypeConversionPattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from ferrox.dialects.typetest import dialect_test
 from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.simt_to_nvvm.types import is_simt_type, packed
 from ferrox.passes.disjoint.common import walk
@@ -109,17 +110,7 @@ def _simt_typed(op: Operation) -> bool:
     return any(is_simt_type(a.type) for region in op.regions for b in region.blocks for a in b.args)
 
 
-_SIMT_OPS: dict[type[Operation], bool] = {}
-
-
-def _is_simt(op: Operation) -> bool:
-    """`op.dialect_name() == "simt"`, by class (the dialect is the class's name's)."""
-    found = _SIMT_OPS.get(type(op))
-    if found is None:
-        if len(_SIMT_OPS) >= 1024:  # (classes made at run time, a test's, add one each)
-            _SIMT_OPS.clear()
-        found = _SIMT_OPS[type(op)] = op.dialect_name() == "simt"
-    return found
+_is_simt = dialect_test("simt")
 
 
 def finish(module: ModuleOp, state: ConversionState) -> None:

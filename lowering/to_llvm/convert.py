@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
+from ferrox.dialects.typetest import dialect_test
 from ferrox.lowering.conversion import ConversionState, Guarded, Located, rewrite_module
 from ferrox.lowering.nvvm_to_llvm import NVVM_TO_LLVM_PATTERNS
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
@@ -49,17 +49,7 @@ which patterns admit each op class per tuple of pattern objects, so new ones eac
 work that out again for every class."""
 
 
-_IS_SOURCE: dict[type[Operation], bool] = {}
-"""Whether ops of a class are of a source dialect, by class (the name's dialect is the class's)."""
-
-
-def _is_source(op: Operation) -> bool:
-    found = _IS_SOURCE.get(type(op))
-    if found is None:
-        if len(_IS_SOURCE) >= 1024:  # (classes made at run time, a test's, add one each)
-            _IS_SOURCE.clear()
-        found = _IS_SOURCE[type(op)] = op.dialect_name() in SOURCE_DIALECTS
-    return found
+_is_source = dialect_test(*SOURCE_DIALECTS)
 
 
 def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
