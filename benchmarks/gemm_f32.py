@@ -13,8 +13,8 @@ bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.space
 an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it reuses the stages); `pN` at
 most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9); `r1` the k-major
 loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the next stage's first
-fragments read after it and carried; default `r0`); `n0` the unchecked loop counts in `index`
-(i64) rather than i32 (`gemm.NARROW_COUNTER`, default `n1`).
+fragments read after it and carried; default `r0`); `n1` the unchecked loop counts in i32
+rather than `index`, i64 (`gemm.NARROW_COUNTER`, default `n0`).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS

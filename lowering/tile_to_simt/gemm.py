@@ -32,8 +32,9 @@ unpipelined loop's.
 runs a copy of the prologue and loop whose loads and copies are unchecked
 (`simt.unchecked_load_chunk`, `simt.unchecked_async_copy`: no count, range test, trap vote or
 alignment fallback), an iteration past the end copying the last tile again (`min(kk, ub - 1)`:
-its stage is never read), counting in i32 (`NARROW_COUNTER`: the test also holds `lb` and
-`step` below 2^30); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
+its stage is never read), counting in `index` (in i32 with `NARROW_COUNTER`, whose test also
+holds `lb` and `step` below 2^30: measured slower); elsewhere the checked one
+(docs/safety.md#trusted-gemm-pipeline).
 
 **Shared stages** (`SHARE_EPILOGUE`). f32 stages of a loop not inside another loop are one array
 (`x`'s stages, then `y`'s at `y_at`), sized for the store's round trip of the accumulator too,
@@ -109,9 +110,10 @@ SHARE_EPILOGUE = True
 ROTATE = False
 """Whether the k-major FMA loop is rotated (`_Pipeline.pipeline`: the barrier before each
 iteration's last k, the next stage's first fragments carried across it; a benchmark knob)."""
-NARROW_COUNTER = True
+NARROW_COUNTER = False
 """Whether the unchecked loop counts in i32 (its tile indices are below 2^29; `pipeline`; False:
-in `index`, i64; a benchmark knob)."""
+in `index`, i64; a benchmark knob). Off: i32 saves 5 SASS instructions a K step, yet it
+measured 1.9% slower at BK 8 and at BK 16 in two H100 runs (docs/performance.md, 7th session)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the

@@ -4,7 +4,7 @@
 // before the loop that every tile it copies is whole (tile.load's whole-tile rule for x's tile
 // (i, ub - 1) and y's tile (ub - 1, j): dims, slice lengths, alignment), then the loop whose
 // x loads and y copies are unchecked (an iteration past the end takes the last tile again:
-// arith.minui, no test; it counts in i32, its test also holding lb and step below 2^30), or the
+// arith.minui, no test; it counts in `index`: an i32 counter, gemm.NARROW_COUNTER, measured slower), or the
 // loop whose loads and copies are checked (the module's shared checked functions, an iteration
 // past the end reading nothing). The test is block-uniform,
 // so the loops' barriers pass verify-disjoint under it. The stages of x and y are one f32
@@ -48,12 +48,11 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK-NEXT:    }
 // CHECK-NEXT:    simt.async_commit
 // CHECK-NOT:       simt.call
-// CHECK:           %[[LAST32:.*]] = arith.index_cast %[[LAST]] : index to i32
-// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (i32, f32,
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (index, f32,
 // CHECK-NEXT:        simt.async_wait {pending = 2 : i64}
 // CHECK-NEXT:        simt.sync_threads
 // CHECK-NOT:         simt.call
-// CHECK:             arith.minui %{{.*}}, %[[LAST32]] : i32
+// CHECK:             arith.minui %{{.*}}, %[[LAST]] : index
 // CHECK-NOT:         simt.call
 // CHECK:             simt.unchecked_load_chunk %a
 // CHECK-NOT:         simt.call
