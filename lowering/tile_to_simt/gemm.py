@@ -51,17 +51,19 @@ phase writes, fall in distinct banks. Per 16-wide k step each warp reads its A f
 two n8 tiles), then issues `MT * NT` `simt.mma_sync`.
 
 **FMAs** (f32): the accumulator's layout is `matrix.spaced_layout` (4 x 4 register blocks per
-thread, spaced by the thread grid). Where a thread holds at least `K_MAJOR_ACCUMULATORS` (64:
-8 x 8 at 128 x 128 over 256 threads) `x` is staged **k-major**, `[BK][BM]`: it cannot come by
-`cp.async` (16 contiguous bytes of a row), so each iteration loads its `x` tile for `S - 1`
-iterations ahead into registers (`memory.load_tile`, in `x_layout`: checked chunk loads or the
-whole-tile fast path) before the compute and stores it transposed into that stage after it
-(consecutive threads on consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by
-`cp.async`. Per k each thread reads its rows of `x` and its columns of `y` as 4-wide vectors
-(two and two for 8 x 8) and does the fused multiply-adds of its blocks, in k order; ptxas is
-asked for two blocks an SM (`nvvm.minctasm`, `_min_blocks`). With fewer accumulators `x` stages
-are `[BM][BK + 4]` by `cp.async` (rows 16-byte aligned, padded so the two rows a warp reads at
-once sit in different banks) and each thread reads four k of its rows at once.
+thread, spaced by the thread grid). Where a thread holds at least `K_MAJOR_ACCUMULATORS` (64: 8 x 8
+at 128 x 128 over 256 threads) `x` is staged **k-major**, `[BK][BM]`: it cannot come by `cp.async`
+(16 contiguous bytes of a row), so each iteration loads its `x` tile for `S - 1` iterations ahead
+into registers (`memory.load_tile`, in `x_layout`: checked chunk loads or the whole-tile fast path)
+before the compute and stores it transposed into that stage after it (consecutive threads on
+consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by `cp.async`. Such a kernel takes
+fewer threads than the default choice, `FMA_ACCUMULATORS` (16 x 8) accumulators each (`fma_threads`:
+128 at 128 x 128), and its stages at most `FMA_STAGE_BUDGET`. Per k each thread reads its rows of
+`x` and its columns of `y` as 4-wide vectors (four and two for 16 x 8) and does the fused
+multiply-adds of its blocks, in k order; ptxas is asked for two blocks an SM (`nvvm.minctasm`,
+`_min_blocks`). With fewer accumulators `x` stages are `[BM][BK + 4]` by `cp.async` (rows 16-byte
+aligned, padded so the two rows a warp reads at once sit in different banks) and each thread reads
+four k of its rows at once.
 
 On sm_90 a bf16/f16 loop that fits goes to `gemm_wgmma.py` instead (TMA + mbarriers + wgmma).
 
@@ -85,7 +87,7 @@ from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.tile_to_simt import gemm_wgmma
-from ferrox.lowering.tile_to_simt.config import element_bytes
+from ferrox.lowering.tile_to_simt.config import element_bytes, floor_pow2
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering, Tensor
 from ferrox.lowering.tile_to_simt.exchange import staging_size
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
@@ -103,7 +105,13 @@ K_MAJOR_ACCUMULATORS = DEEP_ACCUMULATORS
 """FMAs: `x` is staged k-major when each thread holds at least this many accumulators (measured
 on the H200, docs/performance.md "Tile f32 GEMM (H13)": faster at 128 x 128 tiles, slower at
 128 x 64 and 64 x 128)."""
-FMA_STAGE_BUDGET = STAGE_BUDGET
+FMA_STAGE_BUDGET = 32 * 1024
+"""Shared memory a k-major FMA loop's stages may take (other FMA loops: `STAGE_BUDGET`): two
+16-wide stages of a 128 x 128 tile, four 8-wide ones. Measured on the H100 (docs/performance.md,
+seventh session): 128 x 128 x 16 with 2 stages 0.885 of cuBLAS against 0.874 with 4 at 128
+threads, 0.856 against 0.846 at 256; 128 x 128 x 8 with 8 stages as with 4 (0.818, 0.817)."""
+FMA_ACCUMULATORS = 128
+"""f32 accumulators a thread of a deep FMA GEMM (`fma_threads`): 16 x 8."""
 SHARE_EPILOGUE = True
 """Whether f32 stages are one array that the store's round trip reuses after the loop
 (`_Pipeline.__init__`; False: the round trip's own array beside them; a benchmark knob)."""
@@ -183,6 +191,25 @@ def match(op: scf.ForOp) -> Gemm | None:
     if k % (16 if tensor_cores else 4) or k < chunk or n < chunk:
         return None
     return Gemm(op, mma, x.source, y.source, i, j, m, n, k, element)
+
+
+def fma_threads(kernel: tile.KernelOp, default: int) -> int | None:
+    """The threads of a kernel whose first GEMM loop (`match`) is an f32 one deep enough for a
+    k-major `x` at `default` threads (`K_MAJOR_ACCUMULATORS` a thread): its accumulator tile
+    over `FMA_ACCUMULATORS`, where that is fewer threads and `x` stays k-major; else None (the
+    default choice). Half the threads of a 128 x 128 tile: 16 x 8 accumulators a thread, 255
+    registers, two blocks of 4 warps an SM; measured on the H100 (docs/performance.md, seventh
+    session) 128 x 128 x 16 at 128 threads 0.874 of cuBLAS against 0.847 at 256."""
+    for op in kernel.walk():
+        g = match(op) if isinstance(op, scf.ForOp) else None
+        if g is None:
+            continue
+        if g.element != f32 or g.m * g.n < K_MAJOR_ACCUMULATORS * default:
+            return None
+        threads = max(32, floor_pow2(g.m * g.n // FMA_ACCUMULATORS))
+        deep = g.m * g.k >= 4 * threads and spaced_layout(g.m, g.n, threads) is not None
+        return threads if threads < default and deep else None
+    return None
 
 
 def _inside(value: SSAValue, loop: scf.ForOp) -> bool:
@@ -662,7 +689,7 @@ class _Fmas(_Pipeline):
         super().__init__(ctx, g, layout)
 
     def stage_budget(self) -> int:
-        return FMA_STAGE_BUDGET
+        return FMA_STAGE_BUDGET if self.k_major else STAGE_BUDGET
 
     def prepare(self) -> None:
         ctx, g, layout = self.ctx, self.g, self.layout
@@ -818,4 +845,4 @@ def x_layout(m: int, k: int, threads: int) -> Layout:
     return assign((m, k), threads, cols[:2] + pool[p:], pool[:p])
 
 
-__all__ = ["Gemm", "lower_pipelined", "match"]
+__all__ = ["Gemm", "fma_threads", "lower_pipelined", "match"]
