@@ -15,7 +15,10 @@ store's round trip through an array of its own (before `gemm.SHARE_EPILOGUE`; de
 reuses the stages); `pN` at most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up
 to 9); `r1` the k-major loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the
 next stage's first fragments read after it and carried; default `r0`); `n1` the unchecked loop
-counts in i32 rather than `index`, i64 (`gemm.NARROW_COUNTER`, default `n0`).
+counts in i32 rather than `index`, i64 (`gemm.NARROW_COUNTER`, default `n0`); `xN` the k-major loop
+stores its `x` registers into their stage after N k of the compute (`gemm.X_STORE_K`; default: after
+all of it); `a1` the k-major loop loads its `x` registers an iteration before the one that stores
+them (`gemm.X_AHEAD`; default `a0`).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -60,6 +63,8 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.MAX_STAGES,
         gemm.ROTATE,
         gemm.NARROW_COUNTER,
+        gemm.X_STORE_K,
+        gemm.X_AHEAD,
     )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
@@ -73,6 +78,8 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.MAX_STAGES = knobs.get("p", saved[6])
         gemm.ROTATE = bool(knobs.get("r", saved[7]))
         gemm.NARROW_COUNTER = bool(knobs.get("n", saved[8]))
+        gemm.X_STORE_K = knobs.get("x", saved[9])
+        gemm.X_AHEAD = bool(knobs.get("a", saved[10]))
         try:
             text = kernel("f32", bm, bn, bk)
             # always a thread count: `compile_source` without one is `ferrox.compile`, whose
@@ -89,6 +96,8 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.MAX_STAGES,
                 gemm.ROTATE,
                 gemm.NARROW_COUNTER,
+                gemm.X_STORE_K,
+                gemm.X_AHEAD,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])

@@ -122,6 +122,15 @@ NARROW_COUNTER = False
 """Whether the unchecked loop counts in i32 (its tile indices are below 2^29; `pipeline`; False:
 in `index`, i64; a benchmark knob). Off: i32 saves 5 SASS instructions a K step, yet it
 measured 1.9% slower at BK 8 and at BK 16 in two H100 runs (docs/performance.md, 7th session)."""
+X_AHEAD = False
+"""Whether the k-major loop's `x` registers are loaded an iteration earlier than stored: in
+iteration t those of iteration t + S, carried into iteration t + 1, which stores them (`pipeline`;
+a benchmark knob: ptxas schedules a load about 290 instructions before its first use, so a load
+used in the same iteration has that much of the compute to land in)."""
+X_STORE_K: int | None = None
+"""Where the k-major loop stores its `x` registers into their stage: after this many k of the
+compute (None: after all of it; a benchmark knob: the loads' latency is hidden behind the
+compute before the store, which ptxas then cannot sink past)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -268,6 +277,8 @@ class _Pipeline:
 
     a_pitch: int
     swizzled: bool
+    store_early: Callable[[], None] | None = None
+    """The pending `x` store of the iteration being built (`pipeline`, `X_STORE_K`)."""
     x_copied = True
     """Whether `x` reaches its stages by `cp.async` (else through registers: `load_x`,
     `store_x`)."""
@@ -457,26 +468,33 @@ class _Pipeline:
         last = ctx(arith.SubiOp(ub, ctx.index(1)))
         plan_a, plan_b = self.plans
 
-        def issue_iteration(
-            raw: SSAValue, stage: SSAValue, clamped: bool = False
-        ) -> Callable[[], None] | None:
-            """The copies of iteration `raw` (valid: below `ub`) into `stage` (`clamped`: `raw`
-            is at most `ub - 1` already)."""
-            a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
+        def tile_at(raw: SSAValue, clamped: bool = False) -> SSAValue:
+            """The tile index iteration `raw` copies (`clamped`: `raw` is at most `ub - 1`
+            already)."""
             if checked:
                 # An iteration past the end names tile index `ub` + ...: its copies must read
                 # nothing; a huge index fails every bounds test. (`raw` may wrap past the index
                 # range only if the loop's bounds are near it; such an iteration is invalid
                 # either way: `ult` against ub fails or the copy is empty.)
                 valid = ctx.cmp("ult", raw, ub)
-                at = ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
-            elif clamped:
-                at = raw
-            else:
-                # Past the end, the last iteration's tile again (whole, and its stage is never
-                # read): no test and no branch in the loop.
-                at = ctx(arith.MinUIOp(raw, last))
-            regs = self.load_x(ta, plan_a, i, at, xs, a_base, checked)
+                return ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
+            if clamped:
+                return raw
+            # Past the end, the last iteration's tile again (whole, and its stage is never
+            # read): no test and no branch in the loop.
+            return ctx(arith.MinUIOp(raw, last))
+
+        def issue_iteration(
+            raw: SSAValue,
+            stage: SSAValue,
+            clamped: bool = False,
+            x_regs: list[SSAValue] | None = None,
+        ) -> Callable[[], None] | None:
+            """The copies of iteration `raw` (valid: below `ub`) into `stage` (`clamped`: `raw`
+            is at most `ub - 1` already; `x_regs`: its `x` registers, loaded before)."""
+            a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
+            at = tile_at(raw, clamped)
+            regs = self.load_x(ta, plan_a, i, at, xs, a_base, checked) if x_regs is None else x_regs
             self.issue(tb, plan_b, (g.k, g.n), j, at, ys, b_base, True, checked)
             ctx.emit(simt.AsyncCommitOp())
             return self.store_x(regs, xs, a_base)
@@ -498,6 +516,12 @@ class _Pipeline:
             ctx.emit(simt.AsyncWaitOp(s - 2))
             ctx.sync()
             first = self.fragments(xs, ys, ctx.index(0), 0)
+        # Early (`X_AHEAD`): iteration t loads the `x` registers of iteration t + S (the
+        # prologue those of S - 1), carried into iteration t + 1, which stores them.
+        early = X_AHEAD and not rotated and not self.x_copied
+        if early:
+            raw = ctx.add(lb, ctx.mul(step, s - 1))
+            first = self.load_x(ta, plan_a, i, tile_at(raw), xs, ctx.index(0), checked)
         n = len(acc)
         # Narrow: the unchecked loop counts in i32. Its test (`run`) holds only where
         # `ub - 1 < 2^29` (rule 1 of `loop_whole`) and `lb, step < 2^30`, so every counter value
@@ -529,7 +553,15 @@ class _Pipeline:
             if narrow:
                 ahead = index(ctx(arith.MinUIOp(ahead, last_c)))
             stage_ahead = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(s - 1))), count(s)))
-            finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow)
+            carried_x: list[SSAValue] | None = list(body.args[2 + n :]) if early else None
+            finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow, x_regs=carried_x)
+            later: list[SSAValue] = []
+            if early:  # x of iteration t + S, carried into the next iteration
+                raw = ctx(arith.AddiOp(kk, ctx(arith.MuliOp(step_c, count(s)))))
+                if narrow:
+                    raw = index(ctx(arith.MinUIOp(raw, last_c)))
+                at = tile_at(raw, clamped=narrow)
+                later = self.load_x(ta, plan_a, i, at, xs, ctx.index(0), checked)
             stage = index(ctx(arith.RemUIOp(t, count(s))))
             if rotated:
 
@@ -547,10 +579,14 @@ class _Pipeline:
                 )
                 ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt))
             else:
-                out = self.compute(xs, ys, stage, list(body.args[2:]))
-                if finish is not None:  # x of iteration t + S - 1, from registers into its stage
-                    finish()
-                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out))
+                # x of iteration t + S - 1, from registers into its stage: after the compute,
+                # or within it (`X_STORE_K`; stage (t - 1) % S is not read in iteration t)
+                self.store_early = finish
+                out = self.compute(xs, ys, stage, list(body.args[2 : 2 + n]))
+                if self.store_early is not None:
+                    self.store_early()
+                self.store_early = None
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *later))
         inits = [count(0), *acc, *first]
         new = scf.ForOp(lb_c, ub_c, step_c, inits, Region(body))
         ctx.emit(new)
@@ -817,6 +853,9 @@ class _Fmas(_Pipeline):
     def compute_k_major(self, xs, ys, stage, acc):
         for k in range(self.g.k):
             acc = self.fmas(acc, self.fragments(xs, ys, stage, k))
+            if k + 1 == X_STORE_K and self.store_early is not None:
+                self.store_early()  # the next stage's x, within the compute (`pipeline`)
+                self.store_early = None
         return acc
 
     def compute_rotated(self, xs, ys, stage, acc, first, boundary):

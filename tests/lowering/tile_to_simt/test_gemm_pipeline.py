@@ -327,6 +327,36 @@ def test_the_rotated_loop_matches_numpy(rng, monkeypatch, bk, mkn, lo):
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("bk", "mkn", "lo", "store_k", "narrow"),
+    [
+        (8, (256, 32, 256), 0, None, False),  # whole tiles: the unchecked loop
+        (16, (256, 64, 256), 0, 8, False),  # stored within the compute
+        (16, (256, 64, 256), 1, 2, True),  # the i32 counter
+        (8, (200, 100, 150), 0, 4, False),  # ragged: the checked loop
+        (16, (129, 37, 150), 0, None, False),
+        (8, (256, 8, 200), 0, 1, False),  # one iteration
+        (8, (128, 64, 128), 9, None, False),  # no iteration
+    ],
+)
+def test_x_loaded_an_iteration_ahead_matches_numpy(rng, monkeypatch, bk, mkn, lo, store_k, narrow):
+    """`gemm.X_AHEAD` (and `gemm.X_STORE_K`): the k-major loop's `x` registers loaded an
+    iteration before the one that stores them, stored after the compute or within it, give the
+    NumPy product; the interpreter checks every shared access for races and every unchecked
+    load's bounds (the look-ahead past the end loads the last tile again, or nothing)."""
+    monkeypatch.setattr(gemm, "X_AHEAD", True)
+    monkeypatch.setattr(gemm, "X_STORE_K", store_k)
+    monkeypatch.setattr(gemm, "NARROW_COUNTER", narrow)
+    m, k, n = mkn
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c, pipelined = run(source("f32", 128, 128, bk), a, b, lo)
+    assert pipelined and np.isnan(c).sum() == 0
+    start = min(bk * lo, k)
+    want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("narrow", [True, False], ids=["i32-counter", "index-counter"])
 @pytest.mark.parametrize(("lo", "whole"), [(2, 4), (8, 4), (2**40, 0)])
 def test_the_unchecked_loop_from_a_later_tile(rng, monkeypatch, unchecked, narrow, lo, whole):
