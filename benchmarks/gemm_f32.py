@@ -36,8 +36,9 @@ from pathlib import Path
 
 SIZE = 4096
 RAGGED = (1000, 1030, 1050)
-DEFAULT = ["128x64x16:k0", "128x128x8", "128x128x16:t128:s32768"]
-"""The example before H13, the example now, the best 16-wide K step (docs/performance.md)."""
+DEFAULT = ["128x64x16:k0", "128x128x8:t256", "128x128x16"]
+"""The example before H13, the example before the eighth session, the example now (128 threads,
+2 stages: docs/performance.md)."""
 
 
 def parse(spec: str) -> tuple[tuple[int, int, int], dict[str, int]]:
