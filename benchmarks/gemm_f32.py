@@ -18,7 +18,8 @@ next stage's first fragments read after it and carried; default `r0`); `n1` the 
 counts in i32 rather than `index`, i64 (`gemm.NARROW_COUNTER`, default `n0`); `xN` the k-major loop
 stores its `x` registers into their stage after N k of the compute (`gemm.X_STORE_K`; default: after
 all of it); `a1` the k-major loop loads its `x` registers an iteration before the one that stores
-them (`gemm.X_AHEAD`; default `a0`).
+them (`gemm.X_AHEAD`; default `a0`); `d1` each copy's element index is its tile's first element plus
+a loop-invariant offset (`gemm.SPLIT_ADDRESS`; default `d0`).
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -66,6 +67,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.NARROW_COUNTER,
         gemm.X_STORE_K,
         gemm.X_AHEAD,
+        gemm.SPLIT_ADDRESS,
     )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
@@ -81,6 +83,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.NARROW_COUNTER = bool(knobs.get("n", saved[8]))
         gemm.X_STORE_K = knobs.get("x", saved[9])
         gemm.X_AHEAD = bool(knobs.get("a", saved[10]))
+        gemm.SPLIT_ADDRESS = bool(knobs.get("d", saved[11]))
         try:
             text = kernel("f32", bm, bn, bk)
             # always a thread count: `compile_source` without one is `ferrox.compile`, whose
@@ -99,6 +102,7 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.NARROW_COUNTER,
                 gemm.X_STORE_K,
                 gemm.X_AHEAD,
+                gemm.SPLIT_ADDRESS,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])

@@ -131,6 +131,10 @@ X_STORE_K: int | None = None
 """Where the k-major loop stores its `x` registers into their stage: after this many k of the
 compute (None: after all of it; a benchmark knob: the loads' latency is hidden behind the
 compute before the store, which ptxas then cannot sink past)."""
+SPLIT_ADDRESS = False
+"""Whether a copy's element index is its tile's first element plus its loop-invariant offset
+(`issue`; False: `(row0 + row) * d1 + col`, 64-bit multiplies a copy and an iteration; a
+benchmark knob)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -369,10 +373,18 @@ class _Pipeline:
         col0 = ctx.mul(c_idx, cols)
         zero = ctx.index(0)
         copies = []
+        # The element index as the tile's first element plus the copy's offset in the tile,
+        # which does not depend on the iteration (hoisted out of the loop): one add a copy.
+        # (The same value as `grow * d1 + gcol`, modulo 2^64; a checked copy out of range
+        # reads nothing and takes 0.)
+        first = ctx.add(ctx.mul(row0, d1), col0) if SPLIT_ADDRESS else None
         for row, chunk, at in plan:
             grow = ctx.add(row0, row)
             gcol = ctx.add(col0, ctx.mul(chunk, self.w))
-            flat = ctx.add(ctx.mul(grow, d1), gcol)
+            if first is not None:
+                flat = ctx.add(first, ctx.add(ctx.mul(row, d1), ctx.mul(chunk, self.w)))
+            else:
+                flat = ctx.add(ctx.mul(grow, d1), gcol)
             count = None
             if ok is not None:
                 inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])

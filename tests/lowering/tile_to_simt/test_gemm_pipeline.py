@@ -328,6 +328,30 @@ def test_the_rotated_loop_matches_numpy(rng, monkeypatch, bk, mkn, lo):
 
 
 @pytest.mark.parametrize(
+    ("t", "tile", "mkn", "skew"),
+    [
+        ("f32", (128, 128, 16), (256, 64, 256), False),  # whole tiles: the unchecked loop
+        ("f32", (128, 128, 8), (200, 100, 150), False),  # ragged: the checked loop
+        ("f32", (128, 128, 8), (256, 32, 256), True),  # x misaligned
+        ("f32", (64, 64, 32), (128, 64, 200), False),  # x copied row-major; a ragged column
+        ("f16", (64, 64, 32), (128, 64, 136), False),  # tensor cores
+    ],
+)
+def test_split_copy_addresses_match_numpy(rng, monkeypatch, t, tile, mkn, skew):
+    """`gemm.SPLIT_ADDRESS`: each copy's element index as its tile's first element plus its
+    loop-invariant offset copies the same elements (the interpreter checks every index)."""
+    monkeypatch.setattr(gemm, "SPLIT_ADDRESS", True)
+    m, k, n = mkn
+    dtype = np.float16 if t == "f16" else np.float32
+    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c, pipelined = run(source(t, *tile), a, b)
+    assert pipelined and np.isnan(c).sum() == 0
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+
+
+@pytest.mark.parametrize(
     ("bk", "mkn", "lo", "store_k", "narrow"),
     [
         (8, (256, 32, 256), 0, None, False),  # whole tiles: the unchecked loop
