@@ -143,6 +143,19 @@ def misaligned(shape: tuple[int, int], rng) -> np.ndarray:
     return out
 
 
+def check_product(rng, t: str, tile, mkn, skew: bool) -> None:
+    """The pipelined kernel of `tile` gives the float64 product of random `t` operands of sizes
+    `mkn` (`x` misaligned where `skew`), outputs NaN-poisoned first."""
+    m, k, n = mkn
+    dtype = np.float16 if t == "f16" else np.float32
+    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c, pipelined = run(source(t, *tile), a, b)
+    assert pipelined and np.isnan(c).sum() == 0
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+
+
 @pytest.mark.parametrize("fast", [True, False], ids=["two-loops", "checked-only"])
 @pytest.mark.parametrize(
     ("t", "tile", "mkn", "whole", "skew"),
@@ -168,14 +181,8 @@ def test_whole_tiles_take_the_unchecked_loop(
     NaN-poisoned first). With the knob off, no copy is unchecked (a k-major `x` load keeps
     `tile.load`'s own whole-tile test)."""
     monkeypatch.setattr(gemm, "FAST_COPIES", fast)
+    check_product(rng, t, tile, mkn, skew)
     m, k, n = mkn
-    dtype = np.float16 if t == "f16" else np.float32
-    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
-    b = rng.standard_normal((k, n)).astype(dtype)
-    c, pipelined = run(source(t, *tile), a, b)
-    assert pipelined and np.isnan(c).sum() == 0
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
     bm, bn, bk = tile
     w = 8 if t == "f16" else 4
     stages = MAX_STAGES  # 4 at these tiles; a k-major f32 loop's within FMA_STAGE_BUDGET
@@ -341,14 +348,7 @@ def test_split_copy_addresses_match_numpy(rng, monkeypatch, t, tile, mkn, skew):
     """`gemm.SPLIT_ADDRESS`: each copy's element index as its tile's first element plus its
     loop-invariant offset copies the same elements (the interpreter checks every index)."""
     monkeypatch.setattr(gemm, "SPLIT_ADDRESS", True)
-    m, k, n = mkn
-    dtype = np.float16 if t == "f16" else np.float32
-    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
-    b = rng.standard_normal((k, n)).astype(dtype)
-    c, pipelined = run(source(t, *tile), a, b)
-    assert pipelined and np.isnan(c).sum() == 0
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+    check_product(rng, t, tile, mkn, skew)
 
 
 @pytest.mark.parametrize(
