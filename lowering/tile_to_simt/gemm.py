@@ -530,10 +530,11 @@ class _Pipeline:
             first = self.fragments(xs, ys, ctx.index(0), 0)
         # Early (`X_AHEAD`): iteration t loads the `x` registers of iteration t + S (the
         # prologue those of S - 1), carried into iteration t + 1, which stores them.
-        early = X_AHEAD and not rotated and not self.x_copied
+        early = X_AHEAD and not self.x_copied
+        x_first: list[SSAValue] = []
         if early:
             raw = ctx.add(lb, ctx.mul(step, s - 1))
-            first = self.load_x(ta, plan_a, i, tile_at(raw), xs, ctx.index(0), checked)
+            x_first = self.load_x(ta, plan_a, i, tile_at(raw), xs, ctx.index(0), checked)
         n = len(acc)
         # Narrow: the unchecked loop counts in i32. Its test (`run`) holds only where
         # `ub - 1 < 2^29` (rule 1 of `loop_whole`) and `lb, step < 2^30`, so every counter value
@@ -553,7 +554,8 @@ class _Pipeline:
             return ctx(arith.IndexCastOp(v, IndexType())) if narrow else v
 
         lb_c, ub_c, step_c, last_c = (counter(v) for v in (lb, ub, step, last))
-        body = Block(arg_types=[count_t, count_t, *(v.type for v in acc + first)])
+        carried_types = (v.type for v in acc + first + x_first)
+        body = Block(arg_types=[count_t, count_t, *carried_types])
         kk, t = body.args[0], body.args[1]
         with ctx.at(InsertPoint.at_end(body)):
             if not rotated:
@@ -565,7 +567,8 @@ class _Pipeline:
             if narrow:
                 ahead = index(ctx(arith.MinUIOp(ahead, last_c)))
             stage_ahead = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(s - 1))), count(s)))
-            carried_x: list[SSAValue] | None = list(body.args[2 + n :]) if early else None
+            nf = len(first)
+            carried_x: list[SSAValue] | None = list(body.args[2 + n + nf :]) if early else None
             finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow, x_regs=carried_x)
             later: list[SSAValue] = []
             if early:  # x of iteration t + S, carried into the next iteration
@@ -585,11 +588,11 @@ class _Pipeline:
                     following = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(1))), count(s)))
                     return self.fragments(xs, ys, index(following), 0)
 
-                carried = list(body.args[2 + n :])
+                carried = list(body.args[2 + n : 2 + n + nf])
                 out, nxt = self.compute_rotated(
                     xs, ys, stage, list(body.args[2 : 2 + n]), carried, boundary
                 )
-                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt))
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt, *later))
             else:
                 # x of iteration t + S - 1, from registers into its stage: after the compute,
                 # or within it (`X_STORE_K`; stage (t - 1) % S is not read in iteration t)
@@ -599,7 +602,7 @@ class _Pipeline:
                     self.store_early()
                 self.store_early = None
                 ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *later))
-        inits = [count(0), *acc, *first]
+        inits = [count(0), *acc, *first, *x_first]
         new = scf.ForOp(lb_c, ub_c, step_c, inits, Region(body))
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))

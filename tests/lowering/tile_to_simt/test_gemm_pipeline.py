@@ -352,25 +352,31 @@ def test_split_copy_addresses_match_numpy(rng, monkeypatch, t, tile, mkn, skew):
 
 
 @pytest.mark.parametrize(
-    ("bk", "mkn", "lo", "store_k", "narrow"),
+    ("bk", "mkn", "lo", "store_k", "narrow", "rotate"),
     [
-        (8, (256, 32, 256), 0, None, False),  # whole tiles: the unchecked loop
-        (16, (256, 64, 256), 0, 8, False),  # stored within the compute
-        (16, (256, 64, 256), 1, 2, True),  # the i32 counter
-        (8, (200, 100, 150), 0, 4, False),  # ragged: the checked loop
-        (16, (129, 37, 150), 0, None, False),
-        (8, (256, 8, 200), 0, 1, False),  # one iteration
-        (8, (128, 64, 128), 9, None, False),  # no iteration
+        (8, (256, 32, 256), 0, None, False, False),  # whole tiles: the unchecked loop
+        (16, (256, 64, 256), 0, 8, False, False),  # stored within the compute
+        (16, (256, 64, 256), 1, 2, True, False),  # the i32 counter
+        (8, (200, 100, 150), 0, 4, False, False),  # ragged: the checked loop
+        (16, (129, 37, 150), 0, None, False, False),
+        (8, (256, 8, 200), 0, 1, False, False),  # one iteration
+        (8, (128, 64, 128), 9, None, False, False),  # no iteration
+        (16, (256, 64, 256), 0, None, False, True),  # rotated: stored before the barrier
+        (8, (200, 100, 150), 1, None, False, True),
     ],
 )
-def test_x_loaded_an_iteration_ahead_matches_numpy(rng, monkeypatch, bk, mkn, lo, store_k, narrow):
+def test_x_loaded_an_iteration_ahead_matches_numpy(
+    rng, monkeypatch, bk, mkn, lo, store_k, narrow, rotate
+):
     """`gemm.X_AHEAD` (and `gemm.X_STORE_K`): the k-major loop's `x` registers loaded an
-    iteration before the one that stores them, stored after the compute or within it, give the
-    NumPy product; the interpreter checks every shared access for races and every unchecked
-    load's bounds (the look-ahead past the end loads the last tile again, or nothing)."""
+    iteration before the one that stores them, stored after the compute, within it or (rotated)
+    before the barrier, give the NumPy product; the interpreter checks every shared access for
+    races and every unchecked load's bounds (the look-ahead past the end loads the last tile
+    again, or nothing)."""
     monkeypatch.setattr(gemm, "X_AHEAD", True)
     monkeypatch.setattr(gemm, "X_STORE_K", store_k)
     monkeypatch.setattr(gemm, "NARROW_COUNTER", narrow)
+    monkeypatch.setattr(gemm, "ROTATE", rotate)
     m, k, n = mkn
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
