@@ -98,17 +98,17 @@ def lower_kernel(
 
 def default_threads(kernel: tile.KernelOp, elems: int = 0, chip: str = "") -> int:
     """The threads a tile block of `kernel` gets where the pass names none: what its wgmma loop
-    needs (sm_90), else 16 x 8 accumulators a thread of a deep f32 GEMM loop, else
-    `config.choose_threads`."""
+    needs (sm_90), else 16 x 8 accumulators a thread of a deep f32 GEMM loop where every tile
+    fits those threads (`MAX_ELEMENTS_PER_THREAD`), else `config.choose_threads`."""
     reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
     if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
         reduces = False  # mma layouts are laid out for the usual count
-    default = choose_threads(kernel_tiles(kernel), elems, reduces)
-    return (
-        kernel_threads(kernel, chip)  # sm_90's wgmma loops
-        or fma_threads(kernel, default)  # deep f32 GEMM loops (`gemm.fma_threads`)
-        or default
-    )
+    tiles = kernel_tiles(kernel)
+    default = choose_threads(tiles, elems, reduces)
+    fewer = fma_threads(kernel, default)  # deep f32 GEMM loops (`gemm.fma_threads`)
+    if fewer and max(n for n, _, _ in tiles) > MAX_ELEMENTS_PER_THREAD * fewer:
+        fewer = None  # another tile would not fit the fewer threads' registers
+    return kernel_threads(kernel, chip) or fewer or default  # first: sm_90's wgmma loops
 
 
 MAX_ELEMENTS_PER_THREAD = 256

@@ -9,10 +9,12 @@ import pytest
 from xdsl.dialects.builtin import IntegerAttr, i32
 
 from ferrox.dialects import simt
+from ferrox.dialects import tile as tile_dialect
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.simt_ops import tile_support as chunk_ops
 from ferrox.driver.interpreter.tile_lowered import lowered_module, simt_launch
 from ferrox.lowering.tile_to_simt import gemm
+from ferrox.lowering.tile_to_simt.convert import default_threads
 from ferrox.lowering.tile_to_simt.gemm import FMA_STAGE_BUDGET, MAX_STAGES, x_layout
 from ferrox.lowering.tile_to_simt.matrix import spaced_layout
 from ferrox.parser import parse_module
@@ -408,3 +410,34 @@ def test_the_unchecked_loop_from_a_later_tile(rng, monkeypatch, unchecked, narro
         whole = 4  # the index counter's loop takes any start
     per_issue = (128 * 8 + 8 * 128) // 4
     assert sum(unchecked.values()) == whole * (MAX_STAGES - 1 + iterations) * per_issue
+
+
+@pytest.mark.parametrize(
+    ("t", "tile", "threads"),
+    [
+        ("f32", (128, 128, 16), 128),  # 16 x 8 accumulators a thread (8 x 8 over 256)
+        ("f32", (128, 128, 8), 128),
+        ("f32", (256, 128, 16), 256),  # 128 a thread over 256, the default
+        ("f32", (128, 64, 16), 256),  # 32 a thread: not deep, the default
+        ("f16", (128, 128, 32), 256),  # tensor cores
+    ],
+)
+def test_a_deep_f32_gemm_takes_128_accumulators_a_thread(t, tile, threads):
+    """`gemm.fma_threads` through `convert.default_threads`: a kernel whose f32 GEMM gives a
+    thread 64 or more accumulators at the default thread count takes its tile over 128 threads
+    instead, where that is fewer."""
+    module = parse_module(make_context(), source(t, *tile), "mm.mlir")
+    (kernel,) = [op for op in module.ops if isinstance(op, tile_dialect.KernelOp)]
+    assert default_threads(kernel) == threads
+
+
+def test_a_tile_too_big_for_fewer_threads_keeps_the_default():
+    """Another tile of the kernel that would spread more than `MAX_ELEMENTS_PER_THREAD` over the
+    fewer threads keeps the default count (a [256, 256] tile: 256 elements over 256 threads)."""
+    store = "tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>"
+    big = "%big = tile.constant dense<0.0> : !tile.tile<f32, [256, 256]>\n    " + store
+    module = parse_module(
+        make_context(), source("f32", 128, 128, 16).replace(store, big), "mm.mlir"
+    )
+    (kernel,) = [op for op in module.ops if isinstance(op, tile_dialect.KernelOp)]
+    assert default_threads(kernel) == 256
