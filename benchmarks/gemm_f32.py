@@ -16,10 +16,12 @@ reuses the stages); `pN` at most N stages (`gemm.MAX_STAGES`, default 4; the wai
 to 9); `r1` the k-major loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the
 next stage's first fragments read after it and carried; default `r0`); `n1` the unchecked loop
 counts in i32 rather than `index`, i64 (`gemm.NARROW_COUNTER`, default `n0`); `xN` the k-major loop
-stores its `x` registers into their stage after N k of the compute (`gemm.X_STORE_K`; default: after
-all of it); `a1` the k-major loop loads its `x` registers an iteration before the one that stores
-them (`gemm.X_AHEAD`; default `a0`); `d1` each copy's element index is its tile's first element plus
-a loop-invariant offset (`gemm.SPLIT_ADDRESS`; default `d0`).
+stores its `x` registers into their stage after N k of the compute (`gemm.X_STORE_K`; default:
+after half of them with `a1`, else after all); `a0` the k-major loop loads its `x` registers in
+the iteration that stores them (`gemm.X_AHEAD`; default `a1`: an iteration before); `d0` each
+copy's element index computed from its row and column each iteration (`gemm.SPLIT_ADDRESS`;
+default: `d1`, its tile's first element plus a loop-invariant offset, in the k-major loops).
+Before the eighth session's defaults (docs/performance.md), `128x128x16:a0:d0` is the example.
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -83,7 +85,7 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.NARROW_COUNTER = bool(knobs.get("n", saved[8]))
         gemm.X_STORE_K = knobs.get("x", saved[9])
         gemm.X_AHEAD = bool(knobs.get("a", saved[10]))
-        gemm.SPLIT_ADDRESS = bool(knobs.get("d", saved[11]))
+        gemm.SPLIT_ADDRESS = bool(knobs["d"]) if "d" in knobs else saved[11]
         try:
             text = kernel("f32", bm, bn, bk)
             # always a thread count: `compile_source` without one is `ferrox.compile`, whose

@@ -15,12 +15,14 @@ below). Per iteration `t` (one barrier):
     barrier: every thread's copies of stage t % S are visible, and every thread has finished
              reading stage (t - 1) % S (iteration t - 1's)
     issue the copies of iteration t + S - 1 into stage (t + S - 1) % S = (t - 1) % S; commit
-    compute on stage t % S
-    (k-major FMAs) store the x registers of iteration t + S - 1 into stage (t - 1) % S
+    (k-major FMAs) load the x registers of iteration t + S (`X_AHEAD`)
+    compute on stage t % S; (k-major FMAs) after half of it, store the x registers of
+             iteration t + S - 1, loaded in iteration t - 1, into stage (t - 1) % S
 
 Stage (t - 1) % S was last read in iteration t - 1, before this iteration's barrier, and is next
 read in iteration t + S - 1, after the barrier of iteration t + 1 at the latest. The prologue
-issues iterations 0 .. S - 2 (one group each); an iteration past the loop's end
+issues iterations 0 .. S - 2 (one group each; k-major FMAs: then loads the x registers of
+iteration S - 1); an iteration past the loop's end
 copies nothing (count 0: the stage is zero-filled and never read). After the loop every copy is
 waited for and a barrier ends the stages' use, so the loop may run again. What each copy reads is
 exactly what `tile.load` would (same bounds, zeros outside the tensor), so the result is the
@@ -53,17 +55,19 @@ two n8 tiles), then issues `MT * NT` `simt.mma_sync`.
 **FMAs** (f32): the accumulator's layout is `matrix.spaced_layout` (4 x 4 register blocks per
 thread, spaced by the thread grid). Where a thread holds at least `K_MAJOR_ACCUMULATORS` (64: 8 x 8
 at 128 x 128 over 256 threads) `x` is staged **k-major**, `[BK][BM]`: it cannot come by `cp.async`
-(16 contiguous bytes of a row), so each iteration loads its `x` tile for `S - 1` iterations ahead
-into registers (`memory.load_tile`, in `x_layout`: checked chunk loads or the whole-tile fast path)
-before the compute and stores it transposed into that stage after it (consecutive threads on
-consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by `cp.async`. Such a kernel takes
-fewer threads than the default choice, `FMA_ACCUMULATORS` (16 x 8) accumulators each (`fma_threads`:
-128 at 128 x 128), and its stages at most `FMA_STAGE_BUDGET`. Per k each thread reads its rows of
-`x` and its columns of `y` as 4-wide vectors (four and two for 16 x 8) and does the fused
-multiply-adds of its blocks, in k order; ptxas is asked for two blocks an SM (`nvvm.minctasm`,
-`_min_blocks`). With fewer accumulators `x` stages are `[BM][BK + 4]` by `cp.async` (rows 16-byte
-aligned, padded so the two rows a warp reads at once sit in different banks) and each thread reads
-four k of its rows at once.
+(16 contiguous bytes of a row), so its tiles go through registers (`memory.load_tile`, in
+`x_layout`: checked chunk loads or the whole-tile fast path): each iteration loads the tile of `S`
+iterations ahead, which the loop carries into the next iteration, and that one stores it transposed
+into its stage after half its compute (`X_AHEAD`, `X_STORE_K`: the loads have a whole iteration to
+land; consecutive threads on consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by
+`cp.async`, each copy's index its tile's first element plus a loop-invariant offset
+(`SPLIT_ADDRESS`). Such a kernel takes fewer threads than the default choice, `FMA_ACCUMULATORS`
+(16 x 8) accumulators each (`fma_threads`: 128 at 128 x 128), and its stages at most
+`FMA_STAGE_BUDGET`. Per k each thread reads its rows of `x` and its columns of `y` as 4-wide
+vectors (four and two for 16 x 8) and does the fused multiply-adds of its blocks, in k order; ptxas
+is asked for two blocks an SM (`nvvm.minctasm`, `_min_blocks`). With fewer accumulators `x` stages
+are `[BM][BK + 4]` by `cp.async` (rows 16-byte aligned, padded so the two rows a warp reads at once
+sit in different banks) and each thread reads four k of its rows at once.
 
 On sm_90 a bf16/f16 loop that fits goes to `gemm_wgmma.py` instead (TMA + mbarriers + wgmma).
 
@@ -122,19 +126,22 @@ NARROW_COUNTER = False
 """Whether the unchecked loop counts in i32 (its tile indices are below 2^29; `pipeline`; False:
 in `index`, i64; a benchmark knob). Off: i32 saves 5 SASS instructions a K step, yet it
 measured 1.9% slower at BK 8 and at BK 16 in two H100 runs (docs/performance.md, 7th session)."""
-X_AHEAD = False
+X_AHEAD = True
 """Whether the k-major loop's `x` registers are loaded an iteration earlier than stored: in
-iteration t those of iteration t + S, carried into iteration t + 1, which stores them (`pipeline`;
-a benchmark knob: ptxas schedules a load about 290 instructions before its first use, so a load
-used in the same iteration has that much of the compute to land in)."""
+iteration t those of iteration t + S, carried into iteration t + 1, which stores them
+(`pipeline`): ptxas schedules a load about 290 instructions before its first use, so a load used
+in the same iteration has only that much of the compute to land in. Measured on the H100
+(docs/performance.md, eighth session), with the store after half the compute (`X_STORE_K`):
+128 x 128 x 16 0.912 of cuBLAS against 0.897; 0.934 with `SPLIT_ADDRESS` too."""
 X_STORE_K: int | None = None
 """Where the k-major loop stores its `x` registers into their stage: after this many k of the
-compute (None: after all of it; a benchmark knob: the loads' latency is hidden behind the
-compute before the store, which ptxas then cannot sink past)."""
-SPLIT_ADDRESS = False
-"""Whether a copy's element index is its tile's first element plus its loop-invariant offset
-(`issue`; False: `(row0 + row) * d1 + col`, 64-bit multiplies a copy and an iteration; a
+compute; None: after half of it with `X_AHEAD` (the measured choice), else after all of it (a
 benchmark knob)."""
+SPLIT_ADDRESS: bool | None = None
+"""Whether a copy's element index is its tile's first element plus its loop-invariant offset
+(`issue`; False: `(row0 + row) * d1 + col`, 64-bit multiplies a copy and an iteration). None:
+in the k-major FMA loops (measured there, docs/performance.md, eighth session: 0.898 alone
+against 0.897, 0.934 with `X_AHEAD` against 0.912), not in the others (not measured)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -312,6 +319,10 @@ class _Pipeline:
     def stage_budget(self) -> int:
         return STAGE_BUDGET
 
+    def split_default(self) -> bool:
+        """Whether copies split their element index where `SPLIT_ADDRESS` is None."""
+        return False
+
     def y_base(self, stage: SSAValue) -> SSAValue:
         """Where `y`'s stage `stage` starts in its array."""
         return self.ctx.add(self.ctx.mul(stage, self.b_stage), self.y_at)
@@ -377,7 +388,8 @@ class _Pipeline:
         # which does not depend on the iteration (hoisted out of the loop): one add a copy.
         # (The same value as `grow * d1 + gcol`, modulo 2^64; a checked copy out of range
         # reads nothing and takes 0.)
-        first = ctx.add(ctx.mul(row0, d1), col0) if SPLIT_ADDRESS else None
+        split = self.split_default() if SPLIT_ADDRESS is None else SPLIT_ADDRESS
+        first = ctx.add(ctx.mul(row0, d1), col0) if split else None
         for row, chunk, at in plan:
             grow = ctx.add(row0, row)
             gcol = ctx.add(col0, ctx.mul(chunk, self.w))
@@ -742,6 +754,9 @@ class _Fmas(_Pipeline):
     def stage_budget(self) -> int:
         return FMA_STAGE_BUDGET if self.k_major else STAGE_BUDGET
 
+    def split_default(self) -> bool:
+        return self.k_major
+
     def prepare(self) -> None:
         ctx, g, layout = self.ctx, self.g, self.layout
         ln = log2(g.n)
@@ -866,9 +881,10 @@ class _Fmas(_Pipeline):
         ]
 
     def compute_k_major(self, xs, ys, stage, acc):
+        store_k = X_STORE_K if X_STORE_K is not None else self.g.k // 2 if X_AHEAD else None
         for k in range(self.g.k):
             acc = self.fmas(acc, self.fragments(xs, ys, stage, k))
-            if k + 1 == X_STORE_K and self.store_early is not None:
+            if k + 1 == store_k and self.store_early is not None:
                 self.store_early()  # the next stage's x, within the compute (`pipeline`)
                 self.store_early = None
         return acc

@@ -98,8 +98,9 @@ EXPECT = {
         (128, 128),
         barrier=True,
         # 128 threads, 16 x 8 accumulators each (`gemm.fma_threads`); 2 stages of 16 KiB
-        # (`gemm.FMA_STAGE_BUDGET`): one issue before the loop, one in it
-        vector_loads=2 * 4,  # x ([128, 16], k-major) through registers: 4 chunks a thread
+        # (`gemm.FMA_STAGE_BUDGET`): one issue before the loop, one in it, and x's registers
+        # loaded an iteration ahead (`gemm.X_AHEAD`): once more before the loop
+        vector_loads=3 * 4,  # x ([128, 16], k-major) through registers: 4 chunks a thread
         vector_stores=32,  # 128 f32 a thread
         async_copies=2 * 2 * 4,  # 4 chunks of y ([16, 128]) a thread
         threads=128,
