@@ -39,7 +39,7 @@ from pathlib import Path
 
 SIZE = 4096
 RAGGED = (1000, 1030, 1050)
-DEFAULT = ["128x64x16:k0", "128x128x8:t256", "128x128x16"]
+DEFAULT = ["128x64x16:k0", "128x128x8:t256:a0:d0", "128x128x16"]
 """The example before H13, the example before the eighth session, the example now (128 threads,
 2 stages: docs/performance.md)."""
 
