@@ -213,7 +213,13 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         if ctx.layout_of(mma.result) != row_tensor_core_layout(m, n, ctx.threads):
             return False
     ctx.lowering(op)
-    _Loop(ctx, f).run()
+    from ferrox.lowering.tile_to_simt.attention_wgmma import WgmmaLoop, plan
+
+    wg = plan(f, ctx.threads, ctx.config.chip)
+    if wg is not None:
+        WgmmaLoop(ctx, f, wg).run()
+    else:
+        _Loop(ctx, f).run()
     if two_blocks(f, ctx.threads):
         kernel = ctx.entry.parent_op()
         assert kernel is not None
@@ -265,10 +271,19 @@ class _Loop:
             row = ctx(arith.ShRUIOp(c, ctx.index(log2(chunks))))
             chunk = ctx(arith.AndIOp(c, ctx.index(chunks - 1)))
             x = ctx(arith.XOrIOp(chunk, _swizzle(ctx, row, chunks)))
-            at = ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))
+            at = self.place(s, row, x)
             out.extend((row, chunk, at, step * v) for v in range(passes if affine else 1))
         guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
         return out, guard
+
+    def place(self, s: Stream, row: SSAValue, x: SSAValue) -> SSAValue:
+        """Where chunk `x` (swizzled) of row `row` lies in a stage: rows of `s.cols`."""
+        ctx = self.ctx
+        return ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))
+
+    def row_pitch(self, s: Stream) -> int:
+        """Elements from one row of a stage to the next, within a chunk's column."""
+        return s.cols
 
     def index(self, v: SSAValue, kk: SSAValue) -> SSAValue:
         """A load index at the iteration whose loop variable is `kk`."""
@@ -322,7 +337,8 @@ class _Loop:
             count = ctx(arith.SelectOp(inside, count, zero))
             flat = ctx(arith.SelectOp(inside, flat, zero))
             place = ctx.add(base_at, at)
-            out.append((flat, count, ctx.add(place, rows_on * s.cols) if rows_on else place))
+            pitch = self.row_pitch(s)
+            out.append((flat, count, ctx.add(place, rows_on * pitch) if rows_on else place))
 
         def fill() -> list[SSAValue]:
             for flat, count, at in out:
@@ -442,16 +458,7 @@ class _Loop:
 
         def before() -> None:
             self.prepare()
-            # An operand made into fragments before an earlier fused loop of the same block
-            # (q, for the unmasked and the masked loop) is taken from there: those values
-            # dominate this loop too, and making them again would keep both sets alive.
-            made = ctx.__dict__.setdefault("_fused_a_fragments", {})
-            for mma in f.mmas:
-                if not _inside(mma.lhs, loop):
-                    key = (mma.lhs, loop.parent_block())
-                    if key not in made:
-                        made[key] = self.a_fragments(mma)
-                    self.hoisted[mma] = made[key]
+            self.invariant_operands()
             valid = ctx.cmp("ult", lb, ub)
             for s in f.streams:
                 self.issue(s, plans[s], self.arrays[s], lb, valid, ctx.index(0))
@@ -470,6 +477,7 @@ class _Loop:
 
                 def top() -> None:
                     ctx.emit(simt.AsyncWaitOp(0))
+                    self.copies_done()
                     ctx.sync()
                     ahead = ctx.add(iv, step)
                     valid = ctx.cmp("ult", ahead, ub)
@@ -506,6 +514,23 @@ class _Loop:
         free = _free_stages(ctx)
         for u, s in enumerate(f.streams):  # waited for and past a barrier: free for a later loop
             free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+    def invariant_operands(self) -> None:
+        """Left operands defined before the loop (q) made into A fragments once, before it.
+        An operand made into fragments before an earlier fused loop of the same block (q, for
+        the unmasked and the masked loop) is taken from there: those values dominate this loop
+        too, and making them again would keep both sets alive."""
+        ctx, loop = self.ctx, self.f.loop
+        made = ctx.__dict__.setdefault("_fused_a_fragments", {})
+        for mma in self.f.mmas:
+            if not _inside(mma.lhs, loop):
+                key = (mma.lhs, loop.parent_block())
+                if key not in made:
+                    made[key] = self.a_fragments(mma)
+                self.hoisted[mma] = made[key]
+
+    def copies_done(self) -> None:
+        """After this thread's copies of an iteration are complete, before the barrier."""
 
     def stage_key(self, s: Stream, u: int) -> tuple:
         return (self.element, STAGES * s.rows * s.cols, u)

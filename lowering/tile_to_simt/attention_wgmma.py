@@ -1,0 +1,249 @@
+"""The fused attention loop (`attention.py`) on Hopper's warpgroup tensor cores, FlashAttention-3's
+products, when the target is sm_90 (compiled as sm_90a) and the operands are bf16 or f16:
+
+- `s = q @ k.T` is `simt.wgmma` with both operands in shared memory, K-major: q (defined before
+  the loop) is copied once into a 128-byte swizzled array, k streams through the loop's stages;
+- `acc += p @ v` is `simt.wgmma_reg_a`: `p`, the scores' f32 accumulator fragment packed to
+  16-bit pairs, *is* the register-A fragment of wgmma (FA3's trick), and v's stage is read as an
+  MN-major B (v is `[BN, D]` with D contiguous, PTX's transposed B);
+- the streams keep `attention.py`'s schedule (`cp.async` one iteration ahead into the other of two
+  stages, one block barrier an iteration); only where a stage's rows lie changes: a tile of
+  `[rows, D]` is `D / 64` blocks of `[rows, 64]`, each 128-byte row swizzled
+  (`(c ^ r % 8)` of its 16-byte chunks), which is at once the K-major layout of k and q and the
+  MN-major layout of v, on a 1024-byte aligned array.
+
+Which loops (`plan`): the two products of the attention loop (`q @ k.T` with q from before the
+loop, then `p @ v` with p computed in it), a warpgroup per 64 query rows (`BM = 64 x warpgroups`:
+then each warp owns 16 whole rows, and `matrix.row_tensor_core_layout` is register for register
+the wgmma accumulator layout, so the softmax and every other op of the body lower as on
+mma.sync), `D` a multiple of 64 up to 256, `BN` a multiple of 16 up to 256, and q and the stages
+within `attention.STAGE_BUDGET`. Anything else keeps `attention.py`'s mma.sync path.
+
+Each product is one group: fence, its k16 steps, commit, and a wait that retires it (nothing is
+in flight across other code, so the stages refill under verify-disjoint's rules as they are).
+The writers of a stage fence (`simt.wgmma_fence`: `fence.proxy.async.shared::cta`) after their
+copies complete and before the barrier that hands the stage to the readers: `cp.async` writes
+through the generic proxy, wgmma reads through the async one.
+
+All of it is the lowering's trusted code (docs/safety.md#trusted-fused-attention): the shared
+and wgmma ops inside `simt.unsafe`, and the kernel passes `verify-disjoint`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import BFloat16Type, Float16Type
+from xdsl.ir import SSAValue
+
+from ferrox.dialects import simt, tile
+from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
+from ferrox.dialects.tile.attributes import Padding
+from ferrox.dialects.tile.types import TileTensorType
+from ferrox.lowering.tile_to_simt.attention import (
+    STAGE_BUDGET,
+    STAGES,
+    Fused,
+    Stream,
+    _element,
+    _free_stages,
+    _Loop,
+    _shape,
+)
+from ferrox.lowering.tile_to_simt.context import Dist, Lowering
+from ferrox.lowering.tile_to_simt.gemm import _inside
+from ferrox.lowering.tile_to_simt.gemm_wgmma import WGMMA_CHIPS, _swizzled
+from ferrox.lowering.tile_to_simt.gemm_wgmma import Plan as GemmPlan
+from ferrox.lowering.tile_to_simt.gemm_wgmma import layout as wgmma_layout
+from ferrox.lowering.tile_to_simt.layout import log2
+from ferrox.lowering.tile_to_simt.matrix import row_tensor_core_layout
+
+MAX_N = 256
+"""wgmma's largest N (and a TMA-free stage's widest head dim here)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The wgmma form of a fused attention loop: `m` query rows, head dim `d`, `bn` keys an
+    iteration, and q's load (copied once into shared memory)."""
+
+    m: int
+    d: int
+    bn: int
+    q: Stream
+
+
+def _q_stream(mma: tile.MmaOp) -> Stream | None:
+    """q's load, through the reshapes that lead to the scores' product, as a `Stream` of
+    `[m, d]`, or None where q is not such a load."""
+    v: SSAValue = mma.lhs
+    chain = []
+    while isinstance(v.owner, tile.ReshapeOp):
+        chain.append(v.owner)
+        v = v.owner.input
+    load = v.owner
+    if not isinstance(load, tile.LoadOp) or load.padding.data != Padding.ZERO:
+        return None
+    if not isinstance(load.source.type, TileTensorType):
+        return None
+    shape = load.result.type.get_shape()
+    m, d = _shape(mma.lhs)
+    if len(shape) < 2 or any(x != 1 for x in shape[:-2]) or tuple(shape[-2:]) != (m, d):
+        return None
+    return Stream(load, tuple(chain), False, m, d)
+
+
+def plan(f: Fused, threads: int, chip: str) -> Plan | None:
+    """The plan for fused loop `f` with `threads` threads on `chip`, or None where this path
+    does not apply (module docstring)."""
+    if chip not in WGMMA_CHIPS or len(f.mmas) != 2:
+        return None
+    if not isinstance(_element(f.mmas[0]), BFloat16Type | Float16Type):
+        return None
+    scores, out = f.mmas
+    k_stream, v_stream = f.streams
+    if not k_stream.transposed or v_stream.transposed:
+        return None
+    if _inside(scores.lhs, f.loop) or not _inside(out.lhs, f.loop):
+        return None
+    m, d = _shape(scores.lhs)
+    _, bn = _shape(scores.rhs)
+    if _shape(out.lhs) != (m, bn) or _shape(out.rhs) != (bn, d):
+        return None
+    if threads % WARPGROUP or m != 64 * (threads // WARPGROUP):
+        return None
+    if d % SWIZZLE_ROW or d > MAX_N or bn % 16 or bn > MAX_N:
+        return None
+    groups = threads // WARPGROUP
+    for n in (bn, d):  # the row layout the softmax takes is the wgmma fragment layout
+        hopper = wgmma_layout(GemmPlan(m, n, 16, groups, 1, 0))
+        if row_tensor_core_layout(m, n, threads) != hopper:
+            return None
+    q = _q_stream(scores)
+    if q is None:
+        return None
+    if 2 * (m * d + STAGES * 2 * bn * d) > STAGE_BUDGET:
+        return None
+    return Plan(m, d, bn, q)
+
+
+def wants(kernel: tile.KernelOp, chip: str) -> bool:
+    """Whether a fused loop of `kernel` may take this path on `chip` (its threads are chosen
+    later; where they do not fit the loop keeps mma.sync): `gemm_wgmma.target_chip` then asks
+    for sm_90a."""
+    from ferrox.lowering.tile_to_simt.attention import match
+
+    for op in kernel.walk():
+        f = match(op) if op.name == "scf.for" else None
+        if f is not None:
+            m = _shape(f.mmas[0].lhs)[0]
+            if m % 64 == 0 and plan(f, 2 * m, chip) is not None:
+                return True
+    return False
+
+
+class WgmmaLoop(_Loop):
+    """`attention._Loop` with the products on wgmma and the stages in wgmma's layout."""
+
+    def __init__(self, ctx: Lowering, f: Fused, p: Plan):
+        super().__init__(ctx, f)
+        self.p = p
+
+    # -- stages ------------------------------------------------------------------------------
+    def place(self, s: Stream, row: SSAValue, x: SSAValue) -> SSAValue:
+        """Chunk `x` (swizzled) of `row`: block `x / 8` of `[rows, 64]`, row `row` there."""
+        ctx = self.ctx
+        block = ctx(arith.ShRUIOp(x, ctx.index(3)))
+        inner = ctx(arith.AndIOp(x, ctx.index(7)))
+        at = ctx.add(ctx.mul(block, s.rows * SWIZZLE_ROW), ctx.mul(row, SWIZZLE_ROW))
+        return ctx.add(at, ctx.mul(inner, self.w))
+
+    def row_pitch(self, s: Stream) -> int:
+        return SWIZZLE_ROW
+
+    def stage_key(self, s: Stream, u: int) -> tuple:
+        return (*super().stage_key(s, u), "wgmma")
+
+    def stage_array(self, s: Stream, u: int) -> SSAValue:
+        free = _free_stages(self.ctx).get(self.stage_key(s, u))
+        if free:
+            return free.pop()
+        size = STAGES * s.rows * s.cols
+        return _swizzled(self.ctx.shared(self.element, size, f"stream{u}"))
+
+    def copies_done(self) -> None:
+        """The proxy fence of the writers: their `cp.async` writes (generic proxy) are seen by
+        the wgmma ops (async proxy) of the threads past the barrier that follows."""
+        ctx = self.ctx
+
+        def fence() -> list[SSAValue]:
+            ctx.emit(simt.WgmmaFenceOp())
+            return []
+
+        ctx.unsafe(fence)
+
+    # -- operands ----------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """The warpgroup's first row of q's array (the A tile of its 64 rows)."""
+        ctx = self.ctx
+        group = ctx(arith.ShRUIOp(ctx.tid(), ctx.index(log2(WARPGROUP))))
+        self.q_row = ctx.mul(group, 64 * SWIZZLE_ROW)
+
+    def invariant_operands(self) -> None:
+        """q copied into its swizzled array, once for the loops of one block (the copies join
+        the first stage's group, waited for at the loop's top)."""
+        ctx, p = self.ctx, self.p
+        made = ctx.__dict__.setdefault("_fused_q_arrays", {})
+        key = (self.f.mmas[0].lhs, self.f.loop.parent_block())
+        if key not in made:
+            array = _swizzled(ctx.shared(self.element, p.m * p.d, "q"))
+            zero = ctx.index(0)
+            always = ctx.cmp("eq", zero, zero)
+            self.issue(p.q, self.plan(p.q), array, zero, always, zero)
+            made[key] = array
+        self.q_array = made[key]
+
+    # -- products ----------------------------------------------------------------------------
+    def mma(self, mma: tile.MmaOp, stage) -> None:
+        ctx = self.ctx
+        layout = ctx.layout_of(mma.result)
+        acc = list(ctx.tile(mma.acc, layout))
+        s = self.stream_of[mma]
+        base = ctx.mul(stage, s.rows * s.cols)
+        if mma is self.f.mmas[0]:
+            out = ctx.unsafe(lambda: self.scores(acc, self.arrays[s], base))
+        else:
+            a = self.a_fragments(mma)  # before the fence: PTX fences A's register writes
+            out = ctx.unsafe(lambda: self.output(a, acc, self.arrays[s], base))
+        ctx.bind(mma.result, Dist(layout, out))
+
+    def scores(self, acc: list[SSAValue], array, base) -> list[SSAValue]:
+        """`q @ k.T`: m64nBN of the warpgroup's q rows by the stage's BN rows of k, both
+        K-major, over the head dim's k16 steps; one group, retired."""
+        ctx, p = self.ctx, self.p
+        ctx.emit(simt.WgmmaFenceOp())
+        for ks in range(p.d // 16):
+            at = (ks // 4) * p.m * SWIZZLE_ROW + 16 * (ks % 4)
+            a_at = ctx.add(self.q_row, at)
+            b_at = ctx.add(base, (ks // 4) * p.bn * SWIZZLE_ROW + 16 * (ks % 4))
+            op = simt.WgmmaOp(self.q_array, a_at, array, b_at, acc, p.bn)
+            acc = list(ctx.emit(op).results)
+        ctx.emit(simt.WgmmaCommitOp())
+        return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results)
+
+    def output(self, a, acc: list[SSAValue], array, base) -> list[SSAValue]:
+        """`acc += p @ v`: m64nD with p's registers as A over the BN keys' k16 steps, v's stage
+        an MN-major B (blocks of 64 columns of D, `BN * 64` elements apart); one group,
+        retired."""
+        ctx, p = self.ctx, self.p
+        ctx.emit(simt.WgmmaFenceOp())
+        for ks in range(p.bn // 16):
+            b_at = ctx.add(base, ks * 16 * SWIZZLE_ROW)
+            op = simt.WgmmaRegAOp(a[(0, ks)], array, b_at, acc, p.d, p.bn * SWIZZLE_ROW)
+            acc = list(ctx.emit(op).results)
+        ctx.emit(simt.WgmmaCommitOp())
+        return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results)
+
+
+__all__ = ["Plan", "WgmmaLoop", "plan", "wants"]
