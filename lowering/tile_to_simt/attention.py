@@ -69,6 +69,7 @@ shuffles, ex2). Measured on the H200 (docs/performance.md, "Fused attention (H14
 128 x 64 tiles (64 registers of accumulators; ptxas spills 20-32 bytes) is 11-14% faster;
 d 128 with 128 x 32 tiles (80), even with `q`'s fragments moved to shared memory, was 16%
 slower than with one block, so it stays one."""
+TWO_BLOCKS_THREADS = 256
 MINCTASM_ATTR = "nvvm.minctasm"
 
 
@@ -229,9 +230,10 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
 
 def two_blocks(f: Fused, threads: int) -> bool:
     """Whether the loop asks for two blocks an SM (`TWO_BLOCKS_TILE_REGISTERS`): its mmas'
-    f32 accumulators take at most that many 32-bit registers a thread."""
+    f32 accumulators take at most that many 32-bit registers a thread, and two blocks leave a
+    thread 128 registers (not so for a block of 512 threads: ptxas could not fit 64)."""
     total = sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
-    return total <= TWO_BLOCKS_TILE_REGISTERS
+    return total <= TWO_BLOCKS_TILE_REGISTERS and threads <= TWO_BLOCKS_THREADS
 
 
 class _Loop:

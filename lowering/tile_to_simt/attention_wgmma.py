@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import SSAValue
 
@@ -128,19 +128,17 @@ def plan(f: Fused, threads: int, chip: str) -> Plan | None:
     return Plan(m, d, bn, q)
 
 
-def wants(kernel: tile.KernelOp, chip: str) -> bool:
-    """Whether a fused loop of `kernel` may take this path on `chip` (its threads are chosen
-    later; where they do not fit the loop keeps mma.sync): `gemm_wgmma.target_chip` then asks
-    for sm_90a."""
+def kernel_threads(kernel: tile.KernelOp, chip: str) -> int | None:
+    """The threads of a kernel whose first fused loop takes this path on `chip`: a warpgroup
+    per 64 query rows (`convert.lower_kernel` asks before choosing); None when none does."""
     from ferrox.lowering.tile_to_simt.attention import match
 
     for op in kernel.walk():
-        f = match(op) if op.name == "scf.for" else None
+        f = match(op) if isinstance(op, scf.ForOp) else None
         if f is not None:
-            m = _shape(f.mmas[0].lhs)[0]
-            if m % 64 == 0 and plan(f, 2 * m, chip) is not None:
-                return True
-    return False
+            threads = 2 * _shape(f.mmas[0].lhs)[0]
+            return threads if plan(f, threads, chip) is not None else None
+    return None
 
 
 class WgmmaLoop(_Loop):
@@ -246,4 +244,4 @@ class WgmmaLoop(_Loop):
         return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results)
 
 
-__all__ = ["Plan", "WgmmaLoop", "plan", "wants"]
+__all__ = ["Plan", "WgmmaLoop", "kernel_threads", "plan"]

@@ -40,6 +40,7 @@ from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers
     uniform,
 )
 from ferrox.lowering.tile_to_simt.assign import analyse
+from ferrox.lowering.tile_to_simt.attention_wgmma import kernel_threads as attention_threads
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
@@ -79,6 +80,7 @@ def lower_kernel(
     threads = (
         threads
         or kernel_threads(kernel, chip)  # sm_90's wgmma loops
+        or attention_threads(kernel, chip)  # and fused attention loops
         or choose_threads(kernel_tiles(kernel), elems, reduces)
     )
     config = Config(threads, elems, chip)
