@@ -97,9 +97,7 @@ def test_target_chip_asks_for_sm90a(example):
 
 def test_two_loops_share_q_and_the_stages():
     _, kernel = lowered(attention_split, D=64, CAUSAL=True)
-    names = [
-        op.results[0].name_hint for op in kernel.walk() if isinstance(op, simt.SharedAllocOp)
-    ]
+    names = [op.results[0].name_hint for op in kernel.walk() if isinstance(op, simt.SharedAllocOp)]
     assert sorted(n for n in names if n in ("q", "stream0", "stream1")) == [
         "q",
         "stream0",
@@ -134,9 +132,7 @@ CASES = [
 @pytest.mark.parametrize("heads, seq, dim, causal, bn, two", [(*c, False) for c in CASES] + [
     (1, 200, 64, True, 64, True)
 ])  # fmt: skip
-def test_matches_numpy_on_the_interpreter(
-    example, interpreter, heads, seq, dim, causal, bn, two
-):
+def test_matches_numpy_on_the_interpreter(example, interpreter, heads, seq, dim, causal, bn, two):
     kernel = attention_split if two else example.attention
     module, op = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
     assert count(op, simt.WgmmaRegAOp) > 0
