@@ -69,7 +69,8 @@ shuffles, ex2). Measured on the H200 (docs/performance.md, "Fused attention (H14
 128 x 64 tiles (64 registers of accumulators; ptxas spills 20-32 bytes) is 11-14% faster;
 d 128 with 128 x 32 tiles (80), even with `q`'s fragments moved to shared memory, was 16%
 slower than with one block, so it stays one."""
-TWO_BLOCKS_THREADS = 256
+SM_REGISTERS = 65536
+HINTED_REGISTERS = 128
 MINCTASM_ATTR = "nvvm.minctasm"
 
 
@@ -221,19 +222,22 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         WgmmaLoop(ctx, f, wg).run()
     else:
         _Loop(ctx, f).run()
-    if two_blocks(f, ctx.threads):
+    if (blocks := blocks_an_sm(f, ctx.threads)) > 1:
         kernel = ctx.entry.parent_op()
         assert kernel is not None
-        kernel.attributes[MINCTASM_ATTR] = IntegerAttr(2, i32)
+        kernel.attributes[MINCTASM_ATTR] = IntegerAttr(blocks, i32)
     return True
 
 
-def two_blocks(f: Fused, threads: int) -> bool:
-    """Whether the loop asks for two blocks an SM (`TWO_BLOCKS_TILE_REGISTERS`): its mmas'
-    f32 accumulators take at most that many 32-bit registers a thread, and two blocks leave a
-    thread 128 registers (not so for a block of 512 threads: ptxas could not fit 64)."""
+def blocks_an_sm(f: Fused, threads: int) -> int:
+    """The blocks an SM the loop asks for (`TWO_BLOCKS_TILE_REGISTERS`): where its mmas' f32
+    accumulators take at most that many 32-bit registers a thread, as many as leave each
+    thread 128 registers (two of 256 threads, four of 128, the wgmma path's one warpgroup;
+    one of 512, for which ptxas could not fit 64 registers); otherwise 1 (no hint)."""
     total = sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
-    return total <= TWO_BLOCKS_TILE_REGISTERS and threads <= TWO_BLOCKS_THREADS
+    if total > TWO_BLOCKS_TILE_REGISTERS:
+        return 1
+    return max(1, SM_REGISTERS // (threads * HINTED_REGISTERS))
 
 
 class _Loop:
