@@ -215,26 +215,30 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         if ctx.layout_of(mma.result) != row_tensor_core_layout(m, n, ctx.threads):
             return False
     ctx.lowering(op)
-    from ferrox.lowering.tile_to_simt.attention_wgmma import WgmmaLoop, plan
+    from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, WgmmaLoop, plan
 
     wg = plan(f, ctx.threads, ctx.config.chip)
-    if wg is not None:
-        WgmmaLoop(ctx, f, wg).run()
-    else:
+    if wg is None:
         _Loop(ctx, f).run()
-    if (blocks := blocks_an_sm(f, ctx.threads)) > 1:
+    elif wg.pipelined:
+        PipelinedLoop(ctx, f, wg).run()
+    else:
+        WgmmaLoop(ctx, f, wg).run()
+    extra = wg.m * wg.bn // ctx.threads if wg is not None and wg.pipelined else 0
+    if (blocks := blocks_an_sm(f, ctx.threads, extra)) > 1:
         kernel = ctx.entry.parent_op()
         assert kernel is not None
         kernel.attributes[MINCTASM_ATTR] = IntegerAttr(blocks, i32)
     return True
 
 
-def blocks_an_sm(f: Fused, threads: int) -> int:
+def blocks_an_sm(f: Fused, threads: int, extra: int = 0) -> int:
     """The blocks an SM the loop asks for (`TWO_BLOCKS_TILE_REGISTERS`): where its mmas' f32
     accumulators take at most that many 32-bit registers a thread, as many as leave each
     thread 128 registers (two of 256 threads, four of 128, the wgmma path's one warpgroup;
-    one of 512, for which ptxas could not fit 64 registers); otherwise 1 (no hint)."""
-    total = sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
+    one of 512, for which ptxas could not fit 64 registers); otherwise 1 (no hint). `extra`:
+    more accumulators a thread holds (the pipelined wgmma loop's next scores)."""
+    total = extra + sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
     if total > TWO_BLOCKS_TILE_REGISTERS:
         return 1
     return max(1, SM_REGISTERS // (threads * HINTED_REGISTERS))

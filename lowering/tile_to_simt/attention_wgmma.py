@@ -34,13 +34,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import BFloat16Type, Float16Type
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
 from ferrox.dialects.tile.attributes import Padding
-from ferrox.dialects.tile.types import TileTensorType
+from ferrox.dialects.tile.types import TileTensorType, TileType
 from ferrox.lowering.tile_to_simt.attention import (
     STAGE_BUDGET,
     STAGES,
@@ -52,6 +53,7 @@ from ferrox.lowering.tile_to_simt.attention import (
     _shape,
 )
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering
+from ferrox.lowering.tile_to_simt.control_flow import flatten, lower_op, unflatten
 from ferrox.lowering.tile_to_simt.gemm import _inside
 from ferrox.lowering.tile_to_simt.gemm_wgmma import WGMMA_CHIPS, _swizzled
 from ferrox.lowering.tile_to_simt.gemm_wgmma import Plan as GemmPlan
@@ -59,6 +61,8 @@ from ferrox.lowering.tile_to_simt.gemm_wgmma import layout as wgmma_layout
 from ferrox.lowering.tile_to_simt.layout import log2
 from ferrox.lowering.tile_to_simt.matrix import row_tensor_core_layout
 
+PIPELINE = True
+"""Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing)."""
 MAX_N = 256
 """wgmma's largest N (and a TMA-free stage's widest head dim here)."""
 
@@ -72,6 +76,8 @@ class Plan:
     d: int
     bn: int
     q: Stream
+    pipelined: bool = False
+    """FlashAttention-3's overlap (`PipelinedLoop`), where the loop's form allows it."""
 
 
 def _q_stream(mma: tile.MmaOp) -> Stream | None:
@@ -125,7 +131,21 @@ def plan(f: Fused, threads: int, chip: str) -> Plan | None:
         return None
     if 2 * (m * d + STAGES * 2 * bn * d) > STAGE_BUDGET:
         return None
-    return Plan(m, d, bn, q)
+    return Plan(m, d, bn, q, PIPELINE and _pipelinable(f))
+
+
+def _pipelinable(f: Fused) -> bool:
+    """Whether the loop may be pipelined: the output product's result only carried to the next
+    iteration (so it may stay in flight), the scores' accumulator a constant or made before the
+    loop (so the next iteration's scores can start at this one's end)."""
+    scores, output = f.mmas
+    uses = list(output.result.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, scf.YieldOp):
+        return False
+    if uses[0].operation.parent_op() is not f.loop:
+        return False
+    acc = scores.acc.owner
+    return not _inside(scores.acc, f.loop) or isinstance(acc, tile.ConstantOp)
 
 
 def kernel_threads(kernel: tile.KernelOp, chip: str) -> int | None:
@@ -230,10 +250,10 @@ class WgmmaLoop(_Loop):
         ctx.emit(simt.WgmmaCommitOp())
         return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results)
 
-    def output(self, a, acc: list[SSAValue], array, base) -> list[SSAValue]:
+    def output(self, a, acc: list[SSAValue], array, base, retire=True) -> list[SSAValue]:
         """`acc += p @ v`: m64nD with p's registers as A over the BN keys' k16 steps, v's stage
         an MN-major B (blocks of 64 columns of D, `BN * 64` elements apart); one group,
-        retired."""
+        retired unless `retire` is False (then in flight)."""
         ctx, p = self.ctx, self.p
         ctx.emit(simt.WgmmaFenceOp())
         for ks in range(p.bn // 16):
@@ -241,7 +261,176 @@ class WgmmaLoop(_Loop):
             op = simt.WgmmaRegAOp(a[(0, ks)], array, b_at, acc, p.d, p.bn * SWIZZLE_ROW)
             acc = list(ctx.emit(op).results)
         ctx.emit(simt.WgmmaCommitOp())
-        return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results)
+        return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results) if retire else acc
 
 
-__all__ = ["Plan", "WgmmaLoop", "kernel_threads", "plan"]
+class PipelinedLoop(WgmmaLoop):
+    """`WgmmaLoop` with FlashAttention-3's overlap inside a warpgroup (module docstring,
+    "Pipelined"): iteration t's softmax runs while `p @ v` of iteration t - 1 is in flight."""
+
+    def run(self) -> None:
+        ctx, f = self.ctx, self.f
+        loop = f.loop
+        body = loop.body.block
+        scores, output = f.mmas
+        k_s, v_s = f.streams
+        self.arrays = {s: self.stage_array(s, u) for u, s in enumerate(f.streams)}
+        plans = {s: self.plan(s) for s in f.streams}
+        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
+        self.hoisted = {}
+        owner = scores.acc.owner
+        zero_acc = owner if isinstance(owner, Operation) and owner.parent_block() is body else None
+        if zero_acc is not None:
+            self.skipped.add(zero_acc)
+        s_layout = ctx.layout_of(scores.result)
+        o_index = output.result.first_use.index  # type: ignore[union-attr]
+
+        def before() -> None:
+            self.prepare()
+            if zero_acc is not None:
+                lower_op(ctx, zero_acc)  # the scores' zero accumulator, made once
+            self.invariant_operands()
+            second = ctx.add(lb, step)
+            for s, kk, stage in ((k_s, lb, 0), (k_s, second, 1), (v_s, lb, 0)):
+                valid = ctx.cmp("ult", kk, ub)
+                self.issue(s, plans[s], self.arrays[s], kk, valid, ctx.index(stage))
+            ctx.emit(simt.AsyncCommitOp())
+            ctx.emit(simt.AsyncWaitOp(0))
+            self.copies_done()
+            ctx.sync()
+
+        self.checked(before)
+        acc0 = list(ctx.tile(scores.acc, s_layout))
+        first: list[SSAValue] = []
+        self.checked(lambda: first.extend(self.scores_now(acc0, ctx.index(0))))
+        carried = list(body.args[1:])
+        inits = flatten(ctx, loop.iter_args, carried)
+        o_at = sum(_width(ctx, c) for c in carried[:o_index])
+        o_count = _width(ctx, carried[o_index])
+        n_s = len(first)
+        new_body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in first + inits)])
+        iv, t = new_body.args[0], new_body.args[1]
+        ctx.bind(body.args[0], iv)
+        ctx.bind(scores.result, Dist(s_layout, list(new_body.args[2 : 2 + n_s])))
+        unflatten(ctx, carried, list(new_body.args[2 + n_s :]))
+        o_arg = carried[o_index]
+        ctx.loop_depth += 1
+        try:
+            with ctx.at(InsertPoint.at_end(new_body)):
+                waiting = True
+                for op in body.ops:
+                    if op in self.skipped or op is scores:
+                        continue
+                    if waiting and _uses(op, o_arg):
+                        self.retire(o_arg)
+                        waiting = False
+                    if op is output:
+                        ctx.lowering(op)
+                        steps = (iv, t, ub, step, plans, acc0)
+                        self.checked(lambda steps=steps: self.step(output, steps))
+                    elif isinstance(op, scf.YieldOp):
+                        ctx.lowering(op)
+                        rest = flatten(ctx, op.operands, carried)
+                        ctx.emit(scf.YieldOp(ctx.add(t, 1), *self.next_scores, *rest))
+                    else:
+                        lower_op(ctx, op)
+        finally:
+            ctx.loop_depth -= 1
+        ctx.lowering(loop)
+        new = scf.ForOp(lb, ub, step, [ctx.index(0), *first, *inits], Region(new_body))
+        done: list[SSAValue] = []
+
+        def after() -> None:
+            ctx.emit(new)
+            out: list[SSAValue] = list(new.results[1 + n_s :])
+            o = out[o_at : o_at + o_count]
+            out[o_at : o_at + o_count] = ctx.unsafe(
+                lambda: list(ctx.emit(simt.WgmmaWaitOp(o, 0)).results)
+            )
+            done.extend(out)
+            ctx.emit(simt.AsyncWaitOp(0))
+            ctx.sync()
+
+        self.checked(after)
+        unflatten(ctx, loop.results, done)
+        free = _free_stages(ctx)
+        for u, s in enumerate(f.streams):
+            free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+    def retire(self, o_arg: SSAValue) -> None:
+        """Wait for `p @ v` of the iteration before (the output `o_arg` carries in flight)."""
+        ctx = self.ctx
+        layout = ctx.layout_of(o_arg)
+        values = list(ctx.tile(o_arg, layout))
+        waited = ctx.unsafe(lambda: list(ctx.emit(simt.WgmmaWaitOp(values, 0)).results))
+        ctx.bind(o_arg, Dist(layout, waited))
+
+    def scores_now(self, acc: list[SSAValue], stage) -> list[SSAValue]:
+        """`q @ k.T` on k's `stage`, issued and retired (the first iteration's, before the
+        loop)."""
+        ctx, p = self.ctx, self.p
+        base = ctx.mul(stage, p.bn * p.d)
+
+        def run() -> list[SSAValue]:
+            out = self.scores_issue(acc, base)
+            return list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
+
+        return ctx.unsafe(run)
+
+    def scores_issue(self, acc: list[SSAValue], base) -> list[SSAValue]:
+        """Fence, `q @ k.T`'s k16 steps on k's stage at `base`, commit: the group in flight."""
+        ctx, p = self.ctx, self.p
+        arr = self.arrays[self.f.streams[0]]
+        ctx.emit(simt.WgmmaFenceOp())
+        for ks in range(p.d // 16):
+            a_at = ctx.add(self.q_row, (ks // 4) * p.m * SWIZZLE_ROW + 16 * (ks % 4))
+            b_at = ctx.add(base, (ks // 4) * p.bn * SWIZZLE_ROW + 16 * (ks % 4))
+            acc = list(ctx.emit(simt.WgmmaOp(self.q_array, a_at, arr, b_at, acc, p.bn)).results)
+        ctx.emit(simt.WgmmaCommitOp())
+        return acc
+
+    def step(self, output: tile.MmaOp, steps) -> None:
+        """At the output product of iteration t: the copies two (k) and one (v) iterations
+        ahead, then `q @ k.T` of iteration t + 1 and `p @ v` of iteration t as two groups, and
+        a wait that retires the first (carried to iteration t + 1) and leaves the second in
+        flight (carried too, retired at its first use there)."""
+        ctx, p, f = self.ctx, self.p, self.f
+        iv, t, ub, step, plans, acc0 = steps
+        k_s, v_s = f.streams
+        layout = ctx.layout_of(output.result)
+        a = self.a_fragments(output)  # before the fences: PTX fences A's register writes
+        acc = list(ctx.tile(output.acc, layout))
+        ctx.emit(simt.AsyncWaitOp(0))
+        self.copies_done()
+        ctx.sync()
+        now = ctx(arith.AndIOp(t, ctx.index(1)))
+        after = ctx(arith.AndIOp(ctx.add(t, 1), ctx.index(1)))
+        one, two = ctx.add(iv, step), ctx.add(iv, ctx.mul(step, 2))
+        self.issue(k_s, plans[k_s], self.arrays[k_s], two, ctx.cmp("ult", two, ub), now)
+        self.issue(v_s, plans[v_s], self.arrays[v_s], one, ctx.cmp("ult", one, ub), after)
+        ctx.emit(simt.AsyncCommitOp())
+        k_base = ctx.mul(after, p.bn * p.d)
+        v_base = ctx.mul(now, p.bn * p.d)
+
+        def run() -> list[SSAValue]:
+            s = self.scores_issue(acc0, k_base)
+            o = self.output(a, acc, self.arrays[v_s], v_base, retire=False)
+            return list(ctx.emit(simt.WgmmaWaitOp(s + o, 1, len(s))).results)
+
+        both = ctx.unsafe(run)
+        n_s = len(acc0)
+        self.next_scores = both[:n_s]
+        ctx.bind(output.result, Dist(layout, both[n_s:]))
+
+
+def _width(ctx: Lowering, v: SSAValue) -> int:
+    """The SIMT values `flatten` makes of `v`."""
+    return ctx.layout_of(v).num_regs if isinstance(v.type, TileType) else 1
+
+
+def _uses(op: Operation, value: SSAValue) -> bool:
+    """Whether `op`, or an op nested in it, takes `value` as an operand."""
+    return any(value in o.operands for o in op.walk())
+
+
+__all__ = ["Plan", "PipelinedLoop", "WgmmaLoop", "kernel_threads", "plan"]

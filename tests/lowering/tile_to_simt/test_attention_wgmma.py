@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import StringAttr
 
 import ferrox
 from ferrox.dialects import simt
+from ferrox.lowering.tile_to_simt import attention_wgmma
 from ferrox.lowering.tile_to_simt.convert import convert_tile_to_simt
 from ferrox.lowering.tile_to_simt.gemm_wgmma import target_chip
 from ferrox.passes.verify_disjoint import collect
@@ -50,28 +51,41 @@ def lowered(kernel, chip: str = "sm_90a", **constants):
     return module, op
 
 
+def key_loop(kernel) -> scf.ForOp:
+    (loop,) = [op for op in kernel.walk() if isinstance(op, scf.ForOp) and count(op, simt.WgmmaOp)]
+    return loop
+
+
 @pytest.mark.parametrize("dim, causal, bn", [(64, False, 64), (64, True, 128), (128, True, 64)])
-def test_sm90_takes_wgmma(example, dim, causal, bn):
+def test_sm90_takes_wgmma_pipelined(example, dim, causal, bn):
     _, kernel = lowered(example.attention, D=dim, CAUSAL=causal, BN=bn)
     assert count(kernel, simt.MmaSyncOp) == 0 and count(kernel, simt.LdMatrixOp) == 0
-    (loop,) = [op for op in kernel.walk() if isinstance(op, scf.ForOp) and count(op, simt.WgmmaOp)]
+    loop = key_loop(kernel)
     scores = [op for op in loop.walk() if isinstance(op, simt.WgmmaOp)]
     output = [op for op in loop.walk() if isinstance(op, simt.WgmmaRegAOp)]
     # one m64nBN k16 step a 16 of the head dim; one m64nD k16 step a 16 keys, v MN-major
     assert len(scores) == dim // 16 and {op.n.value.data for op in scores} == {bn}
     assert len(output) == bn // 16 and {op.n.value.data for op in output} == {dim}
-    assert {op.mn_stride for op in output} == {bn * 64} and {op.mn_stride for op in scores} == {
-        None
-    }
-    # one barrier and one wait of copies an iteration; each product one group, retired
-    assert count(loop, simt.SyncThreadsOp) == 1 and count(loop, simt.AsyncWaitOp) == 1
+    assert {op.mn_stride for op in output} == {bn * 64}
+    assert {op.mn_stride for op in scores} == {None}
+    # the next iteration's scores, then this one's p @ v; the wait retires the scores (its
+    # first bn / 2 operands) and leaves p @ v in flight, retired at its first use next time
     waits = [op for op in loop.walk() if isinstance(op, simt.WgmmaWaitOp)]
-    assert len(waits) == 2 and all(op.pending.value.data == 0 for op in waits)
+    assert [(op.pending.value.data, op.retired_count) for op in waits] == [(0, 0), (1, bn // 2)]
+    assert count(loop, simt.SyncThreadsOp) == 1 and count(loop, simt.AsyncWaitOp) == 1
     arrays = [op for op in kernel.walk() if isinstance(op, simt.SharedAllocOp)]
     swizzled = [op for op in arrays if "align" in op.properties]
     assert len(swizzled) == 3  # q, k's stages, v's stages: 1024-byte aligned
     assert kernel.contract.block_xyz == (256, 1, 1)
     assert collect(kernel) == []
+
+
+def test_without_the_pipeline_each_product_is_retired_at_once(example, monkeypatch):
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", False)
+    _, kernel = lowered(example.attention, D=64, CAUSAL=True)
+    waits = [op for op in key_loop(kernel).walk() if isinstance(op, simt.WgmmaWaitOp)]
+    assert [op.pending.value.data for op in waits] == [0, 0]
+    assert count(kernel, simt.WgmmaOp) == 4 and collect(kernel) == []
 
 
 @pytest.mark.parametrize("bm", [64, 128, 256])
@@ -103,7 +117,7 @@ def test_two_loops_share_q_and_the_stages():
         "stream0",
         "stream1",
     ]
-    assert count(kernel, simt.WgmmaOp) == 2 * 4 and collect(kernel) == []
+    assert count(kernel, simt.WgmmaOp) == 2 * 2 * 4 and collect(kernel) == []  # prologues too
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
@@ -129,10 +143,18 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("heads, seq, dim, causal, bn, two", [(*c, False) for c in CASES] + [
-    (1, 200, 64, True, 64, True)
-])  # fmt: skip
-def test_matches_numpy_on_the_interpreter(example, interpreter, heads, seq, dim, causal, bn, two):
+RUNS = [(*c, False, True) for c in CASES] + [
+    (1, 200, 64, True, 64, True, True),  # two loops a kernel
+    (1, 200, 64, True, 64, False, False),  # each product retired at once
+    (1, 190, 128, True, 128, False, False),
+]
+
+
+@pytest.mark.parametrize("heads, seq, dim, causal, bn, two, pipe", RUNS)
+def test_matches_numpy_on_the_interpreter(
+    example, interpreter, monkeypatch, heads, seq, dim, causal, bn, two, pipe
+):
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
     kernel = attention_split if two else example.attention
     module, op = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
     assert count(op, simt.WgmmaRegAOp) > 0
