@@ -5,12 +5,10 @@ verify-disjoint and ptxas, and its results on the CPU interpreter (the module's 
 the path there too) against float64 NumPy with a poisoned output: full and causal, head dims
 64 and 128, ragged sequences, key blocks below, on and past the diagonal, two loops a kernel."""
 
-# ruff: noqa: F821
+# The fixture `example` is imported from test_attention_fused, which pytest sees as a redefinition:
+# ruff: noqa: F811
 
 from __future__ import annotations
-
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,19 +24,7 @@ from ferrox.passes.verify_disjoint import collect
 from ferrox.targets.toolchain import find_ptxas
 from ferrox.verify import verify_module
 
-from .test_attention_fused import attention_split, count
-
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
-
-
-@pytest.fixture(scope="module")
-def example():
-    spec = importlib.util.spec_from_file_location("tile_attention_wgmma", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .test_attention_fused import attention_split, count, example  # noqa: F401
 
 
 def lowered(kernel, chip: str = "sm_90a", **constants):
