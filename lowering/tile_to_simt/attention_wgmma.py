@@ -6,8 +6,9 @@ products, when the target is sm_90 (compiled as sm_90a) and the operands are bf1
 - `acc += p @ v` is `simt.wgmma_reg_a`: `p`, the scores' f32 accumulator fragment packed to
   16-bit pairs, *is* the register-A fragment of wgmma (FA3's trick), and v's stage is read as an
   MN-major B (v is `[BN, D]` with D contiguous, PTX's transposed B);
-- the streams keep `attention.py`'s schedule (`cp.async` one iteration ahead into the other of two
-  stages, one block barrier an iteration); only where a stage's rows lie changes: a tile of
+- the streams keep `attention.py`'s copies (`cp.async` into two stages a stream, one block
+  barrier an iteration; the pipelined loop below copies k one more iteration ahead); what
+  changes is where a stage's rows lie: a tile of
   `[rows, D]` is `D / 64` blocks of `[rows, 64]`, each 128-byte row swizzled
   (`(c ^ r % 8)` of its 16-byte chunks), which is at once the K-major layout of k and q and the
   MN-major layout of v, on a 1024-byte aligned array.
@@ -19,13 +20,32 @@ the wgmma accumulator layout, so the softmax and every other op of the body lowe
 mma.sync), `D` a multiple of 64 up to 256, `BN` a multiple of 16 up to 256, and q and the stages
 within `attention.STAGE_BUDGET`. Anything else keeps `attention.py`'s mma.sync path.
 
-Each product is one group: fence, its k16 steps, commit, and a wait that retires it (nothing is
-in flight across other code, so the stages refill under verify-disjoint's rules as they are).
+**Pipelined** (`PipelinedLoop`, FlashAttention-3's overlap within a warpgroup; where the output
+product's result is only carried to the next iteration and the scores' accumulator is a
+constant): the scores of iteration `t + 1` are computed at the end of iteration `t`, so that
+iteration `t + 1`'s softmax runs while `p @ v` of iteration `t` is still on the tensor cores:
+
+    before the loop: copy q, k_0, k_1, v_0; wait; barrier; s_0 = q @ k_0.T (retired)
+    iteration t (s_t carried in, retired; acc carried in, in flight):
+      the body up to the output product (the softmax of s_t), except that at the first use of
+        acc: `simt.wgmma_wait {pending = 0}` (p @ v of iteration t - 1)
+      wait for this thread's copies; fence; barrier (every warpgroup has retired what read the
+        stages refilled now); copy k_{t+2} into k's stage t % 2, v_{t+1} into v's (t + 1) % 2
+      fence, s_{t+1} = q @ k_{t+1}.T, commit; fence, acc += p_t @ v_t, commit
+      `simt.wgmma_wait {pending = 1, retired = BN / 2}`: s_{t+1} retired, acc in flight
+    after the loop: wait {pending = 0} for acc; wait for the copies; barrier
+
+No group is in flight at the barrier, so every copy is issued with nothing pending; the partial
+wait's claim (its first operands, the scores, are of the older group) is checked by
+verify-disjoint. The scores of the iteration past the end read a zero-filled stage and are
+dropped. The knob `PIPELINE` turns it off (`WgmmaLoop`: each product one group, retired at
+once).
+
 The writers of a stage fence (`simt.wgmma_fence`: `fence.proxy.async.shared::cta`) after their
 copies complete and before the barrier that hands the stage to the readers: `cp.async` writes
 through the generic proxy, wgmma reads through the async one.
 
-All of it is the lowering's trusted code (docs/safety.md#trusted-fused-attention): the shared
+All of it is the lowering's trusted code (docs/safety.md#trusted-fused-attention-wgmma): the shared
 and wgmma ops inside `simt.unsafe`, and the kernel passes `verify-disjoint`.
 """
 

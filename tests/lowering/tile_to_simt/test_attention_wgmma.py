@@ -5,7 +5,7 @@ verify-disjoint and ptxas, and its results on the CPU interpreter (the module's 
 the path there too) against float64 NumPy with a poisoned output: full and causal, head dims
 64 and 128, ragged sequences, key blocks below, on and past the diagonal, two loops a kernel."""
 
-# The fixture `example` is imported from test_attention_fused, which pytest sees as a redefinition:
+# The fixture `example` comes from test_attention_fused; ruff takes its uses for redefinitions:
 # ruff: noqa: F811
 
 from __future__ import annotations
