@@ -91,10 +91,36 @@ def rows(variants: bool = False) -> list[dict]:
     return out
 
 
-VARIANTS = {"wgmma": "sm_90", "mma": "sm_80"}
+VARIANTS = {"wgmma": "sm_90", "wgmma-sync": "sm_90", "mma": "sm_80"}
 """The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
-(lowering/tile_to_simt/attention_wgmma.py, as sm_90a), sm_80 keeps mma.sync (its PTX, JIT-compiled
-by the driver for the GPU at hand), so both run in one process on a Hopper GPU."""
+(lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` pipelined, `wgmma-sync` with each
+product retired at once, its `PIPELINE` knob off), sm_80 keeps mma.sync (its PTX, JIT-compiled by
+the driver for the GPU at hand), so all run in one process on a Hopper GPU."""
+
+
+def variant_artifact(kernel, variant: str, **constants):
+    """The kernel compiled as `variant` (`VARIANTS`); `wgmma-sync` is compiled apart, in a cache
+    folder of its own, since the knob is no part of the compile cache's key."""
+    if variant != "wgmma-sync":
+        return kernel.artifact(VARIANTS[variant], **constants)
+    import os
+    import tempfile
+
+    import ferrox
+    from ferrox.lowering.tile_to_simt import attention_wgmma
+
+    text = str(kernel.module(**constants))
+    saved, folder = attention_wgmma.PIPELINE, os.environ.get("FERROX_CACHE_DIR")
+    try:
+        attention_wgmma.PIPELINE = False
+        os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-sync-")
+        return ferrox.compile(text, chip=VARIANTS[variant])
+    finally:
+        attention_wgmma.PIPELINE = saved
+        if folder is None:
+            os.environ.pop("FERROX_CACHE_DIR", None)
+        else:
+            os.environ["FERROX_CACHE_DIR"] = folder
 
 
 def table(
@@ -120,7 +146,7 @@ def table(
         tiles = {k: v for k, v in (("BM", bm), ("BN", bn)) if v}
         for causal in (False, True):
             artifacts = {
-                name: kernel.artifact(VARIANTS[name], D=dim, CAUSAL=causal, **tiles)
+                name: variant_artifact(kernel, name, D=dim, CAUSAL=causal, **tiles)
                 for name in variants
             }
             for seq in seqs:
