@@ -54,6 +54,7 @@ from ferrox.lowering.tile_to_simt.gemm import _inside, _swizzle
 from ferrox.lowering.tile_to_simt.gemm import match as gemm_match
 from ferrox.lowering.tile_to_simt.layout import Layout, log2
 from ferrox.lowering.tile_to_simt.matrix import _pack, row_tensor_core_layout
+from ferrox.lowering.tile_to_simt.memory import branch
 from ferrox.lowering.tile_to_simt.uniform import check
 
 CHUNK_BYTES = 16
@@ -345,20 +346,36 @@ class _Loop:
                 flat = ctx.add(flat, ctx.mul(dims[r - 1], rows_on))
             count = ctx(arith.MinUIOp(ctx(arith.SubiOp(dims[r - 1], gcol)), ctx.index(self.w)))
             count = ctx(arith.SelectOp(inside, count, zero))
-            flat = ctx(arith.SelectOp(inside, flat, zero))
+            checked = ctx(arith.SelectOp(inside, flat, zero))
             place = ctx.add(base_at, at)
             pitch = self.row_pitch(s)
-            out.append((flat, count, ctx.add(place, rows_on * pitch) if rows_on else place))
+            place = ctx.add(place, rows_on * pitch) if rows_on else place
+            out.append((checked, count, place))
 
-        def fill() -> list[SSAValue]:
-            for flat, count, at in out:
-                ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
+        def fill(whole: bool) -> list[SSAValue]:
+            for checked, count, at in out:
+                if whole:  # the tile is whole (`whole_stream`): every chunk inside, `checked`
+                    # its index (one value for both paths: LLVM keeps no second address a copy)
+                    ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, checked, array, at, self.w))
+                else:
+                    ctx.emit(simt.AsyncCopyOp(tensor.slice, checked, count, array, at, self.w))
             return []
 
+        whole = self.whole_stream(s, tensor, idx, valid)
+
         def guarded() -> None:
-            ctx.unsafe(fill)
+            if whole is None:
+                ctx.unsafe(lambda: fill(False))
+            else:
+                branch(ctx, whole, [], lambda: ctx.unsafe(lambda: fill(True)),
+                       lambda: ctx.unsafe(lambda: fill(False)))  # fmt: skip
 
         ctx.when(guard, guarded)
+
+    def whole_stream(self, s: Stream, tensor, idx, valid) -> SSAValue | None:
+        """A block-uniform test under which the copies of `s`'s tile at `idx` may be unchecked,
+        or None: every copy checked (this loop's choice)."""
+        return None
 
     # -- fragments ---------------------------------------------------------------------------
     def a_fragments(self, mma: tile.MmaOp) -> dict[tuple[int, int], list[SSAValue]]:

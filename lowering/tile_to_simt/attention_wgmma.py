@@ -80,6 +80,7 @@ from ferrox.lowering.tile_to_simt.gemm_wgmma import Plan as GemmPlan
 from ferrox.lowering.tile_to_simt.gemm_wgmma import layout as wgmma_layout
 from ferrox.lowering.tile_to_simt.layout import log2
 from ferrox.lowering.tile_to_simt.matrix import row_tensor_core_layout
+from ferrox.lowering.tile_to_simt.memory import _strides, whole_tile
 
 PIPELINE = True
 """Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing)."""
@@ -209,6 +210,20 @@ class WgmmaLoop(_Loop):
             return free.pop()
         size = STAGES * s.rows * s.cols
         return _swizzled(self.ctx.shared(self.element, size, f"stream{u}"))
+
+    def whole_stream(self, s: Stream, tensor, idx, valid) -> SSAValue | None:
+        """The whole-tile test (`memory.whole_tile`, docs/safety.md#trusted-whole-tile) of the
+        stream's tile, and that the iteration runs: then its copies are unchecked (a 16-byte
+        `cp.async` each, without the count, range test, trap vote and misaligned fallback of
+        `simt.async_copy`, some 200 instructions an iteration at 128 x 64 x 64). Only for tile
+        sides that are powers of two (the test's rule) and a rank of at most 3."""
+        shape = tuple(s.load.result.type.get_shape())
+        if len(shape) > 3 or any(x & (x - 1) for x in shape):
+            return None
+        ctx = self.ctx
+        whole = whole_tile(ctx, tensor, idx, shape, _strides(ctx, tensor.dims), self.w,
+                           self.element)  # fmt: skip
+        return ctx.all_of([valid, whole])
 
     def copies_done(self) -> None:
         """The proxy fence of the writers: their `cp.async` writes (generic proxy) are seen by

@@ -59,6 +59,9 @@ def test_sm90_takes_wgmma_pipelined(example, dim, causal, bn):
     waits = [op for op in loop.walk() if isinstance(op, simt.WgmmaWaitOp)]
     assert [(op.pending.value.data, op.retired_count) for op in waits] == [(0, 0), (1, bn // 2)]
     assert count(loop, simt.SyncThreadsOp) == 1 and count(loop, simt.AsyncWaitOp) == 1
+    # k's and v's copies twice: unchecked where the tile is whole, else checked
+    copies = 2 * (bn * dim // 8 // 256)
+    assert count(loop, simt.UncheckedAsyncCopyOp) == count(loop, simt.AsyncCopyOp) == copies
     arrays = [op for op in kernel.walk() if isinstance(op, simt.SharedAllocOp)]
     swizzled = [op for op in arrays if "align" in op.properties]
     assert len(swizzled) == 3  # q, k's stages, v's stages: 1024-byte aligned
