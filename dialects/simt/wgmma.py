@@ -33,7 +33,8 @@ in its registers, asynchronously.
   B, the accumulators, `n`, `b_mn_stride` and every rule are `simt.wgmma`'s, and a
   `simt.wgmma_reg_a` and a `simt.wgmma` of one n chain into each other's accumulators.
 - `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
-  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
+  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`);
+  `{registers}` orders its registers only (`wgmma.fence`), for tiles whose writers fenced.
 - `simt.wgmma_commit` closes the warpgroup's group of wgmma ops issued since the last one.
 - `%e.. = simt.wgmma_wait %d.. {pending = 0}`: waits until at most `pending` groups are in
   flight; its results are its operands, now readable. With `pending > 0` they stay in flight,
@@ -72,6 +73,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    UnitAttr,
     f32,
     i32,
     i64,
@@ -632,13 +634,18 @@ class WgmmaRegAOp(IRDLOperation):
 @irdl_op_definition
 class WgmmaFenceOp(IRDLOperation):
     """`simt.wgmma_fence`: shared memory and accumulators written before it are seen by the
-    wgmma ops after it."""
+    wgmma ops after it. `simt.wgmma_fence {registers}`: the registers only (PTX `wgmma.fence`
+    without `fence.proxy.async`, whose `MEMBAR` a fence before each product of a loop would
+    pay): for a product whose shared tiles were made visible to the async proxy by their
+    writers, each fencing after its writes and before a barrier the readers pass."""
 
     name = "simt.wgmma_fence"
+    registers = opt_prop_def(UnitAttr)
     assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, registers: bool = False):
+        super().__init__(properties={"registers": UnitAttr()} if registers else {})
 
     def verify_(self) -> None:
         check_warpgroups(self)

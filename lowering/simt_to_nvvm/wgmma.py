@@ -15,7 +15,8 @@ no wgmma intrinsic), for sm_90a only (`check_target`):
 - `simt.wgmma_reg_a`: the same asm in PTX's register-A form, `{d..}, {a0, a1, a2, a3}, db, p,
   1, 1, trans-b` (A's four i32 registers as `"r"` inputs; no A descriptor, no trans-a).
 - `simt.wgmma_fence`: `fence.proxy.async.shared::cta` (shared writes of the generic proxy, such
-  as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`.
+  as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`;
+  `{registers}`: `wgmma.fence` alone.
 - `simt.wgmma_commit` / `simt.wgmma_wait`: `wgmma.commit_group` / `wgmma.wait_group N`, the wait
   with its values tied through it, so no use of them moves above it. Values still in flight
   after a wait with N > 0 cross loop back edges as LLVM phis; ptxas keeps a wgmma pipeline in
@@ -265,9 +266,8 @@ class WgmmaRegAToPtx(RewritePattern):
 class WgmmaFenceToPtx(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WgmmaFenceOp, rewriter: PatternRewriter, /) -> None:
-        rewriter.replace(
-            op, _asm("fence.proxy.async.shared::cta;\nwgmma.fence.sync.aligned;", "", [])
-        )
+        proxy = "" if op.registers is not None else "fence.proxy.async.shared::cta;\n"
+        rewriter.replace(op, _asm(proxy + "wgmma.fence.sync.aligned;", "", []))
 
 
 class WgmmaCommitToPtx(RewritePattern):

@@ -265,32 +265,37 @@ class WgmmaLoop(_Loop):
         s = self.stream_of[mma]
         base = ctx.mul(stage, s.rows * s.cols)
         if mma is self.f.mmas[0]:
-            out = ctx.unsafe(lambda: self.scores(acc, self.arrays[s], base))
+            out = ctx.unsafe(lambda: self.scores(acc, base))
         else:
             a = self.a_fragments(mma)  # before the fence: PTX fences A's register writes
             out = ctx.unsafe(lambda: self.output(a, acc, self.arrays[s], base))
         ctx.bind(mma.result, Dist(layout, out))
 
-    def scores(self, acc: list[SSAValue], array, base) -> list[SSAValue]:
-        """`q @ k.T`: m64nBN of the warpgroup's q rows by the stage's BN rows of k, both
-        K-major, over the head dim's k16 steps; one group, retired."""
+    def scores(self, acc: list[SSAValue], base) -> list[SSAValue]:
+        """`q @ k.T` on k's stage at `base`, issued and retired."""
+        return list(self.ctx.emit(simt.WgmmaWaitOp(self.scores_issue(acc, base), 0)).results)
+
+    def scores_issue(self, acc: list[SSAValue], base) -> list[SSAValue]:
+        """`q @ k.T`: m64nBN of the warpgroup's q rows by the BN rows of k's stage at `base`,
+        both K-major, over the head dim's k16 steps: fence, the steps, commit (the group in
+        flight). The fence is the registers' only: the stages' writers fenced the proxy."""
         ctx, p = self.ctx, self.p
-        ctx.emit(simt.WgmmaFenceOp())
+        arr = self.arrays[self.f.streams[0]]
+        ctx.emit(simt.WgmmaFenceOp(registers=True))
         for ks in range(p.d // 16):
-            at = (ks // 4) * p.m * SWIZZLE_ROW + 16 * (ks % 4)
-            a_at = ctx.add(self.q_row, at)
+            a_at = ctx.add(self.q_row, (ks // 4) * p.m * SWIZZLE_ROW + 16 * (ks % 4))
             b_at = ctx.add(base, (ks // 4) * p.bn * SWIZZLE_ROW + 16 * (ks % 4))
-            op = simt.WgmmaOp(self.q_array, a_at, array, b_at, acc, p.bn)
-            acc = list(ctx.emit(op).results)
+            acc = list(ctx.emit(simt.WgmmaOp(self.q_array, a_at, arr, b_at, acc, p.bn)).results)
         ctx.emit(simt.WgmmaCommitOp())
-        return list(ctx.emit(simt.WgmmaWaitOp(acc, 0)).results)
+        return acc
 
     def output(self, a, acc: list[SSAValue], array, base, retire=True) -> list[SSAValue]:
         """`acc += p @ v`: m64nD with p's registers as A over the BN keys' k16 steps, v's stage
         an MN-major B (blocks of 64 columns of D, `BN * 64` elements apart); one group,
-        retired unless `retire` is False (then in flight)."""
+        retired unless `retire` is False (then in flight). A registers-only fence, as for the
+        scores."""
         ctx, p = self.ctx, self.p
-        ctx.emit(simt.WgmmaFenceOp())
+        ctx.emit(simt.WgmmaFenceOp(registers=True))
         for ks in range(p.bn // 16):
             b_at = ctx.add(base, ks * 16 * SWIZZLE_ROW)
             op = simt.WgmmaRegAOp(a[(0, ks)], array, b_at, acc, p.d, p.bn * SWIZZLE_ROW)
@@ -405,24 +410,7 @@ class PipelinedLoop(WgmmaLoop):
         loop)."""
         ctx, p = self.ctx, self.p
         base = ctx.mul(stage, p.bn * p.d)
-
-        def run() -> list[SSAValue]:
-            out = self.scores_issue(acc, base)
-            return list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
-
-        return ctx.unsafe(run)
-
-    def scores_issue(self, acc: list[SSAValue], base) -> list[SSAValue]:
-        """Fence, `q @ k.T`'s k16 steps on k's stage at `base`, commit: the group in flight."""
-        ctx, p = self.ctx, self.p
-        arr = self.arrays[self.f.streams[0]]
-        ctx.emit(simt.WgmmaFenceOp())
-        for ks in range(p.d // 16):
-            a_at = ctx.add(self.q_row, (ks // 4) * p.m * SWIZZLE_ROW + 16 * (ks % 4))
-            b_at = ctx.add(base, (ks // 4) * p.bn * SWIZZLE_ROW + 16 * (ks % 4))
-            acc = list(ctx.emit(simt.WgmmaOp(self.q_array, a_at, arr, b_at, acc, p.bn)).results)
-        ctx.emit(simt.WgmmaCommitOp())
-        return acc
+        return ctx.unsafe(lambda: self.scores(acc, base))
 
     def step(self, output: tile.MmaOp, steps) -> None:
         """At the output product of iteration t: the copies two (k) and one (v) iterations

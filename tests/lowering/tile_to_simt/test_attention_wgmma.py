@@ -118,6 +118,9 @@ def test_ptx_assembles_for_sm90a_without_spills(example, dim, bn):
     assert art.chip == "sm_90a"
     assert f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.bf16.bf16" in art.ptx
     assert "mma.sync" not in art.ptx and "ldmatrix" not in art.ptx
+    # the proxy fence only where the copies' writers hand the stages on (before the loop and
+    # once an iteration); the products' fences order registers only
+    assert art.ptx.count("fence.proxy.async") == 2
     info = run_ptxas(art.ptx, "sm_90a").resources["attention"]
     assert info.spill_stores == 0 and info.spill_loads == 0
 
