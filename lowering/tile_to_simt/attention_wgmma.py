@@ -84,6 +84,10 @@ from ferrox.lowering.tile_to_simt.memory import _strides, whole_tile
 
 PIPELINE = True
 """Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing)."""
+PIPELINE_THREADS = 256
+"""Up to this many threads a block the loop is pipelined: at 512 a thread has 128 registers, and
+the next iteration's scores it holds too made ptxas spill 76-100 bytes at 256 x 64, d 64 (the
+synchronous form: none)."""
 MAX_N = 256
 """wgmma's largest N (and a TMA-free stage's widest head dim here)."""
 
@@ -152,7 +156,7 @@ def plan(f: Fused, threads: int, chip: str) -> Plan | None:
         return None
     if 2 * (m * d + STAGES * 2 * bn * d) > STAGE_BUDGET:
         return None
-    return Plan(m, d, bn, q, PIPELINE and _pipelinable(f))
+    return Plan(m, d, bn, q, PIPELINE and threads <= PIPELINE_THREADS and _pipelinable(f))
 
 
 def _pipelinable(f: Fused) -> bool:
