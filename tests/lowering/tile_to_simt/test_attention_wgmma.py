@@ -121,6 +121,8 @@ def test_ptx_assembles_for_sm90a_without_spills(example, dim, bn):
     # the proxy fence only where the copies' writers hand the stages on (before the loop and
     # once an iteration); the products' fences order registers only
     assert art.ptx.count("fence.proxy.async") == 2
+    # p rounded to bf16 and packed, two values an instruction (lowering/simt_to_nvvm/pack.py)
+    assert art.ptx.count("cvt.rn.bf16x2.f32") == bn // 4
     info = run_ptxas(art.ptx, "sm_90a").resources["attention"]
     assert info.spill_stores == 0 and info.spill_loads == 0
 
