@@ -162,3 +162,23 @@ def test_matches_numpy_on_the_interpreter(
     np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
     if causal:  # the mask is seen: the full product differs
         assert not np.allclose(out, example.reference(x, y, z, False), rtol=1e-2, atol=1e-2)
+
+
+def off_by_one(x):
+    """`x`'s values in an array that starts 2 bytes past a 16-byte boundary: no tile of it
+    passes the whole-tile test's alignment rule, so every copy takes the checked path."""
+    buffer = np.zeros(x.size + 8, np.uint16).view(type(x))
+    shifted = buffer[1 : 1 + x.size].reshape(x.shape)
+    shifted[...] = x
+    assert shifted.ctypes.data % 16 == 2
+    return shifted
+
+
+def test_misaligned_tensors_take_the_checked_copies(example, interpreter):
+    module, _ = lowered(example.attention, D=64, CAUSAL=False)
+    rng = np.random.default_rng()
+    q, k, v = (ferrox.to_bf16(rng.standard_normal((1, 256, 64))) for _ in range(3))
+    out = np.full((1, 256, 64), np.nan, np.float32)
+    interpreter(module, "attention", [out, off_by_one(q), off_by_one(k), off_by_one(v)])
+    expected = example.reference(q.float32(), k.float32(), v.float32(), False)
+    np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
