@@ -91,17 +91,19 @@ def rows(variants: bool = False) -> list[dict]:
     return out
 
 
-VARIANTS = {"wgmma": "sm_90", "wgmma-sync": "sm_90", "mma": "sm_80"}
+VARIANTS = {"wgmma": "sm_90", "wgmma-sync": "sm_90", "wgmma-pipe": "sm_90", "mma": "sm_80"}
 """The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
-(lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` pipelined, `wgmma-sync` with each
-product retired at once, its `PIPELINE` knob off), sm_80 keeps mma.sync (its PTX, JIT-compiled by
-the driver for the GPU at hand), so all run in one process on a Hopper GPU."""
+(lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` as the lowering chooses,
+`wgmma-sync` with its `PIPELINE` knob off, each product retired at once, `wgmma-pipe` with it
+on), sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
+in one process on a Hopper GPU."""
+KNOB = {"wgmma-sync": False, "wgmma-pipe": True}
 
 
 def variant_artifact(kernel, variant: str, **constants):
-    """The kernel compiled as `variant` (`VARIANTS`); `wgmma-sync` is compiled apart, in a cache
-    folder of its own, since the knob is no part of the compile cache's key."""
-    if variant != "wgmma-sync":
+    """The kernel compiled as `variant` (`VARIANTS`); one that sets the knob is compiled apart,
+    in a cache folder of its own, since the knob is no part of the compile cache's key."""
+    if variant not in KNOB:
         return kernel.artifact(VARIANTS[variant], **constants)
     import os
     import tempfile
@@ -112,7 +114,7 @@ def variant_artifact(kernel, variant: str, **constants):
     text = str(kernel.module(**constants))
     saved, folder = attention_wgmma.PIPELINE, os.environ.get("FERROX_CACHE_DIR")
     try:
-        attention_wgmma.PIPELINE = False
+        attention_wgmma.PIPELINE = KNOB[variant]
         os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-sync-")
         return ferrox.compile(text, chip=VARIANTS[variant])
     finally:

@@ -20,10 +20,11 @@ the wgmma accumulator layout, so the softmax and every other op of the body lowe
 mma.sync), `D` a multiple of 64 up to 256, `BN` a multiple of 16 up to 256, and q and the stages
 within `attention.STAGE_BUDGET`. Anything else keeps `attention.py`'s mma.sync path.
 
-**Pipelined** (`PipelinedLoop`, FlashAttention-3's overlap within a warpgroup; where the output
-product's result is only carried to the next iteration and the scores' accumulator is a
-constant): the scores of iteration `t + 1` are computed at the end of iteration `t`, so that
-iteration `t + 1`'s softmax runs while `p @ v` of iteration `t` is still on the tensor cores:
+**Pipelined** (`PipelinedLoop`, FlashAttention-3's overlap within a warpgroup; behind the knob
+`PIPELINE`, off by default; where the output product's result is only carried to the next
+iteration and the scores' accumulator is a constant): the scores of iteration `t + 1` are
+computed at the end of iteration `t`, so that iteration `t + 1`'s softmax runs while `p @ v` of
+iteration `t` is still on the tensor cores:
 
     before the loop: copy q, k_0, k_1, v_0; wait; barrier; s_0 = q @ k_0.T (retired)
     iteration t (s_t carried in, retired; acc carried in, in flight):
@@ -38,8 +39,7 @@ iteration `t + 1`'s softmax runs while `p @ v` of iteration `t` is still on the 
 No group is in flight at the barrier, so every copy is issued with nothing pending; the partial
 wait's claim (its first operands, the scores, are of the older group) is checked by
 verify-disjoint. The scores of the iteration past the end read a zero-filled stage and are
-dropped. The knob `PIPELINE` turns it off (`WgmmaLoop`: each product one group, retired at
-once).
+dropped. Without it (`WgmmaLoop`) each product is one group, retired at once.
 
 The writers of a stage fence (`simt.wgmma_fence`: `fence.proxy.async.shared::cta`) after their
 copies complete and before the barrier that hands the stage to the readers: `cp.async` writes
@@ -82,8 +82,12 @@ from ferrox.lowering.tile_to_simt.layout import log2
 from ferrox.lowering.tile_to_simt.matrix import row_tensor_core_layout
 from ferrox.lowering.tile_to_simt.memory import _strides, whole_tile
 
-PIPELINE = True
-"""Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing)."""
+PIPELINE = False
+"""Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing). Off:
+on the H100 (the lead's run of 55cae5e, 2026-12-06 18:36-18:44 UTC, ratio to SDPA) the
+synchronous form was as fast or faster in 7 of 10 cases (d 64 128 x 64 full 0.368 against
+0.267: the pipelined one's 156 registers cost the second block an SM), the pipelined one ahead
+by 3-4% in two (d 128 128 x 64, d 64 128 x 64 causal)."""
 PIPELINE_THREADS = 256
 """Up to this many threads a block the loop is pipelined: at 512 a thread has 128 registers, and
 the next iteration's scores it holds too made ptxas spill 76-100 bytes at 256 x 64, d 64 (the
