@@ -82,6 +82,9 @@ from ferrox.lowering.tile_to_simt.layout import log2
 from ferrox.lowering.tile_to_simt.matrix import row_tensor_core_layout
 from ferrox.lowering.tile_to_simt.memory import _strides, whole_tile
 
+ENABLED = True
+"""Whether sm_90 takes this path at all (False: the mma.sync loop everywhere; a knob for merging
+and timing, as the H100 has not yet shown it faster)."""
 PIPELINE = False
 """Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing). Off:
 on the H100 (the lead's run of 55cae5e, 2026-12-06 18:36-18:44 UTC, ratio to SDPA) the
@@ -132,7 +135,7 @@ def _q_stream(mma: tile.MmaOp) -> Stream | None:
 def plan(f: Fused, threads: int, chip: str) -> Plan | None:
     """The plan for fused loop `f` with `threads` threads on `chip`, or None where this path
     does not apply (module docstring)."""
-    if chip not in WGMMA_CHIPS or len(f.mmas) != 2:
+    if not ENABLED or chip not in WGMMA_CHIPS or len(f.mmas) != 2:
         return None
     if not isinstance(_element(f.mmas[0]), BFloat16Type | Float16Type):
         return None
