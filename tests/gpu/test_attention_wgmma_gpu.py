@@ -9,17 +9,14 @@ Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_attention_wgmma_
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from tile_attention_example import load
 
 from ferrox.lowering.tile_to_simt import attention_wgmma
 
 pytestmark = pytest.mark.gpu
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "python" / "tile_attention.py"
 CASES = [
     # dim, causal, BM, BN, heads, seq
     (64, False, 128, 64, 3, 1000),  # same shape: m64n64 scores and output
@@ -32,15 +29,6 @@ CASES = [
 ]
 
 
-def example():
-    """A fresh copy of the example (its kernel's compile cache empty)."""
-    spec = importlib.util.spec_from_file_location("tile_attention_gpu", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("pipelined", [True, False])
 @pytest.mark.parametrize("dim, causal, bm, bn, heads, seq", CASES)
 def test_wgmma_attention_matches_numpy(
@@ -48,7 +36,7 @@ def test_wgmma_attention_matches_numpy(
 ):
     monkeypatch.setattr(attention_wgmma, "PIPELINE", pipelined)
     monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))  # the knob is no part of its key
-    ex = example()
+    ex = load("tile_attention_gpu")  # a fresh copy: its kernel's compile cache empty
     constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn}
     ptx = ex.attention.ptx("sm_90", **constants)
     assert "wgmma.mma_async" in ptx and ("wait_group.sync.aligned 1" in ptx) == pipelined
