@@ -331,8 +331,13 @@ class _Loop:
         zero = ctx.index(0)
         base = ctx.mul(lead, dims[r - 2]) if lead is not None else zero
         base_at = ctx.mul(stage, s.rows * s.cols)
-        out = []
-        for row, chunk, at, rows_on in copies:
+        pitch = self.row_pitch(s)
+        places = []
+        for _, _, at, rows_on in copies:
+            place = ctx.add(base_at, at)
+            places.append(ctx.add(place, rows_on * pitch) if rows_on else place)
+
+        def checked(row, chunk, rows_on) -> tuple[SSAValue, SSAValue]:
             # The copy `rows_on` rows after `row`: its values are the first copy's plus
             # constants made here, in the loop, so none of them is kept live across it.
             first = ctx.add(row0, row)
@@ -346,29 +351,39 @@ class _Loop:
                 flat = ctx.add(flat, ctx.mul(dims[r - 1], rows_on))
             count = ctx(arith.MinUIOp(ctx(arith.SubiOp(dims[r - 1], gcol)), ctx.index(self.w)))
             count = ctx(arith.SelectOp(inside, count, zero))
-            checked = ctx(arith.SelectOp(inside, flat, zero))
-            place = ctx.add(base_at, at)
-            pitch = self.row_pitch(s)
-            place = ctx.add(place, rows_on * pitch) if rows_on else place
-            out.append((checked, count, place))
+            return ctx(arith.SelectOp(inside, flat, zero)), count
 
-        def fill(whole: bool) -> list[SSAValue]:
-            for checked, count, at in out:
-                if whole:  # the tile is whole (`whole_stream`): every chunk inside, `checked`
-                    # its index (one value for both paths: LLVM keeps no second address a copy)
-                    ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, checked, array, at, self.w))
-                else:
-                    ctx.emit(simt.AsyncCopyOp(tensor.slice, checked, count, array, at, self.w))
+        def checked_copies(indices) -> list[SSAValue]:
+            for (flat, count), at in zip(indices(), places):
+                ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
+            return []
+
+        def whole_copies() -> list[SSAValue]:
+            # `checked`'s flat index, regrouped: the tile's first element (block-uniform) plus
+            # the thread's offset in the tile (loop-invariant), so neither the range tests nor
+            # a per-copy address is computed on this path.
+            tile_at = ctx.add(ctx.mul(ctx.add(base, row0), dims[r - 1]), col0)
+            for (row, chunk, _, rows_on), at in zip(copies, places):
+                off = ctx.add(ctx.mul(row, dims[r - 1]), ctx.mul(chunk, self.w))
+                if rows_on:
+                    off = ctx.add(off, ctx.mul(dims[r - 1], rows_on))
+                flat = ctx.add(tile_at, off)
+                ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, flat, array, at, self.w))
             return []
 
         whole = self.whole_stream(s, tensor, idx, valid)
+        if whole is None:  # the checked copies alone, their indices made before the guard
+            made = [checked(row, chunk, rows_on) for row, chunk, _, rows_on in copies]
 
-        def guarded() -> None:
-            if whole is None:
-                ctx.unsafe(lambda: fill(False))
-            else:
-                branch(ctx, whole, [], lambda: ctx.unsafe(lambda: fill(True)),
-                       lambda: ctx.unsafe(lambda: fill(False)))  # fmt: skip
+            def guarded() -> None:
+                ctx.unsafe(lambda: checked_copies(lambda: made))
+
+        else:  # each path makes its own indices, inside its branch
+
+            def guarded() -> None:
+                made = lambda: [checked(row, chunk, on) for row, chunk, _, on in copies]  # noqa: E731
+                branch(ctx, whole, [], lambda: ctx.unsafe(whole_copies),
+                       lambda: ctx.unsafe(lambda: checked_copies(made)))  # fmt: skip
 
         ctx.when(guard, guarded)
 
