@@ -40,6 +40,7 @@ from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers
     uniform,
 )
 from ferrox.lowering.tile_to_simt.assign import analyse
+from ferrox.lowering.tile_to_simt.attention_wgmma import kernel_threads as attention_threads
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
@@ -97,9 +98,10 @@ def lower_kernel(
 
 
 def default_threads(kernel: tile.KernelOp, elems: int = 0, chip: str = "") -> int:
-    """The threads a tile block of `kernel` gets where the pass names none: what its wgmma loop
-    needs (sm_90), else 16 x 8 accumulators a thread of a deep f32 GEMM loop where every tile
-    fits those threads (`MAX_ELEMENTS_PER_THREAD`), else `config.choose_threads`."""
+    """The threads a tile block of `kernel` gets where the pass names none: what its wgmma or
+    fused attention loop needs (sm_90), else 16 x 8 accumulators a thread of a deep f32 GEMM
+    loop where every tile fits those threads (`MAX_ELEMENTS_PER_THREAD`), else
+    `config.choose_threads`."""
     reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
     if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
         reduces = False  # mma layouts are laid out for the usual count
@@ -108,7 +110,8 @@ def default_threads(kernel: tile.KernelOp, elems: int = 0, chip: str = "") -> in
     fewer = fma_threads(kernel, default)  # deep f32 GEMM loops (`gemm.fma_threads`)
     if fewer and max(n for n, _, _ in tiles) > MAX_ELEMENTS_PER_THREAD * fewer:
         fewer = None  # another tile would not fit the fewer threads' registers
-    return kernel_threads(kernel, chip) or fewer or default  # first: sm_90's wgmma loops
+    # first: sm_90's wgmma loops and fused attention loops
+    return kernel_threads(kernel, chip) or attention_threads(kernel, chip) or fewer or default
 
 
 MAX_ELEMENTS_PER_THREAD = 256
