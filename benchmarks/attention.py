@@ -23,10 +23,10 @@ from benchmarks.suite import measure  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
 BATCH, HEADS, SEQ = 4, 16, 4096
-BM = {64: 256, 128: 128}
-"""Query rows a block by head dim: two 16-row tiles a warp for d 64 (measured fastest on the
-H200, docs/performance.md "Fused attention (H14)"); d 128 at 256 rows needs more shared memory
-than a block has."""
+TILES = {64: (128, 64), 128: (128, 128)}
+"""Query rows and keys a block (BM, BN) by head dim: the fastest measured on sm_90's wgmma path
+(H100, 2026-12-06, docs/performance.md "Eighth session's GPU runs": d 64 128 x 64 0.68 of
+SDPA, d 128 128 x 128 0.59; BM 256 was the mma.sync path's best for d 64)."""
 
 
 def example():
@@ -49,7 +49,8 @@ def rows(variants: bool = False) -> list[dict]:
         o = torch.empty(shape, device="cuda", dtype=torch.float32)
         flat = [t.view(BATCH * HEADS, SEQ, dim) for t in (o, q, k, v)]
         ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
-        constants = {"D": dim, "CAUSAL": causal, "BM": BM[dim]}
+        bm, bn = TILES[dim]
+        constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn}
 
         def make(flat=flat, o=o, constants=constants):
             artifact = kernel.artifact("sm_90", **constants)
@@ -129,7 +130,7 @@ def table(
     seqs: list[int],
     batch: int,
     heads: int,
-    configs=((64, 0, 0), (128, 0, 0)),
+    configs=((64, 128, 64), (128, 128, 128)),
     variants=("wgmma",),
 ) -> list[dict]:
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
@@ -209,7 +210,9 @@ if __name__ == "__main__":
     parser.add_argument("--seqs", default="1024,2048,4096")
     parser.add_argument("--batch", type=int, default=BATCH)
     parser.add_argument("--heads", type=int, default=HEADS)
-    parser.add_argument("--configs", default="64:256:0,128:0:0", help="DIM:BM:BN,... (0: default)")
+    parser.add_argument(
+        "--configs", default="64:128:64,128:128:128", help="DIM:BM:BN,... (0: default)"
+    )
     parser.add_argument(
         "--variants",
         default="wgmma",
