@@ -23,10 +23,10 @@ from benchmarks.suite import measure  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
 BATCH, HEADS, SEQ = 4, 16, 4096
-BM = {64: 256, 128: 128}
-"""Query rows a block by head dim: two 16-row tiles a warp for d 64 (measured fastest on the
-H200, docs/performance.md "Fused attention (H14)"); d 128 at 256 rows needs more shared memory
-than a block has."""
+TILES = {64: (128, 64), 128: (128, 128)}
+"""Query rows and keys a block (BM, BN) by head dim: the fastest measured on sm_90's wgmma path
+(H100, 2026-12-06, docs/performance.md "Eighth session's GPU runs": d 64 128 x 64 0.68 of
+SDPA, d 128 128 x 128 0.59; BM 256 was the mma.sync path's best for d 64)."""
 
 
 def example():
@@ -49,7 +49,8 @@ def rows(variants: bool = False) -> list[dict]:
         o = torch.empty(shape, device="cuda", dtype=torch.float32)
         flat = [t.view(BATCH * HEADS, SEQ, dim) for t in (o, q, k, v)]
         ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
-        constants = {"D": dim, "CAUSAL": causal, "BM": BM[dim]}
+        bm, bn = TILES[dim]
+        constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn}
 
         def make(flat=flat, o=o, constants=constants):
             artifact = kernel.artifact("sm_90", **constants)
@@ -91,10 +92,51 @@ def rows(variants: bool = False) -> list[dict]:
     return out
 
 
-def table(seqs: list[int], batch: int, heads: int, configs=((64, 0, 0), (128, 0, 0))) -> list[dict]:
-    """One compact row per (head dim, tile shape, causal, seq): the max error against SDPA's bf16
-    output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians) and their
-    ratio. `configs` lists (dim, BM, BN), 0 for the example's default."""
+VARIANTS = {"wgmma": "sm_90", "wgmma-sync": "sm_90", "wgmma-pipe": "sm_90", "mma": "sm_80"}
+"""The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
+(lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` as the lowering chooses,
+`wgmma-sync` with its `PIPELINE` knob off, each product retired at once, `wgmma-pipe` with it
+on), sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
+in one process on a Hopper GPU."""
+KNOB = {"wgmma-sync": False, "wgmma-pipe": True}
+
+
+def variant_artifact(kernel, variant: str, **constants):
+    """The kernel compiled as `variant` (`VARIANTS`); one that sets the knob is compiled apart,
+    in a cache folder of its own, since the knob is no part of the compile cache's key."""
+    if variant not in KNOB:
+        return kernel.artifact(VARIANTS[variant], **constants)
+    import os
+    import tempfile
+
+    import ferrox
+    from ferrox.lowering.tile_to_simt import attention_wgmma
+
+    text = str(kernel.module(**constants))
+    saved, folder = attention_wgmma.PIPELINE, os.environ.get("FERROX_CACHE_DIR")
+    try:
+        attention_wgmma.PIPELINE = KNOB[variant]
+        os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-sync-")
+        return ferrox.compile(text, chip=VARIANTS[variant])
+    finally:
+        attention_wgmma.PIPELINE = saved
+        if folder is None:
+            os.environ.pop("FERROX_CACHE_DIR", None)
+        else:
+            os.environ["FERROX_CACHE_DIR"] = folder
+
+
+def table(
+    seqs: list[int],
+    batch: int,
+    heads: int,
+    configs=((64, 128, 64), (128, 128, 128)),
+    variants=("wgmma",),
+) -> list[dict]:
+    """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
+    SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
+    SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
+    example's default; `variants` names `VARIANTS`."""
     import torch
     import torch.nn.functional as F
 
@@ -102,52 +144,62 @@ def table(seqs: list[int], batch: int, heads: int, configs=((64, 0, 0), (128, 0,
 
     kernel = example().attention
     out = []
-    print(f"{'case':<22} {'max err':>8} {'ferrox':>8} {'sdpa':>8} {'ratio':>6}", flush=True)
+    print(f"{'case':<30} {'max err':>8} {'ferrox':>8} {'sdpa':>8} {'ratio':>6}", flush=True)
     for dim, bm, bn in configs:
         tiles = {k: v for k, v in (("BM", bm), ("BN", bn)) if v}
         for causal in (False, True):
-            artifact = kernel.artifact("sm_90", D=dim, CAUSAL=causal, **tiles)
+            artifacts = {
+                name: variant_artifact(kernel, name, D=dim, CAUSAL=causal, **tiles)
+                for name in variants
+            }
             for seq in seqs:
                 shape = (batch, heads, seq, dim)
                 q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
-                o = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
-                flat = [t.view(batch * heads, seq, dim) for t in (o, q, k, v)]
-                go = launcher(artifact, "attention", flat)
-                go()
-                torch.cuda.synchronize()
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
-                err = (o - ref).abs().max().item()  # NaN (unwritten) compares as not close
-                ms = bench(go)
                 peer = bench(
                     lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
                         q, k, v, is_causal=c
                     )
                 )
-                flops = 4 * batch * heads * seq * seq * dim / (2 if causal else 1)
-                row = {
-                    "dim": dim,
-                    "bm": bm,
-                    "bn": bn,
-                    "causal": causal,
-                    "seq": seq,
-                    "batch": batch,
-                    "heads": heads,
-                    "max_err": err,
-                    "correct": bool(err <= 3e-2),
-                    "ferrox_tflops": flops / ms / 1e9,
-                    "sdpa_tflops": flops / peer / 1e9,
-                    "ratio": peer / ms,
-                }
-                out.append(row)
-                tag = f" {bm}x{bn}" if tiles else ""
-                name = f"d{dim}{tag} {'causal' if causal else 'full'} s{seq}"
-                print(
-                    f"{name:<22} {err:8.1e} {row['ferrox_tflops']:8.1f} "
-                    f"{row['sdpa_tflops']:8.1f} {row['ratio']:6.3f}"
-                    + ("" if row["correct"] else "  WRONG"),
-                    flush=True,
-                )
+                for name, artifact in artifacts.items():
+                    o = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
+                    flat = [t.view(batch * heads, seq, dim) for t in (o, q, k, v)]
+                    go = launcher(artifact, "attention", flat)
+                    go()
+                    torch.cuda.synchronize()
+                    err = (o - ref).abs().max().item()  # NaN (unwritten) compares as not close
+                    ms = bench(go)
+                    flops = 4 * batch * heads * seq * seq * dim / (2 if causal else 1)
+                    row = {
+                        "variant": name,
+                        "chip": artifact.chip,
+                        "dim": dim,
+                        "bm": bm,
+                        "bn": bn,
+                        "causal": causal,
+                        "seq": seq,
+                        "batch": batch,
+                        "heads": heads,
+                        "max_err": err,
+                        "correct": bool(err <= 3e-2),
+                        "ferrox_tflops": flops / ms / 1e9,
+                        "sdpa_tflops": flops / peer / 1e9,
+                        "ratio": peer / ms,
+                    }
+                    out.append(row)
+                    _print_row(row, bool(tiles))
     return out
+
+
+def _print_row(row: dict, tiles: bool) -> None:
+    tag = f" {row['bm']}x{row['bn']}" if tiles else ""
+    kind = "causal" if row["causal"] else "full"
+    name = f"d{row['dim']}{tag} {kind} s{row['seq']} {row['variant']}"
+    print(
+        f"{name:<30} {row['max_err']:8.1e} {row['ferrox_tflops']:8.1f} "
+        f"{row['sdpa_tflops']:8.1f} {row['ratio']:6.3f}" + ("" if row["correct"] else "  WRONG"),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
@@ -158,12 +210,22 @@ if __name__ == "__main__":
     parser.add_argument("--seqs", default="1024,2048,4096")
     parser.add_argument("--batch", type=int, default=BATCH)
     parser.add_argument("--heads", type=int, default=HEADS)
-    parser.add_argument("--configs", default="64:256:0,128:0:0", help="DIM:BM:BN,... (0: default)")
+    parser.add_argument(
+        "--configs", default="64:128:64,128:128:128", help="DIM:BM:BN,... (0: default)"
+    )
+    parser.add_argument(
+        "--variants",
+        default="wgmma",
+        help=f"paths to time beside SDPA, comma-separated, of {','.join(VARIANTS)}",
+    )
     args = parser.parse_args()
     if args.table:
         seqs = [int(x) for x in args.seqs.split(",")]
         configs = [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
-        found = table(seqs, args.batch, args.heads, configs)  # type: ignore[arg-type]
+        variants = tuple(args.variants.split(","))
+        if unknown := set(variants) - set(VARIANTS):
+            parser.error(f"unknown variants {sorted(unknown)}: choose from {list(VARIANTS)}")
+        found = table(seqs, args.batch, args.heads, configs, variants)  # type: ignore[arg-type]
         write_result("attention-table", {"rows": found})
     else:
         write_result("attention", {"rows": rows()})

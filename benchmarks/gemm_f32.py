@@ -3,18 +3,25 @@
     python -m benchmarks.gemm_f32 build DIR [VARIANT ...]   # CPU: compile, ptxas -v, pickle
     python -m benchmarks.gemm_f32 time DIR [ROUNDS]          # GPU: check, then time in rounds
 
-A variant is `BMxBNxBK` (the tile kernel of `benchmarks.gemm_tiles`) with knobs after colons:
-`tN` N threads (default 256); `k0` stages `x` row-major by `cp.async` (the lowering before H13),
-`k1` k-major through registers (default: the lowering's rule); `bN` asks ptxas for N blocks an
-SM (`nvvm.minctasm`; default: the lowering's rule); `sN` the FMA stages' shared-memory budget in
-bytes; `wN` 2^N thread columns a warp in the accumulator's layout (`matrix.spaced_layout`);
-`f0` every copy and load of the loop checked (the lowering before `gemm.FAST_COPIES`; default
-`f1`: a second loop, unchecked, where every tile is whole); `e0` the store's round trip through
-an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it reuses the stages); `pN` at
-most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up to 9); `r1` the k-major
-loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the next stage's first
-fragments read after it and carried; default `r0`); `n0` the unchecked loop counts in `index`
-(i64) rather than i32 (`gemm.NARROW_COUNTER`, default `n1`).
+A variant is `BMxBNxBK` (the tile kernel of `benchmarks.gemm_tiles`) with knobs after colons: `tN` N
+threads (default: the lowering's choice, `convert.default_threads`: 128 for a 128 x 128 f32 tile,
+`gemm.fma_threads`); `k0` stages `x` row-major by `cp.async` (the lowering before H13), `k1` k-major
+through registers (default: the lowering's rule); `bN` asks ptxas for N blocks an SM
+(`nvvm.minctasm`; default: the lowering's rule); `sN` a k-major FMA loop's stages' budget in bytes
+(`gemm.FMA_STAGE_BUDGET`, default 32768); `wN` 2^N thread columns a warp in the accumulator's layout
+(`matrix.spaced_layout`); `f0` every copy and load of the loop checked (the lowering before
+`gemm.FAST_COPIES`; default `f1`: a second loop, unchecked, where every tile is whole); `e0` the
+store's round trip through an array of its own (before `gemm.SHARE_EPILOGUE`; default `e1`: it
+reuses the stages); `pN` at most N stages (`gemm.MAX_STAGES`, default 4; the wait's count allows up
+to 9); `r1` the k-major loop rotated (`gemm.ROTATE`: its barrier before each iteration's last k, the
+next stage's first fragments read after it and carried; default `r0`); `n1` the unchecked loop
+counts in i32 rather than `index`, i64 (`gemm.NARROW_COUNTER`, default `n0`); `xN` the k-major loop
+stores its `x` registers into their stage after N k of the compute (`gemm.X_STORE_K`; default:
+after half of them with `a1`, else after all); `a0` the k-major loop loads its `x` registers in
+the iteration that stores them (`gemm.X_AHEAD`; default `a1`: an iteration before); `d0` each
+copy's element index computed from its row and column each iteration (`gemm.SPLIT_ADDRESS`;
+default: `d1`, its tile's first element plus a loop-invariant offset, in the k-major loops).
+Before the eighth session's defaults (docs/performance.md), `128x128x16:a0:d0` is the example.
 Building on the CPU machine keeps the GPU host's time for timing: the artifacts are pickled.
 Each ferrox result is checked first (outputs poisoned with NaN) at 4096^3 against cuBLAS and at
 a ragged 1000 x 1030 x 1050 against float64 torch. Each round times every variant and cuBLAS
@@ -32,8 +39,9 @@ from pathlib import Path
 
 SIZE = 4096
 RAGGED = (1000, 1030, 1050)
-DEFAULT = ["128x64x16:k0", "128x128x8", "128x128x16:t128:s32768"]
-"""The example before H13, the example now, the best 16-wide K step (docs/performance.md)."""
+DEFAULT = ["128x64x16:k0", "128x128x8:t256:a0:d0", "128x128x16"]
+"""The example before H13, the example before the eighth session, the example now (128 threads,
+2 stages: docs/performance.md)."""
 
 
 def parse(spec: str) -> tuple[tuple[int, int, int], dict[str, int]]:
@@ -59,6 +67,9 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.MAX_STAGES,
         gemm.ROTATE,
         gemm.NARROW_COUNTER,
+        gemm.X_STORE_K,
+        gemm.X_AHEAD,
+        gemm.SPLIT_ADDRESS,
     )
     for spec in specs:
         (bm, bn, bk), knobs = parse(spec)
@@ -72,8 +83,14 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.MAX_STAGES = knobs.get("p", saved[6])
         gemm.ROTATE = bool(knobs.get("r", saved[7]))
         gemm.NARROW_COUNTER = bool(knobs.get("n", saved[8]))
+        gemm.X_STORE_K = knobs.get("x", saved[9])
+        gemm.X_AHEAD = bool(knobs.get("a", saved[10]))
+        gemm.SPLIT_ADDRESS = bool(knobs["d"]) if "d" in knobs else saved[11]
         try:
-            art = compile_source(kernel("f32", bm, bn, bk), threads=knobs.get("t", 256))
+            text = kernel("f32", bm, bn, bk)
+            # always a thread count: `compile_source` without one is `ferrox.compile`, whose
+            # cache does not see the knobs
+            art = compile_source(text, threads=knobs.get("t") or _threads(text))
         finally:
             (
                 gemm.K_MAJOR_ACCUMULATORS,
@@ -85,6 +102,9 @@ def build(out: Path, specs: list[str]) -> None:
                 gemm.MAX_STAGES,
                 gemm.ROTATE,
                 gemm.NARROW_COUNTER,
+                gemm.X_STORE_K,
+                gemm.X_AHEAD,
+                gemm.SPLIT_ADDRESS,
             ) = saved
         contract = art["mm"].contract
         info = dict(resources(art.ptx)["mm"])
@@ -93,6 +113,18 @@ def build(out: Path, specs: list[str]) -> None:
         print(spec, info, flush=True)
         name = spec.replace(":", "_")
         (out / f"{name}.pkl").write_bytes(pickle.dumps((spec, info, art)))
+
+
+def _threads(text: str) -> int:
+    """The lowering's thread count for the tile kernel in `text` (`convert.default_threads`)."""
+    from ferrox.dialects import tile
+    from ferrox.lowering.tile_to_simt.convert import default_threads
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+
+    module = parse_module(make_context(), text, "kernel.mlir")
+    (kernel,) = [op for op in module.ops if isinstance(op, tile.KernelOp)]
+    return default_threads(kernel)
 
 
 def _load(out: Path) -> list[tuple[str, dict, object]]:

@@ -8,7 +8,11 @@ The loop is the one around the basic block with the most FFMA; its hot path is t
 path, in instructions, from the loop's header to the block that branches back to it (the
 paths a whole-tile GEMM block takes are the short ones: the checked paths are longer). Printed:
 the path's instructions, its FFMA share and the count of every other opcode; `-v` lists the
-path's blocks and their non-FFMA instructions.
+path's blocks and their non-FFMA instructions. From `nvdisasm -hex -c` output (sm_70 and later
+encodings) also the path's static stall cycles (the sum of ptxas's stall counts, bits 105-108
+of each instruction: the cycles a warp waits before its next issue, besides the dynamic waits
+on loads and barriers) and its FFMAs whose two or three fetched sources (no `.reuse`) share a
+register bank under a two-bank model (register number mod 2; a model, not a documented rule).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from collections import Counter
 _LABEL = re.compile(r"^(\.L_x_\d+):")
 _INSTRUCTION = re.compile(r"^\s+/\*[0-9a-f]+\*/\s+(.*?)\s*;")
 _TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+_HIGH_WORD = re.compile(r"^\s+/\* (0x[0-9a-f]{16}) \*/\s*$")
+_REGISTER = re.compile(r"-?\|?R(\d+)(\.reuse)?")
 
 
 def opcode(instruction: str) -> str:
@@ -32,20 +38,27 @@ def opcode(instruction: str) -> str:
 def blocks(text: str) -> list[dict]:
     """The basic blocks of `text` (`nvdisasm -c` output of one kernel): label, instructions,
     successors (block indices)."""
-    out: list[dict] = [{"label": None, "ins": [], "succ": []}]
+    out: list[dict] = [{"label": None, "ins": [], "succ": [], "ctl": []}]
+    last: dict | None = None  # the block of the last instruction (`-hex`: its high word follows)
     for line in text.splitlines():
         m = _LABEL.match(line)
         if m:
             if out[-1]["ins"] or out[-1]["label"]:
-                out.append({"label": None, "ins": [], "succ": []})
+                out.append({"label": None, "ins": [], "succ": [], "ctl": []})
             out[-1]["label"] = m.group(1)
+            continue
+        h = _HIGH_WORD.match(line)
+        if h is not None and last is not None:
+            last["ctl"][-1] = int(h.group(1), 16) >> 41  # the control bits, 105-127
             continue
         m = _INSTRUCTION.match(line)
         if m is None:
             continue
-        out[-1]["ins"].append(m.group(1))
+        last = out[-1]
+        last["ins"].append(m.group(1))
+        last["ctl"].append(None)
         if opcode(m.group(1)).startswith(("BRA", "EXIT", "RET", "BRX", "JMP")):
-            out.append({"label": None, "ins": [], "succ": []})
+            out.append({"label": None, "ins": [], "succ": [], "ctl": []})
     out = [b for b in out if b["ins"] or b["label"]]
     labels = {b["label"]: k for k, b in enumerate(out) if b["label"]}
     for k, b in enumerate(out):
@@ -104,11 +117,43 @@ def mix(text: str) -> tuple[int, Counter[str], list[tuple[str | None, list[str]]
     )
 
 
+def stalls(text: str) -> int | None:
+    """The hot path's static stall cycles (module docstring); None without `-hex` output."""
+    bs = blocks(text)
+    ctl = [c for k in hot_path(bs) for c in bs[k]["ctl"]]
+    return None if None in ctl else sum(c & 0xF for c in ctl)
+
+
+def bank_pairs(text: str) -> tuple[int, int]:
+    """(FFMAs of the hot path with two fetched sources in one bank, with three): the two-bank
+    model of the module docstring."""
+    bs = blocks(text)
+    two = three = 0
+    for ins in (i for k in hot_path(bs) for i in bs[k]["ins"]):
+        if not opcode(ins).startswith("FFMA"):
+            continue
+        sources = [s.strip() for s in ins.split(None, 1)[1].split(",")][1:4]
+        fetched = set()
+        for src in sources:
+            m = _REGISTER.match(src)
+            if m and not m.group(2) and m.group(1) != "Z":
+                fetched.add(int(m.group(1)))
+        banks = [r % 2 for r in fetched]
+        most = max(banks.count(0), banks.count(1))
+        two += most >= 2
+        three += most == 3
+    return two, three
+
+
 def main(argv: list[str]) -> None:
     text = open(argv[0]).read()
     n, counts, path = mix(text)
     rest = ", ".join(f"{op} {c}" for op, c in counts.most_common() if op != "FFMA")
     print(f"{argv[0]}: {n} instructions, FFMA {counts['FFMA']} ({counts['FFMA'] / n:.1%}); {rest}")
+    two, three = bank_pairs(text)
+    cycles = stalls(text)
+    static = f"static stall cycles {cycles}; " if cycles is not None else ""
+    print(f"  {static}FFMA with 2 / 3 fetched sources in one bank: {two} / {three}")
     if "-v" in argv:
         for label, ins in path:
             print("--", label, len(ins))

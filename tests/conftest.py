@@ -77,6 +77,7 @@ LONG_FIRST = (
     # cases, which their place in the collection had left to the end of the run
     "test_parse_split.py",
     "lowering/tile_to_simt/test_attention_fused.py",
+    "lowering/tile_to_simt/test_attention_wgmma.py",  # added 2026-12-06, its interpreter cases
     "lowering/simt_to_nvvm/test_walk_order.py",
     "targets/test_compile_stages.py",
     "driver/host_runner/test_gpu_backend.py",

@@ -33,10 +33,15 @@ in its registers, asynchronously.
   B, the accumulators, `n`, `b_mn_stride` and every rule are `simt.wgmma`'s, and a
   `simt.wgmma_reg_a` and a `simt.wgmma` of one n chain into each other's accumulators.
 - `simt.wgmma_fence` orders what this thread wrote to shared memory and to its accumulators
-  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`).
+  before the wgmma ops after it (PTX `fence.proxy.async.shared::cta` and `wgmma.fence`);
+  `{registers}` orders its registers only (`wgmma.fence`), for tiles whose writers fenced.
 - `simt.wgmma_commit` closes the warpgroup's group of wgmma ops issued since the last one.
 - `%e.. = simt.wgmma_wait %d.. {pending = 0}`: waits until at most `pending` groups are in
-  flight; its results are its operands, now readable.
+  flight; its results are its operands, now readable. With `pending > 0` they stay in flight,
+  unless `{retired = K}` names the first K operands as results of groups older than the
+  `pending` newest (FlashAttention-3's overlap: the scores' group committed before the output's,
+  `pending = 1` retires the scores while the output's product runs on); verify-disjoint checks
+  that claim (`passes/disjoint/in_flight.py`), and those K results are ordinary values.
 - `simt.wgmma_store %t[%i], %d.. {n = N, stride = S}`: element `(r, c)` of the thread's
   fragment into `t[i + r S + c]` of a 1-D f32 array (pairs of 8 bytes: `i` and `S` even).
 
@@ -68,6 +73,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    UnitAttr,
     f32,
     i32,
     i64,
@@ -259,15 +265,16 @@ def _carried(use) -> list[SSAValue] | None:
     return None
 
 
-def check_in_flight(values, what: str) -> None:
+def check_in_flight(values, what: str, first: int = 0) -> None:
     """Each of `values` (the results of a wgmma, or of a wait that leaves groups pending) is in
     flight: the hardware may still write its register. So it, and every value that carries it
     on through `simt.unsafe`, `scf.for` and `scf.if`, is used exactly once, in its own block
     (or a `simt.unsafe` there): as the accumulator of a later `simt.wgmma`, by a
     `simt.wgmma_wait`, or by a yield or loop that carries it on. A dropped value would free a
-    register the hardware still writes; any other use would read it early."""
+    register the hardware still writes; any other use would read it early. (`first`: the
+    result number of `values[0]`, for the messages.)"""
     seen: set[int] = set()
-    work = list(enumerate(values))
+    work = [(first + k, v) for k, v in enumerate(values)]
     while work:
         k, v = work.pop()
         uses = list(v.uses)
@@ -301,10 +308,15 @@ FREE = (0, -1)
 """The origin of a value no wgmma may still be writing."""
 
 
-def _origins(value: SSAValue, seen: set[int]) -> set[tuple[int, int]]:
-    """Where `value` may come from while in flight: `(n, i)` for result `i` of an m64nN wgmma
-    (followed back through waits with pending > 0, `simt.unsafe`, `scf.for` and `scf.if`), or
-    FREE for anything a wgmma cannot still be writing."""
+def _shape_of(op: Operation, k: int):
+    return (op.n.value.data, k)  # type: ignore[attr-defined]
+
+
+def _origins(value: SSAValue, seen: set[int], mark=_shape_of) -> set:
+    """Where `value` may come from while in flight: `mark(op, i)` for result `i` of a wgmma
+    `op` (by default `(n, i)`, its shape m64nN), followed back through waits that leave it in
+    flight, `simt.unsafe`, `scf.for` and `scf.if`, or FREE for anything a wgmma cannot still be
+    writing."""
     if id(value) in seen:
         return set()
     seen.add(id(value))
@@ -315,26 +327,31 @@ def _origins(value: SSAValue, seen: set[int]) -> set[tuple[int, int]]:
             return {FREE}
         j = value.index - 1  # type: ignore[attr-defined]
         body = owner.last_op
-        carried = _origins(parent.operands[3 + j], seen)
+        carried = _origins(parent.operands[3 + j], seen, mark)
         if body is not None and body.name == "scf.yield":
-            carried |= _origins(body.operands[j], seen)
+            carried |= _origins(body.operands[j], seen, mark)
         return carried
     k = value.index  # type: ignore[attr-defined]
     if isinstance(owner, WGMMA_PRODUCT_OPS):
-        return {(owner.n.value.data, k)}
+        return {mark(owner, k)}
     if isinstance(owner, WgmmaWaitOp):
-        return _origins(owner.values[k], seen) if owner.pending.value.data else {FREE}
+        return _origins(owner.values[k], seen, mark) if owner.in_flight(k) else {FREE}
     if owner.name in ("simt.unsafe", "scf.for", "scf.if"):
-        out: set[tuple[int, int]] = set()
+        out: set = set()
         for region in owner.regions:
             for block in region.blocks:
                 end = block.last_op
                 if end is not None and end.name in ("simt.yield", "scf.yield"):
-                    out |= _origins(end.operands[k], seen)
+                    out |= _origins(end.operands[k], seen, mark)
         if owner.name == "scf.for":
-            out |= _origins(owner.operands[3 + k], seen)
+            out |= _origins(owner.operands[3 + k], seen, mark)
         return out
     return {FREE}
+
+
+def producers(value: SSAValue) -> set[int]:
+    """The wgmma ops (by `id`) whose result `value` may be while in flight (`_origins`)."""
+    return {o for o in _origins(value, set(), lambda op, k: id(op)) if o != FREE}
 
 
 def check_chain(op: WgmmaOp | WgmmaRegAOp) -> None:
@@ -617,13 +634,18 @@ class WgmmaRegAOp(IRDLOperation):
 @irdl_op_definition
 class WgmmaFenceOp(IRDLOperation):
     """`simt.wgmma_fence`: shared memory and accumulators written before it are seen by the
-    wgmma ops after it."""
+    wgmma ops after it. `simt.wgmma_fence {registers}`: the registers only (PTX `wgmma.fence`
+    without `fence.proxy.async`, whose `MEMBAR` a fence before each product of a loop would
+    pay): for a product whose shared tiles were made visible to the async proxy by their
+    writers, each fencing after its writes and before a barrier the readers pass."""
 
     name = "simt.wgmma_fence"
+    registers = opt_prop_def(UnitAttr)
     assembly_format = "attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, registers: bool = False):
+        super().__init__(properties={"registers": UnitAttr()} if registers else {})
 
     def verify_(self) -> None:
         check_warpgroups(self)
@@ -651,14 +673,25 @@ class WgmmaWaitOp(IRDLOperation):
     name = "simt.wgmma_wait"
     values = var_operand_def(f32)
     pending = prop_def(IntegerAttr[IntegerType])
+    retired = opt_prop_def(IntegerAttr[IntegerType])
+    """Present (`K`): the first K operands come from groups older than the `pending` newest,
+    so the wait retires them (verify-disjoint checks the claim); the rest stay in flight."""
     res = var_result_def(f32)
 
-    def __init__(self, values: list[SSAValue], pending: int):
-        super().__init__(
-            operands=[values],
-            result_types=[[f32] * len(values)],
-            properties={"pending": IntegerAttr(pending, i64)},
-        )
+    def __init__(self, values: list[SSAValue], pending: int, retired: int | None = None):
+        props: dict[str, Attribute] = {"pending": IntegerAttr(pending, i64)}
+        if retired is not None:
+            props["retired"] = IntegerAttr(retired, i64)
+        super().__init__(operands=[values], result_types=[[f32] * len(values)], properties=props)
+
+    @property
+    def retired_count(self) -> int:
+        """How many leading operands the wait retires although groups stay pending."""
+        return 0 if self.retired is None else self.retired.value.data
+
+    def in_flight(self, k: int) -> bool:
+        """Whether result `k` may still be written by a wgmma after the wait."""
+        return bool(self.pending.value.data) and k >= self.retired_count
 
     @classmethod
     def parse(cls, parser: Parser) -> WgmmaWaitOp:
@@ -677,7 +710,10 @@ class WgmmaWaitOp(IRDLOperation):
         pending_attr = attrs.pop("pending", None)
         if not isinstance(pending_attr, IntegerAttr):
             parser.raise_error("'simt.wgmma_wait' needs {pending = N}")
-        op = cls(values, pending_attr.value.data)
+        retired = attrs.pop("retired", None)
+        if retired is not None and not isinstance(retired, IntegerAttr):
+            parser.raise_error("'simt.wgmma_wait' retired must be an integer")
+        op = cls(values, pending_attr.value.data, _value(retired))
         op.attributes.update(attrs)
         return op
 
@@ -685,16 +721,25 @@ class WgmmaWaitOp(IRDLOperation):
         if self.values:
             printer.print_string(" ")
             printer.print_list(self.values, printer.print_operand)
-        printer.print_string(f" {{pending = {self.pending.value.data}}}")
+        retired = "" if self.retired is None else f", retired = {self.retired_count}"
+        printer.print_string(f" {{pending = {self.pending.value.data}{retired}}}")
         printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:
         pending = self.pending.value.data
         if not 0 <= pending <= 7:
             raise VerifyException(f"'simt.wgmma_wait' pending must be 0 to 7, got {pending}")
+        retired = self.retired_count
+        if self.retired is not None and not (pending and 0 < retired <= len(self.values)):
+            raise VerifyException(
+                f"'simt.wgmma_wait' retired = K names the first K of its {len(self.values)} "
+                f"operands as retired while groups stay pending: it needs pending > 0 and "
+                f"0 < K <= {len(self.values)}, got pending = {pending}, retired = {retired}"
+            )
         check_warpgroups(self)
         if pending:
-            check_in_flight(self.res, f"'simt.wgmma_wait' with pending = {pending}")
+            what = f"'simt.wgmma_wait' with pending = {pending}"
+            check_in_flight(self.res[retired:], what, retired)
 
 
 @irdl_op_definition

@@ -1,5 +1,5 @@
 """Matrix multiply written in Python: C = A @ B in f32, one 128 x 128 tile of C per tile block,
-a loop over K in 8-wide steps carrying the accumulator tile.
+a loop over K in 16-wide steps carrying the accumulator tile.
 
     python examples/python/tile_matmul_f32.py [--device auto|gpu|cpu] [--m 200] [--n 150] [--k 100]
 
@@ -27,7 +27,7 @@ def matmul(
     b: Tensor[f32, (None, None)],
     BM: Constexpr = 128,
     BN: Constexpr = 128,
-    BK: Constexpr = 8,
+    BK: Constexpr = 16,
 ):
     i = tile.block_id(0)
     j = tile.block_id(1)

@@ -1,7 +1,8 @@
 // matmul_f32: C = A @ B in f32, one 128 x 128 tile of C per tile block, with a loop over K in
-// 8-wide steps; zero padding makes a ragged K tile contribute nothing. f32 inputs are not
-// rounded to tf32. (128 x 128 x 8 is the f32 tile that measured best on the H200:
-// docs/performance.md, "Tile f32 GEMM (H13)".)
+// 16-wide steps; zero padding makes a ragged K tile contribute nothing. f32 inputs are not
+// rounded to tf32. (128 x 128 x 16, which the lowering gives 128 threads of 16 x 8 accumulators
+// and two stages, is the f32 tile that measured best on the H100: docs/performance.md, "Tile
+// f32 GEMM, eighth session".)
 builtin.module {
   // doc:begin matmul_f32
   tile.kernel @matmul_f32(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, ?]>, %b: !tile.tensor<f32, [?, ?]>) {
@@ -10,13 +11,13 @@ builtin.module {
     %k = tile.dim %a, 1 : !tile.tensor<f32, [?, ?]>
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    %c8 = arith.constant 8 : index
-    %ktiles = arith.ceildivui %k, %c8 : index
+    %c16 = arith.constant 16 : index
+    %ktiles = arith.ceildivui %k, %c16 : index
     %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
     %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {
-      %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 8]>
-      %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [8, 128]>
-      %next = tile.mma %x, %y, %sum : !tile.tile<f32, [128, 8]>, !tile.tile<f32, [8, 128]>, !tile.tile<f32, [128, 128]>
+      %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 16]>
+      %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [16, 128]>
+      %next = tile.mma %x, %y, %sum : !tile.tile<f32, [128, 16]>, !tile.tile<f32, [16, 128]>, !tile.tile<f32, [128, 128]>
       scf.yield %next : !tile.tile<f32, [128, 128]>
     }
     tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>

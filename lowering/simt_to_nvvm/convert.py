@@ -23,6 +23,7 @@ from ferrox.lowering.simt_to_nvvm.ids import IDS_PATTERNS
 from ferrox.lowering.simt_to_nvvm.index import INDEX_PATTERNS
 from ferrox.lowering.simt_to_nvvm.kernel import KERNEL_PATTERNS
 from ferrox.lowering.simt_to_nvvm.memory import MEMORY_PATTERNS
+from ferrox.lowering.simt_to_nvvm.pack import PACK_PATTERNS
 from ferrox.lowering.simt_to_nvvm.pipeline import PIPELINE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.shared import SHARED_PATTERNS
 from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
@@ -47,6 +48,7 @@ SIMT_TO_NVVM_PATTERNS: tuple[RewritePattern, ...] = (
     *TILE_SUPPORT_PATTERNS,
     *WGMMA_PATTERNS,
     *TMA_PATTERNS,
+    *PACK_PATTERNS,
 )
 
 

@@ -2,7 +2,11 @@
 no wgmma intrinsic), for sm_90a only (`check_target`):
 - `simt.wgmma`: one `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}` with the accumulators
   tied in and out (`"=f"` outputs, `"0".."N/2-1"` inputs), so LLVM keeps them in the same
-  registers; its two shared-memory matrix descriptors are made inside the asm from an address
+  registers; an accumulator of constant +0.0 values (the first product of a chain) becomes the
+  asm's scale-d 0 (`D = A B`) with undefined inputs instead, so no `mov` writes those registers
+  between the `wgmma.fence` and the wgmma (PTX wants every such register write before the
+  fence; the result differs from `0 + A B` at most in the sign of a zero); its two
+  shared-memory matrix descriptors are made inside the asm from an address
   register and an immediate byte offset (the constant part of the index), so a K loop unrolled
   over static stages holds one register per array, not one descriptor per wgmma. Once per array,
   right after the op that makes it, a predicated trap unless its base is 1024-byte aligned: the
@@ -11,7 +15,8 @@ no wgmma intrinsic), for sm_90a only (`check_target`):
 - `simt.wgmma_reg_a`: the same asm in PTX's register-A form, `{d..}, {a0, a1, a2, a3}, db, p,
   1, 1, trans-b` (A's four i32 registers as `"r"` inputs; no A descriptor, no trans-a).
 - `simt.wgmma_fence`: `fence.proxy.async.shared::cta` (shared writes of the generic proxy, such
-  as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`.
+  as `cp.async` and `st.shared`, become visible to wgmma's async proxy) and `wgmma.fence`;
+  `{registers}`: `wgmma.fence` alone.
 - `simt.wgmma_commit` / `simt.wgmma_wait`: `wgmma.commit_group` / `wgmma.wait_group N`, the wait
   with its values tied through it, so no use of them moves above it. Values still in flight
   after a wait with N > 0 cross loop back edges as LLVM phis; ptxas keeps a wgmma pipeline in
@@ -43,12 +48,14 @@ the canonical MN-major 128-byte-swizzle layout of the PTX ISA's "Shared Memory M
 
 from __future__ import annotations
 
+import math
 import weakref
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
+    FloatAttr,
     IntegerAttr,
     ModuleOp,
     UnitAttr,
@@ -215,8 +222,21 @@ def _product(
         + f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
         f"{{{regs}}}, {a_operand}, db, p, 1, 1, {trans}; }}"
     )
-    extra = [*a_regs, rb, e.const(1, i32)]
-    return _tied(e, asm, list(op.acc), f"{a_constraints},l,r", extra)
+    acc: list[SSAValue] = list(op.acc)
+    scale_d = 1
+    if all(_positive_zero(v) for v in acc):  # D = A B: no register written before the asm
+        acc, scale_d = [e(llvm.UndefOp(f32)) for _ in acc], 0
+    extra = [*a_regs, rb, e.const(scale_d, i32)]
+    return _tied(e, asm, acc, f"{a_constraints},l,r", extra)
+
+
+def _positive_zero(v: SSAValue) -> bool:
+    """`v` is the constant +0.0."""
+    owner = v.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, FloatAttr):
+        return False
+    x = owner.value.value.data
+    return x == 0.0 and math.copysign(1.0, x) > 0
 
 
 class WgmmaToPtx(RewritePattern):
@@ -246,9 +266,8 @@ class WgmmaRegAToPtx(RewritePattern):
 class WgmmaFenceToPtx(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WgmmaFenceOp, rewriter: PatternRewriter, /) -> None:
-        rewriter.replace(
-            op, _asm("fence.proxy.async.shared::cta;\nwgmma.fence.sync.aligned;", "", [])
-        )
+        proxy = "" if op.registers is not None else "fence.proxy.async.shared::cta;\n"
+        rewriter.replace(op, _asm(proxy + "wgmma.fence.sync.aligned;", "", []))
 
 
 class WgmmaCommitToPtx(RewritePattern):

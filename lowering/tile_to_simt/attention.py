@@ -54,6 +54,7 @@ from ferrox.lowering.tile_to_simt.gemm import _inside, _swizzle
 from ferrox.lowering.tile_to_simt.gemm import match as gemm_match
 from ferrox.lowering.tile_to_simt.layout import Layout, log2
 from ferrox.lowering.tile_to_simt.matrix import _pack, row_tensor_core_layout
+from ferrox.lowering.tile_to_simt.memory import branch
 from ferrox.lowering.tile_to_simt.uniform import check
 
 CHUNK_BYTES = 16
@@ -69,6 +70,8 @@ shuffles, ex2). Measured on the H200 (docs/performance.md, "Fused attention (H14
 128 x 64 tiles (64 registers of accumulators; ptxas spills 20-32 bytes) is 11-14% faster;
 d 128 with 128 x 32 tiles (80), even with `q`'s fragments moved to shared memory, was 16%
 slower than with one block, so it stays one."""
+SM_REGISTERS = 65536
+HINTED_REGISTERS = 128
 MINCTASM_ATTR = "nvvm.minctasm"
 
 
@@ -213,19 +216,33 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         if ctx.layout_of(mma.result) != row_tensor_core_layout(m, n, ctx.threads):
             return False
     ctx.lowering(op)
-    _Loop(ctx, f).run()
-    if two_blocks(f, ctx.threads):
+    from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, WgmmaLoop, plan
+
+    wg = plan(f, ctx.threads, ctx.config.chip)
+    if wg is None:
+        _Loop(ctx, f).run()
+    elif wg.pipelined:
+        PipelinedLoop(ctx, f, wg).run()
+    else:
+        WgmmaLoop(ctx, f, wg).run()
+    extra = wg.m * wg.bn // ctx.threads if wg is not None and wg.pipelined else 0
+    if (blocks := blocks_an_sm(f, ctx.threads, extra)) > 1:
         kernel = ctx.entry.parent_op()
         assert kernel is not None
-        kernel.attributes[MINCTASM_ATTR] = IntegerAttr(2, i32)
+        kernel.attributes[MINCTASM_ATTR] = IntegerAttr(blocks, i32)
     return True
 
 
-def two_blocks(f: Fused, threads: int) -> bool:
-    """Whether the loop asks for two blocks an SM (`TWO_BLOCKS_TILE_REGISTERS`): its mmas'
-    f32 accumulators take at most that many 32-bit registers a thread."""
-    total = sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
-    return total <= TWO_BLOCKS_TILE_REGISTERS
+def blocks_an_sm(f: Fused, threads: int, extra: int = 0) -> int:
+    """The blocks an SM the loop asks for (`TWO_BLOCKS_TILE_REGISTERS`): where its mmas' f32
+    accumulators take at most that many 32-bit registers a thread, as many as leave each
+    thread 128 registers (two of 256 threads, four of 128, the wgmma path's one warpgroup;
+    one of 512, for which ptxas could not fit 64 registers); otherwise 1 (no hint). `extra`:
+    more accumulators a thread holds (the pipelined wgmma loop's next scores)."""
+    total = extra + sum(math.prod(_shape(mma.result)) // threads for mma in f.mmas)
+    if total > TWO_BLOCKS_TILE_REGISTERS:
+        return 1
+    return max(1, SM_REGISTERS // (threads * HINTED_REGISTERS))
 
 
 class _Loop:
@@ -265,10 +282,19 @@ class _Loop:
             row = ctx(arith.ShRUIOp(c, ctx.index(log2(chunks))))
             chunk = ctx(arith.AndIOp(c, ctx.index(chunks - 1)))
             x = ctx(arith.XOrIOp(chunk, _swizzle(ctx, row, chunks)))
-            at = ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))
+            at = self.place(s, row, x)
             out.extend((row, chunk, at, step * v) for v in range(passes if affine else 1))
         guard = ctx.cmp("ult", ctx.tid(), total) if total < ctx.threads else None
         return out, guard
+
+    def place(self, s: Stream, row: SSAValue, x: SSAValue) -> SSAValue:
+        """Where chunk `x` (swizzled) of row `row` lies in a stage: rows of `s.cols`."""
+        ctx = self.ctx
+        return ctx.add(ctx.mul(row, s.cols), ctx.mul(x, self.w))
+
+    def row_pitch(self, s: Stream) -> int:
+        """Elements from one row of a stage to the next, within a chunk's column."""
+        return s.cols
 
     def index(self, v: SSAValue, kk: SSAValue) -> SSAValue:
         """A load index at the iteration whose loop variable is `kk`."""
@@ -305,8 +331,13 @@ class _Loop:
         zero = ctx.index(0)
         base = ctx.mul(lead, dims[r - 2]) if lead is not None else zero
         base_at = ctx.mul(stage, s.rows * s.cols)
-        out = []
-        for row, chunk, at, rows_on in copies:
+        pitch = self.row_pitch(s)
+        places = []
+        for _, _, at, rows_on in copies:
+            place = ctx.add(base_at, at)
+            places.append(ctx.add(place, rows_on * pitch) if rows_on else place)
+
+        def checked(row, chunk, rows_on) -> tuple[SSAValue, SSAValue]:
             # The copy `rows_on` rows after `row`: its values are the first copy's plus
             # constants made here, in the loop, so none of them is kept live across it.
             first = ctx.add(row0, row)
@@ -320,19 +351,46 @@ class _Loop:
                 flat = ctx.add(flat, ctx.mul(dims[r - 1], rows_on))
             count = ctx(arith.MinUIOp(ctx(arith.SubiOp(dims[r - 1], gcol)), ctx.index(self.w)))
             count = ctx(arith.SelectOp(inside, count, zero))
-            flat = ctx(arith.SelectOp(inside, flat, zero))
-            place = ctx.add(base_at, at)
-            out.append((flat, count, ctx.add(place, rows_on * s.cols) if rows_on else place))
+            return ctx(arith.SelectOp(inside, flat, zero)), count
 
-        def fill() -> list[SSAValue]:
-            for flat, count, at in out:
+        def checked_copies(indices) -> list[SSAValue]:
+            for (flat, count), at in zip(indices(), places):
                 ctx.emit(simt.AsyncCopyOp(tensor.slice, flat, count, array, at, self.w))
             return []
 
-        def guarded() -> None:
-            ctx.unsafe(fill)
+        def whole_copies() -> list[SSAValue]:
+            # `checked`'s flat index, regrouped: the tile's first element (block-uniform) plus
+            # the thread's offset in the tile (loop-invariant), so neither the range tests nor
+            # a per-copy address is computed on this path.
+            tile_at = ctx.add(ctx.mul(ctx.add(base, row0), dims[r - 1]), col0)
+            for (row, chunk, _, rows_on), at in zip(copies, places):
+                off = ctx.add(ctx.mul(row, dims[r - 1]), ctx.mul(chunk, self.w))
+                if rows_on:
+                    off = ctx.add(off, ctx.mul(dims[r - 1], rows_on))
+                flat = ctx.add(tile_at, off)
+                ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, flat, array, at, self.w))
+            return []
+
+        whole = self.whole_stream(s, tensor, idx, valid)
+        if whole is None:  # the checked copies alone, their indices made before the guard
+            made = [checked(row, chunk, rows_on) for row, chunk, _, rows_on in copies]
+
+            def guarded() -> None:
+                ctx.unsafe(lambda: checked_copies(lambda: made))
+
+        else:  # each path makes its own indices, inside its branch
+
+            def guarded() -> None:
+                made = lambda: [checked(row, chunk, on) for row, chunk, _, on in copies]  # noqa: E731
+                branch(ctx, whole, [], lambda: ctx.unsafe(whole_copies),
+                       lambda: ctx.unsafe(lambda: checked_copies(made)))  # fmt: skip
 
         ctx.when(guard, guarded)
+
+    def whole_stream(self, s: Stream, tensor, idx, valid) -> SSAValue | None:
+        """A block-uniform test under which the copies of `s`'s tile at `idx` may be unchecked,
+        or None: every copy checked (this loop's choice)."""
+        return None
 
     # -- fragments ---------------------------------------------------------------------------
     def a_fragments(self, mma: tile.MmaOp) -> dict[tuple[int, int], list[SSAValue]]:
@@ -442,16 +500,7 @@ class _Loop:
 
         def before() -> None:
             self.prepare()
-            # An operand made into fragments before an earlier fused loop of the same block
-            # (q, for the unmasked and the masked loop) is taken from there: those values
-            # dominate this loop too, and making them again would keep both sets alive.
-            made = ctx.__dict__.setdefault("_fused_a_fragments", {})
-            for mma in f.mmas:
-                if not _inside(mma.lhs, loop):
-                    key = (mma.lhs, loop.parent_block())
-                    if key not in made:
-                        made[key] = self.a_fragments(mma)
-                    self.hoisted[mma] = made[key]
+            self.invariant_operands()
             valid = ctx.cmp("ult", lb, ub)
             for s in f.streams:
                 self.issue(s, plans[s], self.arrays[s], lb, valid, ctx.index(0))
@@ -470,6 +519,7 @@ class _Loop:
 
                 def top() -> None:
                     ctx.emit(simt.AsyncWaitOp(0))
+                    self.copies_done()
                     ctx.sync()
                     ahead = ctx.add(iv, step)
                     valid = ctx.cmp("ult", ahead, ub)
@@ -506,6 +556,23 @@ class _Loop:
         free = _free_stages(ctx)
         for u, s in enumerate(f.streams):  # waited for and past a barrier: free for a later loop
             free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+    def invariant_operands(self) -> None:
+        """Left operands defined before the loop (q) made into A fragments once, before it.
+        An operand made into fragments before an earlier fused loop of the same block (q, for
+        the unmasked and the masked loop) is taken from there: those values dominate this loop
+        too, and making them again would keep both sets alive."""
+        ctx, loop = self.ctx, self.f.loop
+        made = ctx.__dict__.setdefault("_fused_a_fragments", {})
+        for mma in self.f.mmas:
+            if not _inside(mma.lhs, loop):
+                key = (mma.lhs, loop.parent_block())
+                if key not in made:
+                    made[key] = self.a_fragments(mma)
+                self.hoisted[mma] = made[key]
+
+    def copies_done(self) -> None:
+        """After this thread's copies of an iteration are complete, before the barrier."""
 
     def stage_key(self, s: Stream, u: int) -> tuple:
         return (self.element, STAGES * s.rows * s.cols, u)

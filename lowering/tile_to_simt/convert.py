@@ -40,9 +40,11 @@ from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers
     uniform,
 )
 from ferrox.lowering.tile_to_simt.assign import analyse
+from ferrox.lowering.tile_to_simt.attention_wgmma import kernel_threads as attention_threads
 from ferrox.lowering.tile_to_simt.config import Config, choose_threads, is_pow2
 from ferrox.lowering.tile_to_simt.context import Lowering
 from ferrox.lowering.tile_to_simt.control_flow import lower_op
+from ferrox.lowering.tile_to_simt.gemm import fma_threads
 from ferrox.lowering.tile_to_simt.gemm_wgmma import (
     accumulator_tile,
     kernel_threads,
@@ -74,14 +76,7 @@ def lower_kernel(
     """The SIMT kernel for `kernel`, or None after reporting (in `state`) the first op that
     cannot be lowered. The device functions its calls name go into `helpers` (the caller
     inserts them into the module)."""
-    reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
-    if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
-        reduces = False  # mma layouts are laid out for the usual count
-    threads = (
-        threads
-        or kernel_threads(kernel, chip)  # sm_90's wgmma loops
-        or choose_threads(kernel_tiles(kernel), elems, reduces)
-    )
+    threads = threads or default_threads(kernel, elems, chip)
     config = Config(threads, elems, chip)
     if (too_big := _too_big_for_registers(kernel, config.threads)) is not None:
         state.diagnostics.error(*too_big)
@@ -101,6 +96,23 @@ def lower_kernel(
             return None
     dynamic_shared.place(simt_kernel, ctx.shared_bytes)
     return simt_kernel
+
+
+def default_threads(kernel: tile.KernelOp, elems: int = 0, chip: str = "") -> int:
+    """The threads a tile block of `kernel` gets where the pass names none: what its wgmma or
+    fused attention loop needs (sm_90), else 16 x 8 accumulators a thread of a deep f32 GEMM
+    loop where every tile fits those threads (`MAX_ELEMENTS_PER_THREAD`), else
+    `config.choose_threads`."""
+    reduces = any(isinstance(op, REDUCTIONS) for op in kernel.walk())
+    if reduces and any(isinstance(op, tile.MmaOp) for op in kernel.walk()):
+        reduces = False  # mma layouts are laid out for the usual count
+    tiles = kernel_tiles(kernel)
+    default = choose_threads(tiles, elems, reduces)
+    fewer = fma_threads(kernel, default)  # deep f32 GEMM loops (`gemm.fma_threads`)
+    if fewer and max(n for n, _, _ in tiles) > MAX_ELEMENTS_PER_THREAD * fewer:
+        fewer = None  # another tile would not fit the fewer threads' registers
+    # first: sm_90's wgmma loops and fused attention loops
+    return kernel_threads(kernel, chip) or attention_threads(kernel, chip) or fewer or default
 
 
 MAX_ELEMENTS_PER_THREAD = 256

@@ -15,12 +15,14 @@ below). Per iteration `t` (one barrier):
     barrier: every thread's copies of stage t % S are visible, and every thread has finished
              reading stage (t - 1) % S (iteration t - 1's)
     issue the copies of iteration t + S - 1 into stage (t + S - 1) % S = (t - 1) % S; commit
-    compute on stage t % S
-    (k-major FMAs) store the x registers of iteration t + S - 1 into stage (t - 1) % S
+    (k-major FMAs) load the x registers of iteration t + S (`X_AHEAD`)
+    compute on stage t % S; (k-major FMAs) after half of it, store the x registers of
+             iteration t + S - 1, loaded in iteration t - 1, into stage (t - 1) % S
 
 Stage (t - 1) % S was last read in iteration t - 1, before this iteration's barrier, and is next
 read in iteration t + S - 1, after the barrier of iteration t + 1 at the latest. The prologue
-issues iterations 0 .. S - 2 (one group each); an iteration past the loop's end
+issues iterations 0 .. S - 2 (one group each; k-major FMAs: then loads the x registers of
+iteration S - 1); an iteration past the loop's end
 copies nothing (count 0: the stage is zero-filled and never read). After the loop every copy is
 waited for and a barrier ends the stages' use, so the loop may run again. What each copy reads is
 exactly what `tile.load` would (same bounds, zeros outside the tensor), so the result is the
@@ -32,8 +34,9 @@ unpipelined loop's.
 runs a copy of the prologue and loop whose loads and copies are unchecked
 (`simt.unchecked_load_chunk`, `simt.unchecked_async_copy`: no count, range test, trap vote or
 alignment fallback), an iteration past the end copying the last tile again (`min(kk, ub - 1)`:
-its stage is never read), counting in i32 (`NARROW_COUNTER`: the test also holds `lb` and
-`step` below 2^30); elsewhere the checked one (docs/safety.md#trusted-gemm-pipeline).
+its stage is never read), counting in `index` (in i32 with `NARROW_COUNTER`, whose test also
+holds `lb` and `step` below 2^30: measured slower); elsewhere the checked one
+(docs/safety.md#trusted-gemm-pipeline).
 
 **Shared stages** (`SHARE_EPILOGUE`). f32 stages of a loop not inside another loop are one array
 (`x`'s stages, then `y`'s at `y_at`), sized for the store's round trip of the accumulator too,
@@ -50,17 +53,21 @@ phase writes, fall in distinct banks. Per 16-wide k step each warp reads its A f
 two n8 tiles), then issues `MT * NT` `simt.mma_sync`.
 
 **FMAs** (f32): the accumulator's layout is `matrix.spaced_layout` (4 x 4 register blocks per
-thread, spaced by the thread grid). Where a thread holds at least `K_MAJOR_ACCUMULATORS` (64:
-8 x 8 at 128 x 128 over 256 threads) `x` is staged **k-major**, `[BK][BM]`: it cannot come by
-`cp.async` (16 contiguous bytes of a row), so each iteration loads its `x` tile for `S - 1`
-iterations ahead into registers (`memory.load_tile`, in `x_layout`: checked chunk loads or the
-whole-tile fast path) before the compute and stores it transposed into that stage after it
-(consecutive threads on consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by
-`cp.async`. Per k each thread reads its rows of `x` and its columns of `y` as 4-wide vectors
-(two and two for 8 x 8) and does the fused multiply-adds of its blocks, in k order; ptxas is
-asked for two blocks an SM (`nvvm.minctasm`, `_min_blocks`). With fewer accumulators `x` stages
-are `[BM][BK + 4]` by `cp.async` (rows 16-byte aligned, padded so the two rows a warp reads at
-once sit in different banks) and each thread reads four k of its rows at once.
+thread, spaced by the thread grid). Where a thread holds at least `K_MAJOR_ACCUMULATORS` (64: 8 x 8
+at 128 x 128 over 256 threads) `x` is staged **k-major**, `[BK][BM]`: it cannot come by `cp.async`
+(16 contiguous bytes of a row), so its tiles go through registers (`memory.load_tile`, in
+`x_layout`: checked chunk loads or the whole-tile fast path): each iteration loads the tile of `S`
+iterations ahead, which the loop carries into the next iteration, and that one stores it transposed
+into its stage after half its compute (`X_AHEAD`, `X_STORE_K`: the loads have a whole iteration to
+land; consecutive threads on consecutive rows: conflict-free); `y` stages stay `[BK][BN]` by
+`cp.async`, each copy's index its tile's first element plus a loop-invariant offset
+(`SPLIT_ADDRESS`). Such a kernel takes fewer threads than the default choice, `FMA_ACCUMULATORS`
+(16 x 8) accumulators each (`fma_threads`: 128 at 128 x 128), and its stages at most
+`FMA_STAGE_BUDGET`. Per k each thread reads its rows of `x` and its columns of `y` as 4-wide
+vectors (four and two for 16 x 8) and does the fused multiply-adds of its blocks, in k order; ptxas
+is asked for two blocks an SM (`nvvm.minctasm`, `_min_blocks`). With fewer accumulators `x` stages
+are `[BM][BK + 4]` by `cp.async` (rows 16-byte aligned, padded so the two rows a warp reads at once
+sit in different banks) and each thread reads four k of its rows at once.
 
 On sm_90 a bf16/f16 loop that fits goes to `gemm_wgmma.py` instead (TMA + mbarriers + wgmma).
 
@@ -84,7 +91,7 @@ from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
 from ferrox.lowering.tile_to_simt import gemm_wgmma
-from ferrox.lowering.tile_to_simt.config import element_bytes
+from ferrox.lowering.tile_to_simt.config import element_bytes, floor_pow2
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering, Tensor
 from ferrox.lowering.tile_to_simt.exchange import staging_size
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
@@ -102,16 +109,39 @@ K_MAJOR_ACCUMULATORS = DEEP_ACCUMULATORS
 """FMAs: `x` is staged k-major when each thread holds at least this many accumulators (measured
 on the H200, docs/performance.md "Tile f32 GEMM (H13)": faster at 128 x 128 tiles, slower at
 128 x 64 and 64 x 128)."""
-FMA_STAGE_BUDGET = STAGE_BUDGET
+FMA_STAGE_BUDGET = 32 * 1024
+"""Shared memory a k-major FMA loop's stages may take (other FMA loops: `STAGE_BUDGET`): two
+16-wide stages of a 128 x 128 tile, four 8-wide ones. Measured on the H100 (docs/performance.md,
+seventh session): 128 x 128 x 16 with 2 stages 0.885 of cuBLAS against 0.874 with 4 at 128
+threads, 0.856 against 0.846 at 256; 128 x 128 x 8 with 8 stages as with 4 (0.818, 0.817)."""
+FMA_ACCUMULATORS = 128
+"""f32 accumulators a thread of a deep FMA GEMM (`fma_threads`): 16 x 8."""
 SHARE_EPILOGUE = True
 """Whether f32 stages are one array that the store's round trip reuses after the loop
 (`_Pipeline.__init__`; False: the round trip's own array beside them; a benchmark knob)."""
 ROTATE = False
 """Whether the k-major FMA loop is rotated (`_Pipeline.pipeline`: the barrier before each
 iteration's last k, the next stage's first fragments carried across it; a benchmark knob)."""
-NARROW_COUNTER = True
+NARROW_COUNTER = False
 """Whether the unchecked loop counts in i32 (its tile indices are below 2^29; `pipeline`; False:
-in `index`, i64; a benchmark knob)."""
+in `index`, i64; a benchmark knob). Off: i32 saves 5 SASS instructions a K step, yet it
+measured 1.9% slower at BK 8 and at BK 16 in two H100 runs (docs/performance.md, 7th session)."""
+X_AHEAD = True
+"""Whether the k-major loop's `x` registers are loaded an iteration earlier than stored: in
+iteration t those of iteration t + S, carried into iteration t + 1, which stores them
+(`pipeline`): ptxas schedules a load about 290 instructions before its first use, so a load used
+in the same iteration has only that much of the compute to land in. Measured on the H100
+(docs/performance.md, eighth session), with the store after half the compute (`X_STORE_K`):
+128 x 128 x 16 0.912 of cuBLAS against 0.897; 0.934 with `SPLIT_ADDRESS` too."""
+X_STORE_K: int | None = None
+"""Where the k-major loop stores its `x` registers into their stage: after this many k of the
+compute; None: after half of it with `X_AHEAD` (the measured choice), else after all of it (a
+benchmark knob)."""
+SPLIT_ADDRESS: bool | None = None
+"""Whether a copy's element index is its tile's first element plus its loop-invariant offset
+(`issue`; False: `(row0 + row) * d1 + col`, 64-bit multiplies a copy and an iteration). None:
+in the k-major FMA loops (measured there, docs/performance.md, eighth session: 0.898 alone
+against 0.897, 0.934 with `X_AHEAD` against 0.912), not in the others (not measured)."""
 FAST_COPIES = True
 """Whether the loop has a second version, taken where every tile it copies is whole
 (`_Pipeline.loop_whole`), whose copies and loads are unchecked (False: every copy checked, the
@@ -183,6 +213,25 @@ def match(op: scf.ForOp) -> Gemm | None:
     return Gemm(op, mma, x.source, y.source, i, j, m, n, k, element)
 
 
+def fma_threads(kernel: tile.KernelOp, default: int) -> int | None:
+    """The threads of a kernel whose first GEMM loop (`match`) is an f32 one deep enough for a
+    k-major `x` at `default` threads (`K_MAJOR_ACCUMULATORS` a thread): its accumulator tile
+    over `FMA_ACCUMULATORS`, where that is fewer threads and `x` stays k-major; else None (the
+    default choice). Half the threads of a 128 x 128 tile: 16 x 8 accumulators a thread, 255
+    registers, two blocks of 4 warps an SM; measured on the H100 (docs/performance.md, seventh
+    session) 128 x 128 x 16 at 128 threads 0.874 of cuBLAS against 0.847 at 256."""
+    for op in kernel.walk():
+        g = match(op) if isinstance(op, scf.ForOp) else None
+        if g is None:
+            continue
+        if g.element != f32 or g.m * g.n < K_MAJOR_ACCUMULATORS * default:
+            return None
+        threads = max(32, floor_pow2(g.m * g.n // FMA_ACCUMULATORS))
+        deep = g.m * g.k >= 4 * threads and spaced_layout(g.m, g.n, threads) is not None
+        return threads if threads < default and deep else None
+    return None
+
+
 def _inside(value: SSAValue, loop: scf.ForOp) -> bool:
     owner = value.owner
     op = owner.parent_op() if isinstance(owner, Block) else owner
@@ -239,6 +288,8 @@ class _Pipeline:
 
     a_pitch: int
     swizzled: bool
+    store_early: Callable[[], None] | None = None
+    """The pending `x` store of the iteration being built (`pipeline`, `X_STORE_K`)."""
     x_copied = True
     """Whether `x` reaches its stages by `cp.async` (else through registers: `load_x`,
     `store_x`)."""
@@ -267,6 +318,10 @@ class _Pipeline:
 
     def stage_budget(self) -> int:
         return STAGE_BUDGET
+
+    def split_default(self) -> bool:
+        """Whether copies split their element index where `SPLIT_ADDRESS` is None."""
+        return False
 
     def y_base(self, stage: SSAValue) -> SSAValue:
         """Where `y`'s stage `stage` starts in its array."""
@@ -329,10 +384,19 @@ class _Pipeline:
         col0 = ctx.mul(c_idx, cols)
         zero = ctx.index(0)
         copies = []
+        # The element index as the tile's first element plus the copy's offset in the tile,
+        # which does not depend on the iteration (hoisted out of the loop): one add a copy.
+        # (The same value as `grow * d1 + gcol`, modulo 2^64; a checked copy out of range
+        # reads nothing and takes 0.)
+        split = self.split_default() if SPLIT_ADDRESS is None else SPLIT_ADDRESS
+        first = ctx.add(ctx.mul(row0, d1), col0) if split else None
         for row, chunk, at in plan:
             grow = ctx.add(row0, row)
             gcol = ctx.add(col0, ctx.mul(chunk, self.w))
-            flat = ctx.add(ctx.mul(grow, d1), gcol)
+            if first is not None:
+                flat = ctx.add(first, ctx.add(ctx.mul(row, d1), ctx.mul(chunk, self.w)))
+            else:
+                flat = ctx.add(ctx.mul(grow, d1), gcol)
             count = None
             if ok is not None:
                 inside = ctx.all_of([ok, ctx.cmp("ult", grow, d0), ctx.cmp("ult", gcol, d1)])
@@ -428,26 +492,33 @@ class _Pipeline:
         last = ctx(arith.SubiOp(ub, ctx.index(1)))
         plan_a, plan_b = self.plans
 
-        def issue_iteration(
-            raw: SSAValue, stage: SSAValue, clamped: bool = False
-        ) -> Callable[[], None] | None:
-            """The copies of iteration `raw` (valid: below `ub`) into `stage` (`clamped`: `raw`
-            is at most `ub - 1` already)."""
-            a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
+        def tile_at(raw: SSAValue, clamped: bool = False) -> SSAValue:
+            """The tile index iteration `raw` copies (`clamped`: `raw` is at most `ub - 1`
+            already)."""
             if checked:
                 # An iteration past the end names tile index `ub` + ...: its copies must read
                 # nothing; a huge index fails every bounds test. (`raw` may wrap past the index
                 # range only if the loop's bounds are near it; such an iteration is invalid
                 # either way: `ult` against ub fails or the copy is empty.)
                 valid = ctx.cmp("ult", raw, ub)
-                at = ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
-            elif clamped:
-                at = raw
-            else:
-                # Past the end, the last iteration's tile again (whole, and its stage is never
-                # read): no test and no branch in the loop.
-                at = ctx(arith.MinUIOp(raw, last))
-            regs = self.load_x(ta, plan_a, i, at, xs, a_base, checked)
+                return ctx(arith.SelectOp(valid, raw, ctx.index(-1)))
+            if clamped:
+                return raw
+            # Past the end, the last iteration's tile again (whole, and its stage is never
+            # read): no test and no branch in the loop.
+            return ctx(arith.MinUIOp(raw, last))
+
+        def issue_iteration(
+            raw: SSAValue,
+            stage: SSAValue,
+            clamped: bool = False,
+            x_regs: list[SSAValue] | None = None,
+        ) -> Callable[[], None] | None:
+            """The copies of iteration `raw` (valid: below `ub`) into `stage` (`clamped`: `raw`
+            is at most `ub - 1` already; `x_regs`: its `x` registers, loaded before)."""
+            a_base, b_base = ctx.mul(stage, self.a_stage), self.y_base(stage)
+            at = tile_at(raw, clamped)
+            regs = self.load_x(ta, plan_a, i, at, xs, a_base, checked) if x_regs is None else x_regs
             self.issue(tb, plan_b, (g.k, g.n), j, at, ys, b_base, True, checked)
             ctx.emit(simt.AsyncCommitOp())
             return self.store_x(regs, xs, a_base)
@@ -469,6 +540,13 @@ class _Pipeline:
             ctx.emit(simt.AsyncWaitOp(s - 2))
             ctx.sync()
             first = self.fragments(xs, ys, ctx.index(0), 0)
+        # Early (`X_AHEAD`): iteration t loads the `x` registers of iteration t + S (the
+        # prologue those of S - 1), carried into iteration t + 1, which stores them.
+        early = X_AHEAD and not self.x_copied
+        x_first: list[SSAValue] = []
+        if early:
+            raw = ctx.add(lb, ctx.mul(step, s - 1))
+            x_first = self.load_x(ta, plan_a, i, tile_at(raw), xs, ctx.index(0), checked)
         n = len(acc)
         # Narrow: the unchecked loop counts in i32. Its test (`run`) holds only where
         # `ub - 1 < 2^29` (rule 1 of `loop_whole`) and `lb, step < 2^30`, so every counter value
@@ -488,7 +566,8 @@ class _Pipeline:
             return ctx(arith.IndexCastOp(v, IndexType())) if narrow else v
 
         lb_c, ub_c, step_c, last_c = (counter(v) for v in (lb, ub, step, last))
-        body = Block(arg_types=[count_t, count_t, *(v.type for v in acc + first)])
+        carried_types = (v.type for v in acc + first + x_first)
+        body = Block(arg_types=[count_t, count_t, *carried_types])
         kk, t = body.args[0], body.args[1]
         with ctx.at(InsertPoint.at_end(body)):
             if not rotated:
@@ -500,7 +579,16 @@ class _Pipeline:
             if narrow:
                 ahead = index(ctx(arith.MinUIOp(ahead, last_c)))
             stage_ahead = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(s - 1))), count(s)))
-            finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow)
+            nf = len(first)
+            carried_x: list[SSAValue] | None = list(body.args[2 + n + nf :]) if early else None
+            finish = issue_iteration(ahead, index(stage_ahead), clamped=narrow, x_regs=carried_x)
+            later: list[SSAValue] = []
+            if early:  # x of iteration t + S, carried into the next iteration
+                raw = ctx(arith.AddiOp(kk, ctx(arith.MuliOp(step_c, count(s)))))
+                if narrow:
+                    raw = index(ctx(arith.MinUIOp(raw, last_c)))
+                at = tile_at(raw, clamped=narrow)
+                later = self.load_x(ta, plan_a, i, at, xs, ctx.index(0), checked)
             stage = index(ctx(arith.RemUIOp(t, count(s))))
             if rotated:
 
@@ -512,17 +600,21 @@ class _Pipeline:
                     following = ctx(arith.RemUIOp(ctx(arith.AddiOp(t, count(1))), count(s)))
                     return self.fragments(xs, ys, index(following), 0)
 
-                carried = list(body.args[2 + n :])
+                carried = list(body.args[2 + n : 2 + n + nf])
                 out, nxt = self.compute_rotated(
                     xs, ys, stage, list(body.args[2 : 2 + n]), carried, boundary
                 )
-                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt))
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *nxt, *later))
             else:
-                out = self.compute(xs, ys, stage, list(body.args[2:]))
-                if finish is not None:  # x of iteration t + S - 1, from registers into its stage
-                    finish()
-                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out))
-        inits = [count(0), *acc, *first]
+                # x of iteration t + S - 1, from registers into its stage: after the compute,
+                # or within it (`X_STORE_K`; stage (t - 1) % S is not read in iteration t)
+                self.store_early = finish
+                out = self.compute(xs, ys, stage, list(body.args[2 : 2 + n]))
+                if self.store_early is not None:
+                    self.store_early()
+                self.store_early = None
+                ctx.emit(scf.YieldOp(ctx(arith.AddiOp(t, count(1))), *out, *later))
+        inits = [count(0), *acc, *first, *x_first]
         new = scf.ForOp(lb_c, ub_c, step_c, inits, Region(body))
         ctx.emit(new)
         ctx.emit(simt.AsyncWaitOp(0))
@@ -660,7 +752,10 @@ class _Fmas(_Pipeline):
         super().__init__(ctx, g, layout)
 
     def stage_budget(self) -> int:
-        return FMA_STAGE_BUDGET
+        return FMA_STAGE_BUDGET if self.k_major else STAGE_BUDGET
+
+    def split_default(self) -> bool:
+        return self.k_major
 
     def prepare(self) -> None:
         ctx, g, layout = self.ctx, self.g, self.layout
@@ -786,8 +881,12 @@ class _Fmas(_Pipeline):
         ]
 
     def compute_k_major(self, xs, ys, stage, acc):
+        store_k = X_STORE_K if X_STORE_K is not None else self.g.k // 2 if X_AHEAD else None
         for k in range(self.g.k):
             acc = self.fmas(acc, self.fragments(xs, ys, stage, k))
+            if k + 1 == store_k and self.store_early is not None:
+                self.store_early()  # the next stage's x, within the compute (`pipeline`)
+                self.store_early = None
         return acc
 
     def compute_rotated(self, xs, ys, stage, acc, first, boundary):
@@ -816,4 +915,4 @@ def x_layout(m: int, k: int, threads: int) -> Layout:
     return assign((m, k), threads, cols[:2] + pool[p:], pool[:p])
 
 
-__all__ = ["Gemm", "lower_pipelined", "match"]
+__all__ = ["Gemm", "fma_threads", "lower_pipelined", "match"]

@@ -239,11 +239,13 @@ def module_chip(module: ModuleOp) -> str:
 
 def target_chip(module: ModuleOp, chip: str) -> str:
     """`chip`, or its arch-specific variant sm_90a when a tile kernel of `module` takes this
-    path on sm_90 (wgmma exists only there)."""
+    path or `attention_wgmma.py`'s on sm_90 (wgmma exists only there)."""
+    from ferrox.lowering.tile_to_simt.attention_wgmma import kernel_threads as attention
+
     if chip != "sm_90":
         return chip
     for op in module.ops:
-        if isinstance(op, tile.KernelOp) and _plans(op, chip):
+        if isinstance(op, tile.KernelOp) and (_plans(op, chip) or attention(op, chip)):
             return "sm_90a"
     return chip
 

@@ -39,6 +39,7 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaCommitOp,
     WgmmaWaitOp,
     alloc_of,
+    producers,
     tiles,
 )
 from ferrox.dialects.typetest import type_test
@@ -54,6 +55,10 @@ _READERS = (SharedLoadOp, SharedLoadVectorOp, LdMatrixOp, *WGMMA_PRODUCT_OPS)
 
 @dataclass(frozen=True)
 class State:
+    """The open group and the committed ones, oldest first: each the keys of the allocations
+    its wgmma ops read and the `id` of each of those ops (a wait's `retired` claim is checked
+    against them; an op's id is never an allocation's, both objects being alive)."""
+
     groups: tuple[frozenset[int], ...] = ()
     open: frozenset[int] = frozenset()
 
@@ -99,7 +104,7 @@ class _Flow:
     # --- transfer ------------------------------------------------------------------------------
     def op(self, op: Operation, s: State) -> State:
         if isinstance(op, WGMMA_PRODUCT_OPS):
-            return State(s.groups, s.open | {self.key(t) for t in tiles(op)})
+            return State(s.groups, s.open | {self.key(t) for t in tiles(op)} | {id(op)})
         if isinstance(op, WgmmaCommitOp):
             return State(_cap((*s.groups, s.open)), frozenset())
         if isinstance(op, WgmmaWaitOp):
@@ -110,7 +115,9 @@ class _Flow:
                     "issued before it with 'simt.wgmma_commit' first",
                 )
             n = op.pending.value.data
-            return State(s.groups[len(s.groups) - n :] if n else (), s.open)
+            kept = State(s.groups[len(s.groups) - n :] if n else (), s.open)
+            self.retires(op, kept.busy())
+            return kept
         busy = s.busy()
         if busy and (isinstance(op, CallOp) or op.name == "simt.return"):
             self.error(
@@ -121,6 +128,20 @@ class _Flow:
         if busy and not isinstance(op, _READERS):
             self.writes(op, busy)
         return self.regions(op, s) if op.regions else s
+
+    def retires(self, op: WgmmaWaitOp, busy: frozenset[int]) -> None:
+        """A wait's `retired = K` claim: no wgmma its first K operands may come from is in a
+        group the wait leaves pending."""
+        for k, v in enumerate(op.values[: op.retired_count]):
+            if producers(v) & busy:
+                self.error(
+                    op,
+                    f"operand {k} of 'simt.wgmma_wait' is named retired (retired = "
+                    f"{op.retired_count}) but may come from a wgmma of a group the wait leaves "
+                    f"pending (pending = {op.pending.value.data}): commit that group before the "
+                    "ones left pending, or wait with a smaller pending",
+                )
+                return
 
     def writes(self, op: Operation, busy: frozenset[int]) -> None:
         for v in op.operands:

@@ -3,7 +3,7 @@ iteration (the fast branch, not the slow one or the out-of-line stub), the mix c
 
 from __future__ import annotations
 
-from benchmarks.sass_loop import mix
+from benchmarks.sass_loop import bank_pairs, mix, stalls
 
 SASS = """
         /*0000*/                   MOV R1, c[0x0][0x28] ;
@@ -37,3 +37,23 @@ def test_the_hot_path_is_the_loops_shortest_iteration():
     assert n == 2 + 2 + 6
     assert counts["FFMA"] == 3 and counts["LDG"] == 1 and counts["VOTE"] == 0
     assert counts["BRA"] == 3 and counts["LDS"] == 1
+
+
+HEX = """
+.L_x_0:
+        /*0000*/                   FFMA R20, R12.reuse, R14, R20 ;    /* 0x0000000e0c147223 */
+                                                                      /* 0x040fe20000000014 */
+        /*0010*/                   FFMA R21, R13, R15, R21 ;          /* 0x0000000f0d157223 */
+                                                                      /* 0x000fc40000000015 */
+        /*0020*/               @P2 BRA `(.L_x_0) ;                    /* 0xfffffffc00e02947 */
+                                                                      /* 0x000fea000383ffff */
+        /*0030*/                   EXIT ;                             /* 0x000000000000794d */
+                                                                      /* 0x000fea0003800000 */
+"""
+
+
+def test_static_stalls_and_banks_from_hex_output():
+    # stall counts 1, 2 and 5 (bits 105-108); R14 and R20 share bank 0, R13, R15, R21 bank 1
+    assert stalls(HEX) == 8
+    assert bank_pairs(HEX) == (2, 1)
+    assert stalls(SASS) is None  # no encodings without -hex

@@ -152,7 +152,7 @@ TWINS = {
     "softmax": (softmax, {}),
     "layernorm": (layernorm, {}),
     "transpose": (transpose, {}),
-    "matmul_f32": (matmul_f32, {"BM": 128, "BN": 128, "BK": 8}),
+    "matmul_f32": (matmul_f32, {"BM": 128, "BN": 128, "BK": 16}),
     "matmul_bf16": (matmul_f32, {"DT": bf16, "BM": 128, "BN": 256, "BK": 64}),
     "attention": (attention, {}),
 }

@@ -87,13 +87,13 @@ def test_matmul_built_in_python_matches_the_text():
     c, a, b = (_named(v, n) for v, n in zip(kernel.args, "cab"))
     i, j = BlockIdOp(0), BlockIdOp(1)
     k = DimOp(a, 1)
-    c0, c1, c8 = (arith.ConstantOp.from_int_and_width(v, IndexType()) for v in (0, 1, 8))
-    ktiles = arith.CeilDivUIOp(k.result, c8.result)
+    c0, c1, c16 = (arith.ConstantOp.from_int_and_width(v, IndexType()) for v in (0, 1, 16))
+    ktiles = arith.CeilDivUIOp(k.result, c16.result)
     zero = ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(f32, [128, 128]), [0.0]))
     body = Block(arg_types=[IndexType(), TileType(f32, [128, 128])])
     kk, acc_in = body.args
-    x = LoadOp(a, [i.result, kk], TileType(f32, [128, 8]))
-    y = LoadOp(b, [kk, j.result], TileType(f32, [8, 128]))
+    x = LoadOp(a, [i.result, kk], TileType(f32, [128, 16]))
+    y = LoadOp(b, [kk, j.result], TileType(f32, [16, 128]))
     nxt = MmaOp(x.result, y.result, acc_in)
     body.add_ops([x, y, nxt, scf.YieldOp(nxt.result)])
     loop = scf.ForOp(c0.result, ktiles.result, c1.result, [zero.result], Region(body))
@@ -103,7 +103,7 @@ def test_matmul_built_in_python_matches_the_text():
         (k, "k"),
         (c0, "c0"),
         (c1, "c1"),
-        (c8, "c8"),
+        (c16, "c16"),
         (ktiles, "ktiles"),
         (zero, "zero"),
         (x, "x"),
@@ -115,7 +115,7 @@ def test_matmul_built_in_python_matches_the_text():
         _named(op.results[0], name)
     _named(kk, "kk")
     _named(acc_in, "sum")
-    ops = [i, j, k, c0, c1, c8, ktiles, zero, loop, StoreOp(loop.results[0], c), ReturnOp()]
+    ops = [i, j, k, c0, c1, c16, ktiles, zero, loop, StoreOp(loop.results[0], c), ReturnOp()]
     kernel.body.block.add_ops(ops)
     verify_module(kernel)
     assert _text(kernel) == _kernel_from_file("matmul_f32")

@@ -280,3 +280,29 @@ simt.kernel @reg_a_store_into_b_in_flight(%q: !simt.slice<i32>) contract<domain 
   }
   simt.return
 }
+
+// -----
+
+// A partial wait's `retired` claim is checked: here the scores' group is the newer one, so
+// `pending = 1` leaves it in flight and its values may not be named retired.
+simt.kernel @retired_but_newest() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %a = arith.constant 0 : i32
+  simt.unsafe {
+    simt.wgmma_fence
+    %o:8 = simt.wgmma_reg_a (%a, %a, %a, %a), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    simt.wgmma_fence
+    %s:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    // expected-error@+1 {{operand 0 of 'simt.wgmma_wait' is named retired (retired = 8) but may come from a wgmma of a group the wait leaves pending (pending = 1): commit that group before the ones left pending, or wait with a smaller pending}}
+    %w:16 = simt.wgmma_wait %s#0, %s#1, %s#2, %s#3, %s#4, %s#5, %s#6, %s#7, %o#0, %o#1, %o#2, %o#3, %o#4, %o#5, %o#6, %o#7 {pending = 1, retired = 8}
+    %sum = arith.addf %w#0, %w#7 : f32
+    %f:8 = simt.wgmma_wait %w#8, %w#9, %w#10, %w#11, %w#12, %w#13, %w#14, %w#15 {pending = 0}
+    simt.yield
+  }
+  simt.return
+}

@@ -97,9 +97,14 @@ EXPECT = {
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
         (128, 128),
         barrier=True,
-        vector_loads=4,  # x ([128, 8], k-major) through registers: 1 chunk a thread, 4 issues
-        vector_stores=16,
-        async_copies=2 * 4 * 1,  # 4 stages; 1 chunk of y ([8, 128]) a thread
+        # 128 threads, 16 x 8 accumulators each (`gemm.fma_threads`); 2 stages of 16 KiB
+        # (`gemm.FMA_STAGE_BUDGET`): one issue before the loop, one in it, and x's registers
+        # loaded an iteration ahead (`gemm.X_AHEAD`): once more before the loop
+        vector_loads=3 * 4,  # x ([128, 16], k-major) through registers: 4 chunks a thread
+        vector_stores=32,  # 128 f32 a thread
+        async_copies=2 * 2 * 4,  # 4 chunks of y ([16, 128]) a thread
+        threads=128,
+        max_registers=255,
     ),
     "matmul_bf16": Expect(
         (*dims(0, 2), *dims(1, 2), *dims(2, 2)),
@@ -165,6 +170,7 @@ def test_checked_chunk_ops_share_one_function_per_signature(lowered):
             "__ferrox_async_copy_slice_bf16_x8_1",  # its y: [64, 256] stages, another type
             "__ferrox_async_copy_slice_f32_x4",  # matmul_f32's y (its x: k-major, by loads)
             "__ferrox_load_chunk_slice_bf16_x8",
+            "__ferrox_load_chunk_slice_f32_x16",  # matmul_f32's checked x: a row of 16 k a thread
             "__ferrox_load_chunk_slice_f32_x4",
         ]
     )

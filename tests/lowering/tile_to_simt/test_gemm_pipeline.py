@@ -9,11 +9,13 @@ import pytest
 from xdsl.dialects.builtin import IntegerAttr, i32
 
 from ferrox.dialects import simt
+from ferrox.dialects import tile as tile_dialect
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.simt_ops import tile_support as chunk_ops
 from ferrox.driver.interpreter.tile_lowered import lowered_module, simt_launch
 from ferrox.lowering.tile_to_simt import gemm
-from ferrox.lowering.tile_to_simt.gemm import MAX_STAGES, x_layout
+from ferrox.lowering.tile_to_simt.convert import default_threads
+from ferrox.lowering.tile_to_simt.gemm import FMA_STAGE_BUDGET, MAX_STAGES, x_layout
 from ferrox.lowering.tile_to_simt.matrix import spaced_layout
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
@@ -143,6 +145,19 @@ def misaligned(shape: tuple[int, int], rng) -> np.ndarray:
     return out
 
 
+def check_product(rng, t: str, tile, mkn, skew: bool) -> None:
+    """The pipelined kernel of `tile` gives the float64 product of random `t` operands of sizes
+    `mkn` (`x` misaligned where `skew`), outputs NaN-poisoned first."""
+    m, k, n = mkn
+    dtype = np.float16 if t == "f16" else np.float32
+    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c, pipelined = run(source(t, *tile), a, b)
+    assert pipelined and np.isnan(c).sum() == 0
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+
+
 @pytest.mark.parametrize("fast", [True, False], ids=["two-loops", "checked-only"])
 @pytest.mark.parametrize(
     ("t", "tile", "mkn", "whole", "skew"),
@@ -168,20 +183,19 @@ def test_whole_tiles_take_the_unchecked_loop(
     NaN-poisoned first). With the knob off, no copy is unchecked (a k-major `x` load keeps
     `tile.load`'s own whole-tile test)."""
     monkeypatch.setattr(gemm, "FAST_COPIES", fast)
+    check_product(rng, t, tile, mkn, skew)
     m, k, n = mkn
-    dtype = np.float16 if t == "f16" else np.float32
-    a = misaligned((m, k), rng) if skew else rng.standard_normal((m, k)).astype(dtype)
-    b = rng.standard_normal((k, n)).astype(dtype)
-    c, pipelined = run(source(t, *tile), a, b)
-    assert pipelined and np.isnan(c).sum() == 0
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
     bm, bn, bk = tile
     w = 8 if t == "f16" else 4
-    issues = MAX_STAGES - 1 + -(-k // bk)  # 4 stages at these tiles
+    stages = MAX_STAGES  # 4 at these tiles; a k-major f32 loop's within FMA_STAGE_BUDGET
+    if t == "f32" and bm * bn >= 128 * 128:
+        stages = min(MAX_STAGES, FMA_STAGE_BUDGET // (4 * (bm * bk + bk * bn)))  # 2 at BK 16
+    issues = stages - 1 + -(-k // bk)
     per_issue = (bm * bk + bk * bn) // w
+    # a k-major x (through registers) is loaded once more: an iteration ahead (gemm.X_AHEAD)
+    ahead = bm * bk // w if t == "f32" and bm * bn >= 128 * 128 and gemm.X_AHEAD else 0
     if fast:
-        assert sum(unchecked.values()) == whole * issues * per_issue
+        assert sum(unchecked.values()) == whole * (issues * per_issue + ahead)
     else:
         assert unchecked["simt.unchecked_async_copy"] == 0
 
@@ -324,6 +338,59 @@ def test_the_rotated_loop_matches_numpy(rng, monkeypatch, bk, mkn, lo):
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("t", "tile", "mkn", "skew"),
+    [
+        ("f32", (128, 128, 16), (256, 64, 256), False),  # whole tiles: the unchecked loop
+        ("f32", (128, 128, 8), (200, 100, 150), False),  # ragged: the checked loop
+        ("f32", (128, 128, 8), (256, 32, 256), True),  # x misaligned
+        ("f32", (64, 64, 32), (128, 64, 200), False),  # x copied row-major; a ragged column
+        ("f16", (64, 64, 32), (128, 64, 136), False),  # tensor cores
+    ],
+)
+def test_split_copy_addresses_match_numpy(rng, monkeypatch, t, tile, mkn, skew):
+    """`gemm.SPLIT_ADDRESS`: each copy's element index as its tile's first element plus its
+    loop-invariant offset copies the same elements (the interpreter checks every index)."""
+    monkeypatch.setattr(gemm, "SPLIT_ADDRESS", True)
+    check_product(rng, t, tile, mkn, skew)
+
+
+@pytest.mark.parametrize(
+    ("bk", "mkn", "lo", "store_k", "narrow", "rotate"),
+    [
+        (8, (256, 32, 256), 0, None, False, False),  # whole tiles: the unchecked loop
+        (16, (256, 64, 256), 0, 8, False, False),  # stored within the compute
+        (16, (256, 64, 256), 1, 2, True, False),  # the i32 counter
+        (8, (200, 100, 150), 0, 4, False, False),  # ragged: the checked loop
+        (16, (129, 37, 150), 0, None, False, False),
+        (8, (256, 8, 200), 0, 1, False, False),  # one iteration
+        (8, (128, 64, 128), 9, None, False, False),  # no iteration
+        (16, (256, 64, 256), 0, None, False, True),  # rotated: stored before the barrier
+        (8, (200, 100, 150), 1, None, False, True),
+    ],
+)
+def test_x_loaded_an_iteration_ahead_matches_numpy(
+    rng, monkeypatch, bk, mkn, lo, store_k, narrow, rotate
+):
+    """`gemm.X_AHEAD` (and `gemm.X_STORE_K`): the k-major loop's `x` registers loaded an
+    iteration before the one that stores them, stored after the compute, within it or (rotated)
+    before the barrier, give the NumPy product; the interpreter checks every shared access for
+    races and every unchecked load's bounds (the look-ahead past the end loads the last tile
+    again, or nothing)."""
+    monkeypatch.setattr(gemm, "X_AHEAD", True)
+    monkeypatch.setattr(gemm, "X_STORE_K", store_k)
+    monkeypatch.setattr(gemm, "NARROW_COUNTER", narrow)
+    monkeypatch.setattr(gemm, "ROTATE", rotate)
+    m, k, n = mkn
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c, pipelined = run(source("f32", 128, 128, bk), a, b, lo)
+    assert pipelined and np.isnan(c).sum() == 0
+    start = min(bk * lo, k)
+    want = a[:, start:].astype(np.float64) @ b[start:].astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("narrow", [True, False], ids=["i32-counter", "index-counter"])
 @pytest.mark.parametrize(("lo", "whole"), [(2, 4), (8, 4), (2**40, 0)])
 def test_the_unchecked_loop_from_a_later_tile(rng, monkeypatch, unchecked, narrow, lo, whole):
@@ -344,4 +411,36 @@ def test_the_unchecked_loop_from_a_later_tile(rng, monkeypatch, unchecked, narro
     if lo >= 2**30 and not narrow:
         whole = 4  # the index counter's loop takes any start
     per_issue = (128 * 8 + 8 * 128) // 4
-    assert sum(unchecked.values()) == whole * (MAX_STAGES - 1 + iterations) * per_issue
+    ahead = 128 * 8 // 4  # x's registers of one more iteration, ahead (gemm.X_AHEAD)
+    assert sum(unchecked.values()) == whole * ((MAX_STAGES - 1 + iterations) * per_issue + ahead)
+
+
+@pytest.mark.parametrize(
+    ("t", "tile", "threads"),
+    [
+        ("f32", (128, 128, 16), 128),  # 16 x 8 accumulators a thread (8 x 8 over 256)
+        ("f32", (128, 128, 8), 128),
+        ("f32", (256, 128, 16), 256),  # 128 a thread over 256, the default
+        ("f32", (128, 64, 16), 256),  # 32 a thread: not deep, the default
+        ("f16", (128, 128, 32), 256),  # tensor cores
+    ],
+)
+def test_a_deep_f32_gemm_takes_128_accumulators_a_thread(t, tile, threads):
+    """`gemm.fma_threads` through `convert.default_threads`: a kernel whose f32 GEMM gives a
+    thread 64 or more accumulators at the default thread count takes its tile over 128 threads
+    instead, where that is fewer."""
+    module = parse_module(make_context(), source(t, *tile), "mm.mlir")
+    (kernel,) = [op for op in module.ops if isinstance(op, tile_dialect.KernelOp)]
+    assert default_threads(kernel) == threads
+
+
+def test_a_tile_too_big_for_fewer_threads_keeps_the_default():
+    """Another tile of the kernel that would spread more than `MAX_ELEMENTS_PER_THREAD` over the
+    fewer threads keeps the default count (a [256, 256] tile: 256 elements over 256 threads)."""
+    store = "tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>"
+    big = "%big = tile.constant dense<0.0> : !tile.tile<f32, [256, 256]>\n    " + store
+    module = parse_module(
+        make_context(), source("f32", 128, 128, 16).replace(store, big), "mm.mlir"
+    )
+    (kernel,) = [op for op in module.ops if isinstance(op, tile_dialect.KernelOp)]
+    assert default_threads(kernel) == 256

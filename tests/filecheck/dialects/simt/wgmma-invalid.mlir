@@ -747,3 +747,21 @@ simt.kernel @k(%q: !simt.slice<i32>) contract<domain = 1, block = [128], shared_
   }
   simt.return
 }
+
+// -----
+
+simt.kernel @k() contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  simt.unsafe {
+    simt.wgmma_fence
+    %d:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+    simt.wgmma_commit
+    // expected-error@+1 {{'simt.wgmma_wait' retired = K names the first K of its 8 operands as retired while groups stay pending: it needs pending > 0 and 0 < K <= 8, got pending = 0, retired = 8}}
+    %e:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 0, retired = 8}
+    simt.yield
+  }
+  simt.return
+}

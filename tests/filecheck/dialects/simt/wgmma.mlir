@@ -107,6 +107,34 @@ builtin.module {
   // CHECK:      simt.wgmma_wait %{{.*}} {pending = 1}
   // CHECK:      simt.wgmma_wait %acc, %acc_1, %acc_2, %acc_3, %acc_4, %acc_5, %acc_6, %acc_7 {pending = 0}
 
+  // A partial wait that retires the older group (FlashAttention-3's overlap): the scores'
+  // group is committed before the output's, so `pending = 1` retires the scores (`retired = 8`,
+  // its first 8 operands: free to read) while the output's group stays in flight. The second
+  // fence orders registers only (its tiles' writers fenced the proxy).
+  simt.kernel @partial_wait(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [128], shared_bytes = 10240> {
+    %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+    %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+    %c0 = arith.constant 0 : index
+    %z = arith.constant 0.0 : f32
+    %a = arith.constant 0 : i32
+    simt.unsafe {
+      simt.wgmma_fence
+      %s:8 = simt.wgmma %as[%c0], %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      simt.wgmma_fence {registers}
+      %o:8 = simt.wgmma_reg_a (%a, %a, %a, %a), %bs[%c0], acc(%z, %z, %z, %z, %z, %z, %z, %z) {n = 16} : !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      %w:16 = simt.wgmma_wait %s#0, %s#1, %s#2, %s#3, %s#4, %s#5, %s#6, %s#7, %o#0, %o#1, %o#2, %o#3, %o#4, %o#5, %o#6, %o#7 {pending = 1, retired = 8}
+      %sum = arith.addf %w#0, %w#7 : f32
+      %f:8 = simt.wgmma_wait %w#8, %w#9, %w#10, %w#11, %w#12, %w#13, %w#14, %w#15 {pending = 0}
+      simt.yield
+    }
+    simt.return
+  }
+  // CHECK:      simt.kernel @partial_wait
+  // CHECK:      simt.wgmma_fence {registers}
+  // CHECK:      simt.wgmma_wait %{{.*}} {pending = 1, retired = 8}
+
   // A store into an allocation no wgmma in flight reads is fine.
   simt.kernel @store_beside(%out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [128], shared_bytes = 10240> {
     %as = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>

@@ -162,7 +162,7 @@ tile.kernel @transpose(%out: !tile.partition<f32, [32, 64]>, %x: !tile.tensor<f3
 // CHECK:         %t = tile.load %x[%j, %i] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [64, 32]>
 // CHECK-NEXT:    %r = tile.transpose %t : !tile.tile<f32, [64, 32]> -> !tile.tile<f32, [32, 64]>
 
-// Matmul C = A @ B in f32, [128, 128] tiles, with a loop over K in 8-wide steps; zero padding
+// Matmul C = A @ B in f32, [128, 128] tiles, with a loop over K in 16-wide steps; zero padding
 // makes a ragged K tile contribute nothing.
 // doc:begin matmul_f32
 tile.kernel @matmul_f32(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, ?]>, %b: !tile.tensor<f32, [?, ?]>) {
@@ -171,13 +171,13 @@ tile.kernel @matmul_f32(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f
   %k = tile.dim %a, 1 : !tile.tensor<f32, [?, ?]>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %ktiles = arith.ceildivui %k, %c8 : index
+  %c16 = arith.constant 16 : index
+  %ktiles = arith.ceildivui %k, %c16 : index
   %zero = tile.constant dense<0.0> : !tile.tile<f32, [128, 128]>
   %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {
-    %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 8]>
-    %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [8, 128]>
-    %next = tile.mma %x, %y, %sum : !tile.tile<f32, [128, 8]>, !tile.tile<f32, [8, 128]>, !tile.tile<f32, [128, 128]>
+    %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 16]>
+    %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [16, 128]>
+    %next = tile.mma %x, %y, %sum : !tile.tile<f32, [128, 16]>, !tile.tile<f32, [16, 128]>, !tile.tile<f32, [128, 128]>
     scf.yield %next : !tile.tile<f32, [128, 128]>
   }
   tile.store %acc, %c : !tile.tile<f32, [128, 128]>, !tile.partition<f32, [128, 128]>
@@ -187,9 +187,9 @@ tile.kernel @matmul_f32(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f
 
 // CHECK-LABEL: tile.kernel @matmul_f32(
 // CHECK:         %acc = scf.for %kk = %c0 to %ktiles step %c1 iter_args(%sum = %zero) -> (!tile.tile<f32, [128, 128]>) {
-// CHECK-NEXT:      %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 8]>
-// CHECK-NEXT:      %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [8, 128]>
-// CHECK-NEXT:      %next = tile.mma %x, %y, %sum : !tile.tile<f32, [128, 8]>, !tile.tile<f32, [8, 128]>, !tile.tile<f32, [128, 128]>
+// CHECK-NEXT:      %x = tile.load %a[%i, %kk] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [128, 16]>
+// CHECK-NEXT:      %y = tile.load %b[%kk, %j] : !tile.tensor<f32, [?, ?]> -> !tile.tile<f32, [16, 128]>
+// CHECK-NEXT:      %next = tile.mma %x, %y, %sum : !tile.tile<f32, [128, 16]>, !tile.tile<f32, [16, 128]>, !tile.tile<f32, [128, 128]>
 // CHECK-NEXT:      scf.yield %next : !tile.tile<f32, [128, 128]>
 
 // Matmul with bf16 inputs and an f32 accumulator and result, the tensor-core case.

@@ -4,11 +4,15 @@
 // before the loop that every tile it copies is whole (tile.load's whole-tile rule for x's tile
 // (i, ub - 1) and y's tile (ub - 1, j): dims, slice lengths, alignment), then the loop whose
 // x loads and y copies are unchecked (an iteration past the end takes the last tile again:
-// arith.minui, no test; it counts in i32, its test also holding lb and step below 2^30), or the
+// arith.minui, no test; it counts in `index`: an i32 counter, gemm.NARROW_COUNTER, measured slower), or the
 // loop whose loads and copies are checked (the module's shared checked functions, an iteration
 // past the end reading nothing). The test is block-uniform,
 // so the loops' barriers pass verify-disjoint under it. The stages of x and y are one f32
-// array, which the store's round trip through shared memory takes over after the loops.
+// array, which the store's round trip through shared memory takes over after the loops. The
+// block has 128 threads (gemm.fma_threads: 16 x 8 accumulators each), so each copies two
+// chunks of y and loads two chunks of x (one row of 8 k: one checked load of 8). Each iteration
+// copies y for S - 1 iterations ahead and loads x's registers for S ahead (gemm.X_AHEAD), which
+// the next iteration stores: the loop carries them.
 
 tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, ?]>, %b: !tile.tensor<f32, [?, ?]>) {
   %i = tile.block_id 0
@@ -44,27 +48,29 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK:           simt.unchecked_load_chunk %a[%{{.*}}] : !simt.slice<f32> -> f32, f32, f32, f32
 // CHECK-NOT:       simt.call
 // CHECK:           simt.unchecked_async_copy %b[%{{.*}}], %stages[%{{.*}}] {width = 4 : i64}
+// CHECK-NEXT:      simt.unchecked_async_copy %b[%{{.*}}], %stages[%{{.*}}] {width = 4 : i64}
 // CHECK-NEXT:      simt.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    simt.async_commit
 // CHECK-NOT:       simt.call
-// CHECK:           %[[LAST32:.*]] = arith.index_cast %[[LAST]] : index to i32
-// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (i32, f32,
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (index, f32,
 // CHECK-NEXT:        simt.async_wait {pending = 2 : i64}
 // CHECK-NEXT:        simt.sync_threads
 // CHECK-NOT:         simt.call
-// CHECK:             arith.minui %{{.*}}, %[[LAST32]] : i32
-// CHECK-NOT:         simt.call
-// CHECK:             simt.unchecked_load_chunk %a
+// CHECK:             arith.minui %{{.*}}, %[[LAST]] : index
 // CHECK-NOT:         simt.call
 // CHECK:             simt.unchecked_async_copy %b
+// CHECK-NOT:         simt.call
+// CHECK:             arith.minui %{{.*}}, %[[LAST]] : index
+// CHECK-NOT:         simt.call
+// CHECK:             simt.unchecked_load_chunk %a
 // CHECK-NOT:         simt.call
 // CHECK:           simt.async_wait {pending = 0 : i64}
 // CHECK-NEXT:      simt.sync_threads
 // CHECK-NEXT:      scf.yield
 // CHECK-NEXT:    } else {
 // CHECK-NOT:       simt.unchecked
-// CHECK:           simt.call @__ferrox_load_chunk_slice_f32_x4(%a,
+// CHECK:           simt.call @__ferrox_load_chunk_slice_f32_x8(%a,
 // CHECK-NOT:       simt.unchecked
 // CHECK:           simt.call @__ferrox_async_copy_slice_f32_x4(%b,
 // CHECK-NOT:       simt.unchecked
@@ -72,9 +78,9 @@ tile.kernel @mm(%c: !tile.partition<f32, [128, 128]>, %a: !tile.tensor<f32, [?, 
 // CHECK-NEXT:        simt.async_wait {pending = 2 : i64}
 // CHECK-NEXT:        simt.sync_threads
 // CHECK-NOT:         simt.unchecked
-// CHECK:             simt.call @__ferrox_load_chunk_slice_f32_x4(%a,
-// CHECK-NOT:         simt.unchecked
 // CHECK:             simt.call @__ferrox_async_copy_slice_f32_x4(%b,
+// CHECK-NOT:         simt.unchecked
+// CHECK:             simt.call @__ferrox_load_chunk_slice_f32_x8(%a,
 // CHECK-NOT:         simt.unchecked
 // CHECK:           simt.async_wait {pending = 0 : i64}
 // CHECK-NEXT:      simt.sync_threads
