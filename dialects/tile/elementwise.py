@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import i1
+from xdsl.dialects.builtin import UnitAttr, i1
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_attr_def,
     prop_def,
     result_def,
     traits_def,
@@ -139,9 +140,21 @@ class ExpOp(_UnaryOp):
 
 @irdl_op_definition
 class Exp2Op(_UnaryOp):
-    """`2 ** x`."""
+    """`2 ** x`. With the unit attribute `ftz` (`tile.exp2 %x {ftz}`), an explicit opt-in:
+    results below 2^-126 (f32's smallest normal) are +0 instead of subnormal, which lets the GPU
+    take `ex2.approx.ftz.f32` alone (without, ptxas wraps each `ex2` in a compare and two
+    multiplies that keep subnormal results; docs/dialects/tile.md)."""
 
     name = "tile.exp2"
+    ftz = opt_attr_def(UnitAttr)
+
+    FTZ_BELOW: ClassVar[float] = 2.0**-126
+    """Results below this are +0 under `ftz`."""
+
+    def __init__(self, input: SSAValue, ftz: bool = False):
+        super().__init__(input)
+        if ftz:
+            self.attributes["ftz"] = UnitAttr()
 
 
 @irdl_op_definition

@@ -94,11 +94,18 @@ class TileElementwiseFunctions(InterpreterFunctions):
     run_maximum = impl(tile.MaximumOp)(_extremum(True))
     run_minimum = impl(tile.MinimumOp)(_extremum(False))
     run_exp = impl(tile.ExpOp)(_math(np.exp))
-    run_exp2 = impl(tile.Exp2Op)(_math(np.exp2))
     run_log = impl(tile.LogOp)(_math(np.log))
     run_sqrt = impl(tile.SqrtOp)(_math(np.sqrt))
     run_rsqrt = impl(tile.RsqrtOp)(_math(_rsqrt))
     run_tanh = impl(tile.TanhOp)(_math(np.tanh))
+
+    @impl(tile.Exp2Op)
+    def run_exp2(self, interp: TileInterpreter, op: tile.Exp2Op, args: PythonValues):
+        (x,) = args
+        r = np.exp2(x.astype(F64))
+        if op.ftz is not None:  # the opt-in: results below f32's smallest normal are +0
+            r = np.where(r < tile.Exp2Op.FTZ_BELOW, 0.0, r)
+        return (round_to(_element(op), r),)
 
     @impl(tile.NegOp)
     def run_neg(self, interp: TileInterpreter, op: tile.NegOp, args: PythonValues):

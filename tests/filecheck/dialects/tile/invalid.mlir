@@ -384,6 +384,16 @@ tile.kernel @k(%out: !tile.partition<f32, [16]>) {
 
 // -----
 
+// exp2's ftz is a unit attribute (present or absent), never a value.
+tile.kernel @k(%out: !tile.partition<f32, [16]>) {
+  %a = tile.constant dense<1.0> : !tile.tile<f32, [16]>
+  // expected-error@+1 {{1 : i32 should be of base attribute unit}}
+  %c = tile.exp2 %a {ftz = 1 : i32} : !tile.tile<f32, [16]>
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%out: !tile.partition<f32, [16]>) {
   %a = tile.constant dense<1.0> : !tile.tile<f32, [16]>
   // expected-error@+1 {{tile.sqrt operand and result must have the same type, found !tile.tile<f32, [16]>, !tile.tile<f32, [8]>}}

@@ -94,6 +94,7 @@ tile.kernel @elementwise(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32,
   %ineg = tile.neg %n : !tile.tile<i32, [64]>
   %exp = tile.exp %a : !tile.tile<f32, [64]>
   %exp2 = tile.exp2 %a : !tile.tile<f32, [64]>
+  %exp2f = tile.exp2 %a {ftz} : !tile.tile<f32, [64]>
   %log = tile.log %a : !tile.tile<f32, [64]>
   %sqrt = tile.sqrt %a : !tile.tile<f32, [64]>
   %rsqrt = tile.rsqrt %a : !tile.tile<f32, [64]>
@@ -126,6 +127,7 @@ tile.kernel @elementwise(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32,
 // CHECK-NEXT:    %ineg = tile.neg %n : !tile.tile<i32, [64]>
 // CHECK-NEXT:    %exp = tile.exp %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %exp2 = tile.exp2 %a : !tile.tile<f32, [64]>
+// CHECK-NEXT:    %exp2f = tile.exp2 %a {ftz} : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %log = tile.log %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %sqrt = tile.sqrt %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %rsqrt = tile.rsqrt %a : !tile.tile<f32, [64]>
