@@ -105,6 +105,32 @@ class MinimumOp(_BinaryOp):
     name = "tile.minimum"
 
 
+@irdl_op_definition
+class FmaOp(IRDLOperation):
+    """`tile.fma %a, %b, %c : T`: `a * b + c` rounded once (floats only; PTX `fma.rn`)."""
+
+    name = "tile.fma"
+
+    T: ClassVar = tile_var()
+
+    a = operand_def(T)
+    b = operand_def(T)
+    c = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    assembly_format = "$a `,` $b `,` $c attr-dict `:` type($result)"
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue):
+        super().__init__(operands=[a, b, c], result_types=[a.type])
+
+    def verify_(self) -> None:
+        check_same_type(
+            self, [self.a, self.b, self.c, self.result], "operands and result", _BROADCAST_HINT
+        )
+        check_numeric(self, self.result.type, True)
+
+
 class _UnaryOp(IRDLOperation):
     T: ClassVar = tile_var()
 

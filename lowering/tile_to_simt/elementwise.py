@@ -4,6 +4,7 @@ Operands are brought to the result's layout (the operand spread over most thread
 a result whose operands are all "any layout" stays lazy. Each op is the arith or math op with the
 semantics of docs/dialects/tile.md:
 
+- `fma`: `math.fma` (rounded once);
 - `exp2 {ftz}`: `math.exp2 fastmath<afn>` (results below 2^-126 are +0);
 - `maximum`/`minimum`: `arith.maximumf`/`minimumf` (NaN-propagating), `maxsi`/`minsi`;
 - `neg` of an integer: `0 - x`; `div`: `arith.divf`;
@@ -158,6 +159,7 @@ SCALARS: dict[type[Operation], Scalar] = {
     tile.NegOp: _neg,
     tile.ExpOp: _math(xmath.ExpOp),
     tile.Exp2Op: _math(xmath.Exp2Op),
+    tile.FmaOp: _math(xmath.FmaOp),
     tile.LogOp: _math(xmath.LogOp),
     tile.SqrtOp: _math(xmath.SqrtOp),
     tile.RsqrtOp: _math(xmath.RsqrtOp),

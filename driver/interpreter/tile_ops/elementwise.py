@@ -20,6 +20,8 @@ from xdsl.ir import Operation
 
 from ferrox.dialects import tile
 from ferrox.dialects.tile.attributes import CmpPredicate
+from ferrox.driver.interpreter.math_ops import _fma64 as fma64
+from ferrox.driver.interpreter.math_ops import round_to_odd_sum
 from ferrox.driver.interpreter.tile_ops.dtypes import (
     F64,
     compute_dtype,
@@ -98,6 +100,16 @@ class TileElementwiseFunctions(InterpreterFunctions):
     run_sqrt = impl(tile.SqrtOp)(_math(np.sqrt))
     run_rsqrt = impl(tile.RsqrtOp)(_math(_rsqrt))
     run_tanh = impl(tile.TanhOp)(_math(np.tanh))
+
+    @impl(tile.FmaOp)
+    def run_fma(self, interp: TileInterpreter, op: tile.FmaOp, args: PythonValues):
+        a, b, c = (np.asarray(x, dtype=F64) for x in args)
+        t = _element(op)
+        if compute_dtype(t) == F64:
+            return (np.vectorize(fma64, otypes=[F64])(a, b, c),)
+        # a * b is exact in f64 for f32 and narrower; the sum rounded to odd, then to the
+        # element type, is the correctly rounded fma
+        return (round_to(t, round_to_odd_sum(a * b, c)),)
 
     @impl(tile.Exp2Op)
     def run_exp2(self, interp: TileInterpreter, op: tile.Exp2Op, args: PythonValues):

@@ -99,6 +99,7 @@ tile.kernel @elementwise(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32,
   %sqrt = tile.sqrt %a : !tile.tile<f32, [64]>
   %rsqrt = tile.rsqrt %a : !tile.tile<f32, [64]>
   %tanh = tile.tanh %a : !tile.tile<f32, [64]>
+  %fma = tile.fma %a, %exp, %tanh : !tile.tile<f32, [64]>
   %eq = tile.cmp eq, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
   %ne = tile.cmp ne, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
   %lt = tile.cmp lt, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
@@ -132,6 +133,7 @@ tile.kernel @elementwise(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32,
 // CHECK-NEXT:    %sqrt = tile.sqrt %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %rsqrt = tile.rsqrt %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %tanh = tile.tanh %a : !tile.tile<f32, [64]>
+// CHECK-NEXT:    %fma = tile.fma %a, %exp, %tanh : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %eq = tile.cmp eq, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
 // CHECK-NEXT:    %ne = tile.cmp ne, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
 // CHECK-NEXT:    %lt = tile.cmp lt, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>

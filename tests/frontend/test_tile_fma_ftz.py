@@ -1,10 +1,12 @@
-"""`tile.exp2(x, ftz=True)`: the opt-in `tile.exp2 {ftz}`, whose results below 2^-126 are +0
-(the GPU's `ex2.approx.ftz.f32`); the default keeps subnormal results. Both interpreters (the
-tile one and the SIMT kernel it lowers to) and the PTX."""
+"""The fused attention's two scalar ops (examples/python/tile_attention.py): `tile.exp2(x,
+ftz=True)`, the opt-in `tile.exp2 {ftz}`, whose results below 2^-126 are +0 (the GPU's
+`ex2.approx.ftz.f32`; the default keeps subnormal results), and `tile.fma(a, b, c)`, `a * b + c`
+rounded once. Both interpreters (the tile one and the SIMT kernel it lowers to) and the PTX."""
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -69,3 +71,31 @@ def test_ftz_takes_a_bool_and_a_tile():
         bad_flag.module()
     with pytest.raises(FrontendError, match=r"exp2\(\.\.\., ftz=True\) takes a tile"):
         scalar_ftz.module()
+
+
+@tile.kernel
+def fused(out: Partition[f32, (8,)], x: Tensor[f32, (None,)], y: Tensor[f32, (None,)]):
+    a = tile.load(x, (0,), (8,))
+    tile.store(tile.fma(a, tile.load(y, (0,), (8,)), -1.0), out)
+
+
+def test_fma_rounds_once():
+    # (1 + 2^-12)(1 - 2^-12) - 1 = -2^-24 exactly: rounded once it is -2^-24, where the product
+    # rounded first (to 1 in f32) gives 0
+    e = 2.0**-12
+    x = np.array([1 + e, 3.0, 0.1, -2.5, 1e30, np.inf, 0.0, 7.0], np.float32)
+    y = np.array([1 - e, 1 / 3, 10.0, 0.4, 1e10, 0.0, -0.0, 1.0], np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # 1e40 is inf in f32, inf * 0 NaN
+        want = np.array(
+            [float(Fraction(float(a)) * Fraction(float(b)) - 1) for a, b in zip(x[:5], y[:5])]
+            + [np.nan, -1.0, 6.0]
+        ).astype(np.float32)
+    for where in ("tile", "simt"):
+        out = np.full(8, np.nan, np.float32)
+        if where == "tile":
+            run_tile_kernel(fused.module(), "fused", [out, x, y])
+        else:
+            fused.on("cpu")(out, x, y)
+        assert out[0] == np.float32(-(2.0**-24)), where
+        assert np.array_equal(out, want, equal_nan=True), (where, out, want)
+    assert re.search(r"fma\.rn\.f32", fused.artifact("sm_90").ptx)
