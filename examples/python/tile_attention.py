@@ -73,11 +73,13 @@ def attention(
                 s = tile.where(cols <= rows, s, float("-inf"))  # keys after the query
         new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
         # In base 2: exp2(x * log2(e)) = exp(x), one ex2 instruction each, of
-        # s * c - max * c rounded once (fma). ftz: a probability below 2^-126 (a scaled score
+        # s * c - max * c rounded once (fma). ftz: a result below 2^-126 (a scaled score some
         # 87 below the row's maximum) is +0, not subnormal: the ex2 needs no fix-ups then.
         p = tile.exp2(tile.fma(s, C, tile.broadcast(-(new_max * C), (BM, BN))), ftz=True)
-        scale = tile.exp2((row_max - new_max) * C)  # rescales what was summed under the old max
-        row_sum = row_sum * scale + tile.sum(p, axis=1, keepdims=True)
+        # rescales what was summed under the old maximum (ftz: a scale below 2^-126 is +0; what
+        # it would keep is below 2^-126 a key, next to the new maximum's weight of 1)
+        scale = tile.exp2((row_max - new_max) * C, ftz=True)
+        row_sum = tile.fma(row_sum, scale, tile.sum(p, axis=1, keepdims=True))
         acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
         row_max = new_max
     tile.store(tile.reshape(acc / tile.broadcast(row_sum, (BM, D)), (1, BM, D)), out)
