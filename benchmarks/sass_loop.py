@@ -2,9 +2,10 @@
 issues (docs/performance.md, "Tile f32 GEMM").
 
     nvdisasm -c KERNEL.cubin > KERNEL.sass     # nvdisasm: PyPI's nvidia-cuda-nvdisasm
-    python -m benchmarks.sass_loop KERNEL.sass [-v]
+    python -m benchmarks.sass_loop KERNEL.sass [-v] [--key=MUFU]
 
-The loop is the one around the basic block with the most FFMA; its hot path is the shortest
+The loop is the one around the basic block with the most FFMA (`--key=MUFU`: the most `MUFU`,
+the fused attention's softmax block); its hot path is the shortest
 path, in instructions, from the loop's header to the block that branches back to it (the
 paths a whole-tile GEMM block takes are the short ones: the checked paths are longer). Printed:
 the path's instructions, its FFMA share and the count of every other opcode; `-v` lists the
@@ -77,9 +78,10 @@ def blocks(text: str) -> list[dict]:
     return out
 
 
-def hot_path(bs: list[dict]) -> list[int]:
-    """The blocks of the hottest loop's shortest iteration (module docstring)."""
-    ffma = [sum(opcode(i).startswith("FFMA") for i in b["ins"]) for b in bs]
+def hot_path(bs: list[dict], key: str = "FFMA") -> list[int]:
+    """The blocks of the hottest loop's shortest iteration (module docstring); the hot block is
+    the one with the most instructions of opcode `key` (`MUFU` for the fused attention)."""
+    ffma = [sum(opcode(i).startswith(key) for i in b["ins"]) for b in bs]
     hot = max(range(len(bs)), key=lambda k: ffma[k])
     # The innermost back edge around it: the nearest block at or after it branching to one at
     # or before it (out-of-line stubs branch back from further away).
@@ -104,11 +106,13 @@ def hot_path(bs: list[dict]) -> list[int]:
     return path[::-1]
 
 
-def mix(text: str) -> tuple[int, Counter[str], list[tuple[str | None, list[str]]]]:
+def mix(
+    text: str, key: str = "FFMA"
+) -> tuple[int, Counter[str], list[tuple[str | None, list[str]]]]:
     """(instructions, count by opcode without modifiers, the path's blocks) of `text`'s hot
-    path."""
+    path (`hot_path`'s `key`)."""
     bs = blocks(text)
-    path = hot_path(bs)
+    path = hot_path(bs, key)
     ins = [i for k in path for i in bs[k]["ins"]]
     return (
         len(ins),
@@ -117,19 +121,19 @@ def mix(text: str) -> tuple[int, Counter[str], list[tuple[str | None, list[str]]
     )
 
 
-def stalls(text: str) -> int | None:
+def stalls(text: str, key: str = "FFMA") -> int | None:
     """The hot path's static stall cycles (module docstring); None without `-hex` output."""
     bs = blocks(text)
-    ctl = [c for k in hot_path(bs) for c in bs[k]["ctl"]]
+    ctl = [c for k in hot_path(bs, key) for c in bs[k]["ctl"]]
     return None if None in ctl else sum(c & 0xF for c in ctl)
 
 
-def bank_pairs(text: str) -> tuple[int, int]:
+def bank_pairs(text: str, key: str = "FFMA") -> tuple[int, int]:
     """(FFMAs of the hot path with two fetched sources in one bank, with three): the two-bank
     model of the module docstring."""
     bs = blocks(text)
     two = three = 0
-    for ins in (i for k in hot_path(bs) for i in bs[k]["ins"]):
+    for ins in (i for k in hot_path(bs, key) for i in bs[k]["ins"]):
         if not opcode(ins).startswith("FFMA"):
             continue
         sources = [s.strip() for s in ins.split(None, 1)[1].split(",")][1:4]
@@ -147,11 +151,12 @@ def bank_pairs(text: str) -> tuple[int, int]:
 
 def main(argv: list[str]) -> None:
     text = open(argv[0]).read()
-    n, counts, path = mix(text)
+    key = next((a.split("=", 1)[1] for a in argv if a.startswith("--key=")), "FFMA")
+    n, counts, path = mix(text, key)
     rest = ", ".join(f"{op} {c}" for op, c in counts.most_common() if op != "FFMA")
     print(f"{argv[0]}: {n} instructions, FFMA {counts['FFMA']} ({counts['FFMA'] / n:.1%}); {rest}")
-    two, three = bank_pairs(text)
-    cycles = stalls(text)
+    two, three = bank_pairs(text, key)
+    cycles = stalls(text, key)
     static = f"static stall cycles {cycles}; " if cycles is not None else ""
     print(f"  {static}FFMA with 2 / 3 fetched sources in one bank: {two} / {three}")
     if "-v" in argv:

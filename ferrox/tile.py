@@ -31,7 +31,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ferrox.frontend.common.errors import FrontendError
-from ferrox.frontend.common.intrinsics import exp, exp2, log, rsqrt, sqrt, static_range, tanh, where
+from ferrox.frontend.common.intrinsics import (
+    exp,
+    exp2,
+    fma,
+    log,
+    rsqrt,
+    sqrt,
+    static_range,
+    tanh,
+    where,
+)
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import (
     Constexpr,
@@ -340,6 +350,7 @@ __all__ = [
     "f16",
     "f32",
     "f64",
+    "fma",
     "full",
     "i1",
     "i8",

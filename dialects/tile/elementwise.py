@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import i1
+from xdsl.dialects.builtin import UnitAttr, i1
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_attr_def,
     prop_def,
     result_def,
     traits_def,
@@ -104,6 +105,32 @@ class MinimumOp(_BinaryOp):
     name = "tile.minimum"
 
 
+@irdl_op_definition
+class FmaOp(IRDLOperation):
+    """`tile.fma %a, %b, %c : T`: `a * b + c` rounded once (floats only; PTX `fma.rn`)."""
+
+    name = "tile.fma"
+
+    T: ClassVar = tile_var()
+
+    a = operand_def(T)
+    b = operand_def(T)
+    c = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    assembly_format = "$a `,` $b `,` $c attr-dict `:` type($result)"
+
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue):
+        super().__init__(operands=[a, b, c], result_types=[a.type])
+
+    def verify_(self) -> None:
+        check_same_type(
+            self, [self.a, self.b, self.c, self.result], "operands and result", _BROADCAST_HINT
+        )
+        check_numeric(self, self.result.type, True)
+
+
 class _UnaryOp(IRDLOperation):
     T: ClassVar = tile_var()
 
@@ -139,9 +166,21 @@ class ExpOp(_UnaryOp):
 
 @irdl_op_definition
 class Exp2Op(_UnaryOp):
-    """`2 ** x`."""
+    """`2 ** x`. With the unit attribute `ftz` (`tile.exp2 %x {ftz}`), an explicit opt-in:
+    results below 2^-126 (f32's smallest normal) are +0 instead of subnormal, which lets the GPU
+    take `ex2.approx.ftz.f32` alone (without, ptxas wraps each `ex2` in a compare and two
+    multiplies that keep subnormal results; docs/dialects/tile.md)."""
 
     name = "tile.exp2"
+    ftz = opt_attr_def(UnitAttr)
+
+    FTZ_BELOW: ClassVar[float] = 2.0**-126
+    """Results below this are +0 under `ftz`."""
+
+    def __init__(self, input: SSAValue, ftz: bool = False):
+        super().__init__(input)
+        if ftz:
+            self.attributes["ftz"] = UnitAttr()
 
 
 @irdl_op_definition

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import math as mathd
+from xdsl.dialects.arith import FastMathFlag
 from xdsl.ir import Operation
 
 from ferrox.driver.interpreter.arith_ops import as_int, as_signed, as_unsigned, scalar
@@ -124,7 +125,6 @@ _UNARY = {
     mathd.RoundEvenOp: np.rint,
     mathd.RoundOp: _round_half_away,
     mathd.ExpOp: np.exp,
-    mathd.Exp2Op: np.exp2,
     mathd.ExpM1Op: np.expm1,
     mathd.LogOp: np.log,
     mathd.Log2Op: np.log2,
@@ -152,6 +152,25 @@ _BINARY = {
 }
 for _op, _fn in {**_UNARY, **_BINARY}.items():
     lowers(_op)(_via_f64(_fn))
+
+
+FTZ_BELOW = 2.0**-126
+"""`math.exp2` with the `afn` fast-math flag (the form `tile.exp2 {ftz}` lowers to) gives +0
+for results below f32's smallest normal, as `ex2.approx.ftz.f32` does."""
+
+
+@lowers(mathd.Exp2Op)
+def _exp2(op):
+    to = _to(op)
+    ftz = FastMathFlag.APPROX_FUNC in op.fastmath.data
+
+    def run(ctx, args, mask):
+        r = np.exp2(np.asarray(args[0], dtype=np.float64))
+        if ftz:
+            r = np.where(r < FTZ_BELOW, 0.0, r)
+        return (to(np.asarray(r)),)
+
+    return run
 
 
 @lowers(mathd.FPowIOp)

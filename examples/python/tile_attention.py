@@ -55,13 +55,15 @@ def attention(
     rows = tile.broadcast(tile.reshape(tile.iota(BM) + i32(i * BM), (BM, 1)), (BM, BN))
     end = tile.broadcast(tile.reshape(tile.full((1,), i32(seq)), (1, 1)), (BM, BN))
     blocks = tile.cdiv(seq, BN)
+    C = LOG2E / D**0.5  # the scores' scale, in base 2
     if CAUSAL:
         blocks = min(blocks, tile.cdiv((i + 1) * BM, BN))  # later key blocks are all masked
     for j in range(blocks):
         kt = tile.reshape(tile.load(k, (head, j, 0), (1, BN, D)), (BN, D))
         vt = tile.reshape(tile.load(v, (head, j, 0), (1, BN, D)), (BN, D))
-        # [BM, BN] scores, f32, in base 2: exp2(s * log2(e)) = exp(s), one ex2 instruction each
-        s = (qt @ kt.T) * (LOG2E / D**0.5)
+        # [BM, BN] scores, f32, unscaled: the maximum is taken before scaling (the scale is
+        # positive), which then goes into one fma with the subtraction of the maximum
+        s = qt @ kt.T
         # Only a key block past the end or, when causal, with a key after one of this block's
         # queries needs the mask (a branch the whole block takes alike: most blocks skip it).
         if (j + 1) * BN > seq or (CAUSAL and (j + 1) * BN > i * BM + 1):
@@ -70,9 +72,14 @@ def attention(
             if CAUSAL:
                 s = tile.where(cols <= rows, s, float("-inf"))  # keys after the query
         new_max = tile.maximum(row_max, tile.max(s, axis=1, keepdims=True))
-        p = tile.exp2(s - tile.broadcast(new_max, (BM, BN)))
-        scale = tile.exp2(row_max - new_max)  # rescales what was summed under the old maximum
-        row_sum = row_sum * scale + tile.sum(p, axis=1, keepdims=True)
+        # In base 2: exp2(x * log2(e)) = exp(x), one ex2 instruction each, of
+        # s * c - max * c rounded once (fma). ftz: a result below 2^-126 (a scaled score some
+        # 87 below the row's maximum) is +0, not subnormal: the ex2 needs no fix-ups then.
+        p = tile.exp2(tile.fma(s, C, tile.broadcast(-(new_max * C), (BM, BN))), ftz=True)
+        # rescales what was summed under the old maximum (ftz: a scale below 2^-126 is +0; what
+        # it would keep is below 2^-126 a key, next to the new maximum's weight of 1)
+        scale = tile.exp2((row_max - new_max) * C, ftz=True)
+        row_sum = tile.fma(row_sum, scale, tile.sum(p, axis=1, keepdims=True))
         acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
         row_max = new_max
     tile.store(tile.reshape(acc / tile.broadcast(row_sum, (BM, D)), (1, BM, D)), out)

@@ -791,7 +791,10 @@ class FunctionBuilder:
             self.arity(node, "where", args, kwargs, 3)
             return self.emit.select(*args)
         if fn in common.MATH:
-            if kwargs:
+            if kwargs:  # a surface's own keywords (the tile surface's `exp2(x, ftz=True)`)
+                handled = self.call_intrinsic(fn, args, kwargs, node)
+                if handled is not NotImplemented:
+                    return handled
                 raise self.fail(node, f"{fn.name} takes no keyword arguments")
             name = fn.name
             if name in UNARY_MATH:

@@ -28,6 +28,7 @@ from ferrox.dialects import tile as t
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.frontend.common.builder import MISSING, FunctionBuilder, assigned_names, carryable
 from ferrox.frontend.common.errors import UserError
+from ferrox.frontend.common.intrinsics import exp2
 from ferrox.frontend.common.source import FunctionSource
 from ferrox.frontend.common.types import DType, as_dtype, dtype_of, f32, i1, i32, index
 from ferrox.frontend.common.values import describe, is_ir
@@ -492,7 +493,21 @@ def _extract(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, 
     return b.emit.result(t.ExtractOp(x))
 
 
+def _exp2(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`exp2(x)`, or `exp2(x, ftz=True)` on a tile: `tile.exp2 {ftz}`, whose results below
+    2^-126 are +0 (an opt-in: the GPU then skips the fix-ups that keep subnormal results)."""
+    x, ftz = b.params(node, "exp2", args, kwargs, ["x", "ftz"], {"ftz": False})
+    if not isinstance(ftz, bool):
+        raise UserError(f"exp2's ftz takes True or False, found {describe(ftz)}")
+    if not ftz:
+        return b.emit.math("exp2", x)
+    if not is_tile(x):
+        raise UserError(f"exp2(..., ftz=True) takes a tile, found {describe(x)}")
+    return b.emit.result(t.Exp2Op(x, ftz=True))
+
+
 _HANDLERS: dict[Any, Handler] = {
+    exp2: _exp2,
     s.load: _load,
     s.load_like: _load_like,
     s.store: _store,

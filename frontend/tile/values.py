@@ -184,8 +184,12 @@ class TileEmitter(Emitter):
     def math(self, name: str, *args: Any) -> Any:
         if not any(is_tile(a) for a in args):
             return super().math(name, *args)
+        if name == "fma" and len(args) == 3:  # a * b + c rounded once; scalars splat
+            like = next(a for a in args if is_tile(a))
+            a, b, c = (self.splat_like(x, like) for x in args)
+            return self.result(t.FmaOp(a, b, c))
         if name not in _MATH or len(args) != 1:
-            known = ", ".join(sorted(_MATH))
+            known = ", ".join(sorted([*_MATH, "fma"]))
             raise UserError(f"{name} has no tile form (tiles take {known})")
         return self.result(_MATH[name](args[0]))
 

@@ -4,6 +4,8 @@ Operands are brought to the result's layout (the operand spread over most thread
 a result whose operands are all "any layout" stays lazy. Each op is the arith or math op with the
 semantics of docs/dialects/tile.md:
 
+- `fma`: `math.fma` (rounded once);
+- `exp2 {ftz}`: `math.exp2 fastmath<afn>` (results below 2^-126 are +0);
 - `maximum`/`minimum`: `arith.maximumf`/`minimumf` (NaN-propagating), `maxsi`/`minsi`;
 - `neg` of an integer: `0 - x`; `div`: `arith.divf`;
 - `cmp`: ordered float predicates, except `ne` (`une`, true on NaN); signed integer predicates,
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as xmath
+from xdsl.dialects.arith import FastMathFlag, FastMathFlagsAttr
 from xdsl.dialects.builtin import AnyFloat, IntegerType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -156,6 +159,7 @@ SCALARS: dict[type[Operation], Scalar] = {
     tile.NegOp: _neg,
     tile.ExpOp: _math(xmath.ExpOp),
     tile.Exp2Op: _math(xmath.Exp2Op),
+    tile.FmaOp: _math(xmath.FmaOp),
     tile.LogOp: _math(xmath.LogOp),
     tile.SqrtOp: _math(xmath.SqrtOp),
     tile.RsqrtOp: _math(xmath.RsqrtOp),
@@ -165,9 +169,19 @@ SCALARS: dict[type[Operation], Scalar] = {
 }
 
 
+def _exp2_ftz(ctx: Lowering, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
+    """`tile.exp2 {ftz}`: `math.exp2` with the `afn` flag, which ferrox reads as "results below
+    f32's smallest normal are +0" (the interpreter; `ex2.approx.ftz.f32` on the GPU)."""
+    (x,) = args
+    flags = FastMathFlagsAttr([FastMathFlag.APPROX_FUNC])
+    return ctx.make(xmath.Exp2Op, x, extra=flags, build=lambda: xmath.Exp2Op(x, flags))
+
+
 def _scalar_of(op: Operation) -> Scalar:
     if isinstance(op, tile.CmpOp):
         return _cmp(op.predicate.data)
+    if isinstance(op, tile.Exp2Op) and op.ftz is not None:
+        return _exp2_ftz
     return SCALARS[type(op)]
 
 

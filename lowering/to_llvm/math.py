@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from xdsl.dialects import llvm
 from xdsl.dialects import math as xmath
+from xdsl.dialects.arith import FastMathFlag
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -123,6 +124,8 @@ class ApproximationToLLVM(RewritePattern):
         build = math_approx.APPROXIMATIONS.get(op.name)
         if build is None:
             return
+        if isinstance(op, xmath.Exp2Op) and FastMathFlag.APPROX_FUNC in op.fastmath.data:
+            build = math_approx.exp2_ftz  # `tile.exp2 {ftz}`'s opt-in
         t = op.results[0].type
         kind = _float_kind(t)
         if kind == "vector":

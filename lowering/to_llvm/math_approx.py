@@ -4,7 +4,9 @@ over PTX's approximate instructions (`ex2.approx`, `lg2.approx`, `sin.approx`, `
 tests/lowering/to_llvm/test_math_accuracy.py checks them by evaluating the ops emitted here.
 
 All variants are the non-`.ftz` ones: ferrox's other f32 arithmetic keeps subnormals (LLVM's
-default for NVPTX), and so do these.
+default for NVPTX), and so do these; the one exception is `math.exp2` with the `afn` fast-math
+flag (what `tile.exp2 {ftz}` lowers to), which is `ex2.approx.ftz.f32`: results below 2^-126 are
++0 (`exp2_ftz`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ferrox.lowering.conversion import Emitter
 # The NVVM intrinsics, by the names LLVM 22 keeps (older spellings are auto-upgraded to these;
 # `llvm.nvvm.tanh.approx.f32` is upgraded to `afn llvm.tanh.f32`, which selects tanh.approx.f32).
 EX2 = "llvm.nvvm.ex2.approx.f32"
+EX2_FTZ = "llvm.nvvm.ex2.approx.ftz.f32"
 LG2 = "llvm.nvvm.lg2.approx.f"
 SIN = "llvm.nvvm.sin.approx.f"
 COS = "llvm.nvvm.cos.approx.f"
@@ -123,6 +126,13 @@ class F32Emitter(Emitter):
 
 def exp2(e: F32Emitter, x: SSAValue) -> SSAValue:
     return e.intr(EX2, x)
+
+
+def exp2_ftz(e: F32Emitter, x: SSAValue) -> SSAValue:
+    """`ex2.approx.ftz.f32`: as `exp2` for results of 2^-126 and more, +0 below (a subnormal
+    argument counts as 0, for which both give 1). Without `.ftz` ptxas keeps subnormal results
+    with a compare and two predicated multiplies around each `MUFU.EX2`."""
+    return e.intr(EX2_FTZ, x)
 
 
 def exp(e: F32Emitter, x: SSAValue) -> SSAValue:

@@ -20,6 +20,8 @@ from xdsl.ir import Operation
 
 from ferrox.dialects import tile
 from ferrox.dialects.tile.attributes import CmpPredicate
+from ferrox.driver.interpreter.math_ops import _fma64 as fma64
+from ferrox.driver.interpreter.math_ops import round_to_odd_sum
 from ferrox.driver.interpreter.tile_ops.dtypes import (
     F64,
     compute_dtype,
@@ -94,11 +96,28 @@ class TileElementwiseFunctions(InterpreterFunctions):
     run_maximum = impl(tile.MaximumOp)(_extremum(True))
     run_minimum = impl(tile.MinimumOp)(_extremum(False))
     run_exp = impl(tile.ExpOp)(_math(np.exp))
-    run_exp2 = impl(tile.Exp2Op)(_math(np.exp2))
     run_log = impl(tile.LogOp)(_math(np.log))
     run_sqrt = impl(tile.SqrtOp)(_math(np.sqrt))
     run_rsqrt = impl(tile.RsqrtOp)(_math(_rsqrt))
     run_tanh = impl(tile.TanhOp)(_math(np.tanh))
+
+    @impl(tile.FmaOp)
+    def run_fma(self, interp: TileInterpreter, op: tile.FmaOp, args: PythonValues):
+        a, b, c = (np.asarray(x, dtype=F64) for x in args)
+        t = _element(op)
+        if compute_dtype(t) == F64:
+            return (np.vectorize(fma64, otypes=[F64])(a, b, c),)
+        # a * b is exact in f64 for f32 and narrower; the sum rounded to odd, then to the
+        # element type, is the correctly rounded fma
+        return (round_to(t, round_to_odd_sum(a * b, c)),)
+
+    @impl(tile.Exp2Op)
+    def run_exp2(self, interp: TileInterpreter, op: tile.Exp2Op, args: PythonValues):
+        (x,) = args
+        r = np.exp2(x.astype(F64))
+        if op.ftz is not None:  # the opt-in: results below f32's smallest normal are +0
+            r = np.where(r < tile.Exp2Op.FTZ_BELOW, 0.0, r)
+        return (round_to(_element(op), r),)
 
     @impl(tile.NegOp)
     def run_neg(self, interp: TileInterpreter, op: tile.NegOp, args: PythonValues):

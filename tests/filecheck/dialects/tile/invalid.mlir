@@ -385,6 +385,25 @@ tile.kernel @k(%out: !tile.partition<f32, [16]>) {
 // -----
 
 tile.kernel @k(%out: !tile.partition<f32, [16]>) {
+  %a = tile.constant dense<1> : !tile.tile<i32, [16]>
+  // expected-error@+1 {{tile.fma needs a float element type, found i32}}
+  %c = tile.fma %a, %a, %a : !tile.tile<i32, [16]>
+  tile.return
+}
+
+// -----
+
+// exp2's ftz is a unit attribute (present or absent), never a value.
+tile.kernel @k(%out: !tile.partition<f32, [16]>) {
+  %a = tile.constant dense<1.0> : !tile.tile<f32, [16]>
+  // expected-error@+1 {{1 : i32 should be of base attribute unit}}
+  %c = tile.exp2 %a {ftz = 1 : i32} : !tile.tile<f32, [16]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%out: !tile.partition<f32, [16]>) {
   %a = tile.constant dense<1.0> : !tile.tile<f32, [16]>
   // expected-error@+1 {{tile.sqrt operand and result must have the same type, found !tile.tile<f32, [16]>, !tile.tile<f32, [8]>}}
   %c = "tile.sqrt"(%a) : (!tile.tile<f32, [16]>) -> !tile.tile<f32, [8]>

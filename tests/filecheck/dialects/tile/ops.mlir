@@ -94,10 +94,12 @@ tile.kernel @elementwise(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32,
   %ineg = tile.neg %n : !tile.tile<i32, [64]>
   %exp = tile.exp %a : !tile.tile<f32, [64]>
   %exp2 = tile.exp2 %a : !tile.tile<f32, [64]>
+  %exp2f = tile.exp2 %a {ftz} : !tile.tile<f32, [64]>
   %log = tile.log %a : !tile.tile<f32, [64]>
   %sqrt = tile.sqrt %a : !tile.tile<f32, [64]>
   %rsqrt = tile.rsqrt %a : !tile.tile<f32, [64]>
   %tanh = tile.tanh %a : !tile.tile<f32, [64]>
+  %fma = tile.fma %a, %exp, %tanh : !tile.tile<f32, [64]>
   %eq = tile.cmp eq, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
   %ne = tile.cmp ne, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
   %lt = tile.cmp lt, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
@@ -126,10 +128,12 @@ tile.kernel @elementwise(%out: !tile.partition<f32, [64]>, %x: !tile.tensor<f32,
 // CHECK-NEXT:    %ineg = tile.neg %n : !tile.tile<i32, [64]>
 // CHECK-NEXT:    %exp = tile.exp %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %exp2 = tile.exp2 %a : !tile.tile<f32, [64]>
+// CHECK-NEXT:    %exp2f = tile.exp2 %a {ftz} : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %log = tile.log %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %sqrt = tile.sqrt %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %rsqrt = tile.rsqrt %a : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %tanh = tile.tanh %a : !tile.tile<f32, [64]>
+// CHECK-NEXT:    %fma = tile.fma %a, %exp, %tanh : !tile.tile<f32, [64]>
 // CHECK-NEXT:    %eq = tile.cmp eq, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
 // CHECK-NEXT:    %ne = tile.cmp ne, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>
 // CHECK-NEXT:    %lt = tile.cmp lt, %a, %min : !tile.tile<f32, [64]> -> !tile.tile<i1, [64]>

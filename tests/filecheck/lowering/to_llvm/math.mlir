@@ -170,3 +170,20 @@ func.func @narrow(%h: f16, %b: bf16) {
   %1 = math.exp2 %b : bf16
   func.return
 }
+
+// exp2 with the afn flag (`tile.exp2 {ftz}`'s form: results below 2^-126 are +0) is
+// ex2.approx.ftz.f32, which needs none of the fix-ups ptxas wraps around ex2.approx.f32 to keep
+// subnormal results; bf16 through f32 as above.
+// CHECK-LABEL: llvm.func @exp2_ftz(
+// CHECK-SAME: [[X:%[a-z0-9_]+]]: f32, [[B:%[a-z0-9_]+]]: bf16)
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"([[X]]) : (f32) -> f32
+// CHECK-NEXT: [[WB:%.+]] = llvm.fpext [[B]] : bf16 to f32
+// CHECK-NEXT: [[E:%.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"([[WB]]) : (f32) -> f32
+// CHECK-NEXT: llvm.fptrunc [[E]] : f32 to bf16
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"([[X]]) : (f32) -> f32
+func.func @exp2_ftz(%x: f32, %b: bf16) {
+  %0 = math.exp2 %x fastmath<afn> : f32
+  %1 = math.exp2 %b fastmath<afn> : bf16
+  %2 = math.exp2 %x : f32
+  func.return
+}
