@@ -261,21 +261,18 @@ def _positive_zero(v: SSAValue) -> bool:
 
 
 class WgmmaToPtx(RewritePattern):
-    """A shared A's descriptor, offset included, is made in LLVM: where A is loop invariant (the
-    fused attention's q) LLVM hoists each K step's descriptor out of the loop (d 128, 128 x 64:
-    419 -> 408 SASS instructions an iteration, d 64 unchanged; the GEMMs' unchanged). B's
-    offset stays in the asm: made in LLVM too, the bf16 tile GEMM grew by 104 SASS instructions
-    and a register (docs/performance.md, "Fewer instructions a score")."""
+    """A shared A's offset, as B's, is added in the asm to the base's descriptor. Made in LLVM
+    with its offset, the fused attention's loop-invariant q descriptors were hoisted (d 128,
+    128 x 64: 419 -> 408 SASS instructions an iteration), but so were every stage's and K
+    step's A descriptors of the SIMT TMA GEMM (examples/simt/gemm_tma.mlir: 168 -> 255
+    registers); made in LLVM, B's grew the bf16 tile GEMM by 104 SASS instructions and a
+    register (docs/performance.md, "Fewer instructions a score")."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WgmmaOp, rewriter: PatternRewriter, /) -> None:
         e = SimtEmitter.before(rewriter, op)
         da, add = _descriptor(e, *_address(e, op.a, op.a_index))
-        if add:  # A's offset added in LLVM, the same 32-bit add (see below)
-            low = e(arith.AddiOp(e(arith.TruncIOp(da, i32)), e.const(add, i32)))
-            high = e(arith.AndIOp(da, e.const(-(1 << 32))))
-            da = e(arith.OrIOp(high, e(arith.ExtUIOp(low, i64))))
-        parts = _product(e, op, [da], "l", lambda k: (_descriptor_asm(f"${k}", "da", 0), "da"))
+        parts = _product(e, op, [da], "l", lambda k: (_descriptor_asm(f"${k}", "da", add), "da"))
         rewriter.replace(op, [], parts)
 
 
