@@ -9,6 +9,7 @@ a value of an unconverted type is still used, so it is reported at its user.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
@@ -36,22 +37,28 @@ _RECONCILE = ReconcileUnrealizedCastsPattern(warn_on_failure=False)
 for a tuple of pattern objects, and a new one each run added an entry each compile."""
 
 
-def reconcile(module: ModuleOp, state: ConversionState) -> None:
-    """Fold the cast chains; report the survivors (except at ops already reported)."""
+def reconcile(module: ModuleOp, state: ConversionState) -> list[Operation]:
+    """Fold the cast chains; report the survivors (except at ops already reported). Returns
+    `walk(module)` as it is after that, for the pass's next check (one walk fewer)."""
     # Most casts are unused by now (every user was rewritten to take the cast's input). Those
     # the pattern would erase alone, leaving every name as it is, are erased here first; the
     # pattern's walk then runs only if any cast is left.
     left = False
-    for op in [op for op in walk(module) if type(op) is UnrealizedConversionCastOp]:
+    ops = walk(module)
+    erased = False
+    for op in [op for op in ops if type(op) is UnrealizedConversionCastOp]:
         if _unused_alone(op):
             Rewriter.erase_op(op)
+            erased = True
         else:
             left = True
     if not left:
-        return
+        # Nothing else changed: the walk less the casts just erased (all of them).
+        return [op for op in ops if type(op) is not UnrealizedConversionCastOp] if erased else ops
     # xDSL's walker over this one pattern, offering it only the casts (`DispatchWalker`).
     rewrite_module([_RECONCILE], module)
-    for cast in walk(module):
+    ops = walk(module)
+    for cast in ops:
         if not _is_cast(cast):
             continue
         assert isinstance(cast, UnrealizedConversionCastOp)
@@ -68,3 +75,4 @@ def reconcile(module: ModuleOp, state: ConversionState) -> None:
             f"has type {inputs}: no conversion pattern rewrote this use",
             notes,
         )
+    return ops

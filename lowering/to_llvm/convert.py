@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
@@ -29,7 +30,6 @@ from ferrox.lowering.to_llvm.func import FUNC_PATTERNS
 from ferrox.lowering.to_llvm.math import MATH_PATTERNS
 from ferrox.lowering.to_llvm.memref import MEMREF_PATTERNS
 from ferrox.lowering.to_llvm.scf import SCF_PATTERNS
-from ferrox.passes.disjoint.common import walk
 
 SOURCE_DIALECTS = ("func", "arith", "cf", "scf", "math", "memref", "nvvm")
 """Dialects this pass must leave no op of."""
@@ -52,9 +52,10 @@ work that out again for every class."""
 _is_source = dialect_test(*SOURCE_DIALECTS)
 
 
-def _report_leftovers(module: ModuleOp, state: ConversionState) -> None:
-    """Each outermost op of a source dialect still there (an `scf.while`, not also its body)."""
-    for op in walk(module):
+def _report_leftovers(ops: list[Operation], state: ConversionState) -> None:
+    """Each outermost op of a source dialect still there (an `scf.while`, not also its body),
+    of `ops`, the module's (`walk`)."""
+    for op in ops:
         if not _is_source(op):
             continue
         parent = op.parent_op()
@@ -74,8 +75,7 @@ def convert_to_llvm(module: ModuleOp) -> None:
     state = ConversionState("llvm")
     with shared_reciprocals():
         _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
-    reconcile(module, state)
-    _report_leftovers(module, state)
+    _report_leftovers(reconcile(module, state), state)
     state.diagnostics.raise_if_errors()
 
 
