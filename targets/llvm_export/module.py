@@ -17,7 +17,6 @@ from xdsl.ir import Attribute, Block
 from xdsl.utils.exceptions import LLVMTranslationException
 
 from ferrox.diagnostics import DiagnosticEngine
-from ferrox.targets.llvm_export.direct import Fallback, write_body
 from ferrox.targets.llvm_export.functions import declare_function
 from ferrox.targets.llvm_export.ops import ExportError, convert_op
 
@@ -31,17 +30,7 @@ SHARED = 3
 def convert_module(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> ir.Module:
     """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export.
     A module that names no `llvm.target_triple` gets `default_triple` (`ferrox-opt -t llvm`
-    passes the host's for input that is not GPU code, see `gpu_input`).
-
-    Function bodies are written as text where `direct.write_body` can (the same text); where a
-    writer meets what it does not spell, the module is converted again through llvmlite."""
-    try:
-        return _convert_module(module, default_triple, direct=True)
-    except Fallback:
-        return _convert_module(module, default_triple, direct=False)
-
-
-def _convert_module(module: ModuleOp, default_triple: str, direct: bool) -> ir.Module:
+    passes the host's for input that is not GPU code, see `gpu_input`)."""
     diag = DiagnosticEngine()
     out = ir.Module(name=_module_name(module))
     for key in ("llvm.target_triple", "llvm.data_layout"):  # misspelt, it would be ignored
@@ -72,7 +61,7 @@ def _convert_module(module: ModuleOp, default_triple: str, direct: bool) -> ir.M
     declared = [(op, declare_function(op, out, diag)) for op in functions]
     for op, fn in declared:
         if op.body.blocks:
-            _body(op, fn, diag, direct)
+            _body(op, fn, diag)
     diag.raise_if_errors()
     return out
 
@@ -142,7 +131,7 @@ def _name(value: ir.Value | None, hint: str | None) -> None:
         value.name = hint
 
 
-def _body(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine, direct: bool = False) -> None:
+def _body(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine) -> None:
     """Blocks first (forward branches), phis for non-entry block arguments, then each op."""
     blocks: dict[Block, ir.Block] = {}
     vals: dict = {}
@@ -152,12 +141,6 @@ def _body(op: llvm.FuncOp, fn: ir.Function, diag: DiagnosticEngine, direct: bool
             vals.update(zip(block.args, fn.args))
             for arg, llvm_arg in zip(block.args, fn.args):
                 _name(llvm_arg, arg.name_hint)
-    if direct:
-        try:
-            if write_body(op, fn, blocks):
-                return
-        except Exception as e:  # whatever it is, the converters say it (or make the text)
-            raise Fallback from e
     for block in list(op.body.blocks)[1:]:
         builder = ir.IRBuilder(blocks[block])
         for arg in block.args:

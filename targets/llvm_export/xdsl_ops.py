@@ -49,52 +49,33 @@ def converter(cls: type[Operation]) -> Converter:
     return _BY_CLASS.get(cls, x.convert_op)
 
 
-def binop_flags(cls: type[Operation]) -> Callable[[Any], list[str]] | None:
-    """The flags `_convert_binop` gives a binary op of class `cls` (its `match` on the flag
-    family, chosen for the class), read from the op's properties; None for a class with none."""
-    if issubclass(cls, llvm.ArithmeticBinOpOverflow):
-
-        def overflow(op: Any) -> list[str]:
-            flags = op.properties.get("overflowFlags")  # (optional)
-            if not flags:
-                return []
-            return [f.value for f in llvm.OverflowAttr.from_int(flags.value.data).data]
-
-        return overflow
-    if issubclass(cls, llvm.AbstractFloatArithOp):
-
-        def fastmath(op: Any) -> list[str]:
-            flags = op.properties["fastmathFlags"]  # (required: a KeyError without)
-            return [f.value for f in flags.data] if flags else []
-
-        return fastmath
-    if issubclass(cls, llvm.ArithmeticBinOpExact):
-        return lambda op: ["exact"] if op.is_exact else []
-    if issubclass(cls, llvm.ArithmeticBinOpDisjoint):
-        return lambda op: ["disjoint"] if op.is_disjoint else []
-    return None
-
-
-def cast_flags(cls: type[Operation]) -> Callable[[Any], list[str]]:
-    """The flags `_convert_cast` gives a cast of class `cls` (overflow flags, or `nneg`)."""
-    overflow = issubclass(cls, llvm.IntegerConversionOpOverflow)
-    nneg = issubclass(cls, llvm.IntegerConversionOpNNeg)
-
-    def flags(op: Any) -> list[str]:
-        if overflow and op.overflowFlags:
-            return [f.value for f in op.overflowFlags.data]
-        if nneg and op.non_neg:
-            return ["nneg"]
-        return []
-
-    return flags
-
-
 def _binop(cls: type[Operation]) -> Converter:
     """`_convert_binop` with its flag family (the `match` inside it) chosen for the class."""
     build = x._BINARY_OP_MAP[cls]  # pyright: ignore[reportPrivateUsage]
-    flags = binop_flags(cls)
-    if flags is None:
+    flags: Callable[[Any], list[str]]
+    if issubclass(cls, llvm.ArithmeticBinOpOverflow):
+
+        def flags(op: Any) -> list[str]:
+            if not op.overflowFlags:
+                return []
+            return [f.value for f in llvm.OverflowAttr.from_int(op.overflowFlags.value.data).data]
+
+    elif issubclass(cls, llvm.AbstractFloatArithOp):
+
+        def flags(op: Any) -> list[str]:
+            return [f.value for f in op.fastmathFlags.data] if op.fastmathFlags else []
+
+    elif issubclass(cls, llvm.ArithmeticBinOpExact):
+
+        def flags(op: Any) -> list[str]:
+            return ["exact"] if op.is_exact else []
+
+    elif issubclass(cls, llvm.ArithmeticBinOpDisjoint):
+
+        def flags(op: Any) -> list[str]:
+            return ["disjoint"] if op.is_disjoint else []
+
+    else:
         return lambda op, b, vals, blocks: vals.__setitem__(
             op.results[0], build(b)(vals[op.operands[0]], vals[op.operands[1]])
         )
@@ -111,11 +92,18 @@ def _binop(cls: type[Operation]) -> Converter:
 def _cast(cls: type[Operation]) -> Converter:
     """`_convert_cast` with its flag family chosen for the class."""
     name = x._CAST_OP_NAMES[cls]  # pyright: ignore[reportPrivateUsage]
-    flags = cast_flags(cls)
+    overflow = issubclass(cls, llvm.IntegerConversionOpOverflow)
+    nneg = issubclass(cls, llvm.IntegerConversionOpNNeg)
 
     def convert(op: Any, b: ir.IRBuilder, vals: dict[SSAValue, ir.Value], blocks: Any) -> None:
+        if overflow and op.overflowFlags:
+            flags = [f.value for f in op.overflowFlags.data]
+        elif nneg and op.non_neg:
+            flags = ["nneg"]
+        else:
+            flags = []
         instr = x.CastInstrWithFlags(
-            b.block, name, vals[op.operands[0]], convert_type(op.results[0].type), flags=flags(op)
+            b.block, name, vals[op.operands[0]], convert_type(op.results[0].type), flags=flags
         )
         b._insert(instr)  # pyright: ignore[reportPrivateUsage]
         vals[op.results[0]] = instr
@@ -151,4 +139,4 @@ _BY_CLASS: dict[type[Operation], Converter] = {
 }
 """The cases of `convert_op` after its first two that ferrox's kernels reach, by exact class."""
 
-__all__ = ["Converter", "binop_flags", "cast_flags", "converter", "ignoring_blocks"]
+__all__ = ["Converter", "converter", "ignoring_blocks"]
