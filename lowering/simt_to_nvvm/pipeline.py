@@ -137,17 +137,45 @@ class UncheckedAsyncCopyToCpAsync(RewritePattern):
         mem = memory_type(array_t.get_element_type())
         e = SimtEmitter.before(rewriter, op)
         ptr, _ = e.unpack(op.source)
-        src = e.element(ptr, [e.to_i64(op.index)], mem)
-        dst = shared_element(e, op.array, [op.offset])
-        nbytes = op.width.value.data * byte_size(mem)
+        size = byte_size(mem)
+        # A constant part of either index is the instruction's immediate offset, so the copies
+        # of one tile at constant distances share their two address registers.
+        index, src_at = _split(op.index)
+        offset, dst_at = _split(op.offset)
+        src = e.element(ptr, [e.to_i64(index or e.const(0))], mem)
+        dst = shared_element(e, op.array, [offset or e.const(0)])
+        nbytes = op.width.value.data * size
         e.emit(
             _asm(
-                f"cp.async.cg.shared.global [$0], [$1], {nbytes};",
+                f"cp.async.cg.shared.global [$0{_plus(dst_at * size)}], "
+                f"[$1{_plus(src_at * size)}], {nbytes};",
                 "l,l",
                 [e(llvm.PtrToIntOp(dst, i64)), e(llvm.PtrToIntOp(src, i64))],
             )
         )
         rewriter.erase(op)
+
+
+def _plus(n: int) -> str:
+    """A PTX address's immediate offset: `+n`, or nothing for 0."""
+    return f"+{n}" if n else ""
+
+
+def _split(index: SSAValue) -> tuple[SSAValue | None, int]:
+    """`index` as a value plus a nonnegative constant (None: all constant), through
+    `arith.addi`s with a constant operand (`wgmma._split`'s form); a negative constant stays in
+    the value."""
+    owner = index.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        n = owner.value.value.data
+        return (None, n) if n >= 0 else (index, 0)
+    if isinstance(owner, arith.AddiOp):
+        for x, c in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+            known, n = _split(c)
+            if known is None:
+                rest, m = _split(x)
+                return rest, n + m
+    return index, 0
 
 
 def _zero(t: Attribute) -> IntegerAttr | FloatAttr:

@@ -85,6 +85,14 @@ from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 WGMMA_CHIP = "sm_90a"
 SWIZZLE_ALIGN = 1024
+STAGE_OFFSET_IN_ASM = True
+"""Whether a shared B whose index is `x * c + constant` (`c` a multiple of 8 elements: a runtime
+stage of a loop's stage array) takes the descriptor of its array's base, made once in LLVM (loop
+invariant, hoisted), and adds `x * c / 8` (a 32-bit register) and the constant's part to its low
+word in the asm (`_stage_split`), instead of a descriptor made in the loop from the stage's
+address each iteration (docs/performance.md, "Fused attention, ninth session"). A knob for
+timing; A keeps its descriptor (made in LLVM from the address less the constant part: the SIMT
+TMA GEMM's A descriptors hoisted took it from 168 to 255 registers)."""
 
 
 def descriptor_bits(leading_bytes: int) -> int:
@@ -159,6 +167,21 @@ def _split(index: SSAValue) -> tuple[SSAValue | None, int]:
     return index, 0
 
 
+def _stage_split(index: SSAValue) -> tuple[SSAValue, int, int] | None:
+    """`index` as `x * c + constant` where `c` is a positive multiple of 8 (16 bytes of 16-bit
+    elements), as (x, c, constant), or None: the form of a stage picked at runtime
+    (`stage * stage_elements`) plus an operand's constant offset in it."""
+    dynamic, constant = _split(index)
+    owner = dynamic.owner if dynamic is not None else None
+    if not isinstance(owner, arith.MuliOp):
+        return None
+    for x, c in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+        known, value = _split(c)
+        if known is None and value > 0 and value % 8 == 0:
+            return x, value, constant
+    return None
+
+
 def _check_aligned(e: SimtEmitter, array: SSAValue) -> None:
     """Trap unless the array's base is 1024-byte aligned (the 128-byte swizzle is on address
     bits, so only an aligned base gives the layout the op's meaning names): once per array,
@@ -207,12 +230,33 @@ def _descriptor(
     return d, offset // 16
 
 
-def _descriptor_asm(reg: str, name: str, add: int) -> str:
-    """PTX making descriptor `name` from the descriptor in `reg` (`_descriptor`) plus `add` on
-    its low word (the scope declares the 32-bit halves `dl`, `dh`)."""
-    if add == 0:
+def _descriptor_asm(reg: str, name: str, add: int, add_reg: str | None = None) -> str:
+    """PTX making descriptor `name` from the descriptor in `reg` (`_descriptor`) plus `add` and
+    the 32-bit register `add_reg` (where given) on its low word (the scope declares the 32-bit
+    halves `dl`, `dh`)."""
+    if add == 0 and add_reg is None:
         return f"mov.b64 {name}, {reg}; "
-    return f"mov.b64 {{dl, dh}}, {reg}; add.s32 dl, dl, {add}; mov.b64 {name}, {{dl, dh}}; "
+    adds = f"add.s32 dl, dl, {add_reg}; " if add_reg is not None else ""
+    adds += f"add.s32 dl, dl, {add}; " if add else ""
+    return f"mov.b64 {{dl, dh}}, {reg}; {adds}mov.b64 {name}, {{dl, dh}}; "
+
+
+def _b_descriptor(e: SimtEmitter, op: WgmmaOp | WgmmaRegAOp, bits: int):
+    """B's descriptor register, the constant its asm adds to the low word, and the 32-bit
+    register it adds too (None: none). With `STAGE_OFFSET_IN_ASM` and an index `x * c + k`
+    (`_stage_split`) the register is the descriptor of the array's base and `x * c / 8` is added
+    in the asm: exact by `_descriptor`'s argument, as the operand's first element, at the base
+    plus `2 (x c + k)` bytes, a multiple of 16 past it, lies in the block's shared memory."""
+    split = _stage_split(op.b_index) if STAGE_OFFSET_IN_ASM else None
+    if split is None or 2 * split[2] < 0 or (2 * split[2]) % 16:
+        rb, ob = _descriptor(e, *_address(e, op.b, op.b_index), bits)
+        return rb, ob, None
+    x, c, constant = split
+    _check_aligned(e, op.b)
+    base = e(llvm.PtrToIntOp(shared_element(e, op.b, [e.const(0)]), i64))
+    rb, ob = _descriptor(e, base, 2 * constant, bits)
+    narrow = e(arith.TruncIOp(e.to_i64(x), i32))
+    return rb, ob, e(arith.MuliOp(narrow, e.const(c // 8, i32)))
 
 
 def _product(
@@ -231,7 +275,7 @@ def _product(
     stride = op.mn_stride
     # an MN-major B's blocks of 64 columns lie `stride` 16-bit elements apart
     b_bits = DESCRIPTOR_BITS if stride is None else descriptor_bits(2 * stride)
-    rb, ob = _descriptor(e, *_address(e, op.b, op.b_index), b_bits)
+    rb, ob, b_add = _b_descriptor(e, op, b_bits)
     trans_b = int(stride is not None)
     trans = f"0, {trans_b}" if isinstance(op, WgmmaOp) else f"{trans_b}"  # no trans-a: registers
     regs = ", ".join(f"${k}" for k in range(count))
@@ -239,7 +283,7 @@ def _product(
     asm = (  # one line: a scope for the predicate and the descriptors, as PTX allows
         f"{{ .reg .pred p; .reg .b64 da, db; .reg .b32 dl, dh; setp.ne.b32 p, ${at + 1}, 0; "
         + a_prelude
-        + _descriptor_asm(f"${at}", "db", ob)
+        + _descriptor_asm(f"${at}", "db", ob, None if b_add is None else f"${at + 2}")
         + f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "
         f"{{{regs}}}, {a_operand}, db, p, 1, 1, {trans}; }}"
     )
@@ -248,7 +292,9 @@ def _product(
     if all(_positive_zero(v) for v in acc):  # D = A B: no register written before the asm
         acc, scale_d = [e(llvm.UndefOp(f32)) for _ in acc], 0
     extra = [*a_regs, rb, e.const(scale_d, i32)]
-    return _tied(e, asm, acc, f"{a_constraints},l,r", extra)
+    if b_add is not None:
+        extra.append(b_add)
+    return _tied(e, asm, acc, f"{a_constraints},l,r" + (",r" if b_add is not None else ""), extra)
 
 
 def _positive_zero(v: SSAValue) -> bool:

@@ -362,12 +362,16 @@ class _Loop:
             # `checked`'s flat index, regrouped: the tile's first element (block-uniform) plus
             # the thread's offset in the tile (loop-invariant), so neither the range tests nor
             # a per-copy address is computed on this path.
-            tile_at = ctx.add(ctx.mul(ctx.add(base, row0), dims[r - 1]), col0)
+            # The copies `rows_on` rows after the first add `rows_on` rows to its index last:
+            # a constant where the row length is (`row_length`), which the copy's lowering puts
+            # into the instruction as an immediate offset from the first copy's address.
+            pitch = self.row_length(s, dims)
+            tile_at = ctx.add(ctx.mul(ctx.add(base, row0), pitch), col0)
             for (row, chunk, _, rows_on), at in zip(copies, places):
-                off = ctx.add(ctx.mul(row, dims[r - 1]), ctx.mul(chunk, self.w))
-                if rows_on:
-                    off = ctx.add(off, ctx.mul(dims[r - 1], rows_on))
+                off = ctx.add(ctx.mul(row, pitch), ctx.mul(chunk, self.w))
                 flat = ctx.add(tile_at, off)
+                if rows_on:
+                    flat = ctx.add(flat, ctx.mul(pitch, rows_on))
                 ctx.emit(simt.UncheckedAsyncCopyOp(tensor.slice, flat, array, at, self.w))
             return []
 
@@ -391,6 +395,12 @@ class _Loop:
         """A block-uniform test under which the copies of `s`'s tile at `idx` may be unchecked,
         or None: every copy checked (this loop's choice)."""
         return None
+
+    def row_length(self, s: Stream, dims: list[SSAValue]) -> SSAValue:
+        """The elements of a row of `s`'s tensor, as the whole-tile copies compute their
+        indices with it: the last dimension's parameter (`whole_stream` may make it a constant
+        where its test holds only when the two are equal)."""
+        return dims[-1]
 
     # -- fragments ---------------------------------------------------------------------------
     def a_fragments(self, mma: tile.MmaOp) -> dict[tuple[int, int], list[SSAValue]]:

@@ -61,7 +61,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
 from ferrox.dialects.tile.attributes import Padding
-from ferrox.dialects.tile.types import TileTensorType, TileType
+from ferrox.dialects.tile.types import DYNAMIC_INDEX, TileTensorType, TileType
 from ferrox.lowering.tile_to_simt.attention import (
     STAGE_BUDGET,
     STAGES,
@@ -97,6 +97,10 @@ the next iteration's scores it holds too made ptxas spill 76-100 bytes at 256 x 
 synchronous form: none)."""
 MAX_N = 256
 """wgmma's largest N (and a TMA-free stage's widest head dim here)."""
+STATIC_ROWS = True
+"""Whether the whole-tile K/V copies index rows by the tensor type's static last dimension (the
+head dim), the whole-tile test holding only where the parameter equals it (`row_length`): a
+knob for timing (docs/performance.md, "Fused attention, ninth session")."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,7 @@ class WgmmaLoop(_Loop):
     def __init__(self, ctx: Lowering, f: Fused, p: Plan):
         super().__init__(ctx, f)
         self.p = p
+        self.static_rows: dict[Stream, SSAValue] = {}
 
     # -- stages ------------------------------------------------------------------------------
     def place(self, s: Stream, row: SSAValue, x: SSAValue) -> SSAValue:
@@ -234,7 +239,19 @@ class WgmmaLoop(_Loop):
         ctx = self.ctx
         whole = whole_tile(ctx, tensor, idx, shape, _strides(ctx, tensor.dims), self.w,
                            self.element)  # fmt: skip
-        return ctx.all_of([valid, whole])
+        conds = [valid, whole]
+        known = s.load.source.type.get_shape()[-1]  # type: ignore[union-attr]
+        if STATIC_ROWS and known != DYNAMIC_INDEX:
+            conds.append(ctx.cmp("eq", tensor.dims[-1], ctx.index(known)))
+            self.static_rows[s] = ctx.index(known)
+        return ctx.all_of(conds)
+
+    def row_length(self, s: Stream, dims: list[SSAValue]) -> SSAValue:
+        """The type's static last dimension where `whole_stream` tested the parameter equal to
+        it (`STATIC_ROWS`): each copy's index is then one per-thread base plus a constant, one
+        64-bit pointer a stream instead of one a copy (d 128, 128 x 128: 16 pointers, 32
+        registers, held across the loop)."""
+        return self.static_rows.get(s, dims[-1])
 
     def copies_done(self) -> None:
         """The proxy fence of the writers: their `cp.async` writes (generic proxy) are seen by
