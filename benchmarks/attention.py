@@ -92,34 +92,76 @@ def rows(variants: bool = False) -> list[dict]:
     return out
 
 
-VARIANTS = {"wgmma": "sm_90", "wgmma-sync": "sm_90", "wgmma-pipe": "sm_90", "mma": "sm_80"}
+VARIANTS = {
+    "wgmma": "sm_90",
+    "wgmma-sync": "sm_90",
+    "wgmma-pipe": "sm_90",
+    "wgmma-f55553c": "sm_90",
+    "mma": "sm_80",
+}
 """The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
 (lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` as the lowering chooses,
 `wgmma-sync` with its `PIPELINE` knob off, each product retired at once, `wgmma-pipe` with it
-on), sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
-in one process on a Hopper GPU."""
-KNOB = {"wgmma-sync": False, "wgmma-pipe": True}
+on, `wgmma-f55553c` synchronous with the ninth session's knobs off: main's kernel at f55553c),
+sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
+in one process on a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of
+`KNOBS` (`wgmma-sync:rows=0`): one build per distinct set."""
+KNOBS = {
+    "pipe": ("ferrox.lowering.tile_to_simt.attention_wgmma", "PIPELINE"),
+    "rows": ("ferrox.lowering.tile_to_simt.attention_wgmma", "STATIC_ROWS"),
+    "desc": ("ferrox.lowering.simt_to_nvvm.wgmma", "STAGE_OFFSET_IN_ASM"),
+    "imm": ("ferrox.lowering.simt_to_nvvm.pipeline", "IMMEDIATE_OFFSETS"),
+}
+"""The lowering's module-level knobs a variant may set, by short name (module, attribute):
+`pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
+by the static head dim, `desc` a stage's wgmma B descriptor from its array's base with the
+stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates."""
+PRESETS = {
+    "wgmma-sync": {"pipe": False},
+    "wgmma-pipe": {"pipe": True},
+    "wgmma-f55553c": {"pipe": False, "rows": False, "desc": False, "imm": False},
+}
+
+
+def parse_variant(name: str) -> tuple[str, dict[str, bool]]:
+    """(base variant, knob settings) of `name` (`VARIANTS`, then `:knob=0|1` parts)."""
+    base, *parts = name.split(":")
+    if base not in VARIANTS:
+        raise ValueError(f"unknown variant {base!r}: choose from {list(VARIANTS)}")
+    knobs = dict(PRESETS.get(base, {}))
+    for part in parts:
+        key, _, value = part.partition("=")
+        if key not in KNOBS or value not in ("0", "1"):
+            raise ValueError(f"bad knob {part!r} in {name!r}: NAME=0|1 of {list(KNOBS)}")
+        knobs[key] = value == "1"
+    return base, knobs
 
 
 def variant_artifact(kernel, variant: str, **constants):
-    """The kernel compiled as `variant` (`VARIANTS`); one that sets the knob is compiled apart,
-    in a cache folder of its own, since the knob is no part of the compile cache's key."""
-    if variant not in KNOB:
-        return kernel.artifact(VARIANTS[variant], **constants)
+    """The kernel compiled as `variant` (`VARIANTS`, `parse_variant`); one that sets a knob is
+    compiled apart, in a cache folder of its own, since the knobs are no part of the compile
+    cache's key."""
+    base, knobs = parse_variant(variant)
+    if not knobs:
+        return kernel.artifact(VARIANTS[base], **constants)
+    import importlib
     import os
     import tempfile
 
     import ferrox
-    from ferrox.lowering.tile_to_simt import attention_wgmma
 
     text = str(kernel.module(**constants))
-    saved, folder = attention_wgmma.PIPELINE, os.environ.get("FERROX_CACHE_DIR")
+    targets = {k: importlib.import_module(KNOBS[k][0]) for k in knobs}
+    saved = {k: getattr(targets[k], KNOBS[k][1]) for k in knobs}
+    folder = os.environ.get("FERROX_CACHE_DIR")
     try:
-        attention_wgmma.PIPELINE = KNOB[variant]
-        os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-sync-")
-        return ferrox.compile(text, chip=VARIANTS[variant])
+        for k, on in knobs.items():
+            setattr(targets[k], KNOBS[k][1], on)
+        os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-variant-")
+        return ferrox.compile(text, chip=VARIANTS[base])
     finally:
-        attention_wgmma.PIPELINE = saved
+        for k, was in saved.items():
+            setattr(targets[k], KNOBS[k][1], was)
         if folder is None:
             os.environ.pop("FERROX_CACHE_DIR", None)
         else:
@@ -216,15 +258,19 @@ if __name__ == "__main__":
     parser.add_argument(
         "--variants",
         default="wgmma",
-        help=f"paths to time beside SDPA, comma-separated, of {','.join(VARIANTS)}",
+        help=f"paths to time beside SDPA, comma-separated, of {','.join(VARIANTS)}, each "
+        f"with optional :KNOB=0|1 of {','.join(KNOBS)}",
     )
     args = parser.parse_args()
     if args.table:
         seqs = [int(x) for x in args.seqs.split(",")]
         configs = [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
         variants = tuple(args.variants.split(","))
-        if unknown := set(variants) - set(VARIANTS):
-            parser.error(f"unknown variants {sorted(unknown)}: choose from {list(VARIANTS)}")
+        for name in variants:
+            try:
+                parse_variant(name)
+            except ValueError as problem:
+                parser.error(str(problem))
         found = table(seqs, args.batch, args.heads, configs, variants)  # type: ignore[arg-type]
         write_result("attention-table", {"rows": found})
     else:

@@ -129,6 +129,12 @@ class AsyncCopyToCpAsync(RewritePattern):
         rewriter.erase(op)
 
 
+IMMEDIATE_OFFSETS = True
+"""Whether a constant part of an unchecked copy's indices becomes the `cp.async`'s immediate
+address offsets (the copies of one tile then share two address registers; a knob for timing,
+docs/performance.md, "Fused attention, ninth session")."""
+
+
 class UncheckedAsyncCopyToCpAsync(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: UncheckedAsyncCopyOp, rewriter: PatternRewriter, /) -> None:
@@ -140,8 +146,8 @@ class UncheckedAsyncCopyToCpAsync(RewritePattern):
         size = byte_size(mem)
         # A constant part of either index is the instruction's immediate offset, so the copies
         # of one tile at constant distances share their two address registers.
-        index, src_at = _split(op.index)
-        offset, dst_at = _split(op.offset)
+        index, src_at = _split(op.index) if IMMEDIATE_OFFSETS else (op.index, 0)
+        offset, dst_at = _split(op.offset) if IMMEDIATE_OFFSETS else (op.offset, 0)
         src = e.element(ptr, [e.to_i64(index or e.const(0))], mem)
         dst = shared_element(e, op.array, [offset or e.const(0)])
         nbytes = op.width.value.data * size
