@@ -246,6 +246,9 @@ class TensorMap:
     element: str
     box: tuple[int, int]
     swizzle: int = 0
+    planes_param: int = -1
+    """A 3-D map's planes (the index parameter before the rows; -1: a 2-D map): the slice seen
+    as `planes` x `rows` x `cols`, a box one plane deep."""
 
 
 @dataclass(frozen=True)
@@ -387,6 +390,7 @@ def _kernel(raw: dict) -> KernelArtifact:
                 m["element"],
                 (m["box"][0], m["box"][1]),
                 m["swizzle"],
+                m.get("planes_param", -1),
             )
             for m in raw.get("tensor_maps", ())
         ),

@@ -23,13 +23,20 @@ with.
   exactly 128 bytes) at `off + C r + (c ^ (8 (r % 8)) E)` where `E = 16 / element bytes`: the
   16-byte chunk index XOR the row modulo 8, the 128-byte swizzled form `simt.wgmma` reads.
 
+- `simt.tma_load %x[%row, %col] plane %p of %planes shape(%rows, %cols), ...`: the same from a 3-D
+  tensor `x` of `planes` x `rows` x `cols` (element `(q, r, c)` at `x[(q rows + r) cols + c]`),
+  the box `R` x `C` of plane `p` (a box one plane deep): elements of a plane, row or column
+  outside the tensor read as zero, so a box at the end of one plane never reads the next (a
+  tile of a batch of matrices, as a `tile.load` of `[1, R, C]` reads it).
+
 `simt.mbarrier_arrive_expect_tx` and `simt.tma_load` take an optional `if %p` (an `i1`): a thread
 whose `p` is false does nothing, without a branch (PTX predicated instructions). One thread of a
 warpgroup issuing a stage's loads this way keeps the wgmma ops off a divergent path, which ptxas
 would otherwise serialise (C7518).
 
-`x`, `rows` and `cols` must be parameters of the kernel (`rows` and `cols` of type `index`): the
-runtime builds the tensor map (`cuTensorMapEncodeTiled`) from the launch's `x`, `rows` and `cols`
+`x`, `rows`, `cols` (and `planes`) must be parameters of the kernel (of type `index` but `x`):
+the runtime builds the tensor map (`cuTensorMapEncodeTiled`) from the launch's `x`, `rows` and
+`cols` (and `planes`)
 and passes it by value as a grid-constant parameter that follows the kernel's own
 (`tensor_map_keys` lists them; the artifact records them as `KernelArtifact.tensor_maps`). A
 launch where `rows * cols` exceeds the length of `x` is refused, so a TMA load never reads
@@ -60,6 +67,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -188,6 +196,7 @@ class TensorMapKey:
     element: Attribute
     box: tuple[int, int]  # (rows, cols) of the box
     swizzle: int
+    planes_param: int = -1  # the index parameter holding the planes of a 3-D map (-1: 2-D)
 
 
 def _kernel(op: Operation) -> Operation | None:
@@ -215,8 +224,10 @@ class TmaLoadOp(IRDLOperation):
     T: ClassVar = VarConstraint("T", AnyAttr())
 
     source = operand_def(slice_of(T))
+    plane = opt_operand_def(IndexType())
     row = operand_def(IndexType())
     col = operand_def(IndexType())
+    planes = opt_operand_def(IndexType())
     rows = operand_def(IndexType())
     cols = operand_def(IndexType())
     tile = operand_def(shared_of(T))
@@ -227,12 +238,11 @@ class TmaLoadOp(IRDLOperation):
     box = prop_def(DenseArrayBase)
     swizzle = prop_def(IntegerAttr[IntegerType])
 
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
-        "$source `[` $row `,` $col `]` `shape` `(` $rows `,` $cols `)` `,` $tile `[` $offset `]` "
-        "`,` $barriers `[` $bar_index `]` (`if` $pred^)? attr-dict `:` type($source) `,` "
-        "type($tile) `,` "
-        "type($barriers)"
+        "$source `[` $row `,` $col `]` (`plane` $plane^ `of` $planes)? `shape` `(` $rows `,` "
+        "$cols `)` `,` $tile `[` $offset `]` `,` $barriers `[` $bar_index `]` (`if` $pred^)? "
+        "attr-dict `:` type($source) `,` type($tile) `,` type($barriers)"
     )
 
     def __init__(
@@ -249,10 +259,17 @@ class TmaLoadOp(IRDLOperation):
         box: tuple[int, int],
         swizzle: int = 0,
         pred: SSAValue | None = None,
+        plane: tuple[SSAValue, SSAValue] | None = None,
     ):
+        """`plane`: (the plane, the planes) of a 3-D tensor (module docstring)."""
         super().__init__(
             operands=[
-                *(source, row, col, rows, cols, tile, offset, barriers, bar_index),
+                source,
+                [plane[0]] if plane is not None else [],
+                row,
+                col,
+                [plane[1]] if plane is not None else [],
+                *(rows, cols, tile, offset, barriers, bar_index),
                 [pred] if pred is not None else [],
             ],
             properties={
@@ -286,13 +303,15 @@ class TmaLoadOp(IRDLOperation):
         if kernel is None or kernel.name != "simt.kernel":
             return None
         params = [_param_index(kernel, v) for v in (self.source, self.rows, self.cols)]
-        if any(p is None for p in params):
+        planes = _param_index(kernel, self.planes) if self.planes is not None else -1
+        if any(p is None for p in params) or planes is None:
             return None
         t = self.tile.type
         assert isinstance(t, SharedArrayType)
         p, r, c = params
         assert p is not None and r is not None and c is not None
-        return TensorMapKey(p, r, c, t.get_element_type(), self.box_shape, self.swizzle.value.data)
+        swizzle = self.swizzle.value.data
+        return TensorMapKey(p, r, c, t.get_element_type(), self.box_shape, swizzle, planes)
 
     def verify_(self) -> None:
         values = self.box.get_values()
@@ -335,6 +354,11 @@ class TmaLoadOp(IRDLOperation):
                 f"'simt.tma_load' box of {self.box_bytes} bytes exceeds a barrier phase's "
                 f"{TX_LIMIT} bytes"
             )
+        if (self.plane is None) != (self.planes is None):
+            raise VerifyException(
+                "'simt.tma_load' of a 3-D tensor needs both its plane coordinate and its planes "
+                "(`%x[%r, %c] plane %p of %planes shape(%rows, %cols)`)"
+            )
         check_rank(self, self.tile, [self.offset])
         _check_barriers(self, self.barriers, self.bar_index)
         kernel = _kernel(self)
@@ -345,7 +369,10 @@ class TmaLoadOp(IRDLOperation):
                 "'simt.tma_load' reads through a tensor map the runtime builds from the kernel's "
                 "parameters: it may only be used in a kernel, not a device function"
             )
-        for what, value in (("tensor", self.source), ("rows", self.rows), ("cols", self.cols)):
+        checked = [("tensor", self.source), ("rows", self.rows), ("cols", self.cols)]
+        if self.planes is not None:
+            checked.append(("planes", self.planes))
+        for what, value in checked:
             if _param_index(kernel, value) is None:
                 raise VerifyException(
                     f"'simt.tma_load' {what} must be a parameter of the kernel (the runtime "

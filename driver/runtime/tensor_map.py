@@ -7,7 +7,8 @@ tensor_maps`), and the lowered kernel takes one 128-byte by-value parameter a ma
 
 The map is the whole safety argument of a TMA load's global side: the hardware never reads
 outside the map's bounds (a box that crosses them is zero-filled), so the map must lie inside the
-slice. A launch is refused, naming the argument, unless `rows * cols <= len`, and unless the
+slice. A launch is refused, naming the argument, unless `rows * cols <= len` (a 3-D map's
+`planes * rows * cols <= len`), and unless the
 map can be made at all: the slice's address 16-byte aligned, a row a multiple of 16 bytes,
 `rows` and `cols` from 1 to 2^32 (docs/safety.md, "TMA loads"). Those last refusals are
 `NoTensorMap`: a tile kernel's launch goes to its portable twin then (`TileLaunch.portable`).
@@ -35,10 +36,17 @@ def _data_type(element: str) -> Any:
 
 
 def encode_tiled(
-    element: str, address: int, rows: int, cols: int, box: tuple[int, int], swizzle: int
+    element: str,
+    address: int,
+    rows: int,
+    cols: int,
+    box: tuple[int, int],
+    swizzle: int,
+    planes: int = 0,
 ) -> bytes:
-    """The 128 bytes of the tiled tensor map of a row-major `rows` x `cols` matrix at `address`
-    (the seam tests replace: it needs a driver)."""
+    """The 128 bytes of the tiled tensor map of a row-major `rows` x `cols` matrix at `address`,
+    or with `planes` of a `planes` x `rows` x `cols` tensor read a box one plane deep (the seam
+    tests replace: it needs a driver)."""
     from cuda.bindings import driver as cu
 
     size = _ELEMENT_BYTES[element]
@@ -47,14 +55,17 @@ def encode_tiled(
         if swizzle == 128
         else cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
     )
+    dims = [cols, rows, *([planes] if planes else [])]  # innermost first
+    strides = [cols * size, *([rows * cols * size] if planes else [])]  # of dims 1.. in bytes
+    boxes = [box[1], box[0], *([1] if planes else [])]
     err, tensor_map = cu.cuTensorMapEncodeTiled(
         _data_type(element),
-        2,
+        len(dims),
         address,
-        [cu.cuuint64_t(cols), cu.cuuint64_t(rows)],  # innermost first
-        [cu.cuuint64_t(cols * size)],  # dimension 1's stride in bytes (dimension 0 is dense)
-        [cu.cuuint32_t(box[1]), cu.cuuint32_t(box[0])],
-        [cu.cuuint32_t(1), cu.cuuint32_t(1)],
+        [cu.cuuint64_t(d) for d in dims],
+        [cu.cuuint64_t(d) for d in strides],
+        [cu.cuuint32_t(b) for b in boxes],
+        [cu.cuuint32_t(1) for _ in dims],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         mode,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
@@ -73,17 +84,29 @@ def slot_starts(params: Sequence[Param]) -> list[int]:
     return starts
 
 
-def check_bounds(m: TensorMap, param: Param, address: int, length: int, rows: int, cols: int):
-    """Refuse a map that would reach outside its slice, or that the driver cannot make."""
+def check_bounds(
+    m: TensorMap,
+    param: Param,
+    address: int,
+    length: int,
+    rows: int,
+    cols: int,
+    planes: int = 0,
+):
+    """Refuse a map that would reach outside its slice, or that the driver cannot make
+    (`planes`: a 3-D map's, 0 for a 2-D map)."""
     where = describe(param)
     size = _ELEMENT_BYTES[m.element]
     if not (1 <= rows <= _DIM_LIMIT and 1 <= cols <= _DIM_LIMIT):
         raise NoTensorMap(
             f"{where}: its TMA tensor map needs rows and cols from 1 to 2^32, got {rows} x {cols}"
         )
-    if rows * cols > length:
+    if planes and not 1 <= planes <= _DIM_LIMIT:
+        raise NoTensorMap(f"{where}: its TMA tensor map needs 1 to 2^32 planes, got {planes}")
+    if max(planes, 1) * rows * cols > length:
+        shape = f"{planes} x {rows} x {cols}" if planes else f"{rows} x {cols}"
         raise ArgumentError(
-            f"{where}: its TMA tensor map of {rows} x {cols} elements reaches past the slice's "
+            f"{where}: its TMA tensor map of {shape} elements reaches past the slice's "
             f"{length} elements"
         )
     if (cols * size) % 16:
@@ -107,8 +130,13 @@ def map_values(info: KernelArtifact, values: Sequence[Any]) -> list[bytes]:
         at = starts[m.param]
         address, length = int(values[at]) % 2**64, int(values[at + 1])
         rows, cols = int(values[starts[m.rows_param]]), int(values[starts[m.cols_param]])
-        check_bounds(m, params[m.param], address, length, rows, cols)
-        maps.append(encode_tiled(m.element, address, rows, cols, m.box, m.swizzle))
+        planes = int(values[starts[m.planes_param]]) if m.planes_param >= 0 else 0
+        check_bounds(m, params[m.param], address, length, rows, cols, planes)
+        if planes:
+            map_bytes = encode_tiled(m.element, address, rows, cols, m.box, m.swizzle, planes)
+        else:
+            map_bytes = encode_tiled(m.element, address, rows, cols, m.box, m.swizzle)
+        maps.append(map_bytes)
     return maps
 
 

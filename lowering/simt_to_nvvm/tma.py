@@ -12,7 +12,7 @@ intrinsics for some of them, but one spelling for all keeps the operand forms in
   Before it, traps: unless the tile's box fits in the shared array from the offset (the only
   shared-side check the op needs, since the hardware writes exactly the box), unless the
   destination is aligned (128 bytes; 1024 with the 128-byte swizzle, whose pattern is on address
-  bits, so only then is the layout the one the op names), and unless both coordinates are below
+  bits, so only then is the layout the one the op names), and unless every coordinate is below
   2^31 (PTX takes them as s32). The global side needs no check: the hardware clips the box to
   the tensor map's bounds, and the runtime builds the map inside the array (docs/safety.md).
 
@@ -83,14 +83,14 @@ GRID_CONSTANT = "nvvm.grid_constant"
 
 
 def _encode(key: TensorMapKey) -> ArrayAttr:
-    ints = (key.param, key.rows_param, key.cols_param, *key.box, key.swizzle)
+    ints = (key.param, key.rows_param, key.cols_param, *key.box, key.swizzle, key.planes_param)
     return ArrayAttr([*(IntegerAttr(v, i64) for v in ints), key.element])
 
 
 def _decode(attr: Attribute) -> TensorMapKey:
-    assert isinstance(attr, ArrayAttr) and len(attr.data) == 7
-    p, r, c, b0, b1, sw = (a.value.data for a in attr.data[:6])
-    return TensorMapKey(p, r, c, attr.data[6], (b0, b1), sw)
+    assert isinstance(attr, ArrayAttr) and len(attr.data) == 8
+    p, r, c, b0, b1, sw, planes = (a.value.data for a in attr.data[:7])
+    return TensorMapKey(p, r, c, attr.data[7], (b0, b1), sw, planes)
 
 
 def _key(op: Operation) -> TensorMapKey | None:
@@ -276,21 +276,26 @@ class TmaLoadToPtx(RewritePattern):
         misaligned = e(arith.AndIOp(destination, e.const(align - 1)))
         _trap_if(e, e(arith.CmpiOp(misaligned, e.const(0), "ne"), "unaligned_tile"))
         limit = e.const(2**31 - 1)
-        row, col = e.to_i64(op.row), e.to_i64(op.col)
-        wide = e(
-            arith.OrIOp(e(arith.CmpiOp(row, limit, "ugt")), e(arith.CmpiOp(col, limit, "ugt")))
-        )
+        coordinates = [op.col, op.row, *([op.plane] if op.plane is not None else [])]
+        wide = None
+        for x in coordinates:
+            over = e(arith.CmpiOp(e.to_i64(x), limit, "ugt"))
+            wide = over if wide is None else e(arith.OrIOp(wide, over))
+        assert wide is not None
         _trap_if(e, wide)
         barrier = _address(e, op.barriers, op.bar_index)
-        guard, at, constraints = "", "", "l,r,r,l"
-        args = [destination, _i32(e, op.col), _i32(e, op.row), barrier]
+        n = len(coordinates)
+        guard, at, constraints = "", "", "l," + "r," * n + "l"
+        args = [destination, *(_i32(e, x) for x in coordinates), barrier]
         if pred is not None:  # predicated, not branched around (module docstring)
-            guard, at, constraints = ".reg .pred q; setp.ne.b32 q, $4, 0; ", "@q ", "l,r,r,l,r"
+            guard, at = f".reg .pred q; setp.ne.b32 q, ${n + 2}, 0; ", "@q "
+            constraints += ",r"
             args.append(e(arith.ExtUIOp(pred, i32)))
+        listed = ", ".join(f"${k + 1}" for k in range(n))
         asm = (  # the map's generic address from its parameter's name, then the copy
             f"{{ .reg .b64 m; {guard}mov.b64 m, {name}; cvta.param.u64 m, m; {at}"
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-            "[$0], [m, {$1, $2}], [$3]; }"
+            f"cp.async.bulk.tensor.{n}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+            f"[$0], [m, {{{listed}}}], [${n + 1}]; }}"
         )
         copy = _asm(asm, constraints, args)
         copy.attributes[KEY_ATTR] = _encode(key)
@@ -310,6 +315,14 @@ TMA_PATTERNS: tuple[RewritePattern, ...] = (
 def artifact_maps(kernel: KernelOp) -> tuple[TensorMap, ...]:
     """The kernel's tensor maps as the artifact records them, in parameter order."""
     return tuple(
-        TensorMap(k.param, k.rows_param, k.cols_param, element_kind(k.element), k.box, k.swizzle)
+        TensorMap(
+            k.param,
+            k.rows_param,
+            k.cols_param,
+            element_kind(k.element),
+            k.box,
+            k.swizzle,
+            k.planes_param,
+        )
         for k in tensor_map_keys(kernel, walk(kernel))
     )

@@ -14,8 +14,8 @@ cannot run ahead to; it never lets a thread through early.
 An `if %p` operand runs the op on the lanes where `p` holds; a load's checks hold on every lane
 that reaches it, as the lowering's traps do. The load's box is checked as the GPU's is: the tile
 range (`offset + R C <= len`, the lowering's trap), and the tensor view (`rows * cols <=
-len(x)`, the runtime's refusal; here a fault). Elements of the box outside the `rows` x `cols`
-tensor read as zero. The tile is written directly, not through the race-tracked stores: the
+len(x)`, or `planes * rows * cols` of a 3-D load, the runtime's refusal; here a fault). Elements
+of the box outside the `rows` x `cols` tensor (or past its planes) read as zero. The tile is written directly, not through the race-tracked stores: the
 barrier wait, not a `simt.sync_threads`, orders those writes before the readers, and the race
 tracker knows only the latter. What this
 cannot see: a read before the wait of an integer tile whose poison is a plausible value, and the
@@ -178,37 +178,45 @@ def _tma_load(op):
     c = np.tile(np.arange(box_cols), box_rows)
     placed = box_cols * r + (c ^ (chunk * (r % 8)) if swizzle == 128 else c)
 
+    three = op.plane is not None  # a 3-D tensor: its plane and planes follow source and col
+
     def run(ex, args, mask):
-        args, issue = _predicated(ex, op, args, mask, 9)
-        source, row, col, rows, cols, tile, offset, barriers, bar_index = args
+        args, issue = _predicated(ex, op, args, mask, 11 if three else 9)
+        if three:
+            source, p0, row, col, np_, rows, cols, tile, offset, barriers, bar_index = args
+        else:
+            source, row, col, rows, cols, tile, offset, barriers, bar_index = args
+            p0, np_ = 0, 1
         lanes = np.flatnonzero(mask)  # checked on every lane that reaches it, predicated or not
-        values = [_values(ex, v, lanes) for v in (row, col, rows, cols, offset)]
+        values = [_values(ex, v, lanes) for v in (row, col, rows, cols, offset, p0, np_)]
         for k, lane in enumerate(lanes):
-            r0, c0, nr, nc, off = (int(v[k]) for v in values)
+            r0, c0, nr, nc, off, q0, nq = (int(v[k]) for v in values)
             one = np.zeros(ex.n, bool)
             one[lane] = True
-            if nr * nc > source.length or nr < 1 or nc < 1:
+            if nq * nr * nc > source.length or nr < 1 or nc < 1 or nq < 1:
+                shape = f"{nq} x {nr} x {nc}" if three else f"{nr} x {nc}"
                 raise ex.fault(
                     op,
                     one,
-                    f"'{op.name}': a {nr} x {nc} tensor map reaches past the {source.length} "
+                    f"'{op.name}': a {shape} tensor map reaches past the {source.length} "
                     f"elements of {source.name} (the runtime refuses such a launch)",
                 )
-            coordinates_ok = 0 <= r0 < 2**31 and 0 <= c0 < 2**31
+            coordinates_ok = all(0 <= x < 2**31 for x in (r0, c0, q0))
             if not (0 <= off and off + box <= tile.length) or not coordinates_ok:
+                at = f"({q0}, {r0}, {c0})" if three else f"({r0}, {c0})"
                 raise ex.fault(
                     op,
                     one,
                     f"'{op.name}' out of range: a box of {box} elements at {off} of "
-                    f"{tile.name} (length {tile.length}), from ({r0}, {c0})",
+                    f"{tile.name} (length {tile.length}), from {at}",
                 )
         _, bar_flat = _lanes(ex, op, barriers, bar_index, issue, op.name)
         for k, lane in enumerate(np.flatnonzero(issue)):
             at = int(np.searchsorted(lanes, lane))
-            r0, c0, nr, nc, off = (int(v[at]) for v in values)
+            r0, c0, nr, nc, off, q0, nq = (int(v[at]) for v in values)
             gr, gc = r0 + r, c0 + c
-            inside = (gr < nr) & (gc < nc)
-            got = source.array[np.where(inside, gr * nc + gc, 0)]
+            inside = (gr < nr) & (gc < nc) & (q0 < nq)
+            got = source.array[np.where(inside, (q0 * nr + gr) * nc + gc, 0)]
             data = np.where(inside, got, np.zeros((), got.dtype))
             base = int(np.broadcast_to(tile.base(ex, np.array([lane])), (1,))[0])
             at = base + off + placed
