@@ -216,11 +216,14 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         if ctx.layout_of(mma.result) != row_tensor_core_layout(m, n, ctx.threads):
             return False
     ctx.lowering(op)
+    from ferrox.lowering.tile_to_simt import attention_tma
     from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, WgmmaLoop, plan
 
     wg = plan(f, ctx.threads, ctx.config.chip)
     if wg is None:
         _Loop(ctx, f).run()
+    elif attention_tma.TMA and not wg.pipelined and attention_tma.fits(f, ctx):
+        attention_tma.TmaLoop(ctx, f, wg).run()
     elif wg.pipelined:
         PipelinedLoop(ctx, f, wg).run()
     else:

@@ -15,7 +15,8 @@ An `if %p` operand runs the op on the lanes where `p` holds; a load's checks hol
 that reaches it, as the lowering's traps do. The load's box is checked as the GPU's is: the tile
 range (`offset + R C <= len`, the lowering's trap), and the tensor view (`rows * cols <=
 len(x)`, or `planes * rows * cols` of a 3-D load, the runtime's refusal; here a fault). Elements
-of the box outside the `rows` x `cols` tensor (or past its planes) read as zero. The tile is written directly, not through the race-tracked stores: the
+of the box outside the `rows` x `cols` tensor (or past its planes) read as zero. The tile is
+written directly, not through the race-tracked stores: the
 barrier wait, not a `simt.sync_threads`, orders those writes before the readers, and the race
 tracker knows only the latter. What this
 cannot see: a read before the wait of an integer tile whose poison is a plausible value, and the

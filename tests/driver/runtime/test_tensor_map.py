@@ -110,3 +110,35 @@ def test_a_launch_past_the_slice_is_refused_before_anything_runs(maps, fake):
 def test_slot_starts_follow_the_abi():
     art = ferrox.compile(open(EXAMPLE).read())["tma_copy_f32"]
     assert tensor_map.slot_starts(art.entry_params) == [0, 2, 3, 4]
+
+
+F32_3D = TensorMap(0, 1, 2, "f32", (32, 32), 0, planes_param=3)
+
+
+@pytest.mark.parametrize(
+    "length, planes, message",
+    [
+        (3 * 1024 - 1, 3, "its TMA tensor map of 3 x 32 x 32 elements reaches past the slice's "
+         "3071 elements"),
+        (4096, 2**32 + 1, "its TMA tensor map needs 1 to 2^32 planes, got 4294967297"),
+    ],
+)  # fmt: skip
+def test_a_3d_map_is_refused_past_its_slice(length, planes, message):
+    art = ferrox.compile(open(EXAMPLE).read())["tma_copy_f32"]
+    param = art.entry_params[0]
+    with pytest.raises(ArgumentError) as info:
+        tensor_map.check_bounds(F32_3D, param, 0x1000, length, 32, 32, planes)
+    assert str(info.value) == f"argument 'x' (f32 shared slice): {message}"
+    tensor_map.check_bounds(F32_3D, param, 0x1000, 3 * 1024, 32, 32, 3)  # fits: no error
+
+
+def test_a_3d_map_is_encoded_with_its_planes(monkeypatch):
+    art = ferrox.compile(open(EXAMPLE).read())["tma_copy_f32"]
+    asked = []
+    monkeypatch.setattr(tensor_map, "encode_tiled", lambda *args: asked.append(args) or bytes(128))
+    info = type("Info", (), {"entry_params": art.entry_params, "tensor_maps": (F32_3D,)})()
+    # packed values: x (address, length), rows, cols, out (address, length); parameter 3 stands
+    # in for the planes here: its first packed value, 4, is read as them
+    values = [0x1000, 4 * 1024, 32, 32, 4, 0]
+    tensor_map.map_values(info, values)  # type: ignore[arg-type]
+    assert asked == [("f32", 0x1000, 32, 32, (32, 32), 0, 4)]

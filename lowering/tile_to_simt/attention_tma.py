@@ -1,0 +1,231 @@
+"""The fused attention loop on wgmma (`attention_wgmma.py`) with its K and V stages filled by TMA
+(`simt.tma_load`, FlashAttention-3's loads) instead of every thread's `cp.async`, behind the knob
+`TMA` (off by default: not yet run on a GPU).
+
+One thread issues each stage's loads; the stages complete on mbarriers instead of each thread's
+`cp.async` wait, proxy fence and the block barrier of every iteration. A stage of a stream is its
+tile of `[rows, D]` as `D / 64` boxes of `[rows, 64]` with the 128-byte swizzle: exactly the
+layout `WgmmaLoop` copies into (a box per block of 64 columns), so the products are unchanged.
+A 3-D tensor (heads, rows, D) is read through a 3-D tensor map, a box one plane (head) deep: rows
+past the sequence's end, or a head past the last, read as zero, which is what the `tile.load` of
+`[1, rows, D]` reads, so neither a whole-tile test nor a checked copy is needed.
+
+Barriers (`full`: one arrival, thread 0's, and the stage's bytes; `empty`: one arrival per warp
+after its product on the stage has retired), one of each per stream and stage (K 0, K 1, V 0,
+V 1). Iteration `t` (stage `s = t % 2`, parity `(t / 2) % 2`):
+
+    before the loop: q copied (`cp.async`, as `WgmmaLoop`), waited for and fenced; thread 0
+      initialises the barriers; block barrier; every warp arrives once on both streams' `empty`
+      of stage 1 (free before its first fill); thread 0 loads K and V of iteration 0 into stage 0
+    at each product (K's for the scores, V's for the output), with stream X:
+      warp 0 waits on X's `empty` of stage 1 - s (every warp's product of iteration t - 1 on it
+        retired); thread 0 loads X of iteration t + 1 there (predicated: none past the end)
+      every thread waits on X's `full` of stage s; the product, retired; each warp arrives on
+        X's `empty` of stage s
+    after the loop: block barrier
+
+No block barrier in the loop: a warpgroup waits only for the loads it reads and, in warp 0, for
+every warp to have finished with the stage it refills, so the two warpgroups of a block drift
+apart instead of meeting every iteration (FlashAttention-3's consumers). TMA writes through the
+async proxy, as wgmma reads, so no proxy fence is needed between them. Every wait in program order
+follows the arrivals it needs (the CPU interpreter runs the threads in lockstep and refuses a wait
+that nothing before it completes).
+
+Where: the loop at the top of the kernel (its barriers start at phase 0), each stream's tensor of
+rank 2 or 3 with its tile's last dimension a multiple of 64 (`plan`), as `WgmmaLoop` otherwise.
+The launch needs the tensor maps (the runtime refuses an unaligned tensor, and a tile kernel then
+launches its portable twin: `convert._portable`). All of it is the lowering's trusted code
+(docs/safety.md#trusted-fused-attention-tma).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import simt, tile
+from ferrox.dialects.simt.tma import (
+    MbarrierArriveExpectTxOp,
+    MbarrierArriveOp,
+    MbarrierInitOp,
+    MbarrierWaitOp,
+    TmaLoadOp,
+)
+from ferrox.dialects.simt.wgmma import SWIZZLE_ROW
+from ferrox.lowering.tile_to_simt.attention import Fused, Stream, _free_stages
+from ferrox.lowering.tile_to_simt.attention_wgmma import Plan, WgmmaLoop
+from ferrox.lowering.tile_to_simt.config import element_bytes
+from ferrox.lowering.tile_to_simt.context import Lowering
+from ferrox.lowering.tile_to_simt.control_flow import flatten, lower_op, unflatten
+
+TMA = False
+"""Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
+stages; a knob for timing, docs/performance.md, "Fused attention, ninth session")."""
+WARP = 32
+
+
+def fits(f: Fused, ctx: Lowering) -> bool:
+    """Whether `f`'s streams can be TMA loads (module docstring, "Where")."""
+    if not isinstance(f.loop.parent_op(), tile.KernelOp):
+        return False
+    for s in f.streams:
+        rank = len(ctx.tensor(s.load.source).dims)
+        if rank not in (2, 3) or s.cols % SWIZZLE_ROW or s.rows > 256:
+            return False
+    return True
+
+
+class TmaLoop(WgmmaLoop):
+    """`WgmmaLoop` with TMA stages completing on mbarriers (module docstring)."""
+
+    def __init__(self, ctx: Lowering, f: Fused, p: Plan):
+        super().__init__(ctx, f, p)
+        self.bytes = element_bytes(self.element)
+
+    def stage_key(self, s: Stream, u: int) -> tuple:
+        return (*super().stage_key(s, u), "tma")
+
+    # -- loads -------------------------------------------------------------------------------
+    def load(self, u: int, kk: SSAValue, stage: SSAValue, pred: SSAValue) -> list[SSAValue]:
+        """Thread 0's loads (`pred`) of stream `u`'s tile at loop variable `kk` into `stage`:
+        the bytes expected on the stage's `full`, then a box per 64 columns. Coordinates are
+        clamped to the tensor's extent (a box there reads zeros), so none exceeds its dims."""
+        ctx = self.ctx
+        s = self.f.streams[u]
+        tensor = ctx.tensor(s.load.source)
+        dims = tensor.dims
+        r = len(dims)
+        idx = [self.index(v, kk) for v in s.load.indices]
+        row = ctx(arith.MinUIOp(ctx.mul(idx[r - 2], s.rows), dims[r - 2]))
+        col0 = ctx.mul(idx[r - 1], s.cols)
+        plane = (ctx(arith.MinUIOp(idx[0], dims[0])), dims[0]) if r == 3 else None
+        bar = ctx.add(stage, 2 * u)
+        base = ctx.mul(stage, s.rows * s.cols)
+        tx = ctx.index(s.rows * s.cols * self.bytes)
+        ctx.emit(MbarrierArriveExpectTxOp(self.full, bar, tx, pred))
+        for q in range(s.cols // SWIZZLE_ROW):
+            col = ctx(arith.MinUIOp(ctx.add(col0, q * SWIZZLE_ROW), dims[r - 1]))
+            at = ctx.add(base, q * s.rows * SWIZZLE_ROW)
+            box = (s.rows, SWIZZLE_ROW)
+            ctx.emit(
+                TmaLoadOp(tensor.slice, row, col, dims[r - 2], dims[r - 1], self.arrays[s], at,
+                          self.full, bar, box, 128, pred, plane)
+            )  # fmt: skip
+        return []
+
+    # -- products ----------------------------------------------------------------------------
+    def mma(self, mma: tile.MmaOp, stage) -> None:
+        """The product on its stream's `stage`: refill the other stage for the next iteration
+        (warp 0 waits until every warp is done with it), wait for this stage's loads, the
+        product (retired), and each warp's arrival on the stage's `empty`."""
+        ctx = self.ctx
+        u = self.f.mmas.index(mma)
+        other = ctx(arith.XOrIOp(stage, ctx.index(1)))
+        at_other = ctx.add(other, 2 * u)
+        at_stage = ctx.add(stage, 2 * u)
+        refill = MbarrierWaitOp(self.empty, at_other, self.parity)
+        ctx.when(self.warp0, lambda: _unsafe(ctx, refill))
+        ctx.unsafe(lambda: self.load(u, self.ahead, other, self.issue_next))
+        _unsafe(ctx, MbarrierWaitOp(self.full, at_stage, self.parity))
+        super().mma(mma, stage)
+        self.release(at_stage)
+
+    def release(self, bar: SSAValue) -> None:
+        """Lane 0 of each warp arrives on `empty[bar]`: its warp's product there has retired."""
+        ctx = self.ctx
+        ctx.when(self.lane0, lambda: _unsafe(ctx, MbarrierArriveOp(self.empty, bar)))
+
+    # -- the loop ----------------------------------------------------------------------------
+    def run(self) -> None:
+        ctx, f = self.ctx, self.f
+        loop = f.loop
+        body = loop.body.block
+        self.arrays = {s: self.stage_array(s, u) for u, s in enumerate(f.streams)}
+        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
+        self.hoisted = {}
+        self.full = ctx.shared(i64, 4, "full")
+        self.empty = ctx.shared(i64, 4, "empty")
+        tid = ctx.tid()
+        self.first = ctx.cmp("eq", tid, 0)
+        self.warp0 = ctx.cmp("ult", tid, WARP)
+        self.lane0 = ctx.cmp("eq", ctx(arith.AndIOp(tid, ctx.index(WARP - 1))), 0)
+        warps = ctx.index(ctx.threads // WARP)
+
+        def before() -> None:
+            self.prepare()
+            self.invariant_operands()  # q's copies
+            ctx.emit(simt.AsyncCommitOp())
+            ctx.emit(simt.AsyncWaitOp(0))
+            self.copies_done()
+
+            def init() -> list[SSAValue]:
+                def each() -> None:
+                    for b in range(4):
+                        ctx.emit(MbarrierInitOp(self.full, ctx.index(b), ctx.index(1)))
+                        ctx.emit(MbarrierInitOp(self.empty, ctx.index(b), warps))
+
+                ctx.when(self.first, each)
+                return []
+
+            ctx.unsafe(init)
+            ctx.sync()
+            for u in range(2):  # stage 1 of each stream is free before its first fill
+                self.release(ctx.index(1 + 2 * u))
+            start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
+            for u in range(2):
+                ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
+
+        self.checked(before)
+        carried = list(body.args[1:])
+        inits = flatten(ctx, loop.iter_args, carried)
+        new_body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in inits)])
+        iv, t = new_body.args[0], new_body.args[1]
+        ctx.bind(body.args[0], iv)
+        unflatten(ctx, carried, list(new_body.args[2:]))
+        ctx.loop_depth += 1
+        try:
+            with ctx.at(InsertPoint.at_end(new_body)):
+                stage = ctx(arith.AndIOp(t, ctx.index(1)))
+                self.parity = ctx(arith.AndIOp(ctx(arith.ShRUIOp(t, ctx.index(1))), ctx.index(1)))
+                self.ahead = ctx.add(iv, step)
+                self.issue_next = ctx.all_of([self.first, ctx.cmp("ult", self.ahead, ub)])
+                for op in body.ops:
+                    if op in self.skipped:
+                        continue
+                    if isinstance(op, scf.YieldOp):
+                        ctx.lowering(op)
+                        ctx.emit(scf.YieldOp(ctx.add(t, 1), *flatten(ctx, op.operands, carried)))
+                    elif isinstance(op, tile.MmaOp) and op in self.stream_of:
+                        ctx.lowering(op)
+                        self.checked(lambda op=op: self.mma(op, stage))
+                    else:
+                        lower_op(ctx, op)
+        finally:
+            ctx.loop_depth -= 1
+        ctx.lowering(loop)
+        new = scf.ForOp(lb, ub, step, [ctx.index(0), *inits], Region(new_body))
+
+        def after() -> None:
+            ctx.emit(new)
+            ctx.sync()
+
+        self.checked(after)
+        unflatten(ctx, loop.results, list(new.results[1:]))
+        free = _free_stages(ctx)
+        for u, s in enumerate(f.streams):
+            free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+
+def _unsafe(ctx: Lowering, op: Operation) -> None:
+    """`op` (no results) alone in a `simt.unsafe` region."""
+
+    def fill() -> list[SSAValue]:
+        ctx.emit(op)
+        return []
+
+    ctx.unsafe(fill)
+
+
+__all__ = ["TMA", "TmaLoop", "fits"]

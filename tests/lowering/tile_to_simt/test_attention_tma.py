@@ -1,0 +1,113 @@
+"""The fused attention loop with TMA stages (lowering/tile_to_simt/attention_tma.py, the knob
+`TMA`): what the loop is made of (a 3-D TMA load a 64-column box, mbarrier waits and arrivals,
+no block barrier and no `cp.async` in the loop), that it passes verify-disjoint and ptxas, that
+the kernel carries a portable twin, and its results on the CPU interpreter against float64
+NumPy with a poisoned output (ragged sequences, two heads, causal, head dims 64 and 128)."""
+
+# The fixture `example` comes from test_attention_fused; ruff takes its uses for redefinitions:
+# ruff: noqa: F811
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import StringAttr
+
+import ferrox
+from ferrox.dialects import simt
+from ferrox.dialects.simt.tma import MbarrierArriveOp, MbarrierWaitOp, TmaLoadOp
+from ferrox.lowering.tile_to_simt import attention_tma
+from ferrox.lowering.tile_to_simt.convert import convert_tile_to_simt
+from ferrox.passes.verify_disjoint import collect
+from ferrox.targets.toolchain import find_ptxas
+from ferrox.verify import verify_module
+
+from .test_attention_fused import attention_split, count, example  # noqa: F401
+from .test_attention_wgmma import key_loop
+
+
+def lowered(kernel, **constants):
+    """The module of `kernel` lowered for sm_90a, and its TMA kernel (the module also holds
+    the portable twin)."""
+    module = kernel.module(**constants)
+    module.attributes["ferrox.chip"] = StringAttr("sm_90a")
+    convert_tile_to_simt(module)
+    verify_module(module)
+    kernels = [op for op in module.walk() if isinstance(op, simt.KernelOp)]
+    (op,) = [k for k in kernels if not k.sym_name.data.endswith("__portable")]
+    return module, op
+
+
+@pytest.fixture
+def tma(monkeypatch):
+    monkeypatch.setattr(attention_tma, "TMA", True)
+
+
+@pytest.mark.parametrize("dim, bn", [(64, 64), (128, 128)])
+def test_the_loop_loads_by_tma_on_mbarriers(example, tma, dim, bn):
+    module, kernel = lowered(example.attention, D=dim, CAUSAL=True, BN=bn)
+    loop = key_loop(kernel)
+    loads = [op for op in loop.walk() if isinstance(op, TmaLoadOp)]
+    # k's and v's next tiles, a [BN, 64] box a 64 columns of the head dim, one plane deep
+    assert len(loads) == 2 * dim // 64
+    assert {op.box_shape for op in loads} == {(bn, 64)} and all(op.plane for op in loads)
+    assert {op.swizzle.value.data for op in loads} == {128}
+    # each product: warp 0's wait for the stage it refills, the wait for its own stage
+    assert count(loop, MbarrierWaitOp) == 4 and count(loop, MbarrierArriveOp) == 2
+    assert count(loop, simt.SyncThreadsOp) == 0 and count(loop, simt.AsyncCopyOp) == 0
+    assert count(loop, simt.UncheckedAsyncCopyOp) == 0
+    assert collect(kernel) == []
+    # the launch needs tensor maps: the module carries the portable twin (mma.sync)
+    names = [op.sym_name.data for op in module.walk() if isinstance(op, simt.KernelOp)]
+    assert names == ["attention", "attention__portable"]
+
+
+def test_off_by_default(example):
+    assert not attention_tma.TMA
+    _, kernel = lowered(example.attention, D=64, CAUSAL=False)
+    assert count(kernel, TmaLoadOp) == 0
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
+@pytest.mark.parametrize("dim, bn", [(64, 64), (128, 128)])
+def test_ptx_assembles_for_sm90a_without_spills(example, tma, dim, bn):
+    from ferrox.lowering.simt_to_nvvm import wgmma
+    from ferrox.targets.toolchain import run_ptxas
+
+    art = ferrox.compile(
+        str(example.attention.module(D=dim, CAUSAL=True, BN=bn)), chip="sm_90", cache=False
+    )
+    assert art.chip == wgmma.WGMMA_CHIP
+    assert "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier" in art.ptx
+    assert len(art.kernels["attention"].tensor_maps) == 2  # k's and v's
+    assert {m.planes_param for m in art.kernels["attention"].tensor_maps} != {-1}
+    info = run_ptxas(art.ptx, wgmma.WGMMA_CHIP).resources["attention"]
+    assert info.spill_stores == 0 and info.spill_loads == 0
+
+
+RUNS = [
+    # heads, seq, dim, causal, BN, two loops
+    (1, 130, 64, False, 64, False),  # ragged last key block and query block
+    (2, 70, 64, True, 64, False),  # two heads; seq shorter than a query block
+    (1, 200, 64, True, 128, False),  # below, on and past the diagonal
+    (2, 100, 128, False, 64, False),  # two boxes a tile; the second head's rows after the first's
+    (1, 190, 128, True, 128, False),
+    (1, 200, 64, True, 64, True),  # two loops a kernel: barriers of their own
+]
+
+
+@pytest.mark.parametrize("heads, seq, dim, causal, bn, two", RUNS)
+def test_matches_numpy_on_the_interpreter(
+    example, interpreter, tma, heads, seq, dim, causal, bn, two
+):
+    kernel = attention_split if two else example.attention
+    module, op = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
+    assert count(op, TmaLoadOp) > 0
+    rng = np.random.default_rng()
+    q, k, v = (ferrox.to_bf16(rng.standard_normal((heads, seq, dim))) for _ in range(3))
+    out = np.full((heads, seq, dim), np.nan, np.float32)
+    interpreter(module, "attention_split" if two else "attention", [out, q, k, v])
+    x, y, z = q.float32(), k.float32(), v.float32()
+    expected = example.reference(x, y, z, causal)
+    assert not np.isnan(out).any()
+    np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
