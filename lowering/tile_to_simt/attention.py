@@ -503,23 +503,16 @@ class _Loop:
 
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> None:
+        """The loop (module docstring): `before_loop`, then a loop whose body is `top` and the
+        body's ops (its streamed products by `mma`), then `after_loop`."""
         ctx, f = self.ctx, self.f
         loop = f.loop
         body = loop.body.block
         self.arrays = {s: self.stage_array(s, u) for u, s in enumerate(f.streams)}
-        plans = {s: self.plan(s) for s in f.streams}
+        self.plans = {s: self.plan(s) for s in f.streams}
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
         self.hoisted: dict[tile.MmaOp, dict] = {}
-
-        def before() -> None:
-            self.prepare()
-            self.invariant_operands()
-            valid = ctx.cmp("ult", lb, ub)
-            for s in f.streams:
-                self.issue(s, plans[s], self.arrays[s], lb, valid, ctx.index(0))
-            ctx.emit(simt.AsyncCommitOp())
-
-        self.checked(before)
+        self.checked(lambda: self.before_loop(lb, ub))
         carried = list(body.args[1:])
         inits = flatten(ctx, loop.iter_args, carried)
         new_body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in inits)])
@@ -529,19 +522,7 @@ class _Loop:
         ctx.loop_depth += 1
         try:
             with ctx.at(InsertPoint.at_end(new_body)):
-
-                def top() -> None:
-                    ctx.emit(simt.AsyncWaitOp(0))
-                    self.copies_done()
-                    ctx.sync()
-                    ahead = ctx.add(iv, step)
-                    valid = ctx.cmp("ult", ahead, ub)
-                    after = ctx(arith.AndIOp(ctx.add(t, 1), ctx.index(1)))
-                    for s in f.streams:
-                        self.issue(s, plans[s], self.arrays[s], ahead, valid, after)
-                    ctx.emit(simt.AsyncCommitOp())
-
-                self.checked(top)
+                self.checked(lambda: self.top(iv, t, ub, step))
                 stage = ctx(arith.AndIOp(t, ctx.index(1)))
                 for op in body.ops:
                     if op in self.skipped:
@@ -561,14 +542,42 @@ class _Loop:
 
         def after() -> None:
             ctx.emit(new)
-            ctx.emit(simt.AsyncWaitOp(0))
-            ctx.sync()
+            self.after_loop()
 
         self.checked(after)
         unflatten(ctx, loop.results, list(new.results[1:]))
         free = _free_stages(ctx)
         for u, s in enumerate(f.streams):  # waited for and past a barrier: free for a later loop
             free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+    def before_loop(self, lb: SSAValue, ub: SSAValue) -> None:
+        """Before the loop: the invariant operands, and the copies of the first iteration."""
+        ctx = self.ctx
+        self.prepare()
+        self.invariant_operands()
+        valid = ctx.cmp("ult", lb, ub)
+        for s in self.f.streams:
+            self.issue(s, self.plans[s], self.arrays[s], lb, valid, ctx.index(0))
+        ctx.emit(simt.AsyncCommitOp())
+
+    def top(self, iv: SSAValue, t: SSAValue, ub: SSAValue, step: SSAValue) -> None:
+        """An iteration's start: this thread's copies waited for, a barrier, the next
+        iteration's copies issued into the other stage."""
+        ctx = self.ctx
+        ctx.emit(simt.AsyncWaitOp(0))
+        self.copies_done()
+        ctx.sync()
+        ahead = ctx.add(iv, step)
+        valid = ctx.cmp("ult", ahead, ub)
+        after = ctx(arith.AndIOp(ctx.add(t, 1), ctx.index(1)))
+        for s in self.f.streams:
+            self.issue(s, self.plans[s], self.arrays[s], ahead, valid, after)
+        ctx.emit(simt.AsyncCommitOp())
+
+    def after_loop(self) -> None:
+        """After the loop: every copy waited for, and a barrier (the stages are free then)."""
+        self.ctx.emit(simt.AsyncWaitOp(0))
+        self.ctx.sync()
 
     def invariant_operands(self) -> None:
         """Left operands defined before the loop (q) made into A fragments once, before it.

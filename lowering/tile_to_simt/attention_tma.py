@@ -40,10 +40,9 @@ launches its portable twin: `convert._portable`). All of it is the lowering's tr
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Operation, SSAValue
 
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.tma import (
@@ -54,11 +53,10 @@ from ferrox.dialects.simt.tma import (
     TmaLoadOp,
 )
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW
-from ferrox.lowering.tile_to_simt.attention import Fused, Stream, _free_stages
+from ferrox.lowering.tile_to_simt.attention import Fused, Stream
 from ferrox.lowering.tile_to_simt.attention_wgmma import Plan, WgmmaLoop
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Lowering
-from ferrox.lowering.tile_to_simt.control_flow import flatten, lower_op, unflatten
 
 TMA = False
 """Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
@@ -139,83 +137,54 @@ class TmaLoop(WgmmaLoop):
 
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> None:
-        ctx, f = self.ctx, self.f
-        loop = f.loop
-        body = loop.body.block
-        self.arrays = {s: self.stage_array(s, u) for u, s in enumerate(f.streams)}
-        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
-        self.hoisted = {}
+        ctx = self.ctx
         self.full = ctx.shared(i64, 4, "full")
         self.empty = ctx.shared(i64, 4, "empty")
         tid = ctx.tid()
         self.first = ctx.cmp("eq", tid, 0)
         self.warp0 = ctx.cmp("ult", tid, WARP)
         self.lane0 = ctx.cmp("eq", ctx(arith.AndIOp(tid, ctx.index(WARP - 1))), 0)
+        super().run()
+
+    def before_loop(self, lb: SSAValue, ub: SSAValue) -> None:
+        """q's copies waited for and fenced; the barriers initialised, a block barrier; stage 1
+        of each stream released; thread 0 loads iteration 0 into stage 0."""
+        ctx = self.ctx
         warps = ctx.index(ctx.threads // WARP)
+        self.prepare()
+        self.invariant_operands()  # q's copies
+        ctx.emit(simt.AsyncCommitOp())
+        ctx.emit(simt.AsyncWaitOp(0))
+        self.copies_done()
 
-        def before() -> None:
-            self.prepare()
-            self.invariant_operands()  # q's copies
-            ctx.emit(simt.AsyncCommitOp())
-            ctx.emit(simt.AsyncWaitOp(0))
-            self.copies_done()
+        def init() -> list[SSAValue]:
+            def each() -> None:
+                for b in range(4):
+                    ctx.emit(MbarrierInitOp(self.full, ctx.index(b), ctx.index(1)))
+                    ctx.emit(MbarrierInitOp(self.empty, ctx.index(b), warps))
 
-            def init() -> list[SSAValue]:
-                def each() -> None:
-                    for b in range(4):
-                        ctx.emit(MbarrierInitOp(self.full, ctx.index(b), ctx.index(1)))
-                        ctx.emit(MbarrierInitOp(self.empty, ctx.index(b), warps))
+            ctx.when(self.first, each)
+            return []
 
-                ctx.when(self.first, each)
-                return []
+        ctx.unsafe(init)
+        ctx.sync()
+        for u in range(2):  # stage 1 of each stream is free before its first fill
+            self.release(ctx.index(1 + 2 * u))
+        start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
+        for u in range(2):
+            ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
 
-            ctx.unsafe(init)
-            ctx.sync()
-            for u in range(2):  # stage 1 of each stream is free before its first fill
-                self.release(ctx.index(1 + 2 * u))
-            start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
-            for u in range(2):
-                ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
+    def top(self, iv: SSAValue, t: SSAValue, ub: SSAValue, step: SSAValue) -> None:
+        """What the products of iteration `t` share: the parity of its stage's phases, and
+        whether thread 0 loads the next iteration."""
+        ctx = self.ctx
+        self.parity = ctx(arith.AndIOp(ctx(arith.ShRUIOp(t, ctx.index(1))), ctx.index(1)))
+        self.ahead = ctx.add(iv, step)
+        self.issue_next = ctx.all_of([self.first, ctx.cmp("ult", self.ahead, ub)])
 
-        self.checked(before)
-        carried = list(body.args[1:])
-        inits = flatten(ctx, loop.iter_args, carried)
-        new_body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in inits)])
-        iv, t = new_body.args[0], new_body.args[1]
-        ctx.bind(body.args[0], iv)
-        unflatten(ctx, carried, list(new_body.args[2:]))
-        ctx.loop_depth += 1
-        try:
-            with ctx.at(InsertPoint.at_end(new_body)):
-                stage = ctx(arith.AndIOp(t, ctx.index(1)))
-                self.parity = ctx(arith.AndIOp(ctx(arith.ShRUIOp(t, ctx.index(1))), ctx.index(1)))
-                self.ahead = ctx.add(iv, step)
-                self.issue_next = ctx.all_of([self.first, ctx.cmp("ult", self.ahead, ub)])
-                for op in body.ops:
-                    if op in self.skipped:
-                        continue
-                    if isinstance(op, scf.YieldOp):
-                        ctx.lowering(op)
-                        ctx.emit(scf.YieldOp(ctx.add(t, 1), *flatten(ctx, op.operands, carried)))
-                    elif isinstance(op, tile.MmaOp) and op in self.stream_of:
-                        ctx.lowering(op)
-                        self.checked(lambda op=op: self.mma(op, stage))
-                    else:
-                        lower_op(ctx, op)
-        finally:
-            ctx.loop_depth -= 1
-        ctx.lowering(loop)
-        new = scf.ForOp(lb, ub, step, [ctx.index(0), *inits], Region(new_body))
-
-        def after() -> None:
-            ctx.emit(new)
-            ctx.sync()
-
-        self.checked(after)
-        unflatten(ctx, loop.results, list(new.results[1:]))
-        free = _free_stages(ctx)
-        for u, s in enumerate(f.streams):
-            free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+    def after_loop(self) -> None:
+        """Every load was waited for in the loop: a barrier ends the stages' use."""
+        self.ctx.sync()
 
 
 def _unsafe(ctx: Lowering, op: Operation) -> None:
