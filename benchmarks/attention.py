@@ -98,13 +98,15 @@ VARIANTS = {
     "wgmma-pipe": "sm_90",
     "wgmma-f55553c": "sm_90",
     "wgmma-tma": "sm_90",
+    "wgmma-tma-pp": "sm_90",
     "mma": "sm_80",
 }
 """The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
 (lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` as the lowering chooses,
 `wgmma-sync` with its `PIPELINE` knob off, each product retired at once, `wgmma-pipe` with it
 on, `wgmma-f55553c` synchronous with the ninth session's knobs off: main's kernel at f55553c,
-`wgmma-tma` synchronous with K and V loaded by TMA, lowering/tile_to_simt/attention_tma.py),
+`wgmma-tma` synchronous with K and V loaded by TMA, lowering/tile_to_simt/attention_tma.py,
+`wgmma-tma-pp` that with the two warpgroups taking turns at the products),
 sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
 in one process on a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of
 `KNOBS` (`wgmma-sync:rows=0`): one build per distinct set."""
@@ -114,17 +116,20 @@ KNOBS = {
     "desc": ("ferrox.lowering.simt_to_nvvm.wgmma", "STAGE_OFFSET_IN_ASM"),
     "imm": ("ferrox.lowering.simt_to_nvvm.pipeline", "IMMEDIATE_OFFSETS"),
     "tma": ("ferrox.lowering.tile_to_simt.attention_tma", "TMA"),
+    "pp": ("ferrox.lowering.tile_to_simt.attention_tma", "PINGPONG"),
 }
 """The lowering's module-level knobs a variant may set, by short name (module, attribute):
 `pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
 by the static head dim, `desc` a stage's wgmma B descriptor from its array's base with the
 stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates, `tma` the
-K and V stages loaded by TMA on mbarriers, no block barrier in the loop (synchronous loops only)."""
+K and V stages loaded by TMA on mbarriers, no block barrier in the loop (synchronous loops only),
+`pp` with `tma` and 256 threads, the warpgroups' turns at the products (named barriers)."""
 PRESETS = {
     "wgmma-sync": {"pipe": False},
     "wgmma-pipe": {"pipe": True},
     "wgmma-f55553c": {"pipe": False, "rows": False, "desc": False, "imm": False},
     "wgmma-tma": {"pipe": False, "tma": True},
+    "wgmma-tma-pp": {"pipe": False, "tma": True, "pp": True},
 }
 
 

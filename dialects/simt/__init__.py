@@ -63,7 +63,7 @@ from ferrox.dialects.simt.shared import (
     dynamic_layout,
     static_shared_bound,
 )
-from ferrox.dialects.simt.sync import SyncThreadsOp
+from ferrox.dialects.simt.sync import NamedBarrierOp, SyncThreadsOp
 from ferrox.dialects.simt.tile_support import (
     TILE_SUPPORT_OPS,
     UNCHECKED_CHUNK_OPS,
@@ -118,9 +118,9 @@ TRUSTED_INDEX_OPS = (*_INDEX_OPS, TileIndexOp)
 """Every op that may produce a witness: the four of `index` and the tile track's
 `simt.tile_index`."""
 
-CONVERGENT_WARP_OPS = (*_WARP_OPS, MmaSyncOp, LdMatrixOp)
-"""Every warp collective: those of `warp` and the tile track's tensor-core `simt.mma_sync` and
-`simt.ldmatrix`."""
+CONVERGENT_WARP_OPS = (*_WARP_OPS, MmaSyncOp, LdMatrixOp, NamedBarrierOp)
+"""Every warp collective: those of `warp`, the tile track's tensor-core `simt.mma_sync` and
+`simt.ldmatrix`, and `simt.named_barrier` (a warp takes part as a whole)."""
 
 SIMT = Dialect(
     "simt",
@@ -153,6 +153,7 @@ SIMT = Dialect(
         AsyncWaitOp,
         LdMatrixOp,
         SyncThreadsOp,
+        NamedBarrierOp,
         ShuffleOp,
         VoteAllOp,
         VoteAnyOp,
@@ -255,6 +256,7 @@ __all__ = [
     "SliceType",
     "StoreChunkOp",
     "SyncThreadsOp",
+    "NamedBarrierOp",
     "ThreadIdOp",
     "ThreadIndex1DOp",
     "ThreadIndexType",

@@ -31,6 +31,14 @@ async proxy, as wgmma reads, so no proxy fence is needed between them. Every wai
 follows the arrivals it needs (the CPU interpreter runs the threads in lockstep and refuses a wait
 that nothing before it completes).
 
+Turns (`PINGPONG`, two warpgroups): each warpgroup syncs on its named barrier before issuing a
+product and arrives on the other's after issuing it (`simt.named_barrier`, 256 threads), so the
+products go warpgroup 0's scores, 1's scores, 0's output, 1's output, ...: one warpgroup's
+softmax runs while the other's product is on the tensor cores. Before the loop warpgroup 1
+arrives once on 0's barrier (0 goes first); after it warpgroup 0 syncs once on its own (the
+last arrival of 1), so every phase of both barriers completes. The turns order issue only; the
+stages stay guarded by the mbarriers.
+
 Where: the loop at the top of the kernel (its barriers start at phase 0), each stream's tensor of
 rank 2 or 3 with its tile's last dimension a multiple of 64 (`plan`), as `WgmmaLoop` otherwise.
 The launch needs the tensor maps (the runtime refuses an unaligned tensor, and a tile kernel then
@@ -52,7 +60,7 @@ from ferrox.dialects.simt.tma import (
     MbarrierWaitOp,
     TmaLoadOp,
 )
-from ferrox.dialects.simt.wgmma import SWIZZLE_ROW
+from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
 from ferrox.lowering.tile_to_simt.attention import Fused, Stream
 from ferrox.lowering.tile_to_simt.attention_wgmma import Plan, WgmmaLoop
 from ferrox.lowering.tile_to_simt.config import element_bytes
@@ -61,7 +69,13 @@ from ferrox.lowering.tile_to_simt.context import Lowering
 TMA = False
 """Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
 stages; a knob for timing, docs/performance.md, "Fused attention, ninth session")."""
+PINGPONG = False
+"""Whether the two warpgroups of a 256-thread `TmaLoop` take turns issuing their products
+(FlashAttention-3's ping-pong, module docstring "Turns"; a knob for timing)."""
 WARP = 32
+TURNS = (1, 2)
+"""The named barriers of the turns: warpgroup `g` syncs on `TURNS[g]` before issuing a product
+and arrives on `TURNS[1 - g]` after."""
 
 
 def fits(f: Fused, ctx: Lowering) -> bool:
@@ -130,6 +144,30 @@ class TmaLoop(WgmmaLoop):
         super().mma(mma, stage)
         self.release(at_stage)
 
+    def scores(self, acc: list[SSAValue], base) -> list[SSAValue]:
+        """`q @ k.T`, issued in this warpgroup's turn, retired."""
+        self.turn(False)
+        issued = self.scores_issue(acc, base)
+        self.turn(True)
+        return list(self.ctx.emit(simt.WgmmaWaitOp(issued, 0)).results)
+
+    def output(self, a, acc: list[SSAValue], array, base, retire=True) -> list[SSAValue]:
+        """`acc += p @ v`, issued in this warpgroup's turn, retired."""
+        self.turn(False)
+        issued = super().output(a, acc, array, base, retire=False)
+        self.turn(True)
+        return list(self.ctx.emit(simt.WgmmaWaitOp(issued, 0)).results) if retire else issued
+
+    def turn(self, done: bool) -> None:
+        """With turns: each warpgroup syncs on its own barrier (`done` False: before issuing),
+        or arrives on the other's (`done`: after); inside the products' unsafe region."""
+        if not self.turns:
+            return
+        ctx = self.ctx
+        for g, mine in enumerate(self.groups):
+            bar = TURNS[1 - g] if done else TURNS[g]
+            ctx.emit(simt.NamedBarrierOp(bar, ctx.threads, arrive=done, pred=mine))
+
     def release(self, bar: SSAValue) -> None:
         """Lane 0 of each warp arrives on `empty[bar]`: its warp's product there has retired."""
         ctx = self.ctx
@@ -144,6 +182,9 @@ class TmaLoop(WgmmaLoop):
         self.first = ctx.cmp("eq", tid, 0)
         self.warp0 = ctx.cmp("ult", tid, WARP)
         self.lane0 = ctx.cmp("eq", ctx(arith.AndIOp(tid, ctx.index(WARP - 1))), 0)
+        self.turns = PINGPONG and ctx.threads == 2 * WARPGROUP
+        second = ctx.cmp("uge", tid, WARPGROUP)
+        self.groups = (ctx.cmp("ult", tid, WARPGROUP), second)
         super().run()
 
     def before_loop(self, lb: SSAValue, ub: SSAValue) -> None:
@@ -173,6 +214,8 @@ class TmaLoop(WgmmaLoop):
         start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
         for u in range(2):
             ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
+        if self.turns:  # warpgroup 0 goes first
+            _unsafe(ctx, simt.NamedBarrierOp(TURNS[0], ctx.threads, True, self.groups[1]))
 
     def top(self, iv: SSAValue, t: SSAValue, ub: SSAValue, step: SSAValue) -> None:
         """What the products of iteration `t` share: the parity of its stage's phases, and
@@ -183,8 +226,12 @@ class TmaLoop(WgmmaLoop):
         self.issue_next = ctx.all_of([self.first, ctx.cmp("ult", self.ahead, ub)])
 
     def after_loop(self) -> None:
-        """Every load was waited for in the loop: a barrier ends the stages' use."""
-        self.ctx.sync()
+        """Every load was waited for in the loop: a barrier ends the stages' use (with turns,
+        warpgroup 0 first takes warpgroup 1's last turn)."""
+        ctx = self.ctx
+        if self.turns:
+            _unsafe(ctx, simt.NamedBarrierOp(TURNS[0], ctx.threads, False, self.groups[0]))
+        ctx.sync()
 
 
 def _unsafe(ctx: Lowering, op: Operation) -> None:
@@ -197,4 +244,4 @@ def _unsafe(ctx: Lowering, op: Operation) -> None:
     ctx.unsafe(fill)
 
 
-__all__ = ["TMA", "TmaLoop", "fits"]
+__all__ = ["PINGPONG", "TMA", "TmaLoop", "fits"]

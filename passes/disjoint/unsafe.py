@@ -1,6 +1,6 @@
-"""Rule 6: a contracted kernel takes no raw mutable buffer, and raw pointers, shared memory and
-the unchecked chunk accesses are used only inside a `simt.unsafe` region or an `unsafe` kernel
-or function."""
+"""Rule 6: a contracted kernel takes no raw mutable buffer, and raw pointers, shared memory, the
+unchecked chunk accesses and named barriers are used only inside a `simt.unsafe` region or an
+`unsafe` kernel or function."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ferrox.dialects.simt import (
     SHARED_ACCESS_OPS,
     UNCHECKED_CHUNK_OPS,
     KernelOp,
+    NamedBarrierOp,
     PtrLoadOp,
     PtrStoreOp,
     PtrType,
@@ -25,6 +26,7 @@ _is_ptr_access = type_test((PtrLoadOp, PtrStoreOp))
 _is_atomic = type_test(ATOMIC_OPS)
 _is_shared_access = type_test(SHARED_ACCESS_OPS)
 _is_unchecked = type_test(UNCHECKED_CHUNK_OPS)
+_is_named_barrier = type_test(NamedBarrierOp)
 
 
 def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
@@ -54,6 +56,15 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
                     op,
                     f"'{op.name}' checks neither range nor alignment: it is unsafe and "
                     "requires an unsafe region or kernel",
+                )
+            continue
+        elif _is_named_barrier(op):
+            if not in_unsafe(op, fn):
+                engine.error(
+                    op,
+                    "'simt.named_barrier' waits for a count of threads that nothing checks (a "
+                    "wrong count hangs the block): it is unsafe and requires an unsafe region "
+                    "or kernel",
                 )
             continue
         else:

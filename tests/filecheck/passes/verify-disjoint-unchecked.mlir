@@ -1,7 +1,8 @@
 // RUN: ferrox-opt %s -p verify-disjoint --split-input-file --verify-diagnostics
 
 // Rule 6 and rule 4 for the whole-tile fast path's ops: the unchecked chunk accesses only in
-// unsafe code; inside it, a shared slice is read and a disjoint slice written by them.
+// unsafe code; inside it, a shared slice is read and a disjoint slice written by them. A named
+// barrier only in unsafe code.
 
 simt.kernel @outside(%out: !simt.disjoint_slice<f32, tile<[256], 4, arg1>>, %n: index, %x: !simt.slice<f32>, %i: index) {
   // expected-error@+1 {{'simt.unchecked_load_chunk' checks neither range nor alignment: it is unsafe and requires an unsafe region or kernel}}
@@ -48,3 +49,14 @@ simt.kernel @copy_inside(%x: !simt.slice<f32>, %i: index) contract<domain = 1, b
   simt.return
 }
 
+// -----
+
+simt.kernel @turns() contract<domain = 1, block = [256]> {
+  // expected-error@+1 {{'simt.named_barrier' waits for a count of threads that nothing checks (a wrong count hangs the block): it is unsafe and requires an unsafe region or kernel}}
+  simt.named_barrier {id = 1, threads = 256}
+  simt.unsafe {
+    simt.named_barrier {id = 1, threads = 256, arrive}
+    simt.yield
+  }
+  simt.return
+}

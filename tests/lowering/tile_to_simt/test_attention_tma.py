@@ -43,6 +43,27 @@ def tma(monkeypatch):
     monkeypatch.setattr(attention_tma, "TMA", True)
 
 
+@pytest.fixture
+def turns(monkeypatch):
+    monkeypatch.setattr(attention_tma, "TMA", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", True)
+
+
+def test_the_warpgroups_take_turns(example, turns):
+    _, kernel = lowered(example.attention, D=64, CAUSAL=True, BN=64)
+    loop = key_loop(kernel)
+    # each product: warpgroup g syncs on barrier 1 + g, then arrives on the other's
+    got = [
+        (op.id.value.data, op.arrive is not None)
+        for op in loop.walk()
+        if isinstance(op, simt.NamedBarrierOp)
+    ]
+    assert got == [(1, False), (2, False), (2, True), (1, True)] * 2
+    # before the loop warpgroup 1 arrives on 0's barrier, after it 0 syncs on it once more
+    outside = [op for op in kernel.walk() if isinstance(op, simt.NamedBarrierOp)]
+    assert len(outside) == 8 + 2 and collect(kernel) == []
+
+
 @pytest.mark.parametrize("dim, bn", [(64, 64), (128, 128)])
 def test_the_loop_loads_by_tma_on_mbarriers(example, tma, dim, bn):
     module, kernel = lowered(example.attention, D=dim, CAUSAL=True, BN=bn)
@@ -69,8 +90,11 @@ def test_off_by_default(example):
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
-@pytest.mark.parametrize("dim, bn", [(64, 64), (128, 128)])
-def test_ptx_assembles_for_sm90a_without_spills(example, tma, dim, bn):
+@pytest.mark.parametrize(
+    "dim, bn, pingpong", [(64, 64, False), (128, 128, False), (128, 128, True)]
+)
+def test_ptx_assembles_for_sm90a_without_spills(example, tma, monkeypatch, dim, bn, pingpong):
+    monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
     from ferrox.lowering.simt_to_nvvm import wgmma
     from ferrox.targets.toolchain import run_ptxas
 
@@ -79,6 +103,7 @@ def test_ptx_assembles_for_sm90a_without_spills(example, tma, dim, bn):
     )
     assert art.chip == wgmma.WGMMA_CHIP
     assert "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier" in art.ptx
+    assert ("bar.sync 1, 256" in art.ptx) == attention_tma.PINGPONG
     assert len(art.kernels["attention"].tensor_maps) == 2  # k's and v's
     assert {m.planes_param for m in art.kernels["attention"].tensor_maps} != {-1}
     info = run_ptxas(art.ptx, wgmma.WGMMA_CHIP).resources["attention"]
@@ -96,10 +121,15 @@ RUNS = [
 ]
 
 
-@pytest.mark.parametrize("heads, seq, dim, causal, bn, two", RUNS)
+@pytest.mark.parametrize(
+    "heads, seq, dim, causal, bn, two, pingpong",
+    [(*r, False) for r in RUNS]
+    + [(2, 190, 128, True, 64, False, True), (1, 200, 64, True, 64, True, True)],
+)
 def test_matches_numpy_on_the_interpreter(
-    example, interpreter, tma, heads, seq, dim, causal, bn, two
+    example, interpreter, tma, monkeypatch, heads, seq, dim, causal, bn, two, pingpong
 ):
+    monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
     kernel = attention_split if two else example.attention
     module, op = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
     assert count(op, TmaLoadOp) > 0

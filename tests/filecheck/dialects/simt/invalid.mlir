@@ -335,3 +335,19 @@ simt.kernel @k() contract<domain = 1, block = [32], shared_bytes = 80> {
   %stage = simt.shared_alloc {dynamic, align = 1024} : !simt.shared<bf16, [32]>
   simt.return
 }
+
+// -----
+
+simt.kernel @k() {
+  // expected-error@+1 {{'simt.named_barrier' id must be 1 to 15 (0 is simt.sync_threads'), got 0}}
+  simt.named_barrier {id = 0, threads = 256}
+  simt.return
+}
+
+// -----
+
+simt.kernel @k() {
+  // expected-error@+1 {{'simt.named_barrier' threads must be a multiple of 32 from 32 to 1024 (whole warps), got 100}}
+  simt.named_barrier {id = 1, threads = 100}
+  simt.return
+}

@@ -62,6 +62,10 @@ builtin.module {
     %p = arith.constant true
     // CHECK: %va = simt.vote_all %p
     %va = simt.vote_all %p
+    // CHECK: simt.named_barrier {id = 1 : i64, threads = 256 : i64}
+    simt.named_barrier {id = 1, threads = 256}
+    // CHECK: simt.named_barrier if %p {id = 2 : i64, threads = 256 : i64, arrive}
+    simt.named_barrier if %p {id = 2, threads = 256, arrive}
     // CHECK: %bl = simt.ballot %p
     %bl = simt.ballot %p
     // CHECK: simt.return
