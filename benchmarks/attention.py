@@ -184,11 +184,13 @@ def table(
     heads: int,
     configs=((64, 128, 64), (128, 128, 128)),
     variants=("wgmma",),
+    timed: bool = True,
 ) -> list[dict]:
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
     SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
     SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
-    example's default; `variants` names `VARIANTS`."""
+    example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
+    timing (for compute-sanitizer)."""
     import torch
     import torch.nn.functional as F
 
@@ -208,10 +210,14 @@ def table(
                 shape = (batch, heads, seq, dim)
                 q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
-                peer = bench(
-                    lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
-                        q, k, v, is_causal=c
+                peer = (
+                    bench(
+                        lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
+                            q, k, v, is_causal=c
+                        )
                     )
+                    if timed
+                    else float("nan")
                 )
                 for name, artifact in artifacts.items():
                     o = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
@@ -220,7 +226,7 @@ def table(
                     go()
                     torch.cuda.synchronize()
                     err = (o - ref).abs().max().item()  # NaN (unwritten) compares as not close
-                    ms = bench(go)
+                    ms = bench(go) if timed else float("nan")
                     flops = 4 * batch * heads * seq * seq * dim / (2 if causal else 1)
                     row = {
                         "variant": name,
@@ -271,6 +277,9 @@ if __name__ == "__main__":
         help=f"paths to time beside SDPA, comma-separated, of {','.join(VARIANTS)}, each "
         f"with optional :KNOB=0|1 of {','.join(KNOBS)}",
     )
+    parser.add_argument(
+        "--untimed", action="store_true", help="one checked launch a row (compute-sanitizer)"
+    )
     args = parser.parse_args()
     if args.table:
         seqs = [int(x) for x in args.seqs.split(",")]
@@ -281,7 +290,7 @@ if __name__ == "__main__":
                 parse_variant(name)
             except ValueError as problem:
                 parser.error(str(problem))
-        found = table(seqs, args.batch, args.heads, configs, variants)  # type: ignore[arg-type]
+        found = table(seqs, args.batch, args.heads, configs, variants, not args.untimed)  # type: ignore[arg-type]
         write_result("attention-table", {"rows": found})
     else:
         write_result("attention", {"rows": rows()})
