@@ -99,6 +99,8 @@ VARIANTS = {
     "wgmma-f55553c": "sm_90",
     "wgmma-tma": "sm_90",
     "wgmma-tma-pp": "sm_90",
+    "wgmma-tma-pipe": "sm_90",
+    "wgmma-tma-pipe-pp": "sm_90",
     "mma": "sm_80",
 }
 """The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
@@ -106,7 +108,8 @@ VARIANTS = {
 `wgmma-sync` with its `PIPELINE` knob off, each product retired at once, `wgmma-pipe` with it
 on, `wgmma-f55553c` synchronous with the ninth session's knobs off: main's kernel at f55553c,
 `wgmma-tma` synchronous with K and V loaded by TMA, lowering/tile_to_simt/attention_tma.py,
-`wgmma-tma-pp` that with the two warpgroups taking turns at the products),
+`wgmma-tma-pp` that with the two warpgroups taking turns at the products, `wgmma-tma-pipe` and
+`wgmma-tma-pipe-pp` the pipelined loop on TMA stages, without and with turns),
 sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
 in one process on a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of
 `KNOBS` (`wgmma-sync:rows=0`): one build per distinct set."""
@@ -122,14 +125,16 @@ KNOBS = {
 `pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
 by the static head dim, `desc` a stage's wgmma B descriptor from its array's base with the
 stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates, `tma` the
-K and V stages loaded by TMA on mbarriers, no block barrier in the loop (synchronous loops only),
-`pp` with `tma` and 256 threads, the warpgroups' turns at the products (named barriers)."""
+K and V stages loaded by TMA on mbarriers, no block barrier in the loop, `pp` with `tma` and 256
+threads, the warpgroups' turns at the products (named barriers)."""
 PRESETS = {
     "wgmma-sync": {"pipe": False},
     "wgmma-pipe": {"pipe": True},
     "wgmma-f55553c": {"pipe": False, "rows": False, "desc": False, "imm": False},
     "wgmma-tma": {"pipe": False, "tma": True},
     "wgmma-tma-pp": {"pipe": False, "tma": True, "pp": True},
+    "wgmma-tma-pipe": {"pipe": True, "tma": True},
+    "wgmma-tma-pipe-pp": {"pipe": True, "tma": True, "pp": True},
 }
 
 

@@ -222,8 +222,9 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
     wg = plan(f, ctx.threads, ctx.config.chip)
     if wg is None:
         _Loop(ctx, f).run()
-    elif attention_tma.TMA and not wg.pipelined and attention_tma.fits(f, ctx):
-        attention_tma.TmaLoop(ctx, f, wg).run()
+    elif attention_tma.TMA and attention_tma.fits(f, ctx):
+        tma = attention_tma.TmaPipelinedLoop if wg.pipelined else attention_tma.TmaLoop
+        tma(ctx, f, wg).run()
     elif wg.pipelined:
         PipelinedLoop(ctx, f, wg).run()
     else:

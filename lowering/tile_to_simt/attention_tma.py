@@ -62,7 +62,7 @@ from ferrox.dialects.simt.tma import (
 )
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
 from ferrox.lowering.tile_to_simt.attention import Fused, Stream
-from ferrox.lowering.tile_to_simt.attention_wgmma import Plan, WgmmaLoop
+from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, Plan, WgmmaLoop
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Lowering
 
@@ -188,12 +188,24 @@ class TmaLoop(WgmmaLoop):
         super().run()
 
     def before_loop(self, lb: SSAValue, ub: SSAValue) -> None:
-        """q's copies waited for and fenced; the barriers initialised, a block barrier; stage 1
-        of each stream released; thread 0 loads iteration 0 into stage 0."""
+        """q's copies and the barriers (`barriers`); stage 1 of each stream released; thread 0
+        loads iteration 0 into stage 0; the first turn."""
         ctx = self.ctx
-        warps = ctx.index(ctx.threads // WARP)
         self.prepare()
         self.invariant_operands()  # q's copies
+        self.barriers()
+        for u in range(2):  # stage 1 of each stream is free before its first fill
+            self.release(ctx.index(1 + 2 * u))
+        start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
+        for u in range(2):
+            ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
+        self.first_turn()
+
+    def barriers(self) -> None:
+        """q's copies waited for and fenced; thread 0 initialises the barriers (`full`: one
+        arrival, `empty`: one a warp); a block barrier."""
+        ctx = self.ctx
+        warps = ctx.index(ctx.threads // WARP)
         ctx.emit(simt.AsyncCommitOp())
         ctx.emit(simt.AsyncWaitOp(0))
         self.copies_done()
@@ -209,12 +221,11 @@ class TmaLoop(WgmmaLoop):
 
         ctx.unsafe(init)
         ctx.sync()
-        for u in range(2):  # stage 1 of each stream is free before its first fill
-            self.release(ctx.index(1 + 2 * u))
-        start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
-        for u in range(2):
-            ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
-        if self.turns:  # warpgroup 0 goes first
+
+    def first_turn(self) -> None:
+        """With turns, warpgroup 1 arrives on warpgroup 0's barrier: 0 goes first."""
+        if self.turns:
+            ctx = self.ctx
             _unsafe(ctx, simt.NamedBarrierOp(TURNS[0], ctx.threads, True, self.groups[1]))
 
     def top(self, iv: SSAValue, t: SSAValue, ub: SSAValue, step: SSAValue) -> None:
@@ -244,4 +255,85 @@ def _unsafe(ctx: Lowering, op: Operation) -> None:
     ctx.unsafe(fill)
 
 
-__all__ = ["PINGPONG", "TMA", "TmaLoop", "fits"]
+class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
+    """`PipelinedLoop`'s schedule (iteration t + 1's scores and t's output issued together at
+    t's output product, the output left in flight) on TMA stages (module docstring,
+    "Pipelined"). Its hooks: `first_copies`, `scores_now`, `retire`, `ahead_copies`, `issued`."""
+
+    def output(self, a, acc: list[SSAValue], array, base, retire=True) -> list[SSAValue]:
+        """`acc += p @ v` as `WgmmaLoop` issues it: the turn is taken around both groups."""
+        return WgmmaLoop.output(self, a, acc, array, base, retire)
+
+    def first_copies(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> None:
+        """q's copies waited for and fenced; the barriers initialised; thread 0 loads k of
+        iterations 0 and 1 and v of 0 (k of iteration `trips`, whose scores are dropped, is
+        loaded too: a wait needs it; k of 0 even when the loop does not run)."""
+        ctx = self.ctx
+        zero = ctx.index(0)
+        trips = ctx(arith.CeilDivUIOp(ctx(arith.SubiOp(ub, lb)), step))
+        self.trips = ctx(arith.SelectOp(ctx.cmp("ult", lb, ub), trips, zero))
+        self.barriers()
+        one = ctx.index(1)
+        second = ctx.add(lb, step)
+        k_one = ctx.all_of([self.first, ctx.cmp("ule", one, self.trips)])
+        v_zero = ctx.all_of([self.first, ctx.cmp("ult", zero, self.trips)])
+        for u, kk, stage, pred in (
+            (0, lb, 0, self.first),
+            (0, second, 1, k_one),
+            (1, lb, 0, v_zero),
+        ):
+            ctx.unsafe(
+                lambda u=u, kk=kk, stage=stage, pred=pred: self.load(u, kk, ctx.index(stage), pred)
+            )
+        self.first_turn()
+
+    def scores_now(self, acc: list[SSAValue], stage) -> list[SSAValue]:
+        """Iteration 0's scores before the loop: k of stage 0 waited for, the product retired,
+        each warp's arrival on its `empty`."""
+        ctx = self.ctx
+        _unsafe(ctx, MbarrierWaitOp(self.full, ctx.index(0), ctx.index(0)))
+        out = super().scores_now(acc, stage)
+        self.release(ctx.index(0))
+        return out
+
+    def retire(self, o_arg: SSAValue) -> None:
+        """Iteration t - 1's output waited for, then each warp's arrival on v's `empty` of
+        its stage (at t = 0 no product was in flight: that arrival frees stage 1 before its
+        first fill)."""
+        super().retire(o_arg)
+        ctx = self.ctx
+        self.release(ctx.add(ctx(arith.AndIOp(ctx.add(self.t, 1), ctx.index(1))), 2))
+
+    def ahead_copies(self, iv: SSAValue, t: SSAValue, ub: SSAValue, step: SSAValue) -> None:
+        """At iteration t's products: warp 0 waits until every warp is done with k's stage
+        t % 2 (scores t) and v's other stage (output t - 1); thread 0 loads k of t + 2 and v of
+        t + 1 there; every thread waits for k of t + 1 and v of t; this warpgroup's turn."""
+        ctx = self.ctx
+        now = ctx(arith.AndIOp(t, ctx.index(1)))
+        nxt = ctx(arith.XOrIOp(now, ctx.index(1)))
+        par = ctx(arith.AndIOp(ctx(arith.ShRUIOp(t, ctx.index(1))), ctx.index(1)))
+        t1 = ctx.add(t, 1)
+        par1 = ctx(arith.AndIOp(ctx(arith.ShRUIOp(t1, ctx.index(1))), ctx.index(1)))
+        k_next = ctx.all_of([self.first, ctx.cmp("ule", ctx.add(t, 2), self.trips)])
+        v_next = ctx.all_of([self.first, ctx.cmp("ult", t1, self.trips)])
+        two, one = ctx.add(iv, ctx.mul(step, 2)), ctx.add(iv, step)
+        for u, stage, kk, pred in ((0, now, two, k_next), (1, nxt, one, v_next)):
+            free = MbarrierWaitOp(self.empty, ctx.add(stage, 2 * u), par)
+            ctx.when(self.warp0, lambda free=free: _unsafe(ctx, free))
+            ctx.unsafe(lambda u=u, kk=kk, stage=stage, pred=pred: self.load(u, kk, stage, pred))
+        _unsafe(ctx, MbarrierWaitOp(self.full, nxt, par1))
+        _unsafe(ctx, MbarrierWaitOp(self.full, ctx.add(now, 2), par))
+        if self.turns:
+            ctx.unsafe(lambda: (self.turn(False), [])[1])
+
+    def issued(self, both: list[SSAValue], scores: int) -> list[SSAValue]:
+        """The turn passed on; the scores retired, the output in flight; each warp's arrival
+        on k's `empty` of the scores' stage."""
+        ctx = self.ctx
+        self.turn(True)
+        out = super().issued(both, scores)
+        self.release(ctx(arith.AndIOp(ctx.add(self.t, 1), ctx.index(1))))
+        return out
+
+
+__all__ = ["PINGPONG", "TMA", "TmaLoop", "TmaPipelinedLoop", "fits"]

@@ -365,15 +365,9 @@ class PipelinedLoop(WgmmaLoop):
             if zero_acc is not None:
                 lower_op(ctx, zero_acc)  # the scores' zero accumulator, made once
             self.invariant_operands()
-            second = ctx.add(lb, step)
-            for s, kk, stage in ((k_s, lb, 0), (k_s, second, 1), (v_s, lb, 0)):
-                valid = ctx.cmp("ult", kk, ub)
-                self.issue(s, plans[s], self.arrays[s], kk, valid, ctx.index(stage))
-            ctx.emit(simt.AsyncCommitOp())
-            ctx.emit(simt.AsyncWaitOp(0))
-            self.copies_done()
-            ctx.sync()
+            self.first_copies(lb, ub, step)
 
+        self.plans = plans
         self.checked(before)
         acc0 = list(ctx.tile(scores.acc, s_layout))
         first: list[SSAValue] = []
@@ -385,6 +379,7 @@ class PipelinedLoop(WgmmaLoop):
         n_s = len(first)
         new_body = Block(arg_types=[IndexType(), IndexType(), *(v.type for v in first + inits)])
         iv, t = new_body.args[0], new_body.args[1]
+        self.t = t
         ctx.bind(body.args[0], iv)
         ctx.bind(scores.result, Dist(s_layout, list(new_body.args[2 : 2 + n_s])))
         unflatten(ctx, carried, list(new_body.args[2 + n_s :]))
@@ -423,14 +418,48 @@ class PipelinedLoop(WgmmaLoop):
                 lambda: list(ctx.emit(simt.WgmmaWaitOp(o, 0)).results)
             )
             done.extend(out)
-            ctx.emit(simt.AsyncWaitOp(0))
-            ctx.sync()
+            self.after_loop()
 
         self.checked(after)
         unflatten(ctx, loop.results, done)
         free = _free_stages(ctx)
         for u, s in enumerate(f.streams):
             free.setdefault(self.stage_key(s, u), []).append(self.arrays[s])
+
+    def first_copies(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> None:
+        """Before the loop: k of the first two iterations and v of the first, waited for,
+        fenced, and a barrier."""
+        ctx = self.ctx
+        k_s, v_s = self.f.streams
+        second = ctx.add(lb, step)
+        for s, kk, stage in ((k_s, lb, 0), (k_s, second, 1), (v_s, lb, 0)):
+            valid = ctx.cmp("ult", kk, ub)
+            self.issue(s, self.plans[s], self.arrays[s], kk, valid, ctx.index(stage))
+        ctx.emit(simt.AsyncCommitOp())
+        ctx.emit(simt.AsyncWaitOp(0))
+        self.copies_done()
+        ctx.sync()
+
+    def ahead_copies(self, iv: SSAValue, t: SSAValue, ub: SSAValue, step: SSAValue) -> None:
+        """At iteration t's products: its copies waited for, fenced, a barrier (no group is in
+        flight), then k two iterations ahead into stage t % 2 and v one ahead into the other."""
+        ctx = self.ctx
+        k_s, v_s = self.f.streams
+        ctx.emit(simt.AsyncWaitOp(0))
+        self.copies_done()
+        ctx.sync()
+        now = ctx(arith.AndIOp(t, ctx.index(1)))
+        after = ctx(arith.AndIOp(ctx.add(t, 1), ctx.index(1)))
+        one, two = ctx.add(iv, step), ctx.add(iv, ctx.mul(step, 2))
+        plans = self.plans
+        self.issue(k_s, plans[k_s], self.arrays[k_s], two, ctx.cmp("ult", two, ub), now)
+        self.issue(v_s, plans[v_s], self.arrays[v_s], one, ctx.cmp("ult", one, ub), after)
+        ctx.emit(simt.AsyncCommitOp())
+
+    def issued(self, both: list[SSAValue], scores: int) -> list[SSAValue]:
+        """The wait after the two groups: the scores (the first `scores` values) retired, the
+        output in flight."""
+        return list(self.ctx.emit(simt.WgmmaWaitOp(both, 1, scores)).results)
 
     def retire(self, o_arg: SSAValue) -> None:
         """Wait for `p @ v` of the iteration before (the output `o_arg` carries in flight)."""
@@ -454,26 +483,20 @@ class PipelinedLoop(WgmmaLoop):
         flight (carried too, retired at its first use there)."""
         ctx, p, f = self.ctx, self.p, self.f
         iv, t, ub, step, plans, acc0 = steps
-        k_s, v_s = f.streams
+        v_s = f.streams[1]
         layout = ctx.layout_of(output.result)
         a = self.a_fragments(output)  # before the fences: PTX fences A's register writes
         acc = list(ctx.tile(output.acc, layout))
-        ctx.emit(simt.AsyncWaitOp(0))
-        self.copies_done()
-        ctx.sync()
+        self.ahead_copies(iv, t, ub, step)
         now = ctx(arith.AndIOp(t, ctx.index(1)))
         after = ctx(arith.AndIOp(ctx.add(t, 1), ctx.index(1)))
-        one, two = ctx.add(iv, step), ctx.add(iv, ctx.mul(step, 2))
-        self.issue(k_s, plans[k_s], self.arrays[k_s], two, ctx.cmp("ult", two, ub), now)
-        self.issue(v_s, plans[v_s], self.arrays[v_s], one, ctx.cmp("ult", one, ub), after)
-        ctx.emit(simt.AsyncCommitOp())
         k_base = ctx.mul(after, p.bn * p.d)
         v_base = ctx.mul(now, p.bn * p.d)
 
         def run() -> list[SSAValue]:
             s = self.scores_issue(acc0, k_base)
             o = self.output(a, acc, self.arrays[v_s], v_base, retire=False)
-            return list(ctx.emit(simt.WgmmaWaitOp(s + o, 1, len(s))).results)
+            return self.issued(s + o, len(s))
 
         both = ctx.unsafe(run)
         n_s = len(acc0)

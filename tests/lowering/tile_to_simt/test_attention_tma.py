@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import StringAttr
 import ferrox
 from ferrox.dialects import simt
 from ferrox.dialects.simt.tma import MbarrierArriveOp, MbarrierWaitOp, TmaLoadOp
-from ferrox.lowering.tile_to_simt import attention_tma
+from ferrox.lowering.tile_to_simt import attention_tma, attention_wgmma
 from ferrox.lowering.tile_to_simt.convert import convert_tile_to_simt
 from ferrox.passes.verify_disjoint import collect
 from ferrox.targets.toolchain import find_ptxas
@@ -83,6 +83,21 @@ def test_the_loop_loads_by_tma_on_mbarriers(example, tma, dim, bn):
     assert names == ["attention", "attention__portable"]
 
 
+@pytest.mark.parametrize("turns_on", [False, True])
+def test_pipelined_on_tma(example, tma, monkeypatch, turns_on):
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", turns_on)
+    _, kernel = lowered(example.attention, D=128, CAUSAL=True, BN=64)
+    loop = key_loop(kernel)
+    waits = [op for op in loop.walk() if isinstance(op, simt.WgmmaWaitOp)]
+    assert [(op.pending.value.data, op.retired_count) for op in waits] == [(0, 0), (1, 32)]
+    assert count(loop, TmaLoadOp) == 2 * 2 and count(loop, simt.SyncThreadsOp) == 0
+    # warp 0's two waits for free stages, then k of t + 1 and v of t
+    assert count(loop, MbarrierWaitOp) == 4
+    assert count(loop, simt.NamedBarrierOp) == (4 if turns_on else 0)
+    assert collect(kernel) == []
+
+
 def test_off_by_default(example):
     assert not attention_tma.TMA
     _, kernel = lowered(example.attention, D=64, CAUSAL=False)
@@ -122,14 +137,17 @@ RUNS = [
 
 
 @pytest.mark.parametrize(
-    "heads, seq, dim, causal, bn, two, pingpong",
-    [(*r, False) for r in RUNS]
-    + [(2, 190, 128, True, 64, False, True), (1, 200, 64, True, 64, True, True)],
+    "heads, seq, dim, causal, bn, two, pingpong, pipe",
+    [(*r, False, False) for r in RUNS]
+    + [(2, 190, 128, True, 64, False, True, False), (1, 200, 64, True, 64, True, True, False)]
+    + [(*r, False, True) for r in RUNS[:4]]
+    + [(1, 190, 128, True, 128, False, True, True), (1, 200, 64, True, 64, True, True, True)],
 )
 def test_matches_numpy_on_the_interpreter(
-    example, interpreter, tma, monkeypatch, heads, seq, dim, causal, bn, two, pingpong
+    example, interpreter, tma, monkeypatch, heads, seq, dim, causal, bn, two, pingpong, pipe
 ):
     monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
     kernel = attention_split if two else example.attention
     module, op = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
     assert count(op, TmaLoadOp) > 0
