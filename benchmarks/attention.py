@@ -97,6 +97,7 @@ VARIANTS = {
     "wgmma-sync": "sm_90",
     "wgmma-pipe": "sm_90",
     "wgmma-f55553c": "sm_90",
+    "wgmma-cuts": "sm_90",
     "wgmma-tma": "sm_90",
     "wgmma-tma-pp": "sm_90",
     "wgmma-tma-pipe": "sm_90",
@@ -104,15 +105,16 @@ VARIANTS = {
     "mma": "sm_80",
 }
 """The kernel's paths by the chip it is compiled for: sm_90 takes wgmma where the loop fits
-(lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` as the lowering chooses,
-`wgmma-sync` with its `PIPELINE` knob off, each product retired at once, `wgmma-pipe` with it
-on, `wgmma-f55553c` synchronous with the ninth session's knobs off: main's kernel at f55553c,
-`wgmma-tma` synchronous with K and V loaded by TMA, lowering/tile_to_simt/attention_tma.py,
+(lowering/tile_to_simt/attention_wgmma.py, as sm_90a; `wgmma` as the lowering chooses, every
+knob at its default, `wgmma-sync` with its `PIPELINE` knob off, each product retired at once,
+`wgmma-pipe` with it on, `wgmma-f55553c` synchronous with every knob off: main's kernel at
+f55553c, `wgmma-cuts` synchronous with the ninth session's instruction cuts (`desc`, `rows`,
+`imm`), `wgmma-tma` those with K and V loaded by TMA (lowering/tile_to_simt/attention_tma.py),
 `wgmma-tma-pp` that with the two warpgroups taking turns at the products, `wgmma-tma-pipe` and
-`wgmma-tma-pipe-pp` the pipelined loop on TMA stages, without and with turns),
-sm_80 keeps mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run
-in one process on a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of
-`KNOBS` (`wgmma-sync:rows=0`): one build per distinct set."""
+`wgmma-tma-pipe-pp` the pipelined loop on TMA stages, without and with turns), sm_80 keeps
+mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run in one process on
+a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of `KNOBS`
+(`wgmma-cuts:rows=0`): one build per distinct set."""
 KNOBS = {
     "pipe": ("ferrox.lowering.tile_to_simt.attention_wgmma", "PIPELINE"),
     "rows": ("ferrox.lowering.tile_to_simt.attention_wgmma", "STATIC_ROWS"),
@@ -126,15 +128,18 @@ KNOBS = {
 by the static head dim, `desc` a stage's wgmma B descriptor from its array's base with the
 stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates, `tma` the
 K and V stages loaded by TMA on mbarriers, no block barrier in the loop, `pp` with `tma` and 256
-threads, the warpgroups' turns at the products (named barriers)."""
+threads, the warpgroups' turns at the products (named barriers). All off by default."""
+_OFF = {"pipe": False, "rows": False, "desc": False, "imm": False, "tma": False, "pp": False}
+_CUTS = {"desc": True, "rows": True, "imm": True}
 PRESETS = {
     "wgmma-sync": {"pipe": False},
     "wgmma-pipe": {"pipe": True},
-    "wgmma-f55553c": {"pipe": False, "rows": False, "desc": False, "imm": False},
-    "wgmma-tma": {"pipe": False, "tma": True},
-    "wgmma-tma-pp": {"pipe": False, "tma": True, "pp": True},
-    "wgmma-tma-pipe": {"pipe": True, "tma": True},
-    "wgmma-tma-pipe-pp": {"pipe": True, "tma": True, "pp": True},
+    "wgmma-f55553c": _OFF,
+    "wgmma-cuts": {**_OFF, **_CUTS},
+    "wgmma-tma": {**_OFF, **_CUTS, "tma": True},
+    "wgmma-tma-pp": {**_OFF, **_CUTS, "tma": True, "pp": True},
+    "wgmma-tma-pipe": {**_OFF, **_CUTS, "tma": True, "pipe": True},
+    "wgmma-tma-pipe-pp": {**_OFF, **_CUTS, "tma": True, "pipe": True, "pp": True},
 }
 
 

@@ -129,10 +129,10 @@ class AsyncCopyToCpAsync(RewritePattern):
         rewriter.erase(op)
 
 
-IMMEDIATE_OFFSETS = True
+IMMEDIATE_OFFSETS = False
 """Whether a constant part of an unchecked copy's indices becomes the `cp.async`'s immediate
 address offsets (the copies of one tile then share two address registers; a knob for timing,
-docs/performance.md, "Fused attention, ninth session")."""
+off until the GPU has run it, docs/performance.md, "Fused attention, ninth session")."""
 
 
 class UncheckedAsyncCopyToCpAsync(RewritePattern):

@@ -85,14 +85,15 @@ from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 WGMMA_CHIP = "sm_90a"
 SWIZZLE_ALIGN = 1024
-STAGE_OFFSET_IN_ASM = True
+STAGE_OFFSET_IN_ASM = False
 """Whether a shared B whose index is `x * c + constant` (`c` a multiple of 8 elements: a runtime
 stage of a loop's stage array) takes the descriptor of its array's base, made once in LLVM (loop
 invariant, hoisted), and adds `x * c / 8` (a 32-bit register) and the constant's part to its low
 word in the asm (`_stage_split`), instead of a descriptor made in the loop from the stage's
 address each iteration (docs/performance.md, "Fused attention, ninth session"). A knob for
-timing; A keeps its descriptor (made in LLVM from the address less the constant part: the SIMT
-TMA GEMM's A descriptors hoisted took it from 168 to 255 registers)."""
+timing, off until the GPU has run it; A keeps its descriptor (made in LLVM from the address
+less the constant part: the SIMT TMA GEMM's A descriptors hoisted took it from 168 to 255
+registers)."""
 
 
 def descriptor_bits(leading_bytes: int) -> int:

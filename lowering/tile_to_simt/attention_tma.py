@@ -31,6 +31,17 @@ async proxy, as wgmma reads, so no proxy fence is needed between them. Every wai
 follows the arrivals it needs (the CPU interpreter runs the threads in lockstep and refuses a wait
 that nothing before it completes).
 
+Pipelined (`attention_wgmma.PIPELINE` too, `TmaPipelinedLoop`): `PipelinedLoop`'s schedule on
+these stages. Before the loop thread 0 loads k of iterations 0 and 1 and v of 0, every thread
+waits for k of 0 and computes the scores of iteration 0. At iteration t's output product warp 0
+waits until every warp is done with k's stage t % 2 (the scores of t, retired at the end of
+t - 1) and v's stage (t + 1) % 2 (the output of t - 1, retired at its first use in t: that
+wait's arrival at t = 0 frees the stage before its first fill); thread 0 loads k of t + 2 and v
+of t + 1 there; every thread waits for k of t + 1 and v of t, issues the scores of t + 1 and the
+output of t as two groups, retires the scores (each warp then arrives on k's `empty`) and
+carries the output in flight. k of iteration `trips` (scores that are dropped) is loaded too,
+so that its wait completes; nothing past it.
+
 Turns (`PINGPONG`, two warpgroups): each warpgroup syncs on its named barrier before issuing a
 product and arrives on the other's after issuing it (`simt.named_barrier`, 256 threads), so the
 products go warpgroup 0's scores, 1's scores, 0's output, 1's output, ...: one warpgroup's
@@ -258,7 +269,8 @@ def _unsafe(ctx: Lowering, op: Operation) -> None:
 class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
     """`PipelinedLoop`'s schedule (iteration t + 1's scores and t's output issued together at
     t's output product, the output left in flight) on TMA stages (module docstring,
-    "Pipelined"). Its hooks: `first_copies`, `scores_now`, `retire`, `ahead_copies`, `issued`."""
+    "Pipelined"); `PipelinedLoop`'s hooks: `first_copies`, `scores_now`, `retire`,
+    `ahead_copies`, `issued`."""
 
     def output(self, a, acc: list[SSAValue], array, base, retire=True) -> list[SSAValue]:
         """`acc += p @ v` as `WgmmaLoop` issues it: the turn is taken around both groups."""

@@ -97,10 +97,11 @@ the next iteration's scores it holds too made ptxas spill 76-100 bytes at 256 x 
 synchronous form: none)."""
 MAX_N = 256
 """wgmma's largest N (and a TMA-free stage's widest head dim here)."""
-STATIC_ROWS = True
+STATIC_ROWS = False
 """Whether the whole-tile K/V copies index rows by the tensor type's static last dimension (the
 head dim), the whole-tile test holding only where the parameter equals it (`row_length`): a
-knob for timing (docs/performance.md, "Fused attention, ninth session")."""
+knob for timing, off until the GPU has run it (docs/performance.md, "Fused attention, ninth
+session")."""
 
 
 @dataclass(frozen=True)

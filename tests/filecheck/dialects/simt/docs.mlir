@@ -224,4 +224,27 @@ builtin.module {
   // CHECK: %mirrored = simt.unsafe -> f32 {
   // CHECK-NEXT: %m = simt.shared_load %tile[%r] : !simt.shared<f32, [64]>
   // CHECK-NEXT: simt.yield %m : f32
+
+  // doc:begin turns
+  simt.kernel @turns() contract<domain = 1, block = [256]> {
+    %t = simt.thread_id x
+    %c128 = arith.constant 128 : index
+    %first = arith.cmpi ult, %t, %c128 : index
+    %second = arith.cmpi uge, %t, %c128 : index
+    simt.unsafe {
+      // warpgroup 1 lets 0 go first; each waits for its turn, works, then hands it on
+      simt.named_barrier if %second {id = 1, threads = 256, arrive}
+      simt.named_barrier if %first {id = 1, threads = 256}
+      simt.named_barrier if %first {id = 2, threads = 256, arrive}
+      simt.named_barrier if %second {id = 2, threads = 256}
+      simt.named_barrier if %second {id = 1, threads = 256, arrive}
+      simt.named_barrier if %first {id = 1, threads = 256}
+      simt.yield
+    }
+    simt.return
+  }
+  // doc:end
+  // CHECK: simt.kernel @turns
+  // CHECK: simt.named_barrier if %second {id = 1 : i64, threads = 256 : i64, arrive}
+  // CHECK-NEXT: simt.named_barrier if %first {id = 1 : i64, threads = 256 : i64}
 }
