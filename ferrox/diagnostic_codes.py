@@ -67,6 +67,7 @@ CODES: tuple[Code, ...] = (
         (
             r"contracted kernels cannot take a raw mutable buffer",
             r"is unsafe and requires an unsafe region or kernel",
+            r"waits for a count of threads that nothing checks",
         ),
         (
             (
