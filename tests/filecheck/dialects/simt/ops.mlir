@@ -62,10 +62,6 @@ builtin.module {
     %p = arith.constant true
     // CHECK: %va = simt.vote_all %p
     %va = simt.vote_all %p
-    // CHECK: simt.named_barrier {id = 1 : i64, threads = 256 : i64}
-    simt.named_barrier {id = 1, threads = 256}
-    // CHECK: simt.named_barrier if %p {id = 2 : i64, threads = 256 : i64, arrive}
-    simt.named_barrier if %p {id = 2, threads = 256, arrive}
     // CHECK: %bl = simt.ballot %p
     %bl = simt.ballot %p
     // CHECK: simt.return
@@ -87,6 +83,12 @@ builtin.module {
     %v = simt.ptr_load %p[%i] : !simt.ptr<f32>
     // CHECK: simt.ptr_store %v, %p[%i] : !simt.ptr<f32>
     simt.ptr_store %v, %p[%i] : !simt.ptr<f32>
+    // CHECK: %q = arith.constant true
+    %q = arith.constant true
+    // CHECK: simt.named_barrier {id = 1 : i64, threads = 256 : i64}
+    simt.named_barrier {id = 1, threads = 256}
+    // CHECK: simt.named_barrier if %q {id = 2 : i64, threads = 256 : i64, arrive}
+    simt.named_barrier if %q {id = 2, threads = 256, arrive}
     // CHECK: simt.return
     simt.return
   }
