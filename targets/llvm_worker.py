@@ -10,9 +10,7 @@ words on standard error become the error).
 A function marked `"ferrox-inline-late"` (a `simt.load_chunk` helper of the tile lowering,
 `lowering/tile_to_simt/helpers.py`) is `noinline` while LLVM optimises the module, so its body
 is optimised once rather than once a call; the child then inlines it into every caller
-(`inline_late`) before code generation, so the PTX has no call. It marks the function
-`alwaysinline` through llvmlite and reads the module back from its bitcode (printing it as text
-and parsing that, to turn `noinline` into `alwaysinline`, took longer).
+(`inline_late`) before code generation, so the PTX has no call.
 
 The child imports llvmlite alone. The protocol on its pipes is a JSON header line then that many
 bytes, both ways: `{"chip", "features", "opt", "size"}` + LLVM IR in, `{"ok", "size"}` + PTX (or
@@ -46,34 +44,17 @@ LATE = '"ferrox-inline-late"'
 
 
 def inline_late(module, machine):
-    # Every function marked LATE (noinline until now) inlined into its callers by LLVM's
-    # always-inliner, which then deletes it. It is made alwaysinline as well (a call site's own
-    # noinline stops that inliner, the function's does not), and the module goes through
-    # bitcode first: the code generator follows the order of each value's uses, which reading
-    # a module gives anew (inlined in place, without it, three examples' PTX differed). For a
-    # moment such a function is both, which the verifier refuses, so none may be left: where
-    # one is (the inliner could not take it), the module goes through its text, noinline dropped.
-    late = {f.name for f in module.functions if any(LATE.encode() in a for a in f.attributes)}
-    for f in module.functions:
-        if f.name in late:
-            f.add_function_attribute("alwaysinline")
-    module = llvm.parse_bitcode(module.as_bitcode())
-    always_inline(module, machine)
-    if late.isdisjoint(f.name for f in module.functions):
-        return module
+    # Every function marked LATE (noinline until now) inlined into its callers: its attribute
+    # groups made alwaysinline in the printed module, which LLVM's always-inliner then empties.
     lines = str(module).split("\n")
     for i, line in enumerate(lines):
         if line.startswith("attributes #") and LATE in line:
-            lines[i] = line.replace(" noinline", "").replace(LATE, "")
+            lines[i] = line.replace(" noinline", " alwaysinline").replace(LATE, "")
     module = llvm.parse_assembly("\n".join(lines))
-    always_inline(module, machine)
-    return module
-
-
-def always_inline(module, machine):
     inliner = llvm.create_new_module_pass_manager()
     inliner.add_always_inliner_pass()
     inliner.run(module, llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(0)))
+    return module
 
 
 def reply(ok, text):

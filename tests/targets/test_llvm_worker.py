@@ -113,32 +113,3 @@ def test_a_late_inlined_function_is_optimised_once_then_inlined(worker: LLVMWork
     assert late.count("ld.global") == 2 and late.count("mul.rn.f32") == 2
     plain = worker.compile(LATE_IR.format(inlining="noinline"), "sm_90", "+ptx80", opt)
     assert ".func" in plain and "call" in plain, "only the marked function is inlined"
-
-
-RECURSIVE_LATE_IR = """
-target triple = "nvptx64-nvidia-cuda"
-define internal i64 @helper(i64 %n) noinline "ferrox-inline-late" {
-  %z = icmp eq i64 %n, 0
-  br i1 %z, label %done, label %more
-more:
-  %m = sub i64 %n, 1
-  %r = call i64 @helper(i64 %m)
-  %s = add i64 %r, %n
-  ret i64 %s
-done:
-  ret i64 0
-}
-define ptx_kernel void @k(i64 %n, ptr addrspace(1) %q) {
-  %a = call i64 @helper(i64 %n)
-  store i64 %a, ptr addrspace(1) %q, align 8
-  ret void
-}
-"""
-
-
-def test_a_late_function_the_inliner_cannot_take_stays_a_call(worker: LLVMWorker):
-    """A recursive function is not inline-viable: it stays a `.func` called from the kernel
-    (`inline_late` then takes the text's way, so that it is not left both `noinline` and
-    `alwaysinline`, which the verifier refuses)."""
-    ptx = worker.compile(RECURSIVE_LATE_IR, "sm_90", "+ptx80", 0)
-    assert ".func" in ptx and "call" in ptx
