@@ -16,6 +16,7 @@ from functools import cache
 from typing import TypeVar
 
 from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
@@ -96,6 +97,16 @@ def convert(cls: type[OpT], value: SSAValue, to: Attribute) -> OpT:
     """`cls(value, to)` of a one-operand conversion without properties (`IndexCastOp`,
     `ExtUIOp`, ...)."""
     return cls.create(operands=[value], result_types=[to])
+
+
+_NO_ARITH_FASTMATH = arith.FastMathFlagsAttr("none")
+
+
+def fma(a: SSAValue, b: SSAValue, c: SSAValue) -> xmath.FmaOp:
+    """`math.FmaOp(a, b, c)`: a * b + c, no fast-math flags (a GEMM's tile lowering makes
+    thousands; the constructor's generic builder cost more than the op)."""
+    props: dict[str, Attribute] = {"fastmath": _NO_ARITH_FASTMATH}
+    return xmath.FmaOp.create(operands=[a, b, c], result_types=[a.type], properties=props)
 
 
 def llvm_constant(value: Attribute, t: Attribute) -> llvm.ConstantOp:

@@ -443,8 +443,10 @@ def morph(
     attributes: dict[str, Attribute] | None = None,
 ) -> None:
     """Turn `op` into an op of class `target` in place: `replace_op(rewriter, op, [new])` for a
-    `new = target.create(operands=operands, result_types=types, properties=properties)` with as
-    many operands and results as `op` and no regions or successors, without making `new`.
+    `new = target.create(operands=operands, result_types=types, properties=properties,
+    successors=op.successors)` with as many results as `op` and no regions (a branch keeps its
+    successors: `cf.br` and `llvm.br` have the same operands and successors), without making
+    `new`.
 
     The op keeps its place, location and result values (their names, their uses); a result whose
     type changes (`index` to `i64`) changes type in place, so its users, rewritten later, take it
@@ -454,11 +456,13 @@ def morph(
     the default properties), then `attributes`. Building `new`, inserting it, moving every use to it
     and erasing `op` (xDSL's `replace` and its listeners) were most of what a one-to-one op's
     conversion cost."""
-    assert len(operands) == len(op.operands) and len(types) == len(op.results)
-    assert not op.regions and not op.successors
-    for i, (old, new) in enumerate(zip(op.operands, operands, strict=True)):
-        if old is not new:
-            op.operands[i] = new
+    assert len(types) == len(op.results) and not op.regions
+    if len(operands) != len(op.operands):
+        op.operands = operands
+    else:
+        for i, (old, new) in enumerate(zip(op.operands, operands, strict=True)):
+            if old is not new:
+                op.operands[i] = new
     for result, t in zip(op.results, types, strict=True):
         if result.type != t:
             result._type = t  # pyright: ignore[reportPrivateUsage]

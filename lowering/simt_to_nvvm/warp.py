@@ -14,6 +14,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects import nvvm
 from ferrox.dialects.simt import BallotOp, ShuffleMode, ShuffleOp, VoteAllOp, VoteAnyOp
+from ferrox.lowering.conversion import morph
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
 
 FULL_MASK = -1
@@ -44,14 +45,10 @@ class ShuffleToShfl(RewritePattern):
         e = SimtEmitter.before(rewriter, op)
         mask = e.const(FULL_MASK, i32)
         clamp_value = e.const(clamp(mode), i32)
-        # `nvvm.ShflOp(kind, mask, value, offset, clamp)`, built as its constructor would (the
+        # `nvvm.ShflOp(kind, mask, value, offset, clamp)`, the shuffle made one in place (the
         # generic builder was most of a shuffle's lowering; a tile reduction has dozens)
-        shfl = nvvm.ShflOp.create(
-            operands=[mask, op.value, op.offset, clamp_value],
-            result_types=[op.value.type],
-            properties={"kind": _KIND_ATTR[mode]},
-        )
-        rewriter.replace(op, [], [e(shfl)])
+        operands = [mask, op.value, op.offset, clamp_value]
+        morph(rewriter, op, nvvm.ShflOp, operands, [op.value.type], {"kind": _KIND_ATTR[mode]})
 
 
 class VoteToVoteSync(RewritePattern):

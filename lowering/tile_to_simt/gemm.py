@@ -82,7 +82,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, IntegerAttr, f32, i32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -90,6 +89,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.build import fma
 from ferrox.lowering.tile_to_simt import gemm_wgmma
 from ferrox.lowering.tile_to_simt.config import element_bytes, floor_pow2
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering, Tensor
@@ -846,7 +846,7 @@ class _Fmas(_Pipeline):
                     for c in range(4):
                         b[s + c] = loaded[first + c]
                 for (row, col), r in index.items():
-                    acc[r] = ctx(xmath.FmaOp(a[row][kk], b[col], acc[r]))
+                    acc[r] = ctx(fma(a[row][kk], b[col], acc[r]))
         return acc
 
     def rotated(self) -> bool:
@@ -876,9 +876,7 @@ class _Fmas(_Pipeline):
         nr = 4 * len(self.row_blocks)
         a = {s + c: loaded[4 * u + c] for u, s in enumerate(self.row_blocks) for c in range(4)}
         b = {s + c: loaded[nr + 4 * u + c] for u, s in enumerate(self.col_blocks) for c in range(4)}
-        return [
-            ctx(xmath.FmaOp(a[self.row_of[r]], b[self.col_of[r]], acc[r])) for r in range(len(acc))
-        ]
+        return [ctx(fma(a[self.row_of[r]], b[self.col_of[r]], acc[r])) for r in range(len(acc))]
 
     def compute_k_major(self, xs, ys, stage, acc):
         store_k = X_STORE_K if X_STORE_K is not None else self.g.k // 2 if X_AHEAD else None

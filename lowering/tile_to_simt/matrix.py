@@ -24,13 +24,13 @@ order, one `llvm.fma` per product (the tile dialect allows fused multiply-add in
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, f32, i16, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.build import fma
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering
 from ferrox.lowering.tile_to_simt.exchange import padded_row, staging_size, write_all
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, log2
@@ -314,8 +314,7 @@ def _fmas(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
         xv = dict(zip(rows, loaded[: len(rows)]))
         yv = dict(zip(cols, loaded[len(rows) :]))
         sums = [
-            ctx(xmath.FmaOp(xv[row_of[r]], yv[col_of[r]], body.args[1 + r]))
-            for r in range(layout.num_regs)
+            ctx(fma(xv[row_of[r]], yv[col_of[r]], body.args[1 + r])) for r in range(layout.num_regs)
         ]
         ctx.emit(scf.YieldOp(*sums))
     loop = scf.ForOp(ctx.index(0), ctx.index(k), ctx.index(1), acc, Region(body))

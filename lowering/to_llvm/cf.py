@@ -15,8 +15,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from ferrox.lowering.build import br, cond_br
-from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.build import cond_br, i32_array
+from ferrox.lowering.conversion import Unsupported, morph
 from ferrox.lowering.to_llvm.support import convert_block_signature, legal_operands, replace_op
 from ferrox.lowering.to_llvm.types import convert_type
 
@@ -26,7 +26,7 @@ class BranchToLLVM(RewritePattern):
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter, /) -> None:
         args = legal_operands(rewriter, op.arguments)
         convert_block_signature(rewriter, op.successor)
-        replace_op(rewriter, op, [br(op.successor, *args)])
+        morph(rewriter, op, llvm.BrOp, args, [], {})  # (`br`, made in place: see `morph`)
 
 
 def _cond_br(
@@ -64,6 +64,11 @@ class CondBranchToLLVM(RewritePattern):
         convert_block_signature(rewriter, op.else_block)
         block = op.parent_block()
         assert block is not None
+        if op.then_block is not op.else_block:  # `cond_br`, made in place (see `morph`)
+            sizes = i32_array((1, len(then_args), len(else_args)))
+            operands = [cond, *then_args, *else_args]
+            morph(rewriter, op, llvm.CondBrOp, operands, [], {"operandSegmentSizes": sizes})
+            return
         new = _cond_br(
             rewriter, op, block, cond, (op.then_block, then_args), (op.else_block, else_args)
         )

@@ -22,6 +22,7 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from ferrox.dialects.typetest import dialect_test
 from ferrox.lowering.conversion import ConversionState, Guarded, Located, rewrite_module
 from ferrox.lowering.nvvm_to_llvm import NVVM_TO_LLVM_PATTERNS
+from ferrox.lowering.simt_to_nvvm.constants import pools
 from ferrox.lowering.to_llvm.arith import ARITH_PATTERNS
 from ferrox.lowering.to_llvm.casts import reconcile
 from ferrox.lowering.to_llvm.cf import CF_PATTERNS
@@ -73,7 +74,7 @@ def convert_to_llvm(module: ModuleOp) -> None:
     """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
     _walk([Located(p) for p in SCF_TO_CF_PATTERNS], module)
     state = ConversionState("llvm")
-    with shared_reciprocals():
+    with shared_reciprocals(), pools():  # the expansions' constants once a function
         _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)
     _report_leftovers(reconcile(module, state), state)
     state.diagnostics.raise_if_errors()

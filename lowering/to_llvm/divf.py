@@ -48,8 +48,9 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, 
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from ferrox.lowering.build import NO_FASTMATH, call_intrinsic, convert, float_op, llvm_constant
+from ferrox.lowering.build import NO_FASTMATH, call_intrinsic, convert, float_op
 from ferrox.lowering.conversion import Emitter
+from ferrox.lowering.simt_to_nvvm.constants import pooled_llvm
 from ferrox.lowering.to_llvm.support import legal_operands, replace_op
 
 RCP_F64 = "llvm.nvvm.rcp.approx.ftz.d"
@@ -110,7 +111,7 @@ def _reciprocal(e: Emitter, b: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
             if anchor is None or first.is_before_in_block(anchor):
                 return known
     wide_b = e(convert(llvm.FPExtOp, b, f64))
-    one = e(llvm_constant(_ONE, f64))
+    one = pooled_llvm(e, _ONE, f64)
     minus_b = e(float_op(llvm.FNegOp, wide_b))
     start = e(call_intrinsic(RCP_F64, [wide_b], [f64]))
     r = start
@@ -131,7 +132,7 @@ def divide(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     q = e(float_op(llvm.FMAOp, r, residual, q))
     special = e(float_op(llvm.FMulOp, wide_a, start))
     # q is NaN or zero exactly where an operand is zero, infinite or NaN (the module's doc).
-    zero = e(llvm_constant(_ZERO, f64))
+    zero = pooled_llvm(e, _ZERO, f64)
     props = {"predicate": _ONE_FLAG, "fastmathFlags": NO_FASTMATH}
     ordinary = e(llvm.FCmpOp.create(operands=[q, zero], result_types=[i1], properties=props))
     select = llvm.SelectOp.create(

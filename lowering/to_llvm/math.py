@@ -35,7 +35,7 @@ from ferrox.dialects.llvm.intrinsics import (
     RoundEvenOp,
     RoundOp,
 )
-from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.conversion import Unsupported, morph
 from ferrox.lowering.to_llvm import math_approx
 from ferrox.lowering.to_llvm.support import legal_operands, replace_op
 
@@ -51,6 +51,13 @@ UNARY_OPS: dict[type[Operation], type[Operation]] = {
 }
 """math ops with a one-operand llvm.intr twin (xDSL's or ferrox's); types as they are."""
 
+_SAME_OPERANDS: dict[type[Operation], type[Operation]] = {
+    xmath.FmaOp: llvm.FMAOp,
+    xmath.CopySignOp: llvm.FCopySignOp,
+}
+"""math ops whose llvm twin takes the same operands (its fast-math flags none, as its
+constructor gives them)."""
+
 COUNT_ZEROS: dict[type[Operation], type[Operation]] = {
     xmath.CountLeadingZerosOp: CountLeadingZerosOp,
     xmath.CountTrailingZerosOp: CountTrailingZerosOp,
@@ -65,22 +72,18 @@ class DirectToLLVM(RewritePattern):
     OP_TYPES = (*UNARY_OPS, *COUNT_ZEROS, xmath.AbsIOp, xmath.FmaOp, xmath.CopySignOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if type(op) in UNARY_OPS:
-            (x,) = legal_operands(rewriter, op.operands)
-            new = UNARY_OPS[type(op)].create(operands=[x], result_types=[x.type])
-        elif type(op) in COUNT_ZEROS:
+        twin = UNARY_OPS.get(type(op)) or _SAME_OPERANDS.get(type(op))
+        if twin is not None:  # made in place (`morph`): a matmul has thousands of fma
+            operands = legal_operands(rewriter, op.operands)
+            morph(rewriter, op, twin, operands, [operands[0].type], {})
+            return
+        if type(op) in COUNT_ZEROS:
             # math.ctlz/cttz of 0 is the bit width, as with is_zero_poison = false
             (x,) = legal_operands(rewriter, op.operands)
             new = COUNT_ZEROS[type(op)](x, is_zero_poison=False)
         elif isinstance(op, xmath.AbsIOp):
             (x,) = legal_operands(rewriter, op.operands)
             new = AbsOp(x, is_int_min_poison=False)
-        elif isinstance(op, xmath.FmaOp):
-            a, b, c = legal_operands(rewriter, op.operands)
-            new = llvm.FMAOp(a, b, c)
-        elif isinstance(op, xmath.CopySignOp):
-            a, b = legal_operands(rewriter, op.operands)
-            new = llvm.FCopySignOp(a, b)
         else:
             return
         replace_op(rewriter, op, [new])

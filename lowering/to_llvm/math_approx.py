@@ -23,6 +23,7 @@ from xdsl.ir import SSAValue
 from ferrox.dialects.llvm.intrinsics import RoundEvenOp
 from ferrox.lowering.build import call_intrinsic, f32_attr, float_op, llvm_constant
 from ferrox.lowering.conversion import Emitter
+from ferrox.lowering.simt_to_nvvm.constants import pooled_llvm
 
 # The NVVM intrinsics, by the names LLVM 22 keeps (older spellings are auto-upgraded to these;
 # `llvm.nvvm.tanh.approx.f32` is upgraded to `afn llvm.tanh.f32`, which selects tanh.approx.f32).
@@ -61,17 +62,18 @@ ERF_TAYLOR = tuple(
 @dataclass
 class F32Emitter(Emitter):
     """The toolkit's emitter with the f32 llvm ops the approximations are written in; each
-    constant is made once per value."""
+    constant is made once per value (once a function, where the walk pools them:
+    `lowering/simt_to_nvvm/constants.py`)."""
 
     _constants: dict[float, SSAValue] = field(default_factory=dict[float, SSAValue], init=False)
 
     def const(self, value: float) -> SSAValue:
         """An f32 constant, made once per value (NaN, which equals nothing, each time)."""
-        if value == value and value in self._constants:
-            return self._constants[value]
-        result = self(llvm_constant(f32_attr(value), f32))
-        if value == value:
-            self._constants[value] = result
+        if value != value:
+            return self(llvm_constant(f32_attr(value), f32))
+        result = self._constants.get(value)
+        if result is None:
+            result = self._constants[value] = pooled_llvm(self, f32_attr(value), f32)
         return result
 
     def intr(self, name: str, *args: SSAValue) -> SSAValue:

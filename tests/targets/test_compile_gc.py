@@ -13,6 +13,7 @@ from ferrox.diagnostics import DiagnosticError
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets import compile as compile_mod
+from ferrox.targets import ptxas_job
 
 VECADD = Path(__file__).resolve().parents[2] / "examples" / "simt" / "vecadd.mlir"
 
@@ -53,3 +54,36 @@ def test_a_process_that_turned_it_off_keeps_it_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(not ptxas_job.early_start_possible(), reason="needs ptxas started early")
+def test_the_lowering_garbage_is_collected_while_ptxas_works():
+    """The youngest generation is collected once, beside ptxas, with the collector still
+    paused; the lowered copy is garbage by then, so little is left for after the compile."""
+    seen: list[tuple[int, bool]] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            seen.append((info["generation"], gc.isenabled()))
+
+    parsed = module(VECADD.read_text(), str(VECADD))
+    gc.collect()
+    gc.callbacks.append(watch)
+    try:
+        compile_mod.compile_module(parsed, cubin=True)
+    finally:
+        gc.callbacks.remove(watch)
+    assert (0, False) in seen
+
+
+@pytest.mark.skipif(not ptxas_job.early_start_possible(), reason="needs ptxas started early")
+def test_no_collection_in_a_process_that_turned_the_collector_off():
+    seen: list[int] = []
+    gc.disable()
+    gc.callbacks.append(lambda phase, info: seen.append(info["generation"]))
+    try:
+        compile_mod.compile_module(module(VECADD.read_text(), str(VECADD)), cubin=True)
+    finally:
+        gc.callbacks.pop()
+        gc.enable()
+    assert seen == []

@@ -1,17 +1,19 @@
 """convert-simt-to-nvvm makes each integer constant once a function, at its entry block's start
 (lowering/simt_to_nvvm/constants.py), and keeps no pool once it returns (a pooled constant refers
-to its block: a pool kept past the walk would keep every lowered module alive)."""
+to its block: a pool kept past the walk would keep every lowered module alive). So do
+convert-to-llvm's expansions (`math.exp`, f32 division) with their float constants."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects import arith, func, llvm
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 
 from ferrox.lowering.pipeline import extract_device_code
 from ferrox.lowering.simt_to_nvvm import constants
 from ferrox.lowering.simt_to_nvvm.convert import convert_simt_to_nvvm
+from ferrox.lowering.to_llvm.convert import convert_to_llvm
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 
@@ -53,3 +55,25 @@ def test_integer_constants_are_made_once_at_each_function_entry():
 def test_no_pool_outlives_the_conversion():
     _lowered("softmax")
     assert constants._POOLS.get() is None
+
+
+def test_float_constants_of_the_llvm_expansions_are_made_once_a_function():
+    """softmax: eight `math.exp` and eight divisions, their constants made once each (105
+    `llvm.mlir.constant`s in the kernel when each op made its own)."""
+    module = _lowered("softmax")
+    convert_to_llvm(module)
+    assert constants._POOLS.get() is None
+    functions = [op for op in module.ops if isinstance(op, llvm.FuncOp)]
+    assert functions
+    for fn in functions:
+        entry = fn.body.blocks[0]
+        made = [
+            (op, (op.value, op.results[0].type))
+            for op in fn.walk()
+            if isinstance(op, llvm.ConstantOp) and isinstance(op.value, FloatAttr)
+        ]
+        keys = [key for _, key in made]
+        assert len(keys) == len(set(keys)), fn.sym_name.data
+        assert all(op.parent is entry for op, _ in made), fn.sym_name.data
+    kernel = next(fn for fn in functions if fn.sym_name.data == "softmax")
+    assert sum(isinstance(op, llvm.ConstantOp) for op in kernel.walk()) < 70

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import io
 
-from xdsl.dialects import arith, llvm, test
+from xdsl.dialects import arith, cf, llvm, test
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i32, i64
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.printer import Printer
 
-from ferrox.lowering.build import int_attr
+from ferrox.lowering.build import cond_br, int_attr
 from ferrox.lowering.to_llvm.support import morph
 
 
@@ -54,3 +54,22 @@ def test_morph_fills_default_properties():
     assert select.properties == expected.properties
     select.verify()
     assert _generic(select) == _generic(expected)
+
+
+def test_a_branch_keeps_its_successors():
+    """`cf.cond_br` -> `llvm.cond_br` (convert-to-llvm's `CondBranchToLLVM`): the same operands
+    and successors, as `build.cond_br` would make it."""
+    source = test.TestOp(result_types=[i1, i64])
+    c, x = source.results
+    then, other = Block(arg_types=[i64]), Block()
+    branch = cf.ConditionalBranchOp(c, then, [x], other, [])
+    Region([Block([source, branch]), then, other])
+    expected = cond_br(c, then, [x], other, [])
+    sizes = expected.properties["operandSegmentSizes"]
+    morph(
+        PatternRewriter(branch), branch, llvm.CondBrOp, [c, x], (), {"operandSegmentSizes": sizes}
+    )
+    assert type(branch) is llvm.CondBrOp and list(branch.successors) == [then, other]
+    assert branch.properties == expected.properties
+    branch.verify()
+    assert _generic(branch) == _generic(expected)

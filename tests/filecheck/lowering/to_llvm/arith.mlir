@@ -150,11 +150,12 @@ func.func @floats(%x: f32, %y: f32) {
 // An f32 division without fast-math flags is correctly rounded through f64 (lowering/to_llvm/
 // divf.py): no `llvm.fdiv`, so no `div.rn.f32` for ptxas to expand; f64 ones stay `llvm.fdiv`.
 // The divisor's reciprocal is made at its first division and shared by the later divisions
-// by it in the block.
+// by it in the block; the constants are made once a function, at its entry.
 // CHECK-LABEL: llvm.func @divf(
 // CHECK-SAME: [[X:%[a-z0-9_]+]]: f32, [[Y:%[a-z0-9_]+]]: f32, [[U:%[a-z0-9_]+]]: f64, [[V:%[a-z0-9_]+]]: f64)
-// CHECK-NEXT: [[B:%.+]] = llvm.fpext [[Y]] : f32 to f64
 // CHECK-NEXT: [[ONE:%.+]] = llvm.mlir.constant(1.000000e+00 : f64) : f64
+// CHECK-NEXT: [[ZERO:%.+]] = llvm.mlir.constant(0.000000e+00 : f64) : f64
+// CHECK-NEXT: [[B:%.+]] = llvm.fpext [[Y]] : f32 to f64
 // CHECK-NEXT: [[NB:%.+]] = llvm.fneg [[B]] : f64
 // CHECK-NEXT: [[R0:%.+]] = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.d"([[B]]) : (f64) -> f64
 // CHECK-NEXT: [[E1:%.+]] = llvm.intr.fma([[NB]], [[R0]], [[ONE]])
@@ -168,7 +169,6 @@ func.func @floats(%x: f32, %y: f32) {
 // CHECK-NEXT: [[RES:%.+]] = llvm.intr.fma([[NB]], [[Q]], [[A]])
 // CHECK-NEXT: [[Q2:%.+]] = llvm.intr.fma([[R3]], [[RES]], [[Q]])
 // CHECK-NEXT: [[S:%.+]] = llvm.fmul [[A]], [[R0]] : f64
-// CHECK-NEXT: [[ZERO:%.+]] = llvm.mlir.constant(0.000000e+00 : f64) : f64
 // CHECK-NEXT: [[OK:%.+]] = llvm.fcmp "one" [[Q2]], [[ZERO]] : f64
 // CHECK-NEXT: [[SEL:%.+]] = llvm.select [[OK]], [[Q2]], [[S]] : i1, f64
 // CHECK-NEXT: [[QUOTIENT:%.+]] = llvm.fptrunc [[SEL]] : f64 to f32

@@ -61,19 +61,20 @@ func.func @single_instruction(%x: f32) {
   func.return
 }
 
-// exp(x) = 2^hi * max(1 + lo*ln2, 0.5), hi + lo = x*log2(e) to ~48 bits.
+// exp(x) = 2^hi * max(1 + lo*ln2, 0.5), hi + lo = x*log2(e) to ~48 bits. The expansions'
+// constants are made once a function, at its entry, in the order of their first use.
 // CHECK-LABEL: llvm.func @exp(
 // CHECK-SAME: [[X:%[a-z0-9_]+]]: f32) -> f32
 // CHECK-NEXT: [[L:%.+]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK-NEXT: [[LLO:%.+]] = llvm.mlir.constant(1.92596303e-08 : f32) : f32
+// CHECK-NEXT: [[LN2:%.+]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK-NEXT: [[ONE:%.+]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT: [[HALF:%.+]] = llvm.mlir.constant(5.000000e-01 : f32) : f32
 // CHECK-NEXT: [[HI:%.+]] = llvm.fmul [[X]], [[L]] : f32
 // CHECK-NEXT: [[NHI:%.+]] = llvm.fneg [[HI]] : f32
 // CHECK-NEXT: [[ERR:%.+]] = llvm.intr.fma([[X]], [[L]], [[NHI]]) : (f32, f32, f32) -> f32
-// CHECK-NEXT: [[LLO:%.+]] = llvm.mlir.constant(1.92596303e-08 : f32) : f32
 // CHECK-NEXT: [[LO:%.+]] = llvm.intr.fma([[X]], [[LLO]], [[ERR]]) : (f32, f32, f32) -> f32
-// CHECK-NEXT: [[LN2:%.+]] = llvm.mlir.constant(0.693147182 : f32) : f32
-// CHECK-NEXT: [[ONE:%.+]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
 // CHECK-NEXT: [[SCALE:%.+]] = llvm.intr.fma([[LO]], [[LN2]], [[ONE]]) : (f32, f32, f32) -> f32
-// CHECK-NEXT: [[HALF:%.+]] = llvm.mlir.constant(5.000000e-01 : f32) : f32
 // CHECK-NEXT: [[SAFE:%.+]] = llvm.intr.maxnum([[SCALE]], [[HALF]]) : (f32, f32) -> f32
 // CHECK-NEXT: [[P:%.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"([[HI]]) : (f32) -> f32
 // CHECK-NEXT: [[R:%.+]] = llvm.fmul [[P]], [[SAFE]] : f32
@@ -86,11 +87,11 @@ func.func @exp(%x: f32) -> f32 {
 // log(x) = lg2(x) * ln2, log10(x) = lg2(x) * log10(2).
 // CHECK-LABEL: llvm.func @logs(
 // CHECK-SAME: [[X:%[a-z0-9_]+]]: f32)
-// CHECK-NEXT: [[A:%.+]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"([[X]]) : (f32) -> f32
 // CHECK-NEXT: [[LN2:%.+]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK-NEXT: [[LG2:%.+]] = llvm.mlir.constant(3.010300e-01 : f32) : f32
+// CHECK-NEXT: [[A:%.+]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"([[X]]) : (f32) -> f32
 // CHECK-NEXT: llvm.fmul [[A]], [[LN2]] : f32
 // CHECK-NEXT: [[B:%.+]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"([[X]]) : (f32) -> f32
-// CHECK-NEXT: [[LG2:%.+]] = llvm.mlir.constant(3.010300e-01 : f32) : f32
 // CHECK-NEXT: llvm.fmul [[B]], [[LG2]] : f32
 func.func @logs(%x: f32) {
   %0 = math.log %x : f32
@@ -102,13 +103,14 @@ func.func @logs(%x: f32) {
 // CHECK-LABEL: llvm.func @trig(
 // CHECK-SAME: [[X:%[a-z0-9_]+]]: f32)
 // CHECK-NEXT: [[INV:%.+]] = llvm.mlir.constant(0.159154937 : f32) : f32
+// CHECK-NEXT: [[HI:%.+]] = llvm.mlir.constant(-6.28318548 : f32) : f32
+// CHECK-NEXT: [[LO:%.+]] = llvm.mlir.constant(1.74845553e-07 : f32) : f32
 // CHECK-NEXT: [[Q:%.+]] = llvm.fmul [[X]], [[INV]] : f32
 // CHECK-NEXT: [[K:%.+]] = llvm.intr.roundeven([[Q]]) : (f32) -> f32
-// CHECK-NEXT: [[HI:%.+]] = llvm.mlir.constant(-6.28318548 : f32) : f32
 // CHECK-NEXT: [[R1:%.+]] = llvm.intr.fma([[K]], [[HI]], [[X]]) : (f32, f32, f32) -> f32
-// CHECK-NEXT: [[LO:%.+]] = llvm.mlir.constant(1.74845553e-07 : f32) : f32
 // CHECK-NEXT: [[R:%.+]] = llvm.intr.fma([[K]], [[LO]], [[R1]]) : (f32, f32, f32) -> f32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.sin.approx.f"([[R]]) : (f32) -> f32
+// CHECK-NEXT: [[Q2:%.+]] = llvm.fmul [[X]], [[INV]] : f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
 func.func @trig(%x: f32) {
   %0 = math.sin %x : f32
@@ -119,6 +121,7 @@ func.func @trig(%x: f32) {
 // powf(x, y) = 2^(y*lg2|x|) with C's sign, NaN and unit cases.
 // CHECK-LABEL: llvm.func @powf(
 // CHECK-SAME: [[X:%[a-z0-9_]+]]: f32, [[Y:%[a-z0-9_]+]]: f32) -> f32
+// CHECK-COUNT-3: llvm.mlir.constant
 // CHECK-NEXT: [[AX:%.+]] = llvm.intr.fabs([[X]]) : (f32) -> f32
 // CHECK-NEXT: [[LG:%.+]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"([[AX]]) : (f32) -> f32
 // CHECK-NEXT: [[T:%.+]] = llvm.fmul [[Y]], [[LG]] : f32
@@ -140,11 +143,11 @@ func.func @powf(%x: f32, %y: f32) -> f32 {
 // erf: series below |x| = 0.5, Abramowitz & Stegun 7.1.26 (with exp) above, selected.
 // CHECK-LABEL: llvm.func @erf(
 // CHECK-SAME: [[X:%[a-z0-9_]+]]: f32) -> f32
-// CHECK-NEXT: [[AX:%.+]] = llvm.intr.fabs([[X]]) : (f32) -> f32
 // CHECK: [[C0:%.+]] = llvm.mlir.constant(1.12837923 : f32) : f32
-// CHECK-NEXT: [[P:%.+]] = llvm.intr.fma({{%.+}}, {{%.+}}, [[C0]]) : (f32, f32, f32) -> f32
-// CHECK-NEXT: [[SMALL:%.+]] = llvm.fmul [[X]], [[P]] : f32
 // CHECK: llvm.mlir.constant(0.327591091 : f32) : f32
+// CHECK: [[AX:%.+]] = llvm.intr.fabs([[X]]) : (f32) -> f32
+// CHECK: [[P:%.+]] = llvm.intr.fma({{%.+}}, {{%.+}}, [[C0]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT: [[SMALL:%.+]] = llvm.fmul [[X]], [[P]] : f32
 // CHECK: llvm.fdiv
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
 // CHECK: [[LARGE:%.+]] = llvm.intr.copysign({{%.+}}, [[X]]) : (f32, f32) -> f32
