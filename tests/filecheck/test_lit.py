@@ -8,8 +8,8 @@ whose `// REQUIRES:` features are missing is skipped with lit's reason. `lit tes
 runs the same suite without pytest.
 
 Here a RUN line's plain pipeline of `ferrox-opt` and `filecheck` runs in this process
-(lit_support/in_process.py) where it passes; every other line, and any line that does not pass
-that way, lit runs as always (through the tool server), and its verdict stands.
+(lit_support/tools_in_worker.py) where it passes; every other line, and any line that does not
+pass that way, lit runs as always (through the tool server), and its verdict stands.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ if "FERROX_LIT_EXEC_ROOT" not in os.environ:  # scratch files (%t) of this proce
 CASES = list(lit.LitTestCase.load_test_suite([str(HERE)]))
 
 sys.path.insert(0, str(HERE / "lit_support"))
-import in_process  # noqa: E402
+import tools_in_worker  # noqa: E402
 
 
 def _name(case) -> str:
@@ -46,7 +46,7 @@ def _name(case) -> str:
 @pytest.mark.parametrize("case", CASES, ids=_name)
 def test_lit(case) -> None:
     test = case._test
-    with in_process.installed():  # plain passing pipelines in this process, the rest by lit
+    with tools_in_worker.installed():  # plain passing pipelines in this process, the rest by lit
         result = lit.worker._execute(test, case._lit_config)
     if result.code is lit.Test.UNSUPPORTED:
         missing = test.getMissingRequiredFeatures()

@@ -1,5 +1,6 @@
-"""RUN lines run in the pytest worker (lit_support/in_process.py): a line passes there only where
-lit would pass it; any other line, one that fails there included, is lit's to run and judge.
+"""RUN lines run in the pytest worker (lit_support/tools_in_worker.py): a line passes there only
+where lit would pass it; any other line, one that fails there included, is lit's to run and
+judge.
 
 A small lit suite configured as tests/filecheck is runs each case with the in-process pipelines
 installed; a spy on lit's own executor tells which lines lit ran.
@@ -17,7 +18,7 @@ import pytest
 
 LIT_SUPPORT = Path(__file__).resolve().parent / "lit_support"
 sys.path.insert(0, str(LIT_SUPPORT))
-import in_process  # noqa: E402
+import tools_in_worker  # noqa: E402
 
 VALID = "func.func @f() {\n  func.return\n}\n"
 INVALID = "func.func @f() {\n  func.return\n"  # no closing brace: a refusal
@@ -63,12 +64,12 @@ def run_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cases: dict) -> d
             ran_by_lit.append(cmd)
         return real(cmd, shenv, results, timeout_helper)
 
-    real = in_process._lit_execute
-    monkeypatch.setattr(in_process, "_lit_execute", lit_execute)
+    real = tools_in_worker._lit_execute
+    monkeypatch.setattr(tools_in_worker, "_lit_execute", lit_execute)
     verdicts = {}
     for case in lit.LitTestCase.load_test_suite([str(suite)]):
         ran_by_lit.clear()
-        with in_process.installed():
+        with tools_in_worker.installed():
             result = lit.worker._execute(case._test, case._lit_config)
         name = Path(case._test.getSourcePath()).stem
         verdicts[name] = (result.code.name, result.output, len(ran_by_lit))
