@@ -77,6 +77,23 @@ def round_to_odd_sum(p: Any, c: Any) -> Any:
     return s
 
 
+_LOW_28 = (1 << 28) - 1
+
+
+def _may_round_twice(s: Any, p: Any, c: Any) -> bool:
+    """Whether rounding `s`, the f64 sum of `p` (an exact f64 product) and `c` (an f32 or f16
+    addend), to f32 or f16 might differ from rounding the exact sum: only where some element
+    of `s` has 25 or fewer significant bits (the low 28 of its 52 fraction bits zero;
+    infinities too) and neither `p` nor `c` is zero (else `s` is the exact sum). Every place
+    where rounding to f32 or f16 changes its answer (a representable value, a midpoint between
+    two, the overflow threshold) has that few bits. An `s` with more lies strictly between two
+    such places, and so does the exact sum that f64 rounded to it (rounding is monotone and
+    keeps those places, which f64 holds exactly): both round the same way, and the round-to-odd
+    correction (`round_to_odd_sum`) is not needed."""
+    few = (np.asarray(s).view(np.int64) & _LOW_28) == 0
+    return bool(np.any(few)) and bool(np.any(few & (p != 0) & (c != 0)))
+
+
 def _fma64(x: float, y: float, z: float) -> float:
     if not all(map(math.isfinite, (x, y, z))):
         return x * y + z
@@ -98,7 +115,10 @@ def _fma(op):
         if dtype == np.float64:
             out = np.vectorize(_fma64, otypes=[np.float64])(a, b, c)
         else:
-            out = round_to_odd_sum(a * b, c)
+            p = a * b
+            out = p + c
+            if _may_round_twice(out, p, c):
+                out = round_to_odd_sum(p, c)
         return (to(np.asarray(out)),)
 
     return run

@@ -85,6 +85,18 @@ def test_fma_rounds_once(kernel):
     assert r == 2.0**-60
 
 
+def test_fma_rounds_once_at_a_midpoint_of_f32(kernel):
+    """The exact sum lies 2^-70 below the midpoint of 1 + 2^-23 and 1 + 2^-22, where f64
+    rounds it: rounding that again to f32 (to even) would give 1 + 2^-22."""
+    a, b = 1.0 + 2.0**-23, 2.0**-24 * (1.0 - 2.0**-23)  # a * b = 2^-24 - 2^-70, exact in f64
+    c = 1.0 + 2.0**-23
+    assert (a * b + c) == 1.0 + 3 * 2.0**-24  # the f64 sum: that midpoint
+    r = run_scalar(
+        kernel, "    %r = math.fma %a, %b, %c : f32", "%a: f32, %b: f32, %c: f32", [a, b, c], "f32"
+    )
+    assert r == np.float32(1.0 + 2.0**-23)
+
+
 def test_transcendentals_are_rounded_to_f32(kernel):
     r = run_scalar(kernel, "    %r = math.exp %a : f32", "%a: f32", [1.0], "f32")
     assert r == np.float32(np.exp(1.0)) and isinstance(r, np.float32)

@@ -39,11 +39,11 @@ NOT_A_CRASH = (0, 1, 2)
 """0: success, 1: a diagnostic, 2: argparse's usage error; anything else is a crash here."""
 
 
-def run_tool(name: str, args: list[str]) -> int:
-    """Run the tool in this process and return its exit status; a crash (see the module's
-    docstring) ends the process with SIGABRT instead."""
+def call_tool(name: str, args: list[str]) -> object:
+    """Run the tool in this process (`sys.argv` set for it) and return its exit status as it
+    gave it: its `main`'s value or its SystemExit's code (a message printed to stderr: 1), None
+    made 0. An exception that escapes the tool escapes this too."""
     import importlib
-    import traceback
 
     module, _, function = TOOLS.get(name, name).partition(":")
     sys.argv = [name, *args]
@@ -55,10 +55,19 @@ def run_tool(name: str, args: list[str]) -> int:
         if isinstance(code, str):
             print(code, file=sys.stderr)
             code = 1
+    return 0 if code is None else code
+
+
+def run_tool(name: str, args: list[str]) -> int:
+    """Run the tool in this process and return its exit status; a crash (see the module's
+    docstring) ends the process with SIGABRT instead."""
+    try:
+        code = call_tool(name, args)
     except BaseException:
+        import traceback
+
         traceback.print_exc()
         crash(f"{name}: an exception escaped the tool")
-    code = 0 if code is None else code
     if code not in NOT_A_CRASH:
         crash(f"{name}: exit status {code} is a crash (internal error) in this test suite")
     _flush()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import IntegerAttr, i32
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
 from ferrox.dialects import simt
 from ferrox.dialects import tile as tile_dialect
@@ -52,9 +52,32 @@ def source(t: str, bm: int, bn: int, bk: int, xpad: str = "", extra: str = YIELD
     return text.replace("<T,", f"<{t},")
 
 
+# Lowered modules of this file, by source text and the values of `gemm`'s knobs at the lowering:
+# the cases of a test (and several tests) run one kernel on other sizes, and a kernel's lowering
+# does not depend on them (the operands' shapes are dynamic), so each kernel is lowered once.
+_LOWERED: dict[tuple, ModuleOp] = {}
+
+
+def knobs() -> tuple:
+    """The values of `gemm`'s module-level settings (the names the tests monkeypatch, and the
+    rest), which choose what the lowering makes of one source."""
+    return tuple(
+        (name, value)
+        for name, value in sorted(vars(gemm).items())
+        if name.isupper() and isinstance(value, (bool, int, type(None)))
+    )
+
+
+def lower(text: str) -> ModuleOp:
+    key = (text, knobs())
+    module = _LOWERED.get(key)
+    if module is None:
+        module = _LOWERED[key] = lowered_module(parse_module(make_context(), text, "mm.mlir"))
+    return module
+
+
 def run(text: str, a: np.ndarray, b: np.ndarray, lo: int = 0, kernels: list | None = None):
-    module = parse_module(make_context(), text, "mm.mlir")
-    lowered = lowered_module(module)
+    lowered = lower(text)
     kernel = find_kernel(lowered, "mm")
     m, n = a.shape[0], b.shape[1]
     c = np.full((m, n), np.nan, np.float32)
