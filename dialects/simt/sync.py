@@ -15,7 +15,7 @@ verify-disjoint rejects them under divergent control flow.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr, i1, i64
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -60,7 +60,10 @@ class NamedBarrierOp(IRDLOperation):
     def __init__(
         self, barrier: int, threads: int, arrive: bool = False, pred: SSAValue | None = None
     ):
-        properties = {"id": IntegerAttr(barrier, i64), "threads": IntegerAttr(threads, i64)}
+        properties: dict[str, Attribute] = {
+            "id": IntegerAttr(barrier, i64),
+            "threads": IntegerAttr(threads, i64),
+        }
         if arrive:
             properties["arrive"] = UnitAttr()
         super().__init__(operands=[[pred] if pred is not None else []], properties=properties)

@@ -209,7 +209,11 @@ class TmaLoop(WgmmaLoop):
             self.release(ctx.index(1 + 2 * u))
         start = ctx.all_of([self.first, ctx.cmp("ult", lb, ub)])
         for u in range(2):
-            ctx.unsafe(lambda u=u: self.load(u, lb, ctx.index(0), start))
+
+            def first(u: int = u) -> list[SSAValue]:
+                return self.load(u, lb, ctx.index(0), start)
+
+            ctx.unsafe(first)
         self.first_turn()
 
     def barriers(self) -> None:
@@ -294,9 +298,13 @@ class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
             (0, second, 1, k_one),
             (1, lb, 0, v_zero),
         ):
-            ctx.unsafe(
-                lambda u=u, kk=kk, stage=stage, pred=pred: self.load(u, kk, ctx.index(stage), pred)
-            )
+
+            def ahead(
+                u: int = u, kk: SSAValue = kk, stage: int = stage, pred: SSAValue = pred
+            ) -> list[SSAValue]:
+                return self.load(u, kk, ctx.index(stage), pred)
+
+            ctx.unsafe(ahead)
         self.first_turn()
 
     def scores_now(self, acc: list[SSAValue], stage) -> list[SSAValue]:
@@ -331,12 +339,26 @@ class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
         two, one = ctx.add(iv, ctx.mul(step, 2)), ctx.add(iv, step)
         for u, stage, kk, pred in ((0, now, two, k_next), (1, nxt, one, v_next)):
             free = MbarrierWaitOp(self.empty, ctx.add(stage, 2 * u), par)
-            ctx.when(self.warp0, lambda free=free: _unsafe(ctx, free))
-            ctx.unsafe(lambda u=u, kk=kk, stage=stage, pred=pred: self.load(u, kk, stage, pred))
+
+            def wait_free(free: Operation = free) -> None:
+                _unsafe(ctx, free)
+
+            def refill(
+                u: int = u, kk: SSAValue = kk, stage: SSAValue = stage, pred: SSAValue = pred
+            ) -> list[SSAValue]:
+                return self.load(u, kk, stage, pred)
+
+            ctx.when(self.warp0, wait_free)
+            ctx.unsafe(refill)
         _unsafe(ctx, MbarrierWaitOp(self.full, nxt, par1))
         _unsafe(ctx, MbarrierWaitOp(self.full, ctx.add(now, 2), par))
         if self.turns:
-            ctx.unsafe(lambda: (self.turn(False), [])[1])
+
+            def pass_turn() -> list[SSAValue]:
+                self.turn(False)
+                return []
+
+            ctx.unsafe(pass_turn)
 
     def issued(self, both: list[SSAValue], scores: int) -> list[SSAValue]:
         """The turn passed on; the scores retired, the output in flight; each warp's arrival

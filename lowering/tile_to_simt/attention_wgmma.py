@@ -241,7 +241,7 @@ class WgmmaLoop(_Loop):
         whole = whole_tile(ctx, tensor, idx, shape, _strides(ctx, tensor.dims), self.w,
                            self.element)  # fmt: skip
         conds = [valid, whole]
-        known = s.load.source.type.get_shape()[-1]  # type: ignore[union-attr]
+        known = s.load.source.type.get_shape()[-1]  # type: ignore[attr-defined]
         if STATIC_ROWS and known != DYNAMIC_INDEX:
             conds.append(ctx.cmp("eq", tensor.dims[-1], ctx.index(known)))
             self.static_rows[s] = ctx.index(known)

@@ -204,12 +204,12 @@ def _tma_load(op):
                 )
             coordinates_ok = all(0 <= x < 2**31 for x in (r0, c0, q0))
             if not (0 <= off and off + box <= tile.length) or not coordinates_ok:
-                at = f"({q0}, {r0}, {c0})" if three else f"({r0}, {c0})"
+                origin = f"({q0}, {r0}, {c0})" if three else f"({r0}, {c0})"
                 raise ex.fault(
                     op,
                     one,
                     f"'{op.name}' out of range: a box of {box} elements at {off} of "
-                    f"{tile.name} (length {tile.length}), from {at}",
+                    f"{tile.name} (length {tile.length}), from {origin}",
                 )
         _, bar_flat = _lanes(ex, op, barriers, bar_index, issue, op.name)
         for k, lane in enumerate(np.flatnonzero(issue)):
