@@ -61,45 +61,72 @@ without its proxy fence (TMA alone writes the stages; within the rounds' spread)
 
 
 def _variant(tiles, element: str, settings: dict):
-    """The kernel compiled with `gemm_wgmma`'s constants set to `settings` (not cached: the
-    cache's key does not know them)."""
-    import ferrox
-    from ferrox.lowering.tile_to_simt import gemm_wgmma
+    """The kernel compiled with lowering constants set to `settings` (not cached: the cache's
+    key does not know them): `NAME` is `gemm_wgmma.NAME`, `module.NAME` that module's of
+    `ferrox.lowering.tile_to_simt` (`gemm_specialized.WARP_SPECIALIZE`)."""
+    import importlib
 
-    saved = {name: getattr(gemm_wgmma, name) for name in settings}
+    import ferrox
+
+    def where(name: str):
+        module, _, attr = name.rpartition(".")
+        package = "ferrox.lowering.tile_to_simt."
+        return importlib.import_module(package + (module or "gemm_wgmma")), attr
+
+    saved = {name: getattr(*where(name)) for name in settings}
     for name, value in settings.items():
-        setattr(gemm_wgmma, name, value)
+        setattr(*where(name), value)
     try:
         return ferrox.compile(kernel_text(*tiles, element), cache=False)
     finally:
         for name, value in saved.items():
-            setattr(gemm_wgmma, name, value)
+            setattr(*where(name), value)
 
 
+WS = {"gemm_specialized.WARP_SPECIALIZE": True}
 AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("default", (128, 256, 64), {}),
+    ("warp-specialised", (128, 256, 64), WS),
     ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
     ("default", (256, 128, 64), {}),
+    ("warp-specialised", (256, 128, 64), WS),
     ("default", (128, 128, 64), {}),
 )
 """The A/B runs of `ab`: a single run of each kernel beside cuBLAS moved by a few points from
 one run to the next (2026-12-05, H100), so the configurations take turns, round by round, each
-round against its own cuBLAS time."""
+round against its own cuBLAS time. `--configs` picks some by `config` name and tiles
+(`warp-specialised`, `default:128x256`). The warp-specialised schedule
+(`gemm_specialized.py`): a producer warpgroup and `setmaxnreg`, no block barrier in the loop."""
 
 
-def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
-    """Median over `rounds` of each `AB_CONFIGS` kernel's ratio to cuBLAS, the kernels and
-    cuBLAS taking turns (the order rotated each round); each result checked once."""
+def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:
+    """The `AB_CONFIGS` that `spec` names (comma-separated `config` or `config:MxNxK`; empty:
+    all)."""
+    if not spec:
+        return list(AB_CONFIGS)
+    out = []
+    for name, tiles, settings in AB_CONFIGS:
+        label = f"{name}:{'x'.join(map(str, tiles))}"
+        if any(want in (name, label) for want in spec.split(",")):
+            out.append((name, tiles, settings))
+    return out
+
+
+def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16"), configs: str = "") -> list[dict]:
+    """Median over `rounds` of each `AB_CONFIGS` kernel (those `configs` names) 's ratio to
+    cuBLAS, the kernels and cuBLAS taking turns (the order rotated each round); each result
+    checked once."""
     import statistics
 
     import torch
 
     from benchmarks.common import bench, launcher
 
+    picked = _picked(configs)
     out: list[dict] = []
     for element in elements:
         dtype = torch.bfloat16 if element == "bf16" else torch.float16
-        arts = [_variant(t, element, settings) for _, t, settings in AB_CONFIGS]
+        arts = [_variant(t, element, settings) for _, t, settings in picked]
         for size in sizes:
             a, b = _operands(torch, size, size, size, dtype, size)
             c = torch.empty(size, size, device="cuda")
@@ -122,7 +149,7 @@ def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
                     ms = bench(runs[i])
                     ratios[i].append(peer / ms)
                     tflops[i].append(flops / ms / 1e9)
-            for (name, tiles, _), err, rs, ts in zip(AB_CONFIGS, errors, ratios, tflops):
+            for (name, tiles, _), err, rs, ts in zip(picked, errors, ratios, tflops):
                 row = {"element": element, "size": size, "tiles": list(tiles), "config": name,
                        "max_rel_err": err, "correct": bool(err <= 1e-4),
                        "ratio_median": statistics.median(rs), "ratio_min": min(rs),
@@ -217,12 +244,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="4096,8192")
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--ab", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--configs", default="", help="AB_CONFIGS to run (default: all)")
     args = parser.parse_args(argv)
     if args.small:
         return small()
     sizes = tuple(int(s) for s in args.sizes.split(","))
     if args.ab:
-        result = ab(args.ab, sizes)
+        result = ab(args.ab, sizes, configs=args.configs)
         Path(os.environ.get("OUT", "."), "tile_wgmma_ab.json").write_text(json.dumps(result))
         return 0 if all(r["correct"] for r in result) else 1
     result = rows(sizes)

@@ -106,6 +106,9 @@ class Lowering:
     helpers: Helpers = field(default_factory=Helpers)
     """The module's shared device functions (`helpers.py`), inserted once its kernels are
     lowered."""
+    specialized: Operation | None = None
+    """The `simt.specialize` whose consumer region the rest of the kernel goes into
+    (`gemm_specialized.py`): the tile kernel's return ends that region instead."""
     _prologue_end: Operation | None = None
     _lanes: dict[tuple, list[SSAValue | None]] = field(default_factory=dict)
     _linear: dict[tuple, SSAValue | None] = field(default_factory=dict)

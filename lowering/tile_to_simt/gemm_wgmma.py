@@ -128,10 +128,18 @@ class Plan:
     stages: int
     split: int = 0
     """Lane bits of the wgmma layout that also cut the epilogue's slabs (`slab_rows`)."""
+    producers: int = 0
+    """Producer warpgroups of a warp-specialised loop (`gemm_specialized.py`), 0: none."""
 
     @property
     def threads(self) -> int:
+        """The threads that hold the accumulator (the layouts' threads)."""
         return WARPGROUP * self.wm * self.wn
+
+    @property
+    def block_threads(self) -> int:
+        """The kernel's block: the accumulator's threads and the producers."""
+        return self.threads + WARPGROUP * self.producers
 
     @property
     def nw(self) -> int:
@@ -178,7 +186,10 @@ def plan(g, chip: str) -> Plan | None:
         fewer = (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes
         if fewer >= 2:
             stages = min(stages, fewer)
-    return Plan(m, n, k, wm, wn, stages, split)
+    from ferrox.lowering.tile_to_simt import gemm_specialized
+
+    producers = 1 if gemm_specialized.applies(g, m * n // shape.threads) else 0
+    return Plan(m, n, k, wm, wn, stages, split, producers)
 
 
 def _lane_cuts(p: Plan, width: int) -> list[int]:
@@ -287,6 +298,10 @@ def pipeline(ctx: Lowering, g) -> Wgmma | None:
     p = plan(g, ctx.config.chip)
     if p is None or p.threads != ctx.threads or ctx.layout_of(g.mma.result) != layout(p):
         return None
+    if p.producers:
+        from ferrox.lowering.tile_to_simt.gemm_specialized import Specialized
+
+        return Specialized(ctx, g, p)
     return Wgmma(ctx, g, p)
 
 

@@ -1,0 +1,222 @@
+"""The sm_90 GEMM loop of `gemm_wgmma.py`, warp-specialised (`WARP_SPECIALIZE`, off by default
+until timed): a producer warpgroup issues the TMA loads into the ring of stages, the consumer
+warpgroups (the accumulator's, as in the default schedule) wait for each stage and multiply, and
+no block barrier sits in the K loop.
+
+The kernel takes `p.block_threads` threads: the accumulator's `p.threads` (the layouts are
+theirs, unchanged) and one producer warpgroup after them. After the barriers are initialised and
+the block synchronised, `simt.specialize` splits them (dialects/simt/specialize.py):
+
+- the producer (`setmaxnreg dec`) runs rounds of `S` iterations, the same rounds as the
+  consumers: for stage `s` of round `r`, every producer thread waits on `empty[s]` with parity
+  `(r + 1) % 2` (round 0 passes at once: a fresh barrier is in phase 0), then its first thread
+  alone expects the stage's bytes on `full[s]` and issues its loads;
+- the consumers (`setmaxnreg inc`) wait on `full[s]` with parity `r % 2`, fence, issue the
+  stage's wgmma ops, commit, wait for them all (`pending = 0`), and arrive on `empty[s]` (every
+  consumer thread: the barrier expects `p.threads` arrivals), which frees the stage for round
+  `r + 1`'s load. The epilogue and every tile op after the loop follow in the consumer region,
+  whose `simt.sync_threads` are the consumers' own barrier.
+
+With `pending = 0` a warpgroup's tensor pipe drains at the end of each stage; the other consumer
+warpgroup's products fill it meanwhile (the two do not wait for each other). The schedule is the
+one verify-disjoint's stage rule accepts ([SIMT 9](docs/safety.md#simt-9)), so the kernel is
+checked, not trusted, for the hand-off of each stage.
+
+Applies where `gemm_wgmma.plan` does, the knob is on, a thread holds more than 64 accumulators
+(one block an SM: 128 x 256 and 256 x 128 tiles) and the ops before the loop compute only
+scalars (block ids, dimensions, constants, arithmetic): the producer threads run them too, with
+the consumers' layouts, so nothing there may touch memory.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, i64
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ferrox.dialects import simt, tile
+from ferrox.dialects.simt.specialize import SetMaxNRegOp, SpecializeOp
+from ferrox.dialects.simt.tma import MbarrierArriveOp, MbarrierInitOp, MbarrierWaitOp
+from ferrox.lowering.tile_to_simt.gemm_wgmma import (
+    BOX,
+    TWO_BLOCKS_ACCUMULATORS,
+    Wgmma,
+    layout,
+)
+from ferrox.lowering.tile_to_simt.layout import log2
+
+WARP_SPECIALIZE = False
+"""Lower eligible loops warp-specialised (module docstring); a knob for timing."""
+PRODUCER_REGISTERS = 24
+CONSUMER_REGISTERS = 240
+"""`setmaxnreg` targets: 128 x (24 + 2 x 240) = 64,512 of an SM's 65,536 registers. ptxas
+allocates the kernel's 168 (384 threads, one block an SM) and each region within its target:
+with 232 for the consumers (and 40 for the producer) the epilogue spilled 36 bytes, with 240
+nothing spills and the producer fits 24."""
+_PRELUDE = (tile.BlockIdOp, tile.DimOp, tile.ConstantOp, tile.NumBlocksOp)
+
+
+def applies(g, accumulators: int) -> bool:
+    """Whether matched loop `g` (its plan holding `accumulators` a thread) is specialised."""
+    if not WARP_SPECIALIZE or accumulators <= TWO_BLOCKS_ACCUMULATORS:
+        return False
+    loop = g.loop
+    for op in loop.parent_block().ops:
+        if op is loop:
+            return True
+        if not (isinstance(op, _PRELUDE) or op.name.startswith("arith.")):
+            return False
+    return False
+
+
+class Specialized(Wgmma):
+    """One loop's warp-specialised lowering (module docstring)."""
+
+    def run(self) -> None:
+        ctx, g, p = self.ctx, self.g, self.p
+        s_count = p.stages
+        e = g.element
+        self.a_st = [self._stage(e, p.m * p.k, f"wa{s}") for s in range(s_count)]
+        self.b_st = [self._stage(e, p.k * p.n, f"wb{s}") for s in range(s_count)]
+        self.full = ctx.shared(i64, s_count, "full")
+        self.empty = ctx.shared(i64, s_count, "empty")
+        self.ta, self.tb = ctx.tensor(g.a), ctx.tensor(g.b)
+        loop = g.loop
+        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
+        i, j = ctx.scalar(g.i), ctx.scalar(g.j)
+        a_rows, _ = self.ta.dims
+        _, b_cols = self.tb.dims
+        self.lb, self.step = lb, step
+        self.a_row = ctx(arith.MinUIOp(ctx.mul(i, p.m), a_rows))
+        self.b_col = ctx(arith.MinUIOp(ctx.mul(j, p.n), b_cols))
+        zero = ctx.index(0)
+        trips = ctx(arith.CeilDivUIOp(ctx(arith.SubiOp(ub, lb)), step))
+        self.trips = ctx(arith.SelectOp(ctx.cmp("ult", lb, ub), trips, zero))
+        rounds = ctx(arith.CeilDivUIOp(self.trips, ctx.index(s_count)))
+        self.end = ctx.mul(rounds, s_count)
+        self.tx = ctx.index(2 * p.k * (p.m + p.n))
+        first = ctx.cmp("eq", ctx.tid(), 0)
+
+        def init() -> list[SSAValue]:
+            def each() -> None:
+                for s in range(s_count):
+                    ctx.emit(MbarrierInitOp(self.full, ctx.index(s), ctx.index(1)))
+                    ctx.emit(MbarrierInitOp(self.empty, ctx.index(s), ctx.index(p.threads)))
+
+            ctx.when(first, each)
+            return []
+
+        ctx.unsafe(init)
+        ctx.sync()
+        acc = ctx.tile(loop.iter_args[0], layout(p))
+        producer, consumer = Block(), Block()
+        spec = SpecializeOp(p.producers, Region(producer), Region(consumer))
+        ctx.emit(spec)
+        ctx.emit(simt.ReturnOp())
+        with ctx.at(InsertPoint.at_end(producer)):
+            ctx.emit(SetMaxNRegOp("dec", PRODUCER_REGISTERS))
+            self.produce()
+            ctx.emit(simt.YieldOp())
+        # The rest of the kernel is the consumers': emit there from now on, and end the region
+        # where the tile kernel returns (`kernel.lower_return`).
+        ctx.out.point = InsertPoint.at_end(consumer)
+        ctx._scopes.append(consumer)
+        ctx.specialized = spec
+        ctx.emit(SetMaxNRegOp("inc", CONSUMER_REGISTERS))
+        done = self.consume(acc)
+        ctx.bind(loop.results[0], self.epilogue(done))
+        kernel = spec.parent_op()
+        assert isinstance(kernel, simt.KernelOp)
+        _widen(kernel, p.block_threads)
+
+    def _stage(self, element, size: int, name: str) -> SSAValue:
+        from ferrox.lowering.tile_to_simt.gemm_wgmma import _swizzled
+
+        return _swizzled(self.ctx.shared(element, size, name))
+
+    def _rounds(self, body_of, acc: list[SSAValue]) -> list[SSAValue]:
+        """`scf.for %base = 0 to end step S` carrying `acc`, its body `body_of(base, parity)`
+        (parity `(base / S) % 2`, the round's), which returns the values carried on."""
+        ctx, s_count = self.ctx, self.p.stages
+        body = Block(arg_types=[IndexType(), *(v.type for v in acc)])
+        base = body.args[0]
+        with ctx.at(InsertPoint.at_end(body)):
+            parity = ctx(arith.RemUIOp(ctx(arith.DivUIOp(base, ctx.index(s_count))), ctx.index(2)))
+            values = body_of(base, parity, list(body.args[1:]))
+            ctx.emit(scf.YieldOp(*values))
+        new = scf.ForOp(ctx.index(0), self.end, ctx.index(s_count), acc, Region(body))
+        ctx.emit(new)
+        return list(new.results)
+
+    def produce(self) -> None:
+        ctx, p = self.ctx, self.p
+        elected = ctx.cmp("eq", ctx.tid(), p.threads)  # the producer warpgroup's first thread
+
+        def body(base, parity, carried) -> list[SSAValue]:
+            flipped = ctx(arith.XOrIOp(parity, ctx.index(1)))
+
+            def stage(st: int) -> list[SSAValue]:
+                ctx.emit(MbarrierWaitOp(self.empty, ctx.index(st), flipped))
+                self.loads([(ctx.add(base, st), st, elected)])
+                return []
+
+            for st in range(p.stages):
+                ctx.unsafe(lambda st=st: stage(st))
+            return carried
+
+        self._rounds(body, [])
+
+    def consume(self, acc: list[SSAValue]) -> list[SSAValue]:
+        ctx, p = self.ctx, self.p
+        wg = ctx(arith.ShRUIOp(ctx.tid(), ctx.index(log2(128))))
+        zero = ctx.index(0)
+        wg_m = ctx(arith.AndIOp(wg, ctx.index(p.wm - 1))) if p.wm > 1 else zero
+        wg_n = wg if p.wn > 1 else zero
+        self.a_base = ctx.mul(wg_m, (p.m // p.wm) * BOX)
+        self.b_base = ctx.mul(wg_n, (p.nw // BOX) * p.k * BOX)
+
+        def body(base, parity, values) -> list[SSAValue]:
+            for st in range(p.stages):
+                values = ctx.unsafe(lambda st=st, values=values: self.multiply(st, parity, values))
+            return values
+
+        return self._rounds(body, acc)
+
+    def multiply(self, st: int, parity: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+        """Stage `st`: wait for its bytes, multiply, retire, free it."""
+        ctx, p = self.ctx, self.p
+        ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
+        ctx.emit(simt.WgmmaFenceOp())
+        chain = p.nw // 2
+        out = list(acc)
+        for ks in range(p.k // 16):
+            b_at = ctx.add(self.b_base, ks * 16 * BOX)
+            for h in range(p.chains):
+                a_at = ctx.add(self.a_base, (ks // 4) * p.m * BOX + h * 64 * BOX + 16 * (ks % 4))
+                c = out[h * chain : (h + 1) * chain]
+                op = simt.WgmmaOp(self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX)
+                out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
+        ctx.emit(simt.WgmmaCommitOp())
+        out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
+        ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st)))
+        return out
+
+
+def _widen(kernel: simt.KernelOp, threads: int) -> None:
+    """The kernel's block (its contract and what the host launches) to `threads`."""
+    from ferrox.dialects.simt.contract import LaunchContractAttr
+    from ferrox.lowering.tile_to_simt.kernel import LOWERING_ATTR
+
+    c = kernel.contract
+    assert c is not None
+    kernel.contract = LaunchContractAttr(
+        c.domain.data, [threads], c.shared_bytes.data, c.min_cc.data, c.requires.data
+    )
+    attr = kernel.attributes[LOWERING_ATTR]
+    entries = dict(attr.data)
+    entries["threads"] = type(entries["threads"])(threads, i64)
+    kernel.attributes[LOWERING_ATTR] = type(attr)(entries)
+
+
+__all__ = ["WARP_SPECIALIZE", "Specialized", "applies"]
