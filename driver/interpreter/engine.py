@@ -140,6 +140,7 @@ class Executor:
         self.warp_epochs = np.zeros(nblocks * launch.wpb, np.int64)
         self.exited = np.zeros(self.n, bool)
         self.barriers = 0  # how many barriers this group has passed (keys cached lane facts)
+        self.partitions: Any = None  # the running `simt.specialize`'s coroutines, if any
         self.env: dict[int, Any] = {}
         self.cache: dict[Any, Any] = {}
 
@@ -294,8 +295,9 @@ class Executor:
         return tuple(result or ())
 
     # --- collectives ---------------------------------------------------------------------------
-    def barrier(self, op: Operation, mask: np.ndarray) -> None:
-        """All threads of each block that reaches it, at once; then a new barrier interval."""
+    def barrier(self, op: Operation, mask: np.ndarray, expected: int = 0) -> None:
+        """All threads of each block that reaches it (`expected` of them: a partition's, in
+        a `simt.specialize`), at once; then a new barrier interval."""
         self.barriers += 1
         if self.sync is not None:
             self.sync.barrier(self.thread, op)
@@ -306,7 +308,7 @@ class Executor:
             arrived = mask.reshape(self.nblocks, tpb).sum(axis=1)
         else:
             arrived = np.bincount(self.block_local[mask], minlength=self.nblocks)
-        if np.any((arrived != 0) & (arrived != tpb)):
+        if np.any((arrived != 0) & (arrived != (expected or tpb))):
             raise Diverged()
         self.epochs[arrived > 0] += 1
 

@@ -8,8 +8,9 @@ a wait observes the completed phase, and until then the tile's elements are pois
 on the GPU a read there races with the copy), so a kernel that reads a tile before waiting reads
 poison, which a NaN-poisoned output check sees. A wait on a phase that has not completed by then
 is refused as a fault: on the GPU it would wait for an arrival or a copy that comes later in
-program order (a producer in another warp of a warp-specialised kernel, say), which this oracle
-cannot run ahead to; it never lets a thread through early.
+program order, which this oracle cannot run ahead to; it never lets a thread through early.
+Inside a `simt.specialize` region such a wait hands over to the other partition, which runs
+until the phase has completed (`specialize.py`), and faults only when neither can go on.
 
 An `if %p` operand runs the op on the lanes where `p` holds; a load's checks hold on every lane
 that reaches it, as the lowering's traps do. The load's box is checked as the GPU's is: the tile
@@ -148,6 +149,14 @@ def _wait(op):
         buffer, index, parity = args
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         parities = _values(ex, parity, lanes) & 1
+        if ex.partitions is not None:  # a `simt.specialize` region: the other may provide
+            states = [_barrier(ex, op, buffer, int(at), int(lane)) for lane, at in zip(lanes, flat)]
+
+            def ready() -> bool:
+                return all(st.phase != int(p) for st, p in zip(states, parities))
+
+            if not ready():
+                ex.partitions.block(ready, lambda: _forever(ex, op, buffer, lanes, flat, parities))
         for lane, at, p in zip(lanes, flat, parities):
             state = _barrier(ex, op, buffer, int(at), int(lane))
             if state.phase == int(p):  # the phase of this parity is still running
@@ -165,6 +174,23 @@ def _wait(op):
         return ()
 
     return run
+
+
+def _forever(ex, op, buffer, lanes, flat, parities):
+    """The fault of a wait in a `simt.specialize` region that no partition can complete."""
+    for lane, at, p in zip(lanes, flat, parities):
+        state = _barrier(ex, op, buffer, int(at), int(lane))
+        if state.phase == int(p):
+            one = np.zeros(ex.n, bool)
+            one[lane] = True
+            return ex.fault(
+                op,
+                one,
+                f"'{op.name}' would wait forever: phase {int(p)} of the barrier at "
+                f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
+                f"arrivals and {state.tx} bytes, and every partition of the block waits",
+            )
+    return ex.fault(op, np.zeros(ex.n, bool), f"'{op.name}' would wait forever")
 
 
 @lowers(TmaLoadOp)

@@ -1,0 +1,76 @@
+"""The warp-specialised tile GEMM loop (lowering/tile_to_simt/gemm_specialized.py): what the
+lowered kernel holds, its PTX through ptxas, and the kernel on the CPU interpreter against NumPy
+(the producer and consumer partitions as coroutines that hand over at mbarrier waits)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tile_gemm import matmul
+
+import ferrox
+from ferrox.dialects import simt
+from ferrox.lowering.tile_to_simt import gemm_specialized
+
+from .conftest import lower_text, simt_kernel
+from .test_gemm_wgmma import _data
+
+
+@pytest.fixture
+def specialised(monkeypatch):
+    monkeypatch.setattr(gemm_specialized, "WARP_SPECIALIZE", True)
+
+
+def test_the_loop_splits_into_a_producer_and_two_consumer_warpgroups(specialised):
+    kernel = simt_kernel(lower_text(matmul(128, 256, 64, chip="sm_90a")), "mm")
+    assert kernel.contract.block_xyz == (384, 1, 1)
+    (spec,) = [op for op in kernel.walk() if isinstance(op, simt.SpecializeOp)]
+    assert spec.producers == 1 and isinstance(spec.next_op, simt.ReturnOp)
+    producer = {op.name for op in spec.producer.walk()}
+    consumer = {op.name for op in spec.consumer.walk()}
+    assert "simt.tma_load" in producer and "simt.wgmma" not in producer
+    assert "simt.wgmma" in consumer and "simt.tma_load" not in consumer
+    assert "simt.sync_threads" not in producer
+    loop = next(op for op in spec.consumer.walk() if op.name == "scf.for")
+    assert "simt.sync_threads" not in {op.name for op in loop.walk()}  # none in the K loop
+    assert "simt.store_chunk" in consumer or "simt.unchecked_store_chunk" in consumer
+
+
+def test_other_tiles_and_the_knob_off_keep_the_default_schedule(monkeypatch):
+    kernel = simt_kernel(lower_text(matmul(128, 256, 64, chip="sm_90a")), "mm")
+    assert not any(isinstance(op, simt.SpecializeOp) for op in kernel.walk())
+    monkeypatch.setattr(gemm_specialized, "WARP_SPECIALIZE", True)
+    kernel = simt_kernel(lower_text(matmul(128, 128, 64, chip="sm_90a")), "mm")  # two an SM
+    assert not any(isinstance(op, simt.SpecializeOp) for op in kernel.walk())
+
+
+def test_ptx_splits_registers_and_names_the_consumers_barrier(specialised):
+    art = ferrox.compile(matmul(128, 256, 64, el="f16"), chip="sm_90", cache=False)
+    tma = art.ptx.split(".entry mm__portable")[0]
+    assert ".reqntid 384, 1, 1" in tma
+    assert "setmaxnreg.dec.sync.aligned.u32 24;" in tma
+    assert "setmaxnreg.inc.sync.aligned.u32 240;" in tma
+    assert "bar.sync \t1, 256;" in tma
+    assert tma.count("bar.sync \t0;") == 1  # after the barriers' init, before the split
+
+
+@pytest.mark.parametrize(
+    "el, tile, mnk",
+    [
+        ("bf16", (128, 256, 64), (140, 270, 330)),  # 6 trips: rounds 0 and 1 of 4 stages
+        ("f16", (256, 128, 64), (260, 70, 64)),  # one trip, ragged M
+    ],
+)
+def test_interpreter_matches_numpy(specialised, interpreter, el, tile, mnk):
+    m, n, k = mnk
+    module = lower_text(matmul(*tile, el=el, chip="sm_90a"))
+    assert any(isinstance(op, simt.SpecializeOp) for op in simt_kernel(module, "mm").walk())
+    rng = np.random.default_rng()
+    a, x = _data(rng, (m, k), el)
+    b, y = _data(rng, (k, n), el)
+    c = np.full((m, n), np.nan, np.float32)
+    interpreter(module, "mm", [c, a, b])
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    bound = max(k, 1) * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    assert not np.isnan(c).any()
+    assert (np.abs(c - exact) <= bound + 1e-30).all(), np.abs(c - exact).max()
