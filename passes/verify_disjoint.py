@@ -1,4 +1,4 @@
-"""`verify-disjoint`: the SIMT safety rules 1-7 (docs/safety.md#simt-rules) over every kernel and
+"""`verify-disjoint`: the SIMT safety rules 1-9 (docs/safety.md#simt-rules) over every kernel and
 device function.
 
 Op verifiers check that each op is well formed; this pass checks that the kernel is safe: witness
@@ -19,12 +19,19 @@ from xdsl.passes import ModulePass
 
 from ferrox.diagnostics import Diagnostic, DiagnosticEngine
 from ferrox.dialects.simt import FuncOp, KernelOp
-from ferrox.passes.disjoint import contract, convergence, slices, unsafe, witnesses
+from ferrox.passes.disjoint import contract, convergence, slices, specialize, unsafe, witnesses
 from ferrox.passes.disjoint.common import Context, Function, type_test, walk
 
 _is_simt_function = type_test((KernelOp, FuncOp))
 
-CHECKS = (witnesses.check, slices.check, contract.check, unsafe.check, convergence.check)
+CHECKS = (
+    witnesses.check,
+    slices.check,
+    contract.check,
+    unsafe.check,
+    convergence.check,
+    specialize.check,
+)
 
 
 def collect(root: Operation) -> list[Diagnostic]:
