@@ -12,15 +12,18 @@ the block synchronised, `simt.specialize` splits them (dialects/simt/specialize.
   `(r + 1) % 2` (round 0 passes at once: a fresh barrier is in phase 0), then its first thread
   alone expects the stage's bytes on `full[s]` and issues its loads;
 - the consumers (`setmaxnreg inc`) wait on `full[s]` with parity `r % 2`, fence, issue the
-  stage's wgmma ops, commit, wait for them all (`pending = 0`), and arrive on `empty[s]` (every
-  consumer thread: the barrier expects `p.threads` arrivals), which frees the stage for round
-  `r + 1`'s load. The epilogue and every tile op after the loop follow in the consumer region,
-  whose `simt.sync_threads` are the consumers' own barrier.
+  stage's wgmma ops and commit; then (`CONSUMER_PENDING = 1`) wait until one group is pending,
+  which retires stage `s - 1`'s, and arrive on `empty[s - 1]` (every consumer thread: the
+  barrier expects `p.threads` arrivals), which frees that stage for round `r + 1`'s load; the
+  round's last stage is retired (`pending = 0`) and freed at the round's end. The epilogue and
+  every tile op after the loop follow in the consumer region, whose `simt.sync_threads` are the
+  consumers' own barrier.
 
-With `pending = 0` a warpgroup's tensor pipe drains at the end of each stage; the other consumer
-warpgroup's products fill it meanwhile (the two do not wait for each other). The schedule is the
-one verify-disjoint's stage rule accepts ([SIMT 9](docs/safety.md#simt-9)), so the kernel is
-checked, not trusted, for the hand-off of each stage.
+A warpgroup's tensor pipe so drains once a round (with `CONSUMER_PENDING = 0`, at every stage);
+the other consumer warpgroup's products fill it meanwhile (the two do not wait for each other).
+No release waits for the next round, so each round holds and frees every stage: the schedule
+is the one verify-disjoint's stage rule accepts ([SIMT 9](docs/safety.md#simt-9)), and the
+kernel is checked, not trusted, for the hand-off of each stage.
 
 Applies where `gemm_wgmma.plan` does, the knob is on, a thread holds more than 64 accumulators
 (one block an SM: 128 x 256 and 256 x 128 tiles) and the ops before the loop compute only
@@ -54,6 +57,11 @@ CONSUMER_REGISTERS = 240
 allocates the kernel's 168 (384 threads, one block an SM) and each region within its target:
 with 232 for the consumers (and 40 for the producer) the epilogue spilled 36 bytes, with 240
 nothing spills and the producer fits 24."""
+CONSUMER_PENDING = 1
+"""1: a stage's group stays in flight while the next stage's is issued (`wgmma_wait {pending =
+1}`, the previous stage freed after it), and the round's last stage is retired at the round's
+end (`pending = 0`); 0: each stage's group retired at once. With 0 a warpgroup's tensor pipe
+drains at every stage, with 1 once a round."""
 _PRELUDE = (tile.BlockIdOp, tile.DimOp, tile.ConstantOp, tile.NumBlocksOp)
 
 
@@ -198,8 +206,16 @@ class Specialized(Wgmma):
                 op = simt.WgmmaOp(self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX)
                 out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
         ctx.emit(simt.WgmmaCommitOp())
-        out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
-        ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st)))
+        if not CONSUMER_PENDING:
+            out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
+            ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st)))
+            return out
+        if st:  # the previous stage's group retires; this one's runs on
+            out = list(ctx.emit(simt.WgmmaWaitOp(out, 1)).results)
+            ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st - 1)))
+        if st == p.stages - 1:  # the round's last: retire it too
+            out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
+            ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st)))
         return out
 
 
@@ -219,4 +235,4 @@ def _widen(kernel: simt.KernelOp, threads: int) -> None:
     kernel.attributes[LOWERING_ATTR] = type(attr)(entries)
 
 
-__all__ = ["WARP_SPECIALIZE", "Specialized", "applies"]
+__all__ = ["CONSUMER_PENDING", "WARP_SPECIALIZE", "Specialized", "applies"]

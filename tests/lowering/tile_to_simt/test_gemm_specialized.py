@@ -55,13 +55,15 @@ def test_ptx_splits_registers_and_names_the_consumers_barrier(specialised):
 
 
 @pytest.mark.parametrize(
-    "el, tile, mnk",
+    "el, tile, mnk, pending",
     [
-        ("bf16", (128, 256, 64), (140, 270, 330)),  # 6 trips: rounds 0 and 1 of 4 stages
-        ("f16", (256, 128, 64), (260, 70, 64)),  # one trip, ragged M
+        ("bf16", (128, 256, 64), (140, 270, 330), 1),  # 6 trips: rounds 0 and 1 of 4 stages
+        ("f16", (256, 128, 64), (260, 70, 64), 1),  # one trip, ragged M
+        ("bf16", (128, 256, 64), (100, 200, 300), 0),  # each stage retired at once
     ],
 )
-def test_interpreter_matches_numpy(specialised, interpreter, el, tile, mnk):
+def test_interpreter_matches_numpy(specialised, monkeypatch, interpreter, el, tile, mnk, pending):
+    monkeypatch.setattr(gemm_specialized, "CONSUMER_PENDING", pending)
     m, n, k = mnk
     module = lower_text(matmul(*tile, el=el, chip="sm_90a"))
     assert any(isinstance(op, simt.SpecializeOp) for op in simt_kernel(module, "mm").walk())
