@@ -29,9 +29,9 @@ PARTITION_ATTR = "simt.partition_threads"
 
 def lower_specialize(module: ModuleOp) -> None:
     """Lower every `simt.specialize` and `simt.setmaxnreg` of `module` in place."""
-    for op in [o for o in walk(module) if isinstance(o, SpecializeOp)]:
-        _partition_ops(op)
-        _split(op)
+    for spec in [o for o in walk(module) if isinstance(o, SpecializeOp)]:
+        _partition_ops(spec)
+        _split(spec)
     for op in [o for o in walk(module) if isinstance(o, SetMaxNRegOp)]:
         asm = ptx_asm(f"setmaxnreg.{op.action.data.value}.sync.aligned.u32 {op.registers};", "", [])
         asm.attributes[CONVERGENT] = UnitAttr()

@@ -262,6 +262,12 @@ class Lowering:
             self.out.point = saved
             self._scopes.pop()
 
+    def continue_in(self, block: Block) -> None:
+        """Emit at the end of `block` (nested in the current insertion block) from now on, for
+        the rest of the kernel (`gemm_specialized.py`: the consumers' region)."""
+        self.out.point = InsertPoint.at_end(block)
+        self._scopes.append(block)
+
     def in_prologue(self, op: Operation) -> SSAValue:
         """Emit `op` at the kernel's start (after the constants and what is already there), for
         values every thread computes once: thread coordinates, shared arrays."""

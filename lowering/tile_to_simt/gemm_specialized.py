@@ -33,8 +33,10 @@ the consumers' layouts, so nothing there may touch memory.
 
 from __future__ import annotations
 
+import functools
+
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, i64
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -42,12 +44,10 @@ from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.specialize import SetMaxNRegOp, SpecializeOp
 from ferrox.dialects.simt.tma import MbarrierArriveOp, MbarrierInitOp, MbarrierWaitOp
 from ferrox.lowering.tile_to_simt.gemm_wgmma import (
-    BOX,
     TWO_BLOCKS_ACCUMULATORS,
     Wgmma,
     layout,
 )
-from ferrox.lowering.tile_to_simt.layout import log2
 
 WARP_SPECIALIZE = False
 """Lower eligible loops warp-specialised (module docstring); a knob for timing."""
@@ -84,27 +84,9 @@ class Specialized(Wgmma):
     def run(self) -> None:
         ctx, g, p = self.ctx, self.g, self.p
         s_count = p.stages
-        e = g.element
-        self.a_st = [self._stage(e, p.m * p.k, f"wa{s}") for s in range(s_count)]
-        self.b_st = [self._stage(e, p.k * p.n, f"wb{s}") for s in range(s_count)]
-        self.full = ctx.shared(i64, s_count, "full")
+        self.prepare()
         self.empty = ctx.shared(i64, s_count, "empty")
-        self.ta, self.tb = ctx.tensor(g.a), ctx.tensor(g.b)
         loop = g.loop
-        lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
-        i, j = ctx.scalar(g.i), ctx.scalar(g.j)
-        a_rows, _ = self.ta.dims
-        _, b_cols = self.tb.dims
-        self.lb, self.step = lb, step
-        self.a_row = ctx(arith.MinUIOp(ctx.mul(i, p.m), a_rows))
-        self.b_col = ctx(arith.MinUIOp(ctx.mul(j, p.n), b_cols))
-        zero = ctx.index(0)
-        trips = ctx(arith.CeilDivUIOp(ctx(arith.SubiOp(ub, lb)), step))
-        self.trips = ctx(arith.SelectOp(ctx.cmp("ult", lb, ub), trips, zero))
-        rounds = ctx(arith.CeilDivUIOp(self.trips, ctx.index(s_count)))
-        self.end = ctx.mul(rounds, s_count)
-        self.tx = ctx.index(2 * p.k * (p.m + p.n))
-        first = ctx.cmp("eq", ctx.tid(), 0)
 
         def init() -> list[SSAValue]:
             def each() -> None:
@@ -112,7 +94,7 @@ class Specialized(Wgmma):
                     ctx.emit(MbarrierInitOp(self.full, ctx.index(s), ctx.index(1)))
                     ctx.emit(MbarrierInitOp(self.empty, ctx.index(s), ctx.index(p.threads)))
 
-            ctx.when(first, each)
+            ctx.when(self.first, each)
             return []
 
         ctx.unsafe(init)
@@ -128,8 +110,7 @@ class Specialized(Wgmma):
             ctx.emit(simt.YieldOp())
         # The rest of the kernel is the consumers': emit there from now on, and end the region
         # where the tile kernel returns (`kernel.lower_return`).
-        ctx.out.point = InsertPoint.at_end(consumer)
-        ctx._scopes.append(consumer)
+        ctx.continue_in(consumer)
         ctx.specialized = spec
         ctx.emit(SetMaxNRegOp("inc", CONSUMER_REGISTERS))
         done = self.consume(acc)
@@ -138,14 +119,9 @@ class Specialized(Wgmma):
         assert isinstance(kernel, simt.KernelOp)
         _widen(kernel, p.block_threads)
 
-    def _stage(self, element, size: int, name: str) -> SSAValue:
-        from ferrox.lowering.tile_to_simt.gemm_wgmma import _swizzled
-
-        return _swizzled(self.ctx.shared(element, size, name))
-
     def _rounds(self, body_of, acc: list[SSAValue]) -> list[SSAValue]:
-        """`scf.for %base = 0 to end step S` carrying `acc`, its body `body_of(base, parity)`
-        (parity `(base / S) % 2`, the round's), which returns the values carried on."""
+        """`scf.for %base = 0 to end step S` carrying `acc`, its body `body_of(base, parity,
+        values)` (parity `(base / S) % 2`, the round's), which returns the values carried on."""
         ctx, s_count = self.ctx, self.p.stages
         body = Block(arg_types=[IndexType(), *(v.type for v in acc)])
         base = body.args[0]
@@ -170,23 +146,18 @@ class Specialized(Wgmma):
                 return []
 
             for st in range(p.stages):
-                ctx.unsafe(lambda st=st: stage(st))
+                ctx.unsafe(functools.partial(stage, st))
             return carried
 
         self._rounds(body, [])
 
     def consume(self, acc: list[SSAValue]) -> list[SSAValue]:
         ctx, p = self.ctx, self.p
-        wg = ctx(arith.ShRUIOp(ctx.tid(), ctx.index(log2(128))))
-        zero = ctx.index(0)
-        wg_m = ctx(arith.AndIOp(wg, ctx.index(p.wm - 1))) if p.wm > 1 else zero
-        wg_n = wg if p.wn > 1 else zero
-        self.a_base = ctx.mul(wg_m, (p.m // p.wm) * BOX)
-        self.b_base = ctx.mul(wg_n, (p.nw // BOX) * p.k * BOX)
+        self.bases()
 
         def body(base, parity, values) -> list[SSAValue]:
             for st in range(p.stages):
-                values = ctx.unsafe(lambda st=st, values=values: self.multiply(st, parity, values))
+                values = ctx.unsafe(functools.partial(self.multiply, st, parity, values))
             return values
 
         return self._rounds(body, acc)
@@ -195,16 +166,7 @@ class Specialized(Wgmma):
         """Stage `st`: wait for its bytes, multiply, retire, free it."""
         ctx, p = self.ctx, self.p
         ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
-        ctx.emit(simt.WgmmaFenceOp())
-        chain = p.nw // 2
-        out = list(acc)
-        for ks in range(p.k // 16):
-            b_at = ctx.add(self.b_base, ks * 16 * BOX)
-            for h in range(p.chains):
-                a_at = ctx.add(self.a_base, (ks // 4) * p.m * BOX + h * 64 * BOX + 16 * (ks % 4))
-                c = out[h * chain : (h + 1) * chain]
-                op = simt.WgmmaOp(self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX)
-                out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
+        out = self.products(st, acc)
         ctx.emit(simt.WgmmaCommitOp())
         if not CONSUMER_PENDING:
             out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
@@ -230,9 +192,10 @@ def _widen(kernel: simt.KernelOp, threads: int) -> None:
         c.domain.data, [threads], c.shared_bytes.data, c.min_cc.data, c.requires.data
     )
     attr = kernel.attributes[LOWERING_ATTR]
+    assert isinstance(attr, DictionaryAttr)
     entries = dict(attr.data)
-    entries["threads"] = type(entries["threads"])(threads, i64)
-    kernel.attributes[LOWERING_ATTR] = type(attr)(entries)
+    entries["threads"] = IntegerAttr(threads, i64)
+    kernel.attributes[LOWERING_ATTR] = DictionaryAttr(entries)
 
 
 __all__ = ["CONSUMER_PENDING", "WARP_SPECIALIZE", "Specialized", "applies"]

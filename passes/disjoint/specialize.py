@@ -350,7 +350,7 @@ class _Split:
         loop: scf.ForOp | None = None
         for op in _ops_of(spec.consumer):
             uses = [v for v in _shared_operands(op) if alloc_of(v) is not None]
-            touched = {id(alloc_of(v)) for v in uses}  # type: ignore[arg-type]
+            touched = {id(alloc_of(v)) for v in uses}
             if not touched & (stages | self.full_arrays | self.empty_arrays):
                 continue
             home = self.loop_of(op, spec.consumer)
@@ -544,9 +544,10 @@ class _Split:
 
 def _before(a: Operation, b: Operation) -> bool:
     """`a` comes before `b` in their (common) block."""
-    return a.parent_block() is b.parent_block() and a.parent_block().get_operation_index(
-        a
-    ) < b.parent_block().get_operation_index(b)
+    block = a.parent_block()
+    if block is None or b.parent_block() is not block:
+        return False
+    return block.get_operation_index(a) < block.get_operation_index(b)
 
 
 def _until(block: Block, stop: Operation) -> list[Operation]:

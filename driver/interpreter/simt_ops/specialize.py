@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import _thread
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -37,7 +37,7 @@ class _Stop(BaseException):
 class Partitions:
     """The coroutines of one `simt.specialize` run (module docstring)."""
 
-    def __init__(self, bodies: list[Callable[[], None]]):
+    def __init__(self, bodies: Sequence[Callable[[], object]]):
         self.bodies = bodies
         n = len(bodies)
         self.go = [threading.Lock() for _ in range(n)]

@@ -149,48 +149,46 @@ def _wait(op):
         buffer, index, parity = args
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         parities = _values(ex, parity, lanes) & 1
+        states = [_barrier(ex, op, buffer, int(at), int(lane)) for lane, at in zip(lanes, flat)]
         if ex.partitions is not None:  # a `simt.specialize` region: the other may provide
-            states = [_barrier(ex, op, buffer, int(at), int(lane)) for lane, at in zip(lanes, flat)]
 
             def ready() -> bool:
                 return all(st.phase != int(p) for st, p in zip(states, parities))
 
             if not ready():
-                ex.partitions.block(ready, lambda: _forever(ex, op, buffer, lanes, flat, parities))
-        for lane, at, p in zip(lanes, flat, parities):
-            state = _barrier(ex, op, buffer, int(at), int(lane))
-            if state.phase == int(p):  # the phase of this parity is still running
-                one = np.zeros(ex.n, bool)
-                one[lane] = True
-                raise ex.fault(
-                    op,
-                    one,
-                    f"'{op.name}' would wait forever: phase {int(p)} of the barrier at "
-                    f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
-                    f"arrivals and {state.tx} bytes, and nothing before it in program order "
-                    "provides them",
-                )
+                why = "every partition of the block waits"
+                waits = (lanes, flat, states, parities)
+                ex.partitions.block(ready, lambda: _forever(ex, op, buffer, waits, why))
+        fault = _forever(ex, op, buffer, (lanes, flat, states, parities), _NOTHING_BEFORE)
+        if fault is not None:
+            raise fault
+        for state in states:
             state.land()
         return ()
 
     return run
 
 
-def _forever(ex, op, buffer, lanes, flat, parities):
-    """The fault of a wait in a `simt.specialize` region that no partition can complete."""
-    for lane, at, p in zip(lanes, flat, parities):
-        state = _barrier(ex, op, buffer, int(at), int(lane))
-        if state.phase == int(p):
-            one = np.zeros(ex.n, bool)
-            one[lane] = True
-            return ex.fault(
-                op,
-                one,
-                f"'{op.name}' would wait forever: phase {int(p)} of the barrier at "
-                f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
-                f"arrivals and {state.tx} bytes, and every partition of the block waits",
-            )
-    return ex.fault(op, np.zeros(ex.n, bool), f"'{op.name}' would wait forever")
+_NOTHING_BEFORE = "nothing before it in program order provides them"
+
+
+def _forever(ex, op, buffer, waits, why: str):
+    """The fault of the first lane of `waits` (lanes, flat indices, barrier states, parities)
+    whose phase has not completed (None if none): `why` nothing completes it."""
+    for lane, at, state, p in zip(*waits):
+        p = int(p)
+        if state.phase != p:
+            continue
+        one = np.zeros(ex.n, bool)
+        one[int(lane)] = True
+        return ex.fault(
+            op,
+            one,
+            f"'{op.name}' would wait forever: phase {p} of the barrier at "
+            f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
+            f"arrivals and {state.tx} bytes, and {why}",
+        )
+    return None
 
 
 @lowers(TmaLoadOp)

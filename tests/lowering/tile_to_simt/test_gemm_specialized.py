@@ -13,7 +13,7 @@ from ferrox.dialects import simt
 from ferrox.lowering.tile_to_simt import gemm_specialized
 
 from .conftest import lower_text, simt_kernel
-from .test_gemm_wgmma import _data
+from .test_gemm_wgmma import _data, assert_product
 
 
 @pytest.fixture
@@ -72,7 +72,4 @@ def test_interpreter_matches_numpy(specialised, monkeypatch, interpreter, el, ti
     b, y = _data(rng, (k, n), el)
     c = np.full((m, n), np.nan, np.float32)
     interpreter(module, "mm", [c, a, b])
-    exact = x.astype(np.float64) @ y.astype(np.float64)
-    bound = max(k, 1) * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
-    assert not np.isnan(c).any()
-    assert (np.abs(c - exact) <= bound + 1e-30).all(), np.abs(c - exact).max()
+    assert_product(c, x, y, k)
