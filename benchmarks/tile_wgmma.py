@@ -88,6 +88,7 @@ AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("default", (128, 256, 64), {}),
     ("warp-specialised", (128, 256, 64), WS),
     ("ws, pending 0", (128, 256, 64), {**WS, "gemm_specialized.CONSUMER_PENDING": 0}),
+    ("ws, no proxy fence", (128, 256, 64), {**WS, "gemm_specialized.PROXY_FENCE": False}),
     ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
     ("default", (256, 128, 64), {}),
     ("warp-specialised", (256, 128, 64), WS),
@@ -98,7 +99,8 @@ one run to the next (2026-12-05, H100), so the configurations take turns, round 
 round against its own cuBLAS time. `--configs` picks some by `config` name and tiles
 (`warp-specialised`, `default:128x256`). The warp-specialised schedule
 (`gemm_specialized.py`): a producer warpgroup and `setmaxnreg`, no block barrier in the loop;
-`ws, pending 0` retires each stage's group at once instead of once a round."""
+`ws, pending 0` retires each stage's group at once instead of once a round; `ws, no proxy
+fence` fences each stage's products without `fence.proxy.async`."""
 
 
 def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:

@@ -62,6 +62,11 @@ CONSUMER_PENDING = 1
 1}`, the previous stage freed after it), and the round's last stage is retired at the round's
 end (`pending = 0`); 0: each stage's group retired at once. With 0 a warpgroup's tensor pipe
 drains at every stage, with 1 once a round."""
+PROXY_FENCE = True
+"""Each stage's `simt.wgmma_fence` with `fence.proxy.async` (a `MEMBAR` in SASS); False: the
+registers' fence alone (`{registers}`), as CUTLASS's consumers do. Sound because only TMA (the
+async proxy, which wgmma reads through too) writes a stage: SIMT 9 refuses any other write of
+one, so no generic-proxy write needs ordering before the products. A knob for timing."""
 _PRELUDE = (tile.BlockIdOp, tile.DimOp, tile.ConstantOp, tile.NumBlocksOp)
 
 
@@ -166,7 +171,7 @@ class Specialized(Wgmma):
         """Stage `st`: wait for its bytes, multiply, retire, free it."""
         ctx, p = self.ctx, self.p
         ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
-        out = self.products(st, acc)
+        out = self.products(st, acc, registers=not PROXY_FENCE)
         ctx.emit(simt.WgmmaCommitOp())
         if not CONSUMER_PENDING:
             out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
@@ -198,4 +203,4 @@ def _widen(kernel: simt.KernelOp, threads: int) -> None:
     kernel.attributes[LOWERING_ATTR] = DictionaryAttr(entries)
 
 
-__all__ = ["CONSUMER_PENDING", "WARP_SPECIALIZE", "Specialized", "applies"]
+__all__ = ["CONSUMER_PENDING", "PROXY_FENCE", "WARP_SPECIALIZE", "Specialized", "applies"]

@@ -366,10 +366,11 @@ class Wgmma:
         self.a_base = ctx.mul(wg_m, (p.m // p.wm) * BOX)
         self.b_base = ctx.mul(wg_n, (p.nw // BOX) * p.k * BOX)
 
-    def products(self, st: int, acc: list[SSAValue]) -> list[SSAValue]:
-        """The fence and the wgmma ops of stage `st` on accumulators `acc` (uncommitted)."""
+    def products(self, st: int, acc: list[SSAValue], registers: bool = False) -> list[SSAValue]:
+        """The fence (`{registers}`: without the proxy fence) and the wgmma ops of stage `st`
+        on accumulators `acc` (uncommitted)."""
         ctx, p = self.ctx, self.p
-        ctx.emit(simt.WgmmaFenceOp())
+        ctx.emit(simt.WgmmaFenceOp(registers))
         chain = p.nw // 2
         out = list(acc)
         for ks in range(p.k // 16):
