@@ -87,8 +87,8 @@ WS = {"gemm_specialized.WARP_SPECIALIZE": True}
 AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("default", (128, 256, 64), {}),
     ("warp-specialised", (128, 256, 64), WS),
-    ("ws, pending 0", (128, 256, 64), {**WS, "gemm_specialized.CONSUMER_PENDING": 0}),
-    ("ws, no proxy fence", (128, 256, 64), {**WS, "gemm_specialized.PROXY_FENCE": False}),
+    ("ws-pending-0", (128, 256, 64), {**WS, "gemm_specialized.CONSUMER_PENDING": 0}),
+    ("ws-no-proxy-fence", (128, 256, 64), {**WS, "gemm_specialized.PROXY_FENCE": False}),
     ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
     ("default", (256, 128, 64), {}),
     ("warp-specialised", (256, 128, 64), WS),
@@ -96,11 +96,11 @@ AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
 )
 """The A/B runs of `ab`: a single run of each kernel beside cuBLAS moved by a few points from
 one run to the next (2026-12-05, H100), so the configurations take turns, round by round, each
-round against its own cuBLAS time. `--configs` picks some by `config` name and tiles
-(`warp-specialised`, `default:128x256`). The warp-specialised schedule
+round against its own cuBLAS time. `--configs` picks some by `config` name, or name and tiles
+(`warp-specialised`, `default:128x256x64`). The warp-specialised schedule
 (`gemm_specialized.py`): a producer warpgroup and `setmaxnreg`, no block barrier in the loop;
-`ws, pending 0` retires each stage's group at once instead of once a round; `ws, no proxy
-fence` fences each stage's products without `fence.proxy.async`."""
+`ws-pending-0` retires each stage's group at once instead of once a round;
+`ws-no-proxy-fence` fences each stage's products without `fence.proxy.async`."""
 
 
 def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:
@@ -216,8 +216,8 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
 
 def small() -> int:
     """Checked small runs for compute-sanitizer: the 128 x 128 and 128 x 256 wgmma kernels
-    (300 x 264 x 200, 300 x 280 x 200) and the example's tiles on 200-byte rows (its portable
-    twin)."""
+    (300 x 264 x 200, 300 x 280 x 200), the example's tiles on 200-byte rows (its portable
+    twin), and the warp-specialised 128 x 256 and 256 x 128 kernels (`WS`)."""
     import numpy as np
     import torch
 
@@ -225,12 +225,15 @@ def small() -> int:
 
     worst = 0.0
     cases = (
-        ((128, 128, 64), (300, 264, 200)),
-        ((128, 256, 64), (300, 280, 200)),  # 4 stages, the epilogue's slabs cut on warpgroups
-        ((128, 256, 64), (300, 150, 100)),
+        ((128, 128, 64), (300, 264, 200), {}),
+        ((128, 256, 64), (300, 280, 200), {}),  # 4 stages, the epilogue's slabs cut on warpgroups
+        ((128, 256, 64), (300, 150, 100), {}),
+        ((128, 256, 64), (300, 280, 200), WS),  # a producer warpgroup, mbarrier hand-offs
+        ((256, 128, 64), (300, 264, 520), WS),
     )
-    for tiles, (m, n, k) in cases:
-        kernel = ferrox.load(kernel_text(*tiles), device="gpu")["matmul_bf16"]
+    for tiles, (m, n, k), settings in cases:
+        source = _variant(tiles, "bf16", settings) if settings else kernel_text(*tiles)
+        kernel = ferrox.load(source, device="gpu")["matmul_bf16"]
         a, b = _operands(torch, m, n, k, torch.bfloat16, 7)
         c = torch.full((m, n), float("nan"), device="cuda")
         kernel(c, a, b)  # k = 100: 200-byte rows, no TMA map: the portable twin runs
@@ -239,7 +242,8 @@ def small() -> int:
         y = b.float().cpu().numpy().astype(np.float64)
         err = float(np.abs(c.cpu().numpy() - x @ y).max())
         worst = max(worst, err)
-        print(f"small tile bf16 matmul {tiles} {m}x{k} @ {k}x{n}: max abs error {err:.3g}")
+        label = " warp-specialised" if settings else ""
+        print(f"small tile bf16 matmul {tiles}{label} {m}x{k} @ {k}x{n}: max abs error {err:.3g}")
     return 0 if worst < 1e-3 else 1
 
 
