@@ -8,8 +8,9 @@ rule accepts one protocol and refuses everything else in such a kernel:
    producer's TMA loads and in reads by the consumers. Each stage has one *full* barrier `F[i]`
    (the barrier its loads complete on) and one *empty* barrier `E[j]` (the one the producer
    waits on before loading it); `i`, `j` are constants, and no barrier serves two roles. Each is
-   initialised exactly once, before the `simt.specialize`, with a `simt.sync_threads` of the
-   whole block between the last initialisation and the split: `F[i]` with count 1, `E[j]` with
+   initialised exactly once, before the `simt.specialize`, by one thread (under an `scf.if` on
+   `thread_id x == c`), with a `simt.sync_threads` of the whole block between the last
+   initialisation and the split: `F[i]` with count 1, `E[j]` with
    the consumer partition's thread count. Outside the split they are only initialised.
 2. *The producer* touches shared memory only with `simt.mbarrier_wait` on an empty barrier,
    `simt.mbarrier_arrive_expect_tx` on a full one and `simt.tma_load`, all in the body of one
@@ -499,6 +500,12 @@ class _Split:
                     if k in inits:
                         self.error(op, "a stage barrier is initialised twice")
                     inits[k] = op
+                    if not self.by_one_thread(op):
+                        self.error(
+                            op,
+                            "a stage barrier must be initialised by one thread (under 'scf.if' "
+                            "on 'thread_id x == c'): two would write it at once",
+                        )
                     top = top_of.get(id(op))
                     if top is None or not _before(top, spec):
                         self.error(op, "a stage barrier must be initialised before the split")
@@ -529,6 +536,21 @@ class _Split:
                 "'simt.specialize' needs a 'simt.sync_threads' of the whole block between the "
                 "stage barriers' initialisation and the split",
             )
+
+    def by_one_thread(self, op: Operation) -> bool:
+        """`op` sits (through `simt.unsafe`) in the then-region of an `scf.if` on `thread_id x
+        == c`."""
+        block = self.spec.block_threads() or 0
+        parent = op.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp):
+            if (
+                isinstance(parent, scf.IfOp)
+                and parent.true_region.is_ancestor(op)
+                and self.elected(parent.cond, 0, block)
+            ):
+                return True
+            parent = parent.parent_op()
+        return False
 
     # -- rule 8's flow, the arrive as a write ----------------------------------------------------
     def releases(self, loop: scf.ForOp) -> None:
