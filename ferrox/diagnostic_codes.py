@@ -213,7 +213,7 @@ CODES: tuple[Code, ...] = (
             r"frees (a )?stage",
             r"writes stage \S+ in the consumers",
             r"the consumer loop must have the producer loop's bounds",
-            r"barrier must be initialised with count",
+            r"barrier must be initialised (with count|by one thread)",
             r"stage barriers' initialisation and the split",
         ),
         (
