@@ -3,7 +3,8 @@ device function.
 
 Op verifiers check that each op is well formed; this pass checks that the kernel is safe: witness
 provenance, linearity and escape, index-space agreement, disjoint-slice use, the launch contract,
-unsafe-only operations and convergence. It reports every violation, then fails once. The IR is
+unsafe-only operations and convergence, the wgmma pipeline (rule 8) and the stage hand-off of a
+warp-specialised kernel (rule 9). It reports every violation, then fails once. The IR is
 not changed.
 """
 
@@ -73,7 +74,7 @@ def verify_disjoint(root: Operation) -> None:
 
 @dataclass(frozen=True)
 class VerifyDisjointPass(ModulePass):
-    """Check the SIMT rules 1-7 (docs/safety.md#simt-rules); the module is left unchanged."""
+    """Check the SIMT rules 1-9 (docs/safety.md#simt-rules); the module is left unchanged."""
 
     name = "verify-disjoint"
 
