@@ -89,6 +89,7 @@ AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("warp-specialised", (128, 256, 64), WS),
     ("ws-pending-0", (128, 256, 64), {**WS, "gemm_specialized.CONSUMER_PENDING": 0}),
     ("ws-no-proxy-fence", (128, 256, 64), {**WS, "gemm_specialized.PROXY_FENCE": False}),
+    ("ws-across-rounds", (128, 256, 64), {**WS, "gemm_specialized.ACROSS_ROUNDS": True}),
     ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
     ("default", (256, 128, 64), {}),
     ("warp-specialised", (256, 128, 64), WS),
@@ -100,7 +101,8 @@ round against its own cuBLAS time. `--configs` picks some by `config` name, or n
 (`warp-specialised`, `default:128x256x64`). The warp-specialised schedule
 (`gemm_specialized.py`): a producer warpgroup and `setmaxnreg`, no block barrier in the loop;
 `ws-pending-0` retires each stage's group at once instead of once a round;
-`ws-no-proxy-fence` fences each stage's products without `fence.proxy.async`."""
+`ws-no-proxy-fence` fences each stage's products without `fence.proxy.async`;
+`ws-across-rounds` keeps the round's last group in flight into the next round (no drain)."""
 
 
 def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:

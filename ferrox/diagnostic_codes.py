@@ -211,6 +211,7 @@ CODES: tuple[Code, ...] = (
             r"the phase must complete exactly when they have landed",
             r"full barrier must have parity",
             r"frees (a )?stage",
+            r"must be on 'iv != 0' of the loop",
             r"writes stage \S+ in the consumers",
             r"the consumer loop must have the producer loop's bounds",
             r"barrier must be initialised (with count|by one thread)",

@@ -62,6 +62,11 @@ CONSUMER_PENDING = 1
 1}`, the previous stage freed after it), and the round's last stage is retired at the round's
 end (`pending = 0`); 0: each stage's group retired at once. With 0 a warpgroup's tensor pipe
 drains at every stage, with 1 once a round."""
+ACROSS_ROUNDS = False
+"""With `CONSUMER_PENDING = 1`: the round's last stage is not retired at the round's end but
+stays in flight into the next round, whose first stage retires and frees it (the arrive under
+`base != 0`: round 0 has no previous stage); the tensor pipe never drains in the loop. SIMT 9
+accepts the carried hold (docs/safety.md#simt-9). A knob for timing."""
 PROXY_FENCE = True
 """Each stage's `simt.wgmma_fence` with `fence.proxy.async` (a `MEMBAR` in SASS); False: the
 registers' fence alone (`{registers}`), as CUTLASS's consumers do. Sound because only TMA (the
@@ -162,12 +167,17 @@ class Specialized(Wgmma):
 
         def body(base, parity, values) -> list[SSAValue]:
             for st in range(p.stages):
-                values = ctx.unsafe(functools.partial(self.multiply, st, parity, values))
+                values = ctx.unsafe(functools.partial(self.multiply, base, st, parity, values))
             return values
 
-        return self._rounds(body, acc)
+        done = self._rounds(body, acc)
+        if CONSUMER_PENDING and ACROSS_ROUNDS:  # the last round's last stage is still in flight
+            done = ctx.unsafe(lambda: list(ctx.emit(simt.WgmmaWaitOp(done, 0)).results))
+        return done
 
-    def multiply(self, st: int, parity: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+    def multiply(
+        self, base: SSAValue, st: int, parity: SSAValue, acc: list[SSAValue]
+    ) -> list[SSAValue]:
         """Stage `st`: wait for its bytes, multiply, retire, free it."""
         ctx, p = self.ctx, self.p
         ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
@@ -180,7 +190,11 @@ class Specialized(Wgmma):
         if st:  # the previous stage's group retires; this one's runs on
             out = list(ctx.emit(simt.WgmmaWaitOp(out, 1)).results)
             ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st - 1)))
-        if st == p.stages - 1:  # the round's last: retire it too
+        elif ACROSS_ROUNDS:  # the previous round's last stage retires; freed from round 1 on
+            out = list(ctx.emit(simt.WgmmaWaitOp(out, 1)).results)
+            later = ctx.cmp("ne", base, 0)
+            ctx.emit(MbarrierArriveOp(self.empty, ctx.index(p.stages - 1), later))
+        if st == p.stages - 1 and not ACROSS_ROUNDS:  # the round's last: retire it too
             out = list(ctx.emit(simt.WgmmaWaitOp(out, 0)).results)
             ctx.emit(MbarrierArriveOp(self.empty, ctx.index(st)))
         return out
@@ -203,4 +217,11 @@ def _widen(kernel: simt.KernelOp, threads: int) -> None:
     kernel.attributes[LOWERING_ATTR] = DictionaryAttr(entries)
 
 
-__all__ = ["CONSUMER_PENDING", "PROXY_FENCE", "WARP_SPECIALIZE", "Specialized", "applies"]
+__all__ = [
+    "ACROSS_ROUNDS",
+    "CONSUMER_PENDING",
+    "PROXY_FENCE",
+    "WARP_SPECIALIZE",
+    "Specialized",
+    "applies",
+]

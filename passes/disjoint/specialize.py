@@ -23,15 +23,18 @@ rule accepts one protocol and refuses everything else in such a kernel:
 3. *The consumers* read a stage only in the body of one `scf.for` at their region's top level
    with the producer loop's bounds (0, the same upper bound value, the same step `S`): in the
    body, per stage, a wait on `F[i]` with parity `(iv / S) % 2`, then the reads (a wgmma, or a
-   shared load), then `simt.mbarrier_arrive E[j]`, each once a body; the consumers never write
-   a stage, wait on an empty barrier or arrive on a full one. At the arrive no wgmma that reads
-   the stage may be in flight (rule 8's flow analysis, the arrive counted as a write of the
-   stage).
+   shared load), then `simt.mbarrier_arrive E[j]`, each once a body (or, for a stage *carried*
+   across the back edge, the arrive at the body's start under `iv != 0`, before the wait: the
+   hold taken in round r is given up in round r + 1, and round 0 gives up nothing); the
+   consumers never write a stage, wait on an empty barrier or arrive on a full one. At the
+   arrive no wgmma that reads the stage may be in flight (rule 8's flow analysis, the arrive
+   counted as a write of the stage).
 
 Why it is race-free: let round `r`'s fill of a stage be the producer's and its use the
 consumers'. `F[i]`'s phase `r` completes only by fill `r` (one expected arrival, the elected
 thread's, once a round, and `B` bytes, exactly the loads'); `E[j]`'s phase `r` only by the
-arrivals of use `r` (each consumer thread arrives once a round, after its reads have retired).
+arrivals of use `r` (each consumer thread arrives once for it, after its reads have retired: in
+round `r`, or for a carried stage in round `r + 1`).
 Fill `r + 1` waits for `E[j]`'s phase `r`, and use `r` for `F[i]`'s phase `r`, so fills and uses
 alternate: no byte of a stage is written while a consumer may read it, nor read before it
 landed. The parity waits are exact because neither side can be two phases ahead: fill `r + 1`
@@ -122,6 +125,15 @@ def _round_parity(value: SSAValue, loop: scf.ForOp) -> bool:
         and step is not None
         and _const(div.rhs) == step
     )
+
+
+def _not_first(value: SSAValue, loop: scf.ForOp) -> bool:
+    """`value` is `iv != 0` (or `iv > 0`, unsigned) of `loop`, which starts at 0."""
+    cmp = value.owner
+    if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data not in (1, 8):  # ne, ugt
+        return False
+    iv = loop.body.block.args[0]
+    return cmp.lhs is iv and _const(cmp.rhs) == 0 and _const(loop.lb) == 0
 
 
 def _flipped_parity(value: SSAValue, loop: scf.ForOp) -> bool:
@@ -386,12 +398,29 @@ class _Split:
         return loop
 
     def uses(self, loop: scf.ForOp, fulls: set[Key], empties: set[Key]) -> None:
+        """The consumers' loop body (rule 3): per stage a wait on its full barrier, reads, an
+        arrive on its empty one; or, for a stage *carried* (held across the back edge), its
+        arrive at the body's start under `iv != 0`, then the wait, the reads, and the hold left
+        for the next round."""
         by_full = {bars[0]: s for s, bars in self.stage_bars.items()}
-        by_empty: dict[Key, set[int]] = {}
-        for s, bars in self.stage_bars.items():
-            by_empty.setdefault(bars[1], set()).add(s)
-        state: dict[Key, str] = {}  # full barrier -> "held" | "freed"
-        for op in flat(loop.body.block):
+        body = flat(loop.body.block)
+        carried: set[Key] = set()  # full barriers of the stages released under `iv != 0`
+        for op in body:
+            if isinstance(op, MbarrierArriveOp) and op.pred is not None:
+                k = self.key(op.barriers, op.index, op, "empty")
+                if k is None:
+                    return
+                if not _not_first(op.pred, loop):
+                    self.error(
+                        op,
+                        "a predicated 'simt.mbarrier_arrive' in the consumers' loop must be "
+                        "on 'iv != 0' of the loop: it frees the stage the previous round held",
+                    )
+                    return
+                carried |= {f for f, s in by_full.items() if self.stage_bars[s][1] == k}
+        # full barrier -> "carried" | "free" | "held" | "freed"
+        state = {f: "carried" if f in carried else "free" for f in by_full}
+        for op in body:
             if isinstance(op, MbarrierWaitOp):
                 k = self.key(op.barriers, op.index, op, "full")
                 if k is None:
@@ -399,8 +428,12 @@ class _Split:
                 if k not in fulls:
                     self.error(op, "the consumers may wait only on a stage's full barrier")
                     continue
-                if k in state:
-                    self.error(op, "the consumers wait on a full barrier twice in a round")
+                if state[k] != "free":
+                    self.error(
+                        op,
+                        "the consumers wait on a full barrier twice in a round, or before "
+                        "freeing the stage they carried",
+                    )
                     continue
                 if not _round_parity(op.parity, loop):
                     self.error(
@@ -417,7 +450,8 @@ class _Split:
                     self.error(op, "the consumers may arrive only on a stage's empty barrier")
                     continue
                 held = [f for f, s in by_full.items() if self.stage_bars[s][1] == k]
-                if any(state.get(f) != "held" for f in held):
+                want = "carried" if op.pred is not None else "held"
+                if any(state[f] != want for f in held):
                     self.error(
                         op,
                         "'simt.mbarrier_arrive' frees a stage the consumers do not hold: wait on "
@@ -425,7 +459,7 @@ class _Split:
                     )
                     continue
                 for f in held:
-                    state[f] = "freed"
+                    state[f] = "free" if op.pred is not None else "freed"
             elif _shared_operands(op):
                 for v in _shared_operands(op):
                     alloc = alloc_of(v)
@@ -436,7 +470,7 @@ class _Split:
                         isinstance(op, WGMMA_PRODUCT_OPS) and v not in tiles(op)
                     ):
                         self.error(op, f"'{op.name}' writes stage {self.names[s]} in the consumers")
-                    elif state.get(self.stage_bars[s][0]) != "held":
+                    elif state[self.stage_bars[s][0]] != "held":
                         self.error(
                             op,
                             f"'{op.name}' reads stage {self.names[s]} outside the consumers' "
@@ -449,12 +483,12 @@ class _Split:
             ):
                 self.error(op, f"'{op.name}' in the consumers' loop body hides stage accesses")
         for f, s in by_full.items():
-            if state.get(f) != "freed":
+            if state[f] != ("held" if f in carried else "freed"):
                 self.error(
                     loop,
                     f"the consumers' loop body must wait for, read and free stage "
                     f"{self.names[s]} once a round (wait on its full barrier, then arrive on "
-                    "its empty one)",
+                    "its empty one, or at the next round's start under 'iv != 0')",
                 )
 
     # -- before the split ------------------------------------------------------------------------

@@ -81,3 +81,41 @@ def test_fewer_bytes_expected_than_loaded_is_refused(kernel):
     assert any(
         "the phase must complete exactly when they have landed" in m for m in _messages(kernel)
     )
+
+
+@pytest.fixture
+def across(monkeypatch, kernel) -> simt.KernelOp:
+    monkeypatch.setattr(gemm_specialized, "ACROSS_ROUNDS", True)
+    module = parse_module(make_context(), matmul(128, 256, 64, chip="sm_90a"), "mm.mlir")
+    convert_tile_to_simt(module)
+    return next(
+        op for op in module.walk() if isinstance(op, simt.KernelOp) and op.sym_name.data == "mm"
+    )
+
+
+def _carried_arrive(kernel: simt.KernelOp) -> MbarrierArriveOp:
+    return next(
+        op
+        for op in _split(kernel).consumer.walk()
+        if isinstance(op, MbarrierArriveOp) and op.pred is not None
+    )
+
+
+def test_the_stage_held_across_rounds_passes(across):
+    assert _carried_arrive(across) is not None
+    assert _messages(across) == []
+
+
+def test_its_release_in_round_0_is_refused(across):
+    arrive = _carried_arrive(across)
+    true = arith.ConstantOp(IntegerAttr(1, 1))
+    Rewriter.insert_op(true, InsertPoint.before(arrive))
+    arrive.operands[2] = true.result  # round 0 would free a stage no one used
+    assert any("must be on 'iv != 0' of the loop" in m for m in _messages(across))
+
+
+def test_its_release_without_a_predicate_is_refused(across):
+    arrive = _carried_arrive(across)
+    plain = MbarrierArriveOp(arrive.barriers, arrive.index)
+    Rewriter.replace_op(arrive, plain)
+    assert any("frees a stage the consumers do not hold" in m for m in _messages(across))

@@ -118,8 +118,7 @@ def _predicated(ex, op, args, mask, count: int):
 
 def _arrive(op, with_tx: bool):
     def run(ex, args, mask):
-        if with_tx:
-            args, mask = _predicated(ex, op, args, mask, 3)
+        args, mask = _predicated(ex, op, args, mask, 3 if with_tx else 2)
         buffer, index = args[0], args[1]
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         nbytes = _values(ex, args[2], lanes) if with_tx else np.zeros(len(lanes), np.int64)

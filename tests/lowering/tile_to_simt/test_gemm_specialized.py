@@ -60,10 +60,12 @@ def test_ptx_splits_registers_and_names_the_consumers_barrier(specialised):
         ("bf16", (128, 256, 64), (140, 270, 330), 1),  # 6 trips: rounds 0 and 1 of 4 stages
         ("f16", (256, 128, 64), (260, 70, 64), 1),  # one trip, ragged M
         ("bf16", (128, 256, 64), (100, 200, 300), 0),  # each stage retired at once
+        ("f16", (128, 256, 64), (130, 260, 520), 2),  # the last stage held across rounds
     ],
 )
 def test_interpreter_matches_numpy(specialised, monkeypatch, interpreter, el, tile, mnk, pending):
-    monkeypatch.setattr(gemm_specialized, "CONSUMER_PENDING", pending)
+    monkeypatch.setattr(gemm_specialized, "CONSUMER_PENDING", min(pending, 1))
+    monkeypatch.setattr(gemm_specialized, "ACROSS_ROUNDS", pending == 2)
     m, n, k = mnk
     module = lower_text(matmul(*tile, el=el, chip="sm_90a"))
     assert any(isinstance(op, simt.SpecializeOp) for op in simt_kernel(module, "mm").walk())
