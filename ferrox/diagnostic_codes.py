@@ -213,6 +213,7 @@ CODES: tuple[Code, ...] = (
             r"frees (a )?stage",
             r"must be on 'iv != 0' of the loop",
             r"writes stage \S+ in the consumers",
+            r"only a wgmma may read a stage",
             r"the consumer loop must have the producer loop's bounds",
             r"barrier must be initialised (with count|by one thread)",
             r"stage barriers' initialisation and the split",

@@ -22,10 +22,11 @@ rule accepts one protocol and refuses everything else in such a kernel:
    loads' bytes. Each stage is filled once a body. The producer makes no witness.
 3. *The consumers* read a stage only in the body of one `scf.for` at their region's top level
    with the producer loop's bounds (0, the same upper bound value, the same step `S`): in the
-   body, per stage, a wait on `F[i]` with parity `(iv / S) % 2`, then the reads (a wgmma, or a
-   shared load), then `simt.mbarrier_arrive E[j]`, each once a body (or, for a stage *carried*
-   across the back edge, the arrive at the body's start under `iv != 0`, before the wait: the
-   hold taken in round r is given up in round r + 1, and round 0 gives up nothing); the
+   body, per stage, a wait on `F[i]` with parity `(iv / S) % 2`, then the reads (wgmma ops only:
+   a generic-proxy load would need a proxy fence before the refill), then
+   `simt.mbarrier_arrive E[j]`, each once a body (or, for a stage *carried* across the back
+   edge, the arrive at the body's start under `iv != 0`, before the wait: the hold taken in
+   round r is given up in round r + 1, and round 0 gives up nothing); the
    consumers never write a stage, wait on an empty barrier or arrive on a full one. At the
    arrive no wgmma that reads the stage may be in flight (rule 8's flow analysis, the arrive
    counted as a write of the stage).
@@ -470,6 +471,13 @@ class _Split:
                         isinstance(op, WGMMA_PRODUCT_OPS) and v not in tiles(op)
                     ):
                         self.error(op, f"'{op.name}' writes stage {self.names[s]} in the consumers")
+                    elif not isinstance(op, WGMMA_PRODUCT_OPS):
+                        self.error(
+                            op,
+                            f"'{op.name}' reads stage {self.names[s]} through the generic proxy: "
+                            "only a wgmma may read a stage (its reads and the TMA writes that "
+                            "refill it are both the async proxy's, which the barriers order)",
+                        )
                     elif state[self.stage_bars[s][0]] != "held":
                         self.error(
                             op,
