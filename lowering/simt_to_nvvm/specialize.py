@@ -22,17 +22,19 @@ from ferrox.dialects import nvvm
 from ferrox.dialects.simt import SyncThreadsOp, ThreadIdOp, TileIndexOp, YieldOp
 from ferrox.dialects.simt.specialize import SetMaxNRegOp, SpecializeOp, partition_threads
 from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
-from ferrox.passes.disjoint.common import walk
+from ferrox.passes.disjoint.common import type_test, walk
 
 PARTITION_ATTR = "simt.partition_threads"
+_is_specialize_op = type_test((SpecializeOp, SetMaxNRegOp))
 
 
 def lower_specialize(module: ModuleOp) -> None:
     """Lower every `simt.specialize` and `simt.setmaxnreg` of `module` in place."""
-    for spec in [o for o in walk(module) if isinstance(o, SpecializeOp)]:
+    found = [o for o in walk(module) if _is_specialize_op(o)]  # one walk: most kernels have none
+    for spec in [o for o in found if isinstance(o, SpecializeOp)]:
         _partition_ops(spec)
         _split(spec)
-    for op in [o for o in walk(module) if isinstance(o, SetMaxNRegOp)]:
+    for op in [o for o in found if isinstance(o, SetMaxNRegOp)]:
         asm = ptx_asm(f"setmaxnreg.{op.action.data.value}.sync.aligned.u32 {op.registers};", "", [])
         asm.attributes[CONVERGENT] = UnitAttr()
         Rewriter.replace_op(op, asm)

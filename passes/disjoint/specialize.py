@@ -71,9 +71,10 @@ from ferrox.dialects.simt.tma import (
 )
 from ferrox.dialects.simt.wgmma import WGMMA_PRODUCT_OPS, alloc_of, tiles
 from ferrox.passes.disjoint import in_flight
-from ferrox.passes.disjoint.common import Context, Function, walk
+from ferrox.passes.disjoint.common import Context, Function, type_test, walk
 
 RULE = "(SIMT 9, docs/safety.md#simt-9)"
+_is_specialize = type_test(SpecializeOp)
 _READS = (SharedLoadOp, SharedLoadVectorOp, LdMatrixOp, *WGMMA_PRODUCT_OPS)
 Key = tuple[int, int]  # (id of the barrier array's alloc, constant index)
 
@@ -82,8 +83,8 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
     if not isinstance(fn, KernelOp):
         return
     for op in ctx.ops(fn):
-        if isinstance(op, SpecializeOp):
-            _Split(fn, op, engine).check()
+        if _is_specialize(op):
+            _Split(fn, op, engine).check()  # type: ignore[arg-type]
 
 
 def _const(value: SSAValue) -> int | None:
