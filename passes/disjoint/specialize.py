@@ -46,17 +46,14 @@ producer waits parity 1 on a fresh barrier, which passes at once).
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects import scf
+from xdsl.ir import Operation, SSAValue
 
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.dialects.simt import (
     TRUSTED_INDEX_OPS,
     KernelOp,
-    SharedArrayType,
     SyncThreadsOp,
-    ThreadIdOp,
     UnsafeOp,
 )
 from ferrox.dialects.simt.pipeline import LdMatrixOp, SharedLoadVectorOp
@@ -72,8 +69,21 @@ from ferrox.dialects.simt.tma import (
 from ferrox.dialects.simt.wgmma import WGMMA_PRODUCT_OPS, alloc_of, tiles
 from ferrox.passes.disjoint import in_flight
 from ferrox.passes.disjoint.common import Context, Function, type_test, walk
+from ferrox.passes.disjoint.rounds import (
+    RULE,
+    Releases,
+    before,
+    const,
+    elected,
+    flat,
+    flipped_parity,
+    not_first,
+    ops_of,
+    round_parity,
+    shared_operands,
+    until,
+)
 
-RULE = "(SIMT 9, docs/safety.md#simt-9)"
 _is_specialize = type_test(SpecializeOp)
 _READS = (SharedLoadOp, SharedLoadVectorOp, LdMatrixOp, *WGMMA_PRODUCT_OPS)
 Key = tuple[int, int]  # (id of the barrier array's alloc, constant index)
@@ -85,68 +95,6 @@ def check(fn: Function, ctx: Context, engine: DiagnosticEngine) -> None:
     for op in ctx.ops(fn):
         if _is_specialize(op):
             _Split(fn, op, engine).check()  # type: ignore[arg-type]
-
-
-def _const(value: SSAValue) -> int | None:
-    op = value.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
-
-
-def flat(block: Block) -> list[Operation]:
-    """`block`'s ops in order, `simt.unsafe` regions opened in place (they run once, there)."""
-    out: list[Operation] = []
-    for op in block.ops:
-        if isinstance(op, UnsafeOp):
-            out.extend(flat(op.body.block))
-        else:
-            out.append(op)
-    return out
-
-
-def _ops_of(region) -> list[Operation]:
-    """Every op in `region`, nested ones included, in pre-order."""
-    return [o for top in region.block.ops for o in walk(top)]
-
-
-def _shared_operands(op: Operation) -> list[SSAValue]:
-    return [v for v in op.operands if isinstance(v.type, SharedArrayType)]
-
-
-def _round_parity(value: SSAValue, loop: scf.ForOp) -> bool:
-    """`value` is `(iv / S) % 2` of `loop` (its step the constant S)."""
-    rem = value.owner
-    if not isinstance(rem, arith.RemUIOp) or _const(rem.rhs) != 2:
-        return False
-    div = rem.lhs.owner
-    step = _const(loop.step)
-    return (
-        isinstance(div, arith.DivUIOp)
-        and div.lhs is loop.body.block.args[0]
-        and step is not None
-        and _const(div.rhs) == step
-    )
-
-
-def _not_first(value: SSAValue, loop: scf.ForOp) -> bool:
-    """`value` is `iv != 0` (or `iv > 0`, unsigned) of `loop`, which starts at 0."""
-    cmp = value.owner
-    if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data not in (1, 8):  # ne, ugt
-        return False
-    iv = loop.body.block.args[0]
-    return cmp.lhs is iv and _const(cmp.rhs) == 0 and _const(loop.lb) == 0
-
-
-def _flipped_parity(value: SSAValue, loop: scf.ForOp) -> bool:
-    """`value` is `((iv / S) % 2) ^ 1` of `loop`."""
-    x = value.owner
-    if not isinstance(x, arith.XOrIOp):
-        return False
-    a, b = x.lhs, x.rhs
-    return (_const(b) == 1 and _round_parity(a, loop)) or (
-        _const(a) == 1 and _round_parity(b, loop)
-    )
 
 
 class _Split:
@@ -166,7 +114,7 @@ class _Split:
 
     def key(self, array: SSAValue, index: SSAValue, op: Operation, what: str) -> Key | None:
         alloc = alloc_of(array)
-        at = _const(index)
+        at = const(index)
         if alloc is None or at is None:
             self.error(
                 op,
@@ -204,10 +152,10 @@ class _Split:
         spec = self.spec
         region = spec.producer
         loop: scf.ForOp | None = None
-        for op in _ops_of(region):
+        for op in ops_of(region):
             if isinstance(op, TRUSTED_INDEX_OPS):
                 self.error(op, f"'{op.name}' makes a witness in the producer region")
-            shared = _shared_operands(op)
+            shared = shared_operands(op)
             if not shared:
                 continue
             if not isinstance(op, TmaLoadOp | MbarrierWaitOp | MbarrierArriveExpectTxOp):
@@ -234,7 +182,7 @@ class _Split:
             if not self.failed:
                 self.error(spec, "'simt.specialize' producer region fills no stage")
             return None
-        if _const(loop.lb) != 0 or not (_const(loop.step) or 0) > 0:
+        if const(loop.lb) != 0 or not (const(loop.step) or 0) > 0:
             self.error(loop, "the producer loop must run from 0 in steps of a constant (rounds)")
             return None
         self.fills(loop)
@@ -262,7 +210,7 @@ class _Split:
         def close() -> None:
             if group:
                 _, _, got, expect, _ = group
-                want = _const(expect.bytes)
+                want = const(expect.bytes)
                 if want != got:
                     self.error(
                         expect,
@@ -282,7 +230,7 @@ class _Split:
                     self.error(op, "the producer waits on an empty barrier twice in a round")
                 seen_empty.add(k)
                 self.empty_arrays.add(k[0])
-                if not _flipped_parity(op.parity, loop):
+                if not flipped_parity(op.parity, loop):
                     self.error(
                         op,
                         "the producer's wait on an empty barrier must have parity "
@@ -306,7 +254,7 @@ class _Split:
                     self.error(op, "the producer fills a stage twice in a round")
                 seen_full.add(k)
                 self.full_arrays.add(k[0])
-                if not self.elected(op.pred, consumers, block):
+                if not elected(op.pred, consumers, block):
                     self.error(
                         op,
                         "'simt.mbarrier_arrive_expect_tx' on a full barrier must be predicated "
@@ -342,20 +290,6 @@ class _Split:
         if len({f for f, _ in pairs}) != len(pairs) or len({e for _, e in pairs}) != len(pairs):
             self.error(loop, "each stage needs a full and an empty barrier of its own")
 
-    def elected(self, pred: SSAValue | None, lo: int, hi: int) -> bool:
-        """`pred` is `thread_id x == c` with `lo <= c < hi` (one producer thread)."""
-        if pred is None:
-            return False
-        cmp = pred.owner
-        if not isinstance(cmp, arith.CmpiOp) or cmp.predicate.value.data != 0:  # eq
-            return False
-        for t, c in ((cmp.lhs, cmp.rhs), (cmp.rhs, cmp.lhs)):
-            tid = t.owner
-            value = _const(c)
-            if isinstance(tid, ThreadIdOp) and tid.dimension.data == "x" and value is not None:
-                return lo <= value < hi
-        return False
-
     # -- the consumers ---------------------------------------------------------------------------
     def consumer(self, loop_p: scf.ForOp) -> scf.ForOp | None:
         spec = self.spec
@@ -363,8 +297,8 @@ class _Split:
         fulls = {bars[0] for bars in self.stage_bars.values()}
         empties = {bars[1] for bars in self.stage_bars.values()}
         loop: scf.ForOp | None = None
-        for op in _ops_of(spec.consumer):
-            uses = [v for v in _shared_operands(op) if alloc_of(v) is not None]
+        for op in ops_of(spec.consumer):
+            uses = [v for v in shared_operands(op) if alloc_of(v) is not None]
             touched = {id(alloc_of(v)) for v in uses}
             if not touched & (stages | self.full_arrays | self.empty_arrays):
                 continue
@@ -385,9 +319,9 @@ class _Split:
             self.error(spec, "'simt.specialize' consumer region reads no stage")
             return None
         if (
-            _const(loop.lb) != 0
+            const(loop.lb) != 0
             or loop.ub is not loop_p.ub
-            or _const(loop.step) != _const(loop_p.step)
+            or const(loop.step) != const(loop_p.step)
         ):
             self.error(
                 loop,
@@ -412,7 +346,7 @@ class _Split:
                 k = self.key(op.barriers, op.index, op, "empty")
                 if k is None:
                     return
-                if not _not_first(op.pred, loop):
+                if not not_first(op.pred, loop):
                     self.error(
                         op,
                         "a predicated 'simt.mbarrier_arrive' in the consumers' loop must be "
@@ -437,7 +371,7 @@ class _Split:
                         "freeing the stage they carried",
                     )
                     continue
-                if not _round_parity(op.parity, loop):
+                if not round_parity(op.parity, loop):
                     self.error(
                         op,
                         "the consumers' wait on a full barrier must have parity '(iv / S) % 2' "
@@ -462,8 +396,8 @@ class _Split:
                     continue
                 for f in held:
                     state[f] = "free" if op.pred is not None else "freed"
-            elif _shared_operands(op):
-                for v in _shared_operands(op):
+            elif shared_operands(op):
+                for v in shared_operands(op):
                     alloc = alloc_of(v)
                     if alloc is None or id(alloc) not in self.stage_bars:
                         continue
@@ -487,7 +421,7 @@ class _Split:
                             "on its empty one)",
                         )
             elif op.regions and any(
-                isinstance(inner, MbarrierWaitOp | MbarrierArriveOp) or _shared_operands(inner)
+                isinstance(inner, MbarrierWaitOp | MbarrierArriveOp) or shared_operands(inner)
                 for inner in walk(op)[1:]
             ):
                 self.error(op, f"'{op.name}' in the consumers' loop body hides stage accesses")
@@ -521,7 +455,7 @@ class _Split:
                     "there a tile witness counts chunks over the block, inside over the "
                     "consumers, and the two could name one chunk",
                 )
-            for v in _shared_operands(op):
+            for v in shared_operands(op):
                 alloc = alloc_of(v)
                 if alloc is None:
                     continue
@@ -550,10 +484,10 @@ class _Split:
                             "on 'thread_id x == c'): two would write it at once",
                         )
                     top = top_of.get(id(op))
-                    if top is None or not _before(top, spec):
+                    if top is None or not before(top, spec):
                         self.error(op, "a stage barrier must be initialised before the split")
                         continue
-                    if last_init is None or _before(last_init, top):
+                    if last_init is None or before(last_init, top):
                         last_init = top
         consumers = self.spec.consumer_threads()
         pairs = {bars: s for s, bars in self.stage_bars.items()}  # one report a barrier pair
@@ -564,7 +498,7 @@ class _Split:
                     self.error(
                         spec, f"the {what} barrier of stage {self.names[s]} is never initialised"
                     )
-                elif _const(init.count) != count:
+                elif const(init.count) != count:
                     self.error(
                         init,
                         f"a stage's {what} barrier must be initialised with count {count} (the "
@@ -572,7 +506,7 @@ class _Split:
                         + ")",
                     )
         if last_init is not None and not any(
-            isinstance(op, SyncThreadsOp) and _before(last_init, op) for op in _until(entry, spec)
+            isinstance(op, SyncThreadsOp) and before(last_init, op) for op in until(entry, spec)
         ):
             self.error(
                 spec,
@@ -589,7 +523,7 @@ class _Split:
             if (
                 isinstance(parent, scf.IfOp)
                 and parent.true_region.is_ancestor(op)
-                and self.elected(parent.cond, 0, block)
+                and elected(parent.cond, 0, block)
             ):
                 return True
             parent = parent.parent_op()
@@ -600,59 +534,11 @@ class _Split:
         frees: dict[int, set[int]] = {}
         for op in flat(loop.body.block):
             if isinstance(op, MbarrierArriveOp):
-                k = (id(alloc_of(op.barriers)), _const(op.index))
+                k = (id(alloc_of(op.barriers)), const(op.index))
                 frees[id(op)] = {s for s, bars in self.stage_bars.items() if bars[1] == k}
-        flow = _Releases(self.engine, frees, self.names)
+        flow = Releases(self.engine, frees, self.names)
         flow.report = True
         flow.region(self.fn.body, in_flight.State())
 
 
-def _before(a: Operation, b: Operation) -> bool:
-    """`a` comes before `b` in their (common) block."""
-    block = a.parent_block()
-    if block is None or b.parent_block() is not block:
-        return False
-    return block.get_operation_index(a) < block.get_operation_index(b)
-
-
-def _until(block: Block, stop: Operation) -> list[Operation]:
-    out = []
-    for op in block.ops:
-        if op is stop:
-            break
-        out.append(op)
-    return out
-
-
-class _Releases(in_flight._Flow):
-    """Rule 8's flow over the kernel, reporting only arrives that free a stage a wgmma in
-    flight may read (the rest is `in_flight.check`'s to report)."""
-
-    def __init__(self, engine, frees: dict[int, set[int]], names: dict[int, str]):
-        super().__init__(engine)
-        self.frees = frees
-        self.stage_names = names
-        self.mine = False
-
-    def error(self, op: Operation, message: str) -> None:
-        if self.mine:
-            super().error(op, message)
-
-    def op(self, op: Operation, s: in_flight.State) -> in_flight.State:
-        stages = self.frees.get(id(op))
-        if stages:
-            busy = s.busy()
-            hit = sorted(self.stage_names[k] for k in stages if k in busy)
-            if hit or in_flight.ANY in busy:
-                self.mine = True
-                self.error(
-                    op,
-                    f"'simt.mbarrier_arrive' frees stage {', '.join(hit) or 'a stage'} while a "
-                    "wgmma that reads it may be in flight: retire it first ('simt.wgmma_wait' "
-                    f"with pending = 0 before the arrive) {RULE}",
-                )
-                self.mine = False
-        return super().op(op, s)
-
-
-__all__ = ["check", "flat"]
+__all__ = ["check"]
