@@ -295,12 +295,13 @@ class Executor:
         return tuple(result or ())
 
     # --- collectives ---------------------------------------------------------------------------
-    def barrier(self, op: Operation, mask: np.ndarray, expected: int = 0) -> None:
-        """All threads of each block that reaches it (`expected` of them: a partition's, in
-        a `simt.specialize`), at once; then a new barrier interval."""
+    def barrier(self, op: Operation, mask: np.ndarray, part: tuple[int, int] | None = None) -> None:
+        """All threads of each block that reaches it (in a `simt.specialize`, those of its
+        partition `part` = (first thread, count)), at once; then a new barrier interval."""
         self.barriers += 1
+        expected = part[1] if part is not None else 0
         if self.sync is not None:
-            self.sync.barrier(self.thread, op)
+            self.sync.barrier(self.thread, op, part)
             self.epochs += 1
             return
         tpb = self.launch.tpb

@@ -11,8 +11,10 @@ what it waits for; nothing is let through early.
 
 A `simt.sync_threads` in a region is its partition's barrier (`sync.py`), which the lockstep
 partition reaches whole. Replayed thread by thread (the cooperative scheduler, `threads.py`, when
-some other collective diverges) a warp-specialised kernel is refused as a fault: its partitions'
-barriers and waits are not modelled there.
+some other collective diverges) each thread runs its own region; a wait whose phase has not
+completed parks the thread until another completes it (`Cooperative.wait_phase`), a partition's
+barrier releases when its threads are all there, and threads that all wait for phases none can
+complete are a deadlock.
 
 `simt.setmaxnreg` changes no value: a no-op.
 """
@@ -26,7 +28,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ferrox.dialects.simt.specialize import SetMaxNRegOp, SpecializeOp
-from ferrox.driver.interpreter.errors import KernelFault
 from ferrox.driver.interpreter.ops import lowers
 
 
@@ -129,13 +130,11 @@ class Partitions:
 @lowers(SpecializeOp)
 def _specialize(op: SpecializeOp):
     def run(ex, args, mask):
-        if ex.sync is not None:
-            raise KernelFault(
-                op,
-                "the interpreter does not replay a warp-specialised kernel thread by thread "
-                "(a barrier or warp collective diverged before it or inside it)",
-            )
         consumers = op.consumer_threads()
+        if ex.sync is not None:  # replayed thread by thread: this thread's own region
+            producer = int(ex.linear[0]) >= consumers
+            ex.run_region(op.producer if producer else op.consumer, (), mask)
+            return ()
         lanes = [mask & (ex.linear >= consumers), mask & (ex.linear < consumers)]
         regions = [op.producer, op.consumer]
         bodies = [

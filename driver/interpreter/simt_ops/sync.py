@@ -15,10 +15,10 @@ from ferrox.driver.interpreter.ops import lowers
 @lowers(simt.SyncThreadsOp)
 def _sync_threads(op):
     found = partition_threads(op)  # a `simt.specialize` region's: its partition's barrier
-    expected = found[1] if found is not None else 0
+    part = found[:2] if found is not None else None
 
     def run(ex, args, mask):
-        ex.barrier(op, mask, expected)
+        ex.barrier(op, mask, part)
         return ()
 
     return run

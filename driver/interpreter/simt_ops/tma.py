@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ferrox.dialects.simt.specialize import partition
 from ferrox.dialects.simt.tma import (
     TX_LIMIT,
     MbarrierArriveExpectTxOp,
@@ -149,15 +150,16 @@ def _wait(op):
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         parities = _values(ex, parity, lanes) & 1
         states = [_barrier(ex, op, buffer, int(at), int(lane)) for lane, at in zip(lanes, flat)]
-        if ex.partitions is not None:  # a `simt.specialize` region: the other may provide
 
-            def ready() -> bool:
-                return all(st.phase != int(p) for st, p in zip(states, parities))
+        def ready() -> bool:
+            return all(st.phase != int(p) for st, p in zip(states, parities))
 
-            if not ready():
-                why = "every partition of the block waits"
-                waits = (lanes, flat, states, parities)
-                ex.partitions.block(ready, lambda: _forever(ex, op, buffer, waits, why))
+        if ex.partitions is not None and not ready():  # a `simt.specialize` region's coroutine
+            why = "every partition of the block waits"
+            waits = (lanes, flat, states, parities)
+            ex.partitions.block(ready, lambda: _forever(ex, op, buffer, waits, why))
+        elif ex.sync is not None and not ready() and partition(op) is not None:
+            ex.sync.wait_phase(ex.thread, op, ready)  # replayed: another thread may provide
         fault = _forever(ex, op, buffer, (lanes, flat, states, parities), _NOTHING_BEFORE)
         if fault is not None:
             raise fault

@@ -75,3 +75,24 @@ def test_interpreter_matches_numpy(specialised, monkeypatch, interpreter, el, ti
     c = np.full((m, n), np.nan, np.float32)
     interpreter(module, "mm", [c, a, b])
     assert_product(c, x, y, k)
+
+
+def test_interpreter_replays_it_thread_by_thread(specialised, monkeypatch, interpreter):
+    """Where a launch is replayed one thread at a time (the cooperative scheduler), each thread
+    runs its own region, a wait parks it until another thread completes the phase, and the
+    consumers' barrier releases the consumers alone."""
+    from ferrox.driver.interpreter import launch
+    from ferrox.driver.interpreter.engine import Diverged
+
+    def diverge(*args, **kwargs):
+        raise Diverged()
+
+    module = lower_text(matmul(128, 256, 64, el="bf16", chip="sm_90a"))
+    rng = np.random.default_rng(3)
+    m, n, k = 40, 50, 128
+    a, x = _data(rng, (m, k), "bf16")
+    b, y = _data(rng, (k, n), "bf16")
+    c = np.full((m, n), np.nan, np.float32)
+    monkeypatch.setattr(launch, "_run_groups", diverge)  # straight to the replay
+    interpreter(module, "mm", [c, a, b])
+    assert_product(c, x, y, k)
