@@ -205,7 +205,7 @@ CODES: tuple[Code, ...] = (
             r"^'simt\.(specialize|setmaxnreg)' ",
             r"first op of a 'simt\.specialize' region",
             r"must be followed by the kernel's 'simt\.return'",
-            r"in the producer region",
+            r"in the (producer|consumer) region",
             r"empty barrier",
             r"must be predicated on one producer thread",
             r"the phase must complete exactly when they have landed",

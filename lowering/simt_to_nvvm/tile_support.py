@@ -89,10 +89,13 @@ def _umin(e: SimtEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
     return e(same_type(arith.MinUIOp, a, b))
 
 
-def _thread(e: SimtEmitter) -> tuple[SSAValue, SSAValue]:
-    """(linear thread index in the block, threads per block), i64; constants under a contract."""
+def _thread(e: SimtEmitter, op: TileIndexOp) -> tuple[SSAValue, SSAValue]:
+    """(linear thread index in the block, the `P` of witness `op`'s chunks: the threads per
+    block, or a `simt.specialize` consumer partition's), i64; constants under a contract. The
+    partition is read off `op` itself: a store lowers it where the store sits (`e.matched` is
+    then the store, which does not carry it)."""
     block = launch_block(e.matched)
-    partition = e.matched.attributes.get(PARTITION_ATTR)
+    partition = op.attributes.get(PARTITION_ATTR)
     if partition is not None:  # in a consumer partition (`specialize.py`): its first threads
         assert isinstance(partition, IntegerAttr)
         return e.register(_TID[0], "tid_x"), e.const(partition.value.data)
@@ -139,7 +142,7 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
     for d in shape:
         chunks *= d
     chunks //= w
-    t, threads = _thread(e)
+    t, threads = _thread(e, op)
     k = e.to_i64(op.chunk_index)
     c = e(same_type(arith.AddiOp, e(same_type(arith.MuliOp, k, threads)), t), "chunk")
     ok = [e(cmpi(k, e.const(chunks), "ult")), e(cmpi(c, e.const(chunks), "ult"))]

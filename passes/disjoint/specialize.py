@@ -54,6 +54,7 @@ from ferrox.dialects.simt import (
     TRUSTED_INDEX_OPS,
     KernelOp,
     SyncThreadsOp,
+    TileIndexOp,
     UnsafeOp,
 )
 from ferrox.dialects.simt.pipeline import LdMatrixOp, SharedLoadVectorOp
@@ -298,6 +299,13 @@ class _Split:
         empties = {bars[1] for bars in self.stage_bars.values()}
         loop: scf.ForOp | None = None
         for op in ops_of(spec.consumer):
+            if isinstance(op, TRUSTED_INDEX_OPS) and not isinstance(op, TileIndexOp):
+                self.error(
+                    op,
+                    f"'{op.name}' makes a witness in the consumer region: only "
+                    "'simt.tile_index' may (the launch checks the coverage of other spaces "
+                    "over the whole block, whose producers write nothing)",
+                )
             uses = [v for v in shared_operands(op) if alloc_of(v) is not None]
             touched = {id(alloc_of(v)) for v in uses}
             if not touched & (stages | self.full_arrays | self.empty_arrays):
