@@ -61,45 +61,78 @@ without its proxy fence (TMA alone writes the stages; within the rounds' spread)
 
 
 def _variant(tiles, element: str, settings: dict):
-    """The kernel compiled with `gemm_wgmma`'s constants set to `settings` (not cached: the
-    cache's key does not know them)."""
-    import ferrox
-    from ferrox.lowering.tile_to_simt import gemm_wgmma
+    """The kernel compiled with lowering constants set to `settings` (not cached: the cache's
+    key does not know them): `NAME` is `gemm_wgmma.NAME`, `module.NAME` that module's of
+    `ferrox.lowering.tile_to_simt` (`gemm_specialized.WARP_SPECIALIZE`)."""
+    import importlib
 
-    saved = {name: getattr(gemm_wgmma, name) for name in settings}
+    import ferrox
+
+    def where(name: str):
+        module, _, attr = name.rpartition(".")
+        package = "ferrox.lowering.tile_to_simt."
+        return importlib.import_module(package + (module or "gemm_wgmma")), attr
+
+    saved = {name: getattr(*where(name)) for name in settings}
     for name, value in settings.items():
-        setattr(gemm_wgmma, name, value)
+        setattr(*where(name), value)
     try:
         return ferrox.compile(kernel_text(*tiles, element), cache=False)
     finally:
         for name, value in saved.items():
-            setattr(gemm_wgmma, name, value)
+            setattr(*where(name), value)
 
 
+WS = {"gemm_specialized.WARP_SPECIALIZE": True}
 AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("default", (128, 256, 64), {}),
+    ("warp-specialised", (128, 256, 64), WS),
+    ("ws-pending-0", (128, 256, 64), {**WS, "gemm_specialized.CONSUMER_PENDING": 0}),
+    ("ws-no-proxy-fence", (128, 256, 64), {**WS, "gemm_specialized.PROXY_FENCE": False}),
+    ("ws-across-rounds", (128, 256, 64), {**WS, "gemm_specialized.ACROSS_ROUNDS": True}),
     ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
     ("default", (256, 128, 64), {}),
+    ("warp-specialised", (256, 128, 64), WS),
     ("default", (128, 128, 64), {}),
 )
 """The A/B runs of `ab`: a single run of each kernel beside cuBLAS moved by a few points from
 one run to the next (2026-12-05, H100), so the configurations take turns, round by round, each
-round against its own cuBLAS time."""
+round against its own cuBLAS time. `--configs` picks some by `config` name, or name and tiles
+(`warp-specialised`, `default:128x256x64`). The warp-specialised schedule
+(`gemm_specialized.py`): a producer warpgroup and `setmaxnreg`, no block barrier in the loop;
+`ws-pending-0` retires each stage's group at once instead of once a round;
+`ws-no-proxy-fence` fences each stage's products without `fence.proxy.async`;
+`ws-across-rounds` keeps the round's last group in flight into the next round (no drain)."""
 
 
-def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
-    """Median over `rounds` of each `AB_CONFIGS` kernel's ratio to cuBLAS, the kernels and
-    cuBLAS taking turns (the order rotated each round); each result checked once."""
+def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:
+    """The `AB_CONFIGS` that `spec` names (comma-separated `config` or `config:MxNxK`; empty:
+    all)."""
+    if not spec:
+        return list(AB_CONFIGS)
+    out = []
+    for name, tiles, settings in AB_CONFIGS:
+        label = f"{name}:{'x'.join(map(str, tiles))}"
+        if any(want in (name, label) for want in spec.split(",")):
+            out.append((name, tiles, settings))
+    return out
+
+
+def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16"), configs: str = "") -> list[dict]:
+    """Median over `rounds` of each `AB_CONFIGS` kernel (those `configs` names) 's ratio to
+    cuBLAS, the kernels and cuBLAS taking turns (the order rotated each round); each result
+    checked once."""
     import statistics
 
     import torch
 
     from benchmarks.common import bench, launcher
 
+    picked = _picked(configs)
     out: list[dict] = []
     for element in elements:
         dtype = torch.bfloat16 if element == "bf16" else torch.float16
-        arts = [_variant(t, element, settings) for _, t, settings in AB_CONFIGS]
+        arts = [_variant(t, element, settings) for _, t, settings in picked]
         for size in sizes:
             a, b = _operands(torch, size, size, size, dtype, size)
             c = torch.empty(size, size, device="cuda")
@@ -122,7 +155,7 @@ def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
                     ms = bench(runs[i])
                     ratios[i].append(peer / ms)
                     tflops[i].append(flops / ms / 1e9)
-            for (name, tiles, _), err, rs, ts in zip(AB_CONFIGS, errors, ratios, tflops):
+            for (name, tiles, _), err, rs, ts in zip(picked, errors, ratios, tflops):
                 row = {"element": element, "size": size, "tiles": list(tiles), "config": name,
                        "max_rel_err": err, "correct": bool(err <= 1e-4),
                        "ratio_median": statistics.median(rs), "ratio_min": min(rs),
@@ -185,8 +218,8 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
 
 def small() -> int:
     """Checked small runs for compute-sanitizer: the 128 x 128 and 128 x 256 wgmma kernels
-    (300 x 264 x 200, 300 x 280 x 200) and the example's tiles on 200-byte rows (its portable
-    twin)."""
+    (300 x 264 x 200, 300 x 280 x 200), the example's tiles on 200-byte rows (its portable
+    twin), and the warp-specialised 128 x 256 and 256 x 128 kernels (`WS`)."""
     import numpy as np
     import torch
 
@@ -194,12 +227,15 @@ def small() -> int:
 
     worst = 0.0
     cases = (
-        ((128, 128, 64), (300, 264, 200)),
-        ((128, 256, 64), (300, 280, 200)),  # 4 stages, the epilogue's slabs cut on warpgroups
-        ((128, 256, 64), (300, 150, 100)),
+        ((128, 128, 64), (300, 264, 200), {}),
+        ((128, 256, 64), (300, 280, 200), {}),  # 4 stages, the epilogue's slabs cut on warpgroups
+        ((128, 256, 64), (300, 150, 100), {}),
+        ((128, 256, 64), (300, 280, 200), WS),  # a producer warpgroup, mbarrier hand-offs
+        ((256, 128, 64), (300, 264, 520), WS),
     )
-    for tiles, (m, n, k) in cases:
-        kernel = ferrox.load(kernel_text(*tiles), device="gpu")["matmul_bf16"]
+    for tiles, (m, n, k), settings in cases:
+        source = _variant(tiles, "bf16", settings) if settings else kernel_text(*tiles)
+        kernel = ferrox.load(source, device="gpu")["matmul_bf16"]
         a, b = _operands(torch, m, n, k, torch.bfloat16, 7)
         c = torch.full((m, n), float("nan"), device="cuda")
         kernel(c, a, b)  # k = 100: 200-byte rows, no TMA map: the portable twin runs
@@ -208,7 +244,8 @@ def small() -> int:
         y = b.float().cpu().numpy().astype(np.float64)
         err = float(np.abs(c.cpu().numpy() - x @ y).max())
         worst = max(worst, err)
-        print(f"small tile bf16 matmul {tiles} {m}x{k} @ {k}x{n}: max abs error {err:.3g}")
+        label = " warp-specialised" if settings else ""
+        print(f"small tile bf16 matmul {tiles}{label} {m}x{k} @ {k}x{n}: max abs error {err:.3g}")
     return 0 if worst < 1e-3 else 1
 
 
@@ -217,12 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="4096,8192")
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--ab", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--configs", default="", help="AB_CONFIGS to run (default: all)")
     args = parser.parse_args(argv)
     if args.small:
         return small()
     sizes = tuple(int(s) for s in args.sizes.split(","))
     if args.ab:
-        result = ab(args.ab, sizes)
+        result = ab(args.ab, sizes, configs=args.configs)
         Path(os.environ.get("OUT", "."), "tile_wgmma_ab.json").write_text(json.dumps(result))
         return 0 if all(r["correct"] for r in result) else 1
     result = rows(sizes)

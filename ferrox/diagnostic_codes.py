@@ -198,6 +198,38 @@ CODES: tuple[Code, ...] = (
         ),
     ),
     Code(
+        "E1009",
+        "a warp-specialised kernel's stages handed over outside the ring protocol",
+        ("simt-9",),
+        (
+            r"\(SIMT 9, docs/safety\.md#simt-9\)",
+            r"^'simt\.(specialize|setmaxnreg)' ",
+            r"first op of a 'simt\.specialize' region",
+            r"must be followed by the kernel's 'simt\.return'",
+            r"in the (producer|consumer) region",
+            r"empty barrier",
+            r"must be predicated on one producer thread",
+            r"the phase must complete exactly when they have landed",
+            r"full barrier must have parity",
+            r"frees (a )?stage",
+            r"must be on 'iv != 0' of the loop",
+            r"writes stage \S+ in the consumers",
+            r"only a wgmma may read a stage",
+            r"the consumer loop must have the producer loop's bounds",
+            r"barrier must be initialised (with count|by one thread)",
+            r"stage barriers' initialisation and the split",
+        ),
+        (
+            (
+                "",
+                "fill each stage in the producer's round loop after a wait on its empty barrier "
+                "(parity ((iv / S) % 2) ^ 1), one thread expecting exactly the loads' bytes; in "
+                "the consumers' loop over the same rounds wait on its full barrier (parity "
+                "(iv / S) % 2), read it, retire the wgmma and arrive on its empty barrier",
+            ),
+        ),
+    ),
+    Code(
         "E1008",
         "a wgmma's tiles or accumulators touched while it is in flight",
         ("simt-8",),

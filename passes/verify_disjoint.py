@@ -1,9 +1,10 @@
-"""`verify-disjoint`: the SIMT safety rules 1-7 (docs/safety.md#simt-rules) over every kernel and
+"""`verify-disjoint`: the SIMT safety rules 1-9 (docs/safety.md#simt-rules) over every kernel and
 device function.
 
 Op verifiers check that each op is well formed; this pass checks that the kernel is safe: witness
 provenance, linearity and escape, index-space agreement, disjoint-slice use, the launch contract,
-unsafe-only operations and convergence. It reports every violation, then fails once. The IR is
+unsafe-only operations and convergence, the wgmma pipeline (rule 8) and the stage hand-off of a
+warp-specialised kernel (rule 9). It reports every violation, then fails once. The IR is
 not changed.
 """
 
@@ -19,12 +20,19 @@ from xdsl.passes import ModulePass
 
 from ferrox.diagnostics import Diagnostic, DiagnosticEngine
 from ferrox.dialects.simt import FuncOp, KernelOp
-from ferrox.passes.disjoint import contract, convergence, slices, unsafe, witnesses
+from ferrox.passes.disjoint import contract, convergence, slices, specialize, unsafe, witnesses
 from ferrox.passes.disjoint.common import Context, Function, type_test, walk
 
 _is_simt_function = type_test((KernelOp, FuncOp))
 
-CHECKS = (witnesses.check, slices.check, contract.check, unsafe.check, convergence.check)
+CHECKS = (
+    witnesses.check,
+    slices.check,
+    contract.check,
+    unsafe.check,
+    convergence.check,
+    specialize.check,
+)
 
 
 def collect(root: Operation) -> list[Diagnostic]:
@@ -66,7 +74,7 @@ def verify_disjoint(root: Operation) -> None:
 
 @dataclass(frozen=True)
 class VerifyDisjointPass(ModulePass):
-    """Check the SIMT rules 1-7 (docs/safety.md#simt-rules); the module is left unchanged."""
+    """Check the SIMT rules 1-9 (docs/safety.md#simt-rules); the module is left unchanged."""
 
     name = "verify-disjoint"
 

@@ -63,6 +63,12 @@ from ferrox.dialects.simt.shared import (
     dynamic_layout,
     static_shared_bound,
 )
+from ferrox.dialects.simt.specialize import (
+    SPECIALIZE_ATTRS,
+    SPECIALIZE_OPS,
+    SetMaxNRegOp,
+    SpecializeOp,
+)
 from ferrox.dialects.simt.sync import NamedBarrierOp, SyncThreadsOp
 from ferrox.dialects.simt.tile_support import (
     TILE_SUPPORT_OPS,
@@ -165,6 +171,7 @@ SIMT = Dialect(
         *TILE_SUPPORT_OPS,
         *WGMMA_OPS,
         *TMA_OPS,
+        *SPECIALIZE_OPS,
     ],
     [
         IndexSpaceAttr,
@@ -181,11 +188,14 @@ SIMT = Dialect(
         ShuffleModeAttr,
         ScopeAttr,
         OrderingAttr,
+        *SPECIALIZE_ATTRS,
     ],
 )
 
 __all__ = [
     "SIMT",
+    "SetMaxNRegOp",
+    "SpecializeOp",
     "ATOMIC_OPS",
     "CONVERGENT_WARP_OPS",
     "SHARED_ACCESS_OPS",

@@ -137,7 +137,10 @@ class YieldOp(IRDLOperation):
         Operation.__init__(self, operands=values)  # (as `create`: no IRDL builder)
 
     def verify_(self) -> None:
+        from ferrox.dialects.simt.specialize import SpecializeOp
         from ferrox.dialects.simt.unsafe import UnsafeOp
 
-        if not isinstance(self.parent_op(), GetMutOp | UnsafeOp):
-            raise VerifyException("'simt.yield' ends only a 'simt.get_mut' or 'simt.unsafe' region")
+        if not isinstance(self.parent_op(), GetMutOp | UnsafeOp | SpecializeOp):
+            raise VerifyException(
+                "'simt.yield' ends only a 'simt.get_mut', 'simt.unsafe' or 'simt.specialize' region"
+            )

@@ -29,7 +29,8 @@ with.
   outside the tensor read as zero, so a box at the end of one plane never reads the next (a
   tile of a batch of matrices, as a `tile.load` of `[1, R, C]` reads it).
 
-`simt.mbarrier_arrive_expect_tx` and `simt.tma_load` take an optional `if %p` (an `i1`): a thread
+`simt.mbarrier_arrive_expect_tx`, `simt.mbarrier_arrive` and `simt.tma_load` take an optional
+`if %p` (an `i1`): a thread
 whose `p` is false does nothing, without a branch (PTX predicated instructions). One thread of a
 warpgroup issuing a stage's loads this way keeps the wgmma ops off a divergent path, which ptxas
 would otherwise serialise (C7518).
@@ -160,15 +161,17 @@ class MbarrierArriveExpectTxOp(_BarrierOp):
 
 @irdl_op_definition
 class MbarrierArriveOp(_BarrierOp):
-    """`simt.mbarrier_arrive %bar[%i] : !simt.shared<i64, [N]>`: arrive."""
+    """`simt.mbarrier_arrive %bar[%i] : !simt.shared<i64, [N]>`: arrive (with `if %p`, only
+    where `p` holds)."""
 
     name = "simt.mbarrier_arrive"
     barriers = operand_def(shared_of(AnyAttr()))
     index = operand_def(IndexType())
-    assembly_format = "$barriers `[` $index `]` attr-dict `:` type($barriers)"
+    pred = opt_operand_def(i1)
+    assembly_format = "$barriers `[` $index `]` (`if` $pred^)? attr-dict `:` type($barriers)"
 
-    def __init__(self, barriers: SSAValue, index: SSAValue):
-        super().__init__(operands=[barriers, index])
+    def __init__(self, barriers: SSAValue, index: SSAValue, pred: SSAValue | None = None):
+        super().__init__(operands=[barriers, index, [pred] if pred is not None else []])
 
 
 @irdl_op_definition

@@ -140,6 +140,7 @@ class Executor:
         self.warp_epochs = np.zeros(nblocks * launch.wpb, np.int64)
         self.exited = np.zeros(self.n, bool)
         self.barriers = 0  # how many barriers this group has passed (keys cached lane facts)
+        self.partitions: Any = None  # the running `simt.specialize`'s coroutines, if any
         self.env: dict[int, Any] = {}
         self.cache: dict[Any, Any] = {}
 
@@ -294,11 +295,13 @@ class Executor:
         return tuple(result or ())
 
     # --- collectives ---------------------------------------------------------------------------
-    def barrier(self, op: Operation, mask: np.ndarray) -> None:
-        """All threads of each block that reaches it, at once; then a new barrier interval."""
+    def barrier(self, op: Operation, mask: np.ndarray, part: tuple[int, int] | None = None) -> None:
+        """All threads of each block that reaches it (in a `simt.specialize`, those of its
+        partition `part` = (first thread, count)), at once; then a new barrier interval."""
         self.barriers += 1
+        expected = part[1] if part is not None else 0
         if self.sync is not None:
-            self.sync.barrier(self.thread, op)
+            self.sync.barrier(self.thread, op, part)
             self.epochs += 1
             return
         tpb = self.launch.tpb
@@ -306,7 +309,7 @@ class Executor:
             arrived = mask.reshape(self.nblocks, tpb).sum(axis=1)
         else:
             arrived = np.bincount(self.block_local[mask], minlength=self.nblocks)
-        if np.any((arrived != 0) & (arrived != tpb)):
+        if np.any((arrived != 0) & (arrived != (expected or tpb))):
             raise Diverged()
         self.epochs[arrived > 0] += 1
 

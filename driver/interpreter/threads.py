@@ -27,6 +27,7 @@ from ferrox.driver.interpreter.errors import KernelDeadlock
 from ferrox.driver.interpreter.machine import BlockState, ThreadCtx
 
 RUNNING, BARRIER, WARP, DONE, FAILED = "running", "barrier", "warp", "done", "failed"
+PHASE = "phase"  # waiting at an mbarrier for a phase (payload: whether it has completed)
 
 
 class _Abort(BaseException):
@@ -95,9 +96,17 @@ class Cooperative:
         self.error: BaseException | None = None
 
     # --- called on a GPU thread's own OS thread, while it holds control ----------------------
-    def barrier(self, ctx: ThreadCtx, op: Operation) -> None:
+    def barrier(self, ctx: ThreadCtx, op: Operation, part: tuple[int, int] | None = None) -> None:
+        """Wait at barrier `op` for the block, or for the threads `part` = (first, count) of a
+        `simt.specialize` partition."""
         w = self.workers[ctx.linear]
-        w.state, w.op = BARRIER, op
+        w.state, w.op, w.payload = BARRIER, op, part
+        self._pause(w)
+
+    def wait_phase(self, ctx: ThreadCtx, op: Operation, ready: Callable[[], bool]) -> None:
+        """Wait at mbarrier wait `op` until `ready()` (its phase completed by another thread)."""
+        w = self.workers[ctx.linear]
+        w.state, w.op, w.payload = PHASE, op, ready
         self._pause(w)
 
     def exchange(self, ctx: ThreadCtx, op: Operation, payload) -> list:
@@ -156,16 +165,17 @@ class Cooperative:
         """The next runnable thread after `current` in linear order, wrapping around; at the end
         of a round with nobody runnable, release the barrier (or raise the deadlock)."""
         workers = self.workers
-        for i in range(current + 1, len(workers)):
-            if workers[i].state is RUNNING:
-                return workers[i]
-        for i in range(current + 1):
-            if workers[i].state is RUNNING:
-                return workers[i]
+        for i in [*range(current + 1, len(workers)), *range(current + 1)]:
+            w = workers[i]
+            if w.state is RUNNING:
+                return w
+            if w.state is PHASE and w.payload():
+                w.state = RUNNING
+                return w
         if all(w.state is DONE for w in workers):
             return None
         self._release_barrier()
-        return workers[0]
+        return next(w for w in workers if w.state is RUNNING)
 
     # --- the launching thread ----------------------------------------------------------------
     def run(self, block: BlockState, threads: Sequence[ThreadCtx]) -> None:
@@ -191,7 +201,7 @@ class Cooperative:
 
     def _release_warp(self, warp: int) -> None:
         lanes = self.workers[warp * 32 : warp * 32 + 32]
-        if any(w.state is RUNNING or w.state is BARRIER for w in lanes):
+        if any(w.state is RUNNING or w.state is BARRIER or w.state is PHASE for w in lanes):
             return
         waiting = [w for w in lanes if w.state is WARP]
         if not waiting:
@@ -209,6 +219,21 @@ class Cooperative:
             w.result, w.state = payloads, RUNNING
 
     def _release_barrier(self) -> None:
+        for w in self.workers:  # a partition's barrier: its own threads, all there
+            part = w.payload if w.state is BARRIER else None
+            if part is not None:
+                first, count = part
+                group = self.workers[first : first + count]
+                if all(g.state is BARRIER and g.op is w.op for g in group):
+                    for g in group:
+                        g.state = RUNNING
+                    return
+        phases = [w for w in self.workers if w.state is PHASE]
+        if phases:
+            raise self._deadlock(
+                "deadlock: threads wait at mbarriers for phases that no thread can complete",
+                phases,
+            )
         waiting = [w for w in self.workers if w.state is BARRIER or w.state is WARP]
         done = [w for w in self.workers if w.state is DONE]
         barriers = {id(w.op) for w in waiting if w.state is BARRIER}

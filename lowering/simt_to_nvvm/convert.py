@@ -26,6 +26,7 @@ from ferrox.lowering.simt_to_nvvm.memory import MEMORY_PATTERNS
 from ferrox.lowering.simt_to_nvvm.pack import PACK_PATTERNS
 from ferrox.lowering.simt_to_nvvm.pipeline import PIPELINE_PATTERNS
 from ferrox.lowering.simt_to_nvvm.shared import SHARED_PATTERNS
+from ferrox.lowering.simt_to_nvvm.specialize import lower_specialize
 from ferrox.lowering.simt_to_nvvm.sync import SYNC_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tile_support import TILE_SUPPORT_PATTERNS
 from ferrox.lowering.simt_to_nvvm.tma import TMA_PATTERNS
@@ -56,6 +57,7 @@ def convert_simt_to_nvvm(module: ModuleOp) -> None:
     """Lower every SIMT op in `module` in place; raises one `DiagnosticError` listing each op that
     cannot be lowered."""
     state = ConversionState("nvvm")
+    lower_specialize(module)  # while each op still sees its partition (specialize.py)
     patterns: list[RewritePattern] = [Guarded(p, state) for p in SIMT_TO_NVVM_PATTERNS]
     with pools():  # each integer constant once a function (constants.py)
         rewrite_module(patterns, module)

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     Float16Type,
     IndexType,
+    IntegerAttr,
     IntegerType,
     UnitAttr,
     VectorType,
@@ -61,6 +62,7 @@ from ferrox.lowering.build import cmpi, convert, if_, insert_element, same_type,
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Unsupported
+from ferrox.lowering.simt_to_nvvm.specialize import PARTITION_ATTR
 from ferrox.lowering.simt_to_nvvm.support import TRAP, SimtEmitter, launch_block
 from ferrox.lowering.simt_to_nvvm.types import byte_size, memory_type
 
@@ -87,9 +89,16 @@ def _umin(e: SimtEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
     return e(same_type(arith.MinUIOp, a, b))
 
 
-def _thread(e: SimtEmitter) -> tuple[SSAValue, SSAValue]:
-    """(linear thread index in the block, threads per block), i64; constants under a contract."""
+def _thread(e: SimtEmitter, op: TileIndexOp) -> tuple[SSAValue, SSAValue]:
+    """(linear thread index in the block, the `P` of witness `op`'s chunks: the threads per
+    block, or a `simt.specialize` consumer partition's), i64; constants under a contract. The
+    partition is read off `op` itself: a store lowers it where the store sits (`e.matched` is
+    then the store, which does not carry it)."""
     block = launch_block(e.matched)
+    partition = op.attributes.get(PARTITION_ATTR)
+    if partition is not None:  # in a consumer partition (`specialize.py`): its first threads
+        assert isinstance(partition, IntegerAttr)
+        return e.register(_TID[0], "tid_x"), e.const(partition.value.data)
     if block is not None and block[1] * block[2] == 1:
         return e.register(_TID[0], "tid_x"), e.const(block[0])
     tid = [e.register(_TID[d], f"tid_{'xyz'[d]}") for d in range(3)]
@@ -133,7 +142,7 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
     for d in shape:
         chunks *= d
     chunks //= w
-    t, threads = _thread(e)
+    t, threads = _thread(e, op)
     k = e.to_i64(op.chunk_index)
     c = e(same_type(arith.AddiOp, e(same_type(arith.MuliOp, k, threads)), t), "chunk")
     ok = [e(cmpi(k, e.const(chunks), "ult")), e(cmpi(c, e.const(chunks), "ult"))]

@@ -235,7 +235,10 @@ class MbarrierArriveToPtx(RewritePattern):
     def match_and_rewrite(self, op: MbarrierArriveOp, rewriter: PatternRewriter, /) -> None:
         e = SimtEmitter.before(rewriter, op)
         address = _address(e, op.barriers, op.index)
-        e.emit(_asm("mbarrier.arrive.shared::cta.b64 _, [$0];", "l", [address]))
+        asm, args = "mbarrier.arrive.shared::cta.b64 _, [$0];", [address]
+        if op.pred is not None:
+            asm, args = _predicated(asm, 1), [*args, e(arith.ExtUIOp(op.pred, i32))]
+        e.emit(_asm(asm, "l" + (",r" if op.pred is not None else ""), args))
         rewriter.erase(op)
 
 

@@ -106,6 +106,9 @@ class Lowering:
     helpers: Helpers = field(default_factory=Helpers)
     """The module's shared device functions (`helpers.py`), inserted once its kernels are
     lowered."""
+    specialized: Operation | None = None
+    """The `simt.specialize` whose consumer region the rest of the kernel goes into
+    (`gemm_specialized.py`): the tile kernel's return ends that region instead."""
     _prologue_end: Operation | None = None
     _lanes: dict[tuple, list[SSAValue | None]] = field(default_factory=dict)
     _linear: dict[tuple, SSAValue | None] = field(default_factory=dict)
@@ -258,6 +261,12 @@ class Lowering:
         finally:
             self.out.point = saved
             self._scopes.pop()
+
+    def continue_in(self, block: Block) -> None:
+        """Emit at the end of `block` (nested in the current insertion block) from now on, for
+        the rest of the kernel (`gemm_specialized.py`: the consumers' region)."""
+        self.out.point = InsertPoint.at_end(block)
+        self._scopes.append(block)
 
     def in_prologue(self, op: Operation) -> SSAValue:
         """Emit `op` at the kernel's start (after the constants and what is already there), for

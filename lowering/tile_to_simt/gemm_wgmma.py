@@ -128,10 +128,18 @@ class Plan:
     stages: int
     split: int = 0
     """Lane bits of the wgmma layout that also cut the epilogue's slabs (`slab_rows`)."""
+    producers: int = 0
+    """Producer warpgroups of a warp-specialised loop (`gemm_specialized.py`), 0: none."""
 
     @property
     def threads(self) -> int:
+        """The threads that hold the accumulator (the layouts' threads)."""
         return WARPGROUP * self.wm * self.wn
+
+    @property
+    def block_threads(self) -> int:
+        """The kernel's block: the accumulator's threads and the producers."""
+        return self.threads + WARPGROUP * self.producers
 
     @property
     def nw(self) -> int:
@@ -178,7 +186,10 @@ def plan(g, chip: str) -> Plan | None:
         fewer = (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes
         if fewer >= 2:
             stages = min(stages, fewer)
-    return Plan(m, n, k, wm, wn, stages, split)
+    from ferrox.lowering.tile_to_simt import gemm_specialized
+
+    producers = 1 if gemm_specialized.applies(g, m * n // shape.threads) else 0
+    return Plan(m, n, k, wm, wn, stages, split, producers)
 
 
 def _lane_cuts(p: Plan, width: int) -> list[int]:
@@ -287,6 +298,10 @@ def pipeline(ctx: Lowering, g) -> Wgmma | None:
     p = plan(g, ctx.config.chip)
     if p is None or p.threads != ctx.threads or ctx.layout_of(g.mma.result) != layout(p):
         return None
+    if p.producers:
+        from ferrox.lowering.tile_to_simt.gemm_specialized import Specialized
+
+        return Specialized(ctx, g, p)
     return Wgmma(ctx, g, p)
 
 
@@ -315,9 +330,11 @@ class Wgmma:
     def __init__(self, ctx: Lowering, g, p: Plan):
         self.ctx, self.g, self.p = ctx, g, p
 
-    def run(self) -> None:
+    def prepare(self) -> None:
+        """The stages and their full barriers, the tensors, the tile's first row and column,
+        the trip count rounded up to whole rounds (`end`), the bytes a stage takes."""
         ctx, g, p = self.ctx, self.g, self.p
-        s_count, d = p.stages, p.stages - 1 - p.pending
+        s_count = p.stages
         e = g.element
         self.a_st = [_swizzled(ctx.shared(e, p.m * p.k, f"wa{s}")) for s in range(s_count)]
         self.b_st = [_swizzled(ctx.shared(e, p.k * p.n, f"wb{s}")) for s in range(s_count)]
@@ -338,11 +355,40 @@ class Wgmma:
         self.end = ctx.mul(rounds, s_count)
         self.first = ctx.cmp("eq", ctx.tid(), 0)
         self.tx = ctx.index(2 * p.k * (p.m + p.n))
+
+    def bases(self) -> None:
+        """This thread's warpgroup's first A row and first block of B in a stage."""
+        ctx, p = self.ctx, self.p
+        zero = ctx.index(0)
         wg = ctx(arith.ShRUIOp(ctx.tid(), ctx.index(log2(WARPGROUP))))
         wg_m = ctx(arith.AndIOp(wg, ctx.index(p.wm - 1))) if p.wm > 1 else zero
         wg_n = wg if p.wn > 1 else zero
-        self.a_base = ctx.mul(wg_m, (p.m // p.wm) * BOX)  # the warpgroup's first A row
-        self.b_base = ctx.mul(wg_n, (p.nw // BOX) * p.k * BOX)  # its first block of B
+        self.a_base = ctx.mul(wg_m, (p.m // p.wm) * BOX)
+        self.b_base = ctx.mul(wg_n, (p.nw // BOX) * p.k * BOX)
+
+    def products(self, st: int, acc: list[SSAValue], registers: bool = False) -> list[SSAValue]:
+        """The fence (`{registers}`: without the proxy fence) and the wgmma ops of stage `st`
+        on accumulators `acc` (uncommitted)."""
+        ctx, p = self.ctx, self.p
+        ctx.emit(simt.WgmmaFenceOp(registers))
+        chain = p.nw // 2
+        out = list(acc)
+        for ks in range(p.k // 16):
+            b_at = ctx.add(self.b_base, ks * 16 * BOX)
+            for h in range(p.chains):
+                a_at = ctx.add(self.a_base, (ks // 4) * p.m * BOX + h * 64 * BOX + 16 * (ks % 4))
+                c = out[h * chain : (h + 1) * chain]
+                op = simt.WgmmaOp(self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX)
+                out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
+        return out
+
+    def run(self) -> None:
+        ctx, g, p = self.ctx, self.g, self.p
+        s_count, d = p.stages, p.stages - 1 - p.pending
+        self.prepare()
+        self.bases()
+        loop = g.loop
+        zero = ctx.index(0)
 
         def init() -> list[SSAValue]:
             def each() -> None:
@@ -478,18 +524,7 @@ class Wgmma:
         def body() -> list[SSAValue]:
             self.loads([(ahead, (st + d) % s_count, issue)])
             ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
-            ctx.emit(simt.WgmmaFenceOp())
-            chain = p.nw // 2
-            out = list(acc)
-            for ks in range(p.k // 16):
-                b_at = ctx.add(self.b_base, ks * 16 * BOX)
-                for h in range(p.chains):
-                    a_at = ctx.add(
-                        self.a_base, (ks // 4) * p.m * BOX + h * 64 * BOX + 16 * (ks % 4)
-                    )
-                    c = out[h * chain : (h + 1) * chain]
-                    op = simt.WgmmaOp(self.a_st[st], a_at, self.b_st[st], b_at, c, p.nw, p.k * BOX)
-                    out[h * chain : (h + 1) * chain] = list(ctx.emit(op).results)
+            out = self.products(st, acc)
             ctx.emit(simt.WgmmaCommitOp())
             return list(ctx.emit(simt.WgmmaWaitOp(out, p.pending)).results)
 

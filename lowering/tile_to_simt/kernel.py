@@ -177,6 +177,9 @@ def kernel_tiles(kernel: tile.KernelOp) -> list[tuple[int, Attribute, int]]:
 
 @rule(tile.ReturnOp, infer=no_results)
 def lower_return(ctx: Lowering, op: Operation) -> None:
+    if ctx.specialized is not None:  # the kernel's return follows the `simt.specialize`
+        ctx.emit(simt.YieldOp())
+        return
     ctx.emit(simt.ReturnOp())
 
 

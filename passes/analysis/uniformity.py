@@ -240,8 +240,8 @@ class Uniformity(Mapping[SSAValue, Level]):
             return Decision(op, "trip", self._fact(cond).level, cond)
         if isinstance(op, simt.GetMutOp):
             return Decision(op, "in_bounds", Level.THREAD)
-        if isinstance(op, scf.ExecuteRegionOp | simt.UnsafeOp):
-            return None
+        if isinstance(op, scf.ExecuteRegionOp | simt.UnsafeOp | simt.SpecializeOp):
+            return None  # a `simt.specialize` region: its partition is the block there
         return Decision(op, "unknown", Level.THREAD)
 
     # -- the fixpoint --------------------------------------------------------------------------
@@ -372,6 +372,11 @@ class Uniformity(Mapping[SSAValue, Level]):
         elif kind == _WHILE:
             assert isinstance(op, scf.WhileOp)
             self._while(op, control)
+        elif kind == _SPECIALIZE:
+            # Each region runs once on whole warpgroups, for which it is the block: a barrier
+            # there is the partition's (dialects/simt/specialize.py). Nothing crosses the grid.
+            for region in op.regions:
+                self._region(region, min(control, Level.BLOCK))
         elif kind == _EXECUTE:
             region = op.regions[0]
             self._region(region, control)
@@ -616,7 +621,7 @@ def region_uniformity(op: Operation, analysis: Uniformity | None = None) -> Leve
 # Ops with regions (kind < _LEAF) are evaluated on every sweep; ops without regions are skipped
 # when their inputs did not change, except _RULE ones where there is a rule (an op left to
 # `rule`, which may read any fact; without a rule such an op is divergent whatever comes).
-_IF, _FOR, _WHILE, _EXECUTE, _UNKNOWN_REGIONS = range(5)
+_IF, _FOR, _WHILE, _EXECUTE, _UNKNOWN_REGIONS, _SPECIALIZE = range(6)
 _LEAF = 10
 (
     _ARITH,
@@ -680,6 +685,8 @@ def _type_kind(op: Operation) -> int:
         return _WHILE
     if isinstance(op, scf.ExecuteRegionOp | simt.UnsafeOp):
         return _EXECUTE
+    if isinstance(op, simt.SpecializeOp):
+        return _SPECIALIZE
     for types, kind in _LEAF_KINDS:
         if isinstance(op, types):
             return kind

@@ -14,6 +14,7 @@ from ferrox.driver.interpreter.simt_ops import (  # noqa: F401 (registration)
     memory,
     pipeline,
     shared,
+    specialize,
     sync,
     tile_support,
     tma,

@@ -16,6 +16,7 @@ import numpy as np
 from xdsl.dialects.builtin import Float16Type
 
 from ferrox.dialects import simt
+from ferrox.dialects.simt.specialize import partition_threads
 from ferrox.driver.interpreter.memory import claim
 from ferrox.driver.interpreter.ops import lowers
 from ferrox.driver.interpreter.simt_ops.ids import block_ids
@@ -38,6 +39,13 @@ class ChunkWitness:
         self.valid = count > 0
 
 
+def _threads(ex, op) -> int:
+    """`P` of the chunk `k * P + t`: the block's threads, or in a `simt.specialize` region its
+    partition's (the consumers, the block's first threads)."""
+    found = partition_threads(op)
+    return found[1] if found is not None else ex.launch.tpb
+
+
 def chunk_witness(ex, op: simt.TileIndexOp, args) -> ChunkWitness:
     space = op.space
     shape = space.get_tile_shape()
@@ -50,7 +58,7 @@ def chunk_witness(ex, op: simt.TileIndexOp, args) -> ChunkWitness:
         total *= d
     bids = block_ids(ex)
     with np.errstate(all="ignore"):
-        c = k * np.uint64(ex.launch.tpb) + ex.linear.astype(np.uint64)
+        c = k * np.uint64(_threads(ex, op)) + ex.linear.astype(np.uint64)
         ok = c < np.uint64(total // w)
         for d in range(rank, 3):
             ok = ok & (bids[d] == 0)

@@ -8,8 +8,9 @@ a wait observes the completed phase, and until then the tile's elements are pois
 on the GPU a read there races with the copy), so a kernel that reads a tile before waiting reads
 poison, which a NaN-poisoned output check sees. A wait on a phase that has not completed by then
 is refused as a fault: on the GPU it would wait for an arrival or a copy that comes later in
-program order (a producer in another warp of a warp-specialised kernel, say), which this oracle
-cannot run ahead to; it never lets a thread through early.
+program order, which this oracle cannot run ahead to; it never lets a thread through early.
+Inside a `simt.specialize` region such a wait hands over to the other partition, which runs
+until the phase has completed (`specialize.py`), and faults only when neither can go on.
 
 An `if %p` operand runs the op on the lanes where `p` holds; a load's checks hold on every lane
 that reaches it, as the lowering's traps do. The load's box is checked as the GPU's is: the tile
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ferrox.dialects.simt.specialize import partition
 from ferrox.dialects.simt.tma import (
     TX_LIMIT,
     MbarrierArriveExpectTxOp,
@@ -118,8 +120,7 @@ def _predicated(ex, op, args, mask, count: int):
 
 def _arrive(op, with_tx: bool):
     def run(ex, args, mask):
-        if with_tx:
-            args, mask = _predicated(ex, op, args, mask, 3)
+        args, mask = _predicated(ex, op, args, mask, 3 if with_tx else 2)
         buffer, index = args[0], args[1]
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         nbytes = _values(ex, args[2], lanes) if with_tx else np.zeros(len(lanes), np.int64)
@@ -149,23 +150,47 @@ def _wait(op):
         buffer, index, parity = args
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
         parities = _values(ex, parity, lanes) & 1
-        for lane, at, p in zip(lanes, flat, parities):
-            state = _barrier(ex, op, buffer, int(at), int(lane))
-            if state.phase == int(p):  # the phase of this parity is still running
-                one = np.zeros(ex.n, bool)
-                one[lane] = True
-                raise ex.fault(
-                    op,
-                    one,
-                    f"'{op.name}' would wait forever: phase {int(p)} of the barrier at "
-                    f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
-                    f"arrivals and {state.tx} bytes, and nothing before it in program order "
-                    "provides them",
-                )
+        states = [_barrier(ex, op, buffer, int(at), int(lane)) for lane, at in zip(lanes, flat)]
+
+        def ready() -> bool:
+            return all(st.phase != int(p) for st, p in zip(states, parities))
+
+        if ex.partitions is not None and not ready():  # a `simt.specialize` region's coroutine
+            why = "every partition of the block waits"
+            waits = (lanes, flat, states, parities)
+            ex.partitions.block(ready, lambda: _forever(ex, op, buffer, waits, why))
+        elif ex.sync is not None and not ready() and partition(op) is not None:
+            ex.sync.wait_phase(ex.thread, op, ready)  # replayed: another thread may provide
+        fault = _forever(ex, op, buffer, (lanes, flat, states, parities), _NOTHING_BEFORE)
+        if fault is not None:
+            raise fault
+        for state in states:
             state.land()
         return ()
 
     return run
+
+
+_NOTHING_BEFORE = "nothing before it in program order provides them"
+
+
+def _forever(ex, op, buffer, waits, why: str):
+    """The fault of the first lane of `waits` (lanes, flat indices, barrier states, parities)
+    whose phase has not completed (None if none): `why` nothing completes it."""
+    for lane, at, state, p in zip(*waits):
+        p = int(p)
+        if state.phase != p:
+            continue
+        one = np.zeros(ex.n, bool)
+        one[int(lane)] = True
+        return ex.fault(
+            op,
+            one,
+            f"'{op.name}' would wait forever: phase {p} of the barrier at "
+            f"{buffer.name}[{int(at) % buffer.length}] still expects {state.pending} "
+            f"arrivals and {state.tx} bytes, and {why}",
+        )
+    return None
 
 
 @lowers(TmaLoadOp)

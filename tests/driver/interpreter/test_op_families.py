@@ -80,6 +80,7 @@ def test_the_families_are_the_ones_the_lowering_has() -> None:
         "memory",
         "pipeline",
         "shared",
+        "specialize",
         "sync",
         "tile_support",
         "tma",

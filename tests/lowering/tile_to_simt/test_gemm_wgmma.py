@@ -138,6 +138,11 @@ def test_interpreter_matches_numpy(interpreter, el, tile, mnk, part):
         x, y = x[:, bk : (kt - 1) * bk], y[bk : (kt - 1) * bk, :]
     c = np.full((m, n), np.nan, np.float32)
     interpreter(module, "mm", [c, a, b])
+    assert_product(c, x, y, k)
+
+
+def assert_product(c, x, y, k: int) -> None:
+    """`c` is `x @ y` within f32 rounding of `k` sums, nothing left NaN."""
     exact = x.astype(np.float64) @ y.astype(np.float64)
     bound = max(k, 1) * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
     assert not np.isnan(c).any()

@@ -233,7 +233,7 @@ simt.kernel @k(%out: !simt.disjoint_slice<f32, 1d>) {
 
 simt.kernel @k() {
   scf.execute_region {
-    // expected-error@+1 {{'simt.yield' ends only a 'simt.get_mut' or 'simt.unsafe' region}}
+    // expected-error@+1 {{'simt.yield' ends only a 'simt.get_mut', 'simt.unsafe' or 'simt.specialize' region}}
     simt.yield
   }
   simt.return

@@ -4,8 +4,8 @@
 
 // The TMA and mbarrier ops (dialects/simt/tma.py) round-trip and pass verify-disjoint inside
 // `simt.unsafe`: a barrier initialised, a 64 x 64 bf16 box loaded swizzled into a tile, the
-// bytes expected, the phase waited on, an arrival; the expect and the load predicated (`if %p`);
-// a box of one plane of a 3-D tensor (`plane %p of %planes`).
+// bytes expected, the phase waited on, an arrival; the expect, the load and an arrival
+// predicated (`if %p`); a box of one plane of a 3-D tensor (`plane %p of %planes`).
 
 builtin.module {
   simt.kernel @load(%x: !simt.slice<bf16>, %rows: index, %cols: index) contract<domain = 1, block = [128], shared_bytes = 8208> {
@@ -24,6 +24,7 @@ builtin.module {
       %first = arith.cmpi eq, %t, %c0 : index
       simt.mbarrier_arrive_expect_tx %bar[%c1], %n if %first : !simt.shared<i64, [2]>
       simt.tma_load %x[%c0, %c1] shape(%rows, %cols), %tile[%c0], %bar[%c1] if %first {box = array<i64: 64, 64>, swizzle = 128} : !simt.slice<bf16>, !simt.shared<bf16, [4096]>, !simt.shared<i64, [2]>
+      simt.mbarrier_arrive %bar[%c0] if %first : !simt.shared<i64, [2]>
       simt.yield
     }
     simt.return
@@ -52,5 +53,6 @@ builtin.module {
 // CHECK-NEXT: simt.mbarrier_arrive %{{.*}}[%{{.*}}] : !simt.shared<i64, [2]>
 // CHECK:      simt.mbarrier_arrive_expect_tx %{{.*}}[%{{.*}}], %{{.*}} if %{{.*}} : !simt.shared<i64, [2]>
 // CHECK-NEXT: simt.tma_load %x[%{{.*}}, %{{.*}}] shape(%rows, %cols), %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] if %{{.*}} {box = array<i64: 64, 64>, swizzle = 128 : i64}
+// CHECK-NEXT: simt.mbarrier_arrive %{{.*}}[%{{.*}}] if %{{.*}} : !simt.shared<i64, [2]>
 // CHECK:      simt.kernel @load3
 // CHECK:      simt.tma_load %x[%{{.*}}, %{{.*}}] plane %{{.*}} of %planes shape(%rows, %cols), %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {box = array<i64: 64, 64>, swizzle = 128 : i64} : !simt.slice<bf16>, !simt.shared<bf16, [4096]>, !simt.shared<i64, [2]>
