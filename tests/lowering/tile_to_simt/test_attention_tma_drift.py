@@ -1,0 +1,323 @@
+"""The TMA attention loop's stage protocol with the warps apart (lowering/tile_to_simt/
+attention_tma.py, the knobs `TMA`, `PINGPONG`, `attention_wgmma.PIPELINE`).
+
+The interpreter runs a block's threads in lockstep, so it never sees two warpgroups drift apart,
+which is what the TMA loop allows (no block barrier in it). Here the interpreter only records,
+per warp of each block, the loop's synchronisation and stage events with their values (mbarrier
+init, arrivals with their lanes and bytes, parity waits, TMA loads with their stage and barrier,
+wgmma reads of a stage, commits and waits, named and block barriers); `replay` then runs each
+warp's record on its own under random schedules (biased toward one warpgroup, so they drift),
+with the mbarriers' phases and transaction bytes, the named barriers' counts, and vector clocks:
+a wgmma read must follow the landing of the TMA write it reads (acquired through the phase that
+write completed on), a TMA write must follow the retirement of every warp's reads of the stage's
+previous contents, and every wait and barrier must complete (no deadlock). A warp is one agent:
+lane 0's arrival after the warp's `wgmma.wait_group` stands for its lanes, as CUTLASS's one
+arrival a warpgroup does (docs/performance.md, "Fused attention, ninth session": the race audit).
+"""
+
+# The fixture `example` comes from test_attention_fused; ruff takes its uses for redefinitions:
+# ruff: noqa: F811
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+import ferrox
+from ferrox.dialects import simt
+from ferrox.dialects.simt.tma import (
+    MbarrierArriveExpectTxOp,
+    MbarrierArriveOp,
+    MbarrierInitOp,
+    MbarrierWaitOp,
+    TmaLoadOp,
+)
+from ferrox.lowering.tile_to_simt import attention_tma, attention_wgmma
+
+from .test_attention_fused import attention_split, example  # noqa: F401
+from .test_attention_tma import lowered
+
+
+class Race(Exception):
+    pass
+
+
+def _value(x, lane: int) -> int:
+    a = np.asarray(x)
+    return int(a) if a.ndim == 0 else int(a.reshape(-1)[lane if a.size > 1 else 0])
+
+
+def _stage(array, at: int) -> tuple[str, int]:
+    return array.name.lstrip("%"), at // (array.length // 2)  # two stages an array
+
+
+def _events(op, args, lane: int, lanes: int):
+    """The event `op` is for the record, or None."""
+    at = {id(v): i for i, v in enumerate(op.operands)}
+
+    def arg(v):
+        return args[at[id(v)]]
+
+    def bar(buffers, index):
+        return arg(buffers).name.lstrip("%"), _value(arg(index), lane)
+
+    if isinstance(op, MbarrierInitOp):
+        return ("init", bar(op.barriers, op.index), _value(arg(op.count), lane))
+    if isinstance(op, MbarrierArriveExpectTxOp):
+        return ("arrive", bar(op.barriers, op.index), lanes, _value(arg(op.bytes), lane))
+    if isinstance(op, MbarrierArriveOp):
+        return ("arrive", bar(op.barriers, op.index), lanes, 0)
+    if isinstance(op, MbarrierWaitOp):
+        return ("wait", bar(op.barriers, op.index), _value(arg(op.parity), lane))
+    if isinstance(op, TmaLoadOp):
+        where = _stage(arg(op.tile), _value(arg(op.offset), lane))
+        return ("tma", where, op.box_bytes, bar(op.barriers, op.bar_index))
+    if isinstance(op, simt.WgmmaOp | simt.WgmmaRegAOp):
+        b = arg(op.b)
+        if not b.name.lstrip("%").startswith("stream"):
+            return None  # q: written once before the loop, behind a block barrier
+        return ("read", _stage(b, _value(arg(op.b_index), lane)))
+    if isinstance(op, simt.WgmmaCommitOp):
+        return ("commit",)
+    if isinstance(op, simt.WgmmaWaitOp):
+        return ("retire", op.pending.value.data)
+    if isinstance(op, simt.NamedBarrierOp):
+        return ("bar", op.id.value.data, op.threads.value.data, op.arrive is not None, lanes)
+    if isinstance(op, simt.SyncThreadsOp):
+        return ("bar", 0, 0, False, lanes)
+    return None
+
+
+KINDS = (MbarrierInitOp, MbarrierArriveExpectTxOp, MbarrierArriveOp, MbarrierWaitOp, TmaLoadOp,
+         simt.WgmmaOp, simt.WgmmaRegAOp, simt.WgmmaCommitOp, simt.WgmmaWaitOp,
+         simt.NamedBarrierOp, simt.SyncThreadsOp)  # fmt: skip
+
+
+def record(monkeypatch, interpreter, module, name, tile_args) -> dict[int, dict[int, list]]:
+    """Run the kernel on the interpreter; each block's events by warp, in program order."""
+    from ferrox.driver.interpreter import ops as table
+
+    out: dict[int, dict[int, list]] = defaultdict(lambda: defaultdict(list))
+
+    def wrap(factory):
+        def make(op):
+            run = factory(op)
+            pred = getattr(op, "pred", None)
+            at = {id(v): i for i, v in enumerate(op.operands)}
+
+            def go(ex, args, mask):
+                result = run(ex, args, mask)
+                on = np.broadcast_to(np.asarray(mask).astype(bool), (ex.n,))
+                if pred is not None:
+                    on = on & np.broadcast_to(np.asarray(args[at[id(pred)]]).astype(bool), on.shape)
+                warps = defaultdict(list)
+                for lane in np.flatnonzero(on):
+                    block = int(ex.block_local[lane]) + ex.first_block
+                    warps[(block, int(ex.linear[lane]) >> 5)].append(int(lane))
+                for (block, warp), lanes in sorted(warps.items()):
+                    event = _events(op, args, lanes[0], len(lanes))
+                    if event is not None:
+                        out[block][warp].append(event)
+                return result
+
+            return go
+
+        return make
+
+    for kind in KINDS:
+        monkeypatch.setitem(table.FACTORIES, kind, wrap(table.FACTORIES[kind]))
+    interpreter(module, name, tile_args)
+    return out
+
+
+def replay(traces: dict[int, list], seed: int) -> None:
+    """Each warp's record run on its own under a random schedule (module docstring); raise
+    `Race` for a race or a deadlock."""
+    rng = random.Random(seed)
+    bias = (0.5, 0.9, 0.99)[seed % 3]  # how strongly one warpgroup is run ahead
+    warps = sorted(traces)
+    ahead = set(warps[: len(warps) // 2])
+    pc = dict.fromkeys(warps, 0)
+    clock = {w: defaultdict(int) for w in warps}
+    mbar: dict = {}
+    named: dict = {}
+    groups: dict = {w: [] for w in warps}
+    open_reads: dict = {w: [] for w in warps}
+    reading = defaultdict(set)  # stage -> warps whose reads of it are not yet retired
+    retired = defaultdict(dict)  # stage -> warp -> its clock at the retirement
+    landed: dict = {}  # stage -> the agent of its last TMA write
+    blocked: dict = {}
+    agents = 0
+
+    def join(into, other) -> None:
+        for k, v in other.items():
+            into[k] = max(into[k], v)
+
+    def settle(b) -> None:
+        if b["pending"] == 0 and b["tx"] == 0:
+            b["completed"] += 1
+            b["last"], b["acc"] = b["acc"], defaultdict(int)
+            b["pending"] = b["count"]
+
+    while True:
+        ready = [w for w in warps if pc[w] < len(traces[w]) and w not in blocked]
+        if not ready:
+            if blocked:
+                raise Race(f"deadlock: {blocked}")
+            return
+        first = rng.random() < bias
+        w = rng.choice([x for x in ready if (x in ahead) == first] or ready)
+        event = traces[w][pc[w]]
+        c = clock[w]
+        c[w] += 1
+        kind = event[0]
+        step = 1
+        if kind == "init":
+            count = event[2]
+            mbar[event[1]] = {"count": count, "pending": count, "tx": 0, "completed": 0,
+                              "acc": defaultdict(int), "last": {}}  # fmt: skip
+        elif kind == "arrive":
+            b = mbar[event[1]]
+            if event[2] != 1:
+                raise Race(f"warp {w}: {event[2]} lanes arrive on {event[1]}, counted as one")
+            b["pending"] -= 1
+            b["tx"] += event[3]
+            join(b["acc"], c)
+            settle(b)
+        elif kind == "wait":
+            b = mbar[event[1]]
+            if b["completed"] % 2 == event[2]:  # that parity's phase has not completed
+                blocked[w] = event
+                step = 0
+            else:
+                join(c, b["last"])
+        elif kind == "tma":
+            _, stage, nbytes, key = event
+            if reading[stage]:
+                raise Race(f"WAR: warp {w} refills {stage} while warps {reading[stage]} read it")
+            for r, t in retired[stage].items():
+                if c[r] < t:
+                    raise Race(f"WAR: warp {w} refills {stage} before warp {r} retired its read")
+            agents += 1
+            landed[stage], retired[stage] = ("tma", agents), {}
+            b = mbar[key]
+            b["acc"][("tma", agents)] = 1  # seen only through the phase the bytes complete
+            b["tx"] -= nbytes
+            if b["tx"] < 0:
+                raise Race(f"more bytes than expected on {key}")
+            settle(b)
+        elif kind == "read":
+            agent = landed.get(event[1])
+            if agent is None or c[agent] < 1:
+                raise Race(f"RAW: warp {w} reads {event[1]} before its load landed")
+            open_reads[w].append(event[1])
+            reading[event[1]].add(w)
+        elif kind == "commit":
+            groups[w].append(open_reads[w])
+            open_reads[w] = []
+        elif kind == "retire":
+            keep = len(groups[w]) - event[1]
+            for group in groups[w][:keep]:
+                for stage in group:
+                    reading[stage].discard(w)
+                    retired[stage][w] = c[w]
+            groups[w] = groups[w][keep:]
+        elif kind == "bar":
+            _, bid, threads, arrive, lanes = event
+            threads = threads or 32 * len(warps)
+            state = named.setdefault(bid, [0, defaultdict(int), []])
+            state[0] += lanes
+            join(state[1], c)
+            if not arrive:
+                state[2].append(w)
+                blocked[w] = event
+            if state[0] == threads:
+                for x in state[2]:
+                    del blocked[x]
+                    join(clock[x], state[1])
+                del named[bid]
+            elif state[0] > threads:
+                raise Race(f"named barrier {bid}: more than {threads} threads")
+        if step == 0:
+            c[w] -= 1
+        pc[w] += step
+        for x, e in list(blocked.items()):
+            if e[0] == "wait" and mbar[e[1]]["completed"] % 2 != e[2]:
+                del blocked[x]
+
+
+def check(traces_by_block, seeds: int) -> None:
+    for block, traces in sorted(traces_by_block.items()):
+        for seed in range(seeds):
+            try:
+                replay(traces, seed)
+            except Race as e:
+                raise Race(f"block {block}, seed {seed}: {e}") from None
+
+
+def run(monkeypatch, interpreter, kernel, name, heads, seq, dim, causal, bn):
+    module, _ = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
+    rng = np.random.default_rng(0)
+    q, k, v = (ferrox.to_bf16(rng.standard_normal((heads, seq, dim))) for _ in range(3))
+    out = np.full((heads, seq, dim), np.nan, np.float32)
+    traces = record(monkeypatch, interpreter, module, name, [out, q, k, v])
+    assert not np.isnan(out).any()
+    return traces
+
+
+@pytest.mark.parametrize(
+    "pingpong, pipe, seq, dim, causal, bn",
+    [
+        (True, False, 200, 64, True, 64),  # wgmma-tma-pp at the racecheck run's shapes
+        (True, False, 200, 128, False, 128),
+        (True, True, 200, 64, True, 64),  # wgmma-tma-pipe-pp
+        (True, True, 200, 128, False, 128),
+        (True, False, 333, 64, False, 64),  # more iterations: every stage refilled
+        (True, True, 290, 128, True, 64),
+        (False, False, 290, 128, True, 64),  # wgmma-tma, wgmma-tma-pipe
+        (False, True, 333, 64, False, 64),
+    ],
+)
+def test_stages_hold_with_warps_apart(
+    example, interpreter, monkeypatch, pingpong, pipe, seq, dim, causal, bn
+):
+    monkeypatch.setattr(attention_tma, "TMA", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
+    traces = run(monkeypatch, interpreter, example.attention, "attention", 2, seq, dim, causal, bn)
+    assert any(e[0] == "tma" for t in traces.values() for w in t.values() for e in w)
+    check(traces, 24)
+
+
+def test_two_loops_with_warps_apart(example, interpreter, monkeypatch):
+    monkeypatch.setattr(attention_tma, "TMA", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", True)
+    traces = run(monkeypatch, interpreter, attention_split, "attention_split", 1, 300, 64, True,
+                 64)  # fmt: skip
+    check(traces, 24)
+
+
+@pytest.mark.parametrize("broken", ["no empty wait", "empty counts 4", "full parity"])
+def test_the_replay_sees_a_broken_protocol(example, interpreter, monkeypatch, broken):
+    """The check is not vacuous: the records with warp 0's waits for free stages dropped, the
+    `empty` barriers expecting 4 arrivals of the 8 warps, or the `full` waits' parity flipped."""
+    monkeypatch.setattr(attention_tma, "TMA", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", True)
+    traces = run(monkeypatch, interpreter, example.attention, "attention", 1, 333, 64, False, 64)
+    for block in traces.values():
+        for w, events in block.items():
+            out = []
+            for e in events:
+                if broken == "no empty wait" and e[0] == "wait" and e[1][0] == "empty":
+                    continue
+                if broken == "empty counts 4" and e[0] == "init" and e[1][0] == "empty":
+                    e = ("init", e[1], 4)
+                if broken == "full parity" and e[0] == "wait" and e[1][0] == "full":
+                    e = ("wait", e[1], 1 - e[2])
+                out.append(e)
+            block[w] = out
+    with pytest.raises(Race):
+        check(traces, 24)
