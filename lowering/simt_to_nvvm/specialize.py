@@ -19,25 +19,42 @@ from xdsl.ir import Region
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.dialects import nvvm
-from ferrox.dialects.simt import SyncThreadsOp, ThreadIdOp, TileIndexOp, YieldOp
+from ferrox.dialects.simt import KernelOp, SyncThreadsOp, ThreadIdOp, TileIndexOp, YieldOp
 from ferrox.dialects.simt.specialize import SetMaxNRegOp, SpecializeOp, partition_threads
 from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
-from ferrox.passes.disjoint.common import type_test, walk
+from ferrox.passes.disjoint.common import walk
 
 PARTITION_ATTR = "simt.partition_threads"
-_is_specialize_op = type_test((SpecializeOp, SetMaxNRegOp))
 
 
 def lower_specialize(module: ModuleOp) -> None:
     """Lower every `simt.specialize` and `simt.setmaxnreg` of `module` in place."""
-    found = [o for o in walk(module) if _is_specialize_op(o)]  # one walk: most kernels have none
-    for spec in [o for o in found if isinstance(o, SpecializeOp)]:
+    specs = _specializations(module)
+    caps = [r.block.first_op for s in specs for r in (s.producer, s.consumer)]
+    for spec in specs:
         _partition_ops(spec)
         _split(spec)
-    for op in [o for o in found if isinstance(o, SetMaxNRegOp)]:
+    for op in caps:
+        if not isinstance(op, SetMaxNRegOp):
+            continue
         asm = ptx_asm(f"setmaxnreg.{op.action.data.value}.sync.aligned.u32 {op.registers};", "", [])
         asm.attributes[CONVERGENT] = UnitAttr()
         Rewriter.replace_op(op, asm)
+
+
+def _specializations(module: ModuleOp) -> list[SpecializeOp]:
+    """Each kernel's `simt.specialize`, found where its verifier puts it (just before the entry
+    block's `simt.return`, a `simt.setmaxnreg` first in a region) rather than by walking every
+    op of every compile: most kernels have none."""
+    found: list[SpecializeOp] = []
+    for op in module.ops:
+        if isinstance(op, ModuleOp):
+            found += _specializations(op)
+        elif isinstance(op, KernelOp) and op.body.blocks:
+            last = op.body.blocks[0].last_op
+            if last is not None and isinstance(last.prev_op, SpecializeOp):
+                found.append(last.prev_op)
+    return found
 
 
 def _partition_ops(spec: SpecializeOp) -> None:
