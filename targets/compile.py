@@ -32,6 +32,7 @@ from ferrox.lowering.pipeline import (
 from ferrox.lowering.simt_to_nvvm.tma import artifact_maps
 from ferrox.lowering.simt_to_nvvm.wgmma import check_target as check_wgmma_target
 from ferrox.lowering.tile_to_simt.gemm_wgmma import target_chip
+from ferrox.passes.disjoint.common import walk
 from ferrox.passes.verify_disjoint import verify_disjoint
 from ferrox.registry import plugin_lowerings
 from ferrox.targets import kernel_facts
@@ -424,10 +425,11 @@ def kernel_artifacts(
             shared = resources[name].shared_memory  # ptxas counts the lowering's own, too
         params = kernel_facts.simt_params(op)
         contract = kernel_facts.contract(op.contract, shared)
-        writes = kernel_facts.writes(op)
+        ops = walk(op)  # one walk for the writes and the tensor maps
+        writes = kernel_facts.writes(op, ops)
         # TMA loads' tensor maps (lowering/simt_to_nvvm/tma.py): a SIMT kernel's own, or the
         # tile wgmma GEMM's (lowering/tile_to_simt/gemm_wgmma.py)
-        maps = artifact_maps(op)
+        maps = artifact_maps(op, ops)
         if name in tiles:
             kernels[name] = KernelArtifact(
                 name,

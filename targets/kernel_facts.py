@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
 )
-from xdsl.ir import Attribute, BlockArgument, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from ferrox.artifact import (
     ELEMENT_BYTES,
@@ -209,12 +209,12 @@ def _param_index(kernel: simt.KernelOp, value: SSAValue) -> int | None:
     return None
 
 
-def writes(kernel: simt.KernelOp) -> tuple[Write, ...]:
+def writes(kernel: simt.KernelOp, ops: list[Operation] | None = None) -> tuple[Write, ...]:
     """Every witness-guarded write of a disjoint-slice parameter, once each: `simt.get_mut`
     (the slice's index space; a `2d_runtime` witness names its width parameter) and
-    `simt.store_chunk` on a `tile` space."""
+    `simt.store_chunk` on a `tile` space (`ops`: the kernel's walk, where the caller has it)."""
     found: list[Write] = []
-    for op in walk(kernel):
+    for op in walk(kernel) if ops is None else ops:
         write: Write | None = None
         if isinstance(op, simt.StoreChunkOp):
             param = _param_index(kernel, op.slice)

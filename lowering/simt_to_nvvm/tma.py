@@ -315,8 +315,9 @@ TMA_PATTERNS: tuple[RewritePattern, ...] = (
 )
 
 
-def artifact_maps(kernel: KernelOp) -> tuple[TensorMap, ...]:
-    """The kernel's tensor maps as the artifact records them, in parameter order."""
+def artifact_maps(kernel: KernelOp, ops: list[Operation] | None = None) -> tuple[TensorMap, ...]:
+    """The kernel's tensor maps as the artifact records them, in parameter order (`ops`: the
+    kernel's walk, where the caller has it)."""
     return tuple(
         TensorMap(
             k.param,
@@ -327,5 +328,5 @@ def artifact_maps(kernel: KernelOp) -> tuple[TensorMap, ...]:
             k.swizzle,
             k.planes_param,
         )
-        for k in tensor_map_keys(kernel, walk(kernel))
+        for k in tensor_map_keys(kernel, walk(kernel) if ops is None else ops)
     )

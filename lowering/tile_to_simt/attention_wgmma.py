@@ -351,7 +351,7 @@ class PipelinedLoop(WgmmaLoop):
         scores, output = f.mmas
         k_s, v_s = f.streams
         self.arrays = {s: self.stage_array(s, u) for u, s in enumerate(f.streams)}
-        plans = {s: self.plan(s) for s in f.streams}
+        self.plans = {s: self.plan(s) for s in f.streams}
         lb, ub, step = (ctx.scalar(v) for v in (loop.lb, loop.ub, loop.step))
         self.hoisted = {}
         owner = scores.acc.owner
@@ -368,7 +368,6 @@ class PipelinedLoop(WgmmaLoop):
             self.invariant_operands()
             self.first_copies(lb, ub, step)
 
-        self.plans = plans
         self.checked(before)
         acc0 = list(ctx.tile(scores.acc, s_layout))
         first: list[SSAValue] = []
@@ -397,7 +396,7 @@ class PipelinedLoop(WgmmaLoop):
                         waiting = False
                     if op is output:
                         ctx.lowering(op)
-                        steps = (iv, t, ub, step, plans, acc0)
+                        steps = (iv, t, ub, step, acc0)
                         self.checked(lambda steps=steps: self.step(output, steps))
                     elif isinstance(op, scf.YieldOp):
                         ctx.lowering(op)
@@ -483,7 +482,7 @@ class PipelinedLoop(WgmmaLoop):
         a wait that retires the first (carried to iteration t + 1) and leaves the second in
         flight (carried too, retired at its first use there)."""
         ctx, p, f = self.ctx, self.p, self.f
-        iv, t, ub, step, plans, acc0 = steps
+        iv, t, ub, step, acc0 = steps
         v_s = f.streams[1]
         layout = ctx.layout_of(output.result)
         a = self.a_fragments(output)  # before the fences: PTX fences A's register writes

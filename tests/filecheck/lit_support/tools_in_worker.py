@@ -66,7 +66,7 @@ def stages_of(cmd: lit.ShUtil.Pipeline, shenv) -> list[Stage] | None:
         negated = args[:1] == ["not"]
         if negated:
             args = args[1:]
-        if args[:3] != [sys.executable, "-S", TOOL] or args[3:4] == [] or args[3] == "--crash":
+        if args[:3] != [sys.executable, "-S", TOOL] or args[3:4] == []:
             return None
         if args[3] not in HERE_TOOLS:
             return None
