@@ -39,7 +39,8 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-WARPGROUP = 128
+from ferrox.dialects.simt.wgmma import WARPGROUP
+
 REGISTER_RANGE = (24, 256)
 PRODUCER_BARRIER = 2
 CONSUMER_BARRIER = 1

@@ -46,7 +46,10 @@ def _threads(ex, op) -> int:
     return found[1] if found is not None else ex.launch.tpb
 
 
-def chunk_witness(ex, op: simt.TileIndexOp, args) -> ChunkWitness:
+def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) -> ChunkWitness:
+    """The witness `op` makes; `threads` is `P` of `k * P + t` where the caller has it
+    (`_threads`)."""
+    p = _threads(ex, op) if threads is None else threads
     space = op.space
     shape = space.get_tile_shape()
     w, rank = space.chunk.data, len(shape)
@@ -58,7 +61,7 @@ def chunk_witness(ex, op: simt.TileIndexOp, args) -> ChunkWitness:
         total *= d
     bids = block_ids(ex)
     with np.errstate(all="ignore"):
-        c = k * np.uint64(_threads(ex, op)) + ex.linear.astype(np.uint64)
+        c = k * np.uint64(p) + ex.linear.astype(np.uint64)
         ok = c < np.uint64(total // w)
         for d in range(rank, 3):
             ok = ok & (bids[d] == 0)
@@ -83,7 +86,10 @@ def chunk_witness(ex, op: simt.TileIndexOp, args) -> ChunkWitness:
 
 @lowers(simt.TileIndexOp)
 def _tile_index(op):
-    return lambda ex, args, mask: (chunk_witness(ex, op, args),)
+    found = partition_threads(op)  # once, not at every run of the op
+    if found is None:
+        return lambda ex, args, mask: (chunk_witness(ex, op, args, ex.launch.tpb),)
+    return lambda ex, args, mask, p=found[1]: (chunk_witness(ex, op, args, p),)
 
 
 @lowers(simt.StoreChunkOp)
