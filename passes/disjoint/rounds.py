@@ -99,15 +99,6 @@ def before(a: Operation, b: Operation) -> bool:
     return block.get_operation_index(a) < block.get_operation_index(b)
 
 
-def until(block: Block, stop: Operation) -> list[Operation]:
-    out = []
-    for op in block.ops:
-        if op is stop:
-            break
-        out.append(op)
-    return out
-
-
 class Releases(in_flight._Flow):
     """Rule 8's flow over the kernel, reporting only arrives that free a stage a wgmma in
     flight may read (the rest is `in_flight.check`'s to report)."""
@@ -151,5 +142,4 @@ __all__ = [
     "ops_of",
     "round_parity",
     "shared_operands",
-    "until",
 ]

@@ -82,7 +82,6 @@ from ferrox.passes.disjoint.rounds import (
     ops_of,
     round_parity,
     shared_operands,
-    until,
 )
 
 _is_specialize = type_test(SpecializeOp)
@@ -513,9 +512,7 @@ class _Split:
                         + ("producer thread" if count == 1 else "consumer threads")
                         + ")",
                     )
-        if last_init is not None and not any(
-            isinstance(op, SyncThreadsOp) and before(last_init, op) for op in until(entry, spec)
-        ):
+        if last_init is not None and not _block_barrier_between(last_init, spec):
             self.error(
                 spec,
                 "'simt.specialize' needs a 'simt.sync_threads' of the whole block between the "
@@ -550,3 +547,14 @@ class _Split:
 
 
 __all__ = ["check"]
+
+
+def _block_barrier_between(first: Operation, stop: Operation) -> bool:
+    """A `simt.sync_threads` after `first` and before `stop`, in their block (`first` comes
+    before `stop` there)."""
+    op = first.next_op
+    while op is not None and op is not stop:
+        if isinstance(op, SyncThreadsOp):
+            return True
+        op = op.next_op
+    return False
