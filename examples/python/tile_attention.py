@@ -36,7 +36,7 @@ LOG2E = 1.4426950408889634
 # doc:begin kernel
 @tile.kernel
 def attention(
-    out: Partition[f32, (1, BM, D)],
+    out: Partition[f32, (BM if SEQ_MAJOR else 1, 1 if SEQ_MAJOR else BM, D)],
     q: Tensor[bf16, (None, None, D)],
     k: Tensor[bf16, (None, None, D)],
     v: Tensor[bf16, (None, None, D)],
@@ -44,9 +44,16 @@ def attention(
     CAUSAL: Constexpr = False,
     BM: Constexpr = 128,
     BN: Constexpr = 64,
+    SEQ_MAJOR: Constexpr = False,
 ):
-    head = tile.block_id(0)
-    i = tile.block_id(1)  # this block's rows: i * BM ... i * BM + BM - 1
+    # out is [heads, seq, D], or [seq, heads, D] when SEQ_MAJOR: the grid's first axis (blockIdx.x,
+    # the order blocks start in) then walks one head's query blocks, which share its K and V in L2
+    if SEQ_MAJOR:
+        i = tile.block_id(0)  # this block's rows: i * BM ... i * BM + BM - 1
+        head = tile.block_id(1)
+    else:
+        head = tile.block_id(0)
+        i = tile.block_id(1)
     seq = tile.dim(k, 1)
     qt = tile.reshape(tile.load(q, (head, i, 0), (1, BM, D)), (BM, D))
     row_max = tile.full((BM, 1), float("-inf"))
@@ -82,7 +89,8 @@ def attention(
         row_sum = tile.fma(row_sum, scale, tile.sum(p, axis=1, keepdims=True))
         acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
         row_max = new_max
-    tile.store(tile.reshape(acc / tile.broadcast(row_sum, (BM, D)), (1, BM, D)), out)
+    o = acc / tile.broadcast(row_sum, (BM, D))
+    tile.store(tile.reshape(o, (BM if SEQ_MAJOR else 1, 1 if SEQ_MAJOR else BM, D)), out)
 
 
 # doc:end
@@ -115,30 +123,35 @@ def main(
     dim: int = 64,
     causal: bool = False,
     bm: int = 128,
+    seq_major: bool = False,
 ) -> int:
     rng = np.random.default_rng()
+    # out is [heads, seq, dim], or [seq, heads, dim] (`SEQ_MAJOR`); compared in the first layout
+    shape = (seq, heads, dim) if seq_major else (heads, seq, dim)
+    layout = (1, 0, 2) if seq_major else (0, 1, 2)
     q64, k64, v64 = (rng.standard_normal((heads, seq, dim)) for _ in range(3))
     if on_torch(device):
         import torch
 
         q, k, v = (torch.from_numpy(t).to("cuda", torch.bfloat16) for t in (q64, k64, v64))
-        out = torch.full((heads, seq, dim), float("nan"), device="cuda")
-        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm)
+        out = torch.full(shape, float("nan"), device="cuda")
+        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm, SEQ_MAJOR=seq_major)
         torch.cuda.synchronize()
-        got = out.cpu().numpy()
+        got = out.cpu().numpy().transpose(layout)
         x, y, z = (t.float().cpu().numpy() for t in (q, k, v))
     else:
         q, k, v = (ferrox.to_bf16(t) for t in (q64, k64, v64))  # bf16 bits, nearest even
-        out = np.full((heads, seq, dim), np.nan, np.float32)  # poisoned: unwritten rows stay NaN
-        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm)
-        got = out
+        out = np.full(shape, np.nan, np.float32)  # poisoned: unwritten rows stay NaN
+        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm, SEQ_MAJOR=seq_major)
+        got = out.transpose(layout)
         x, y, z = q.float32(), k.float32(), v.float32()
 
     expected = reference(x, y, z, causal)
     # The one rounding the reference leaves out: p to bf16 before p @ v (relative 2^-9).
     assert np.allclose(got, expected, rtol=1e-2, atol=1e-2), np.abs(got - expected).max()
     kind, ran_on = "causal" if causal else "full", attention.on(device).runs_on
-    print(f"tile attention ({kind}) {heads}x{seq}x{dim} on {ran_on}: matches NumPy")
+    order = ", seq-major" if seq_major else ""
+    print(f"tile attention ({kind}{order}) {heads}x{seq}x{dim} on {ran_on}: matches NumPy")
     return 0
 
 
@@ -150,5 +163,8 @@ if __name__ == "__main__":
     parser.add_argument("--dim", type=int, default=64, choices=(64, 128))
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--bm", type=int, default=128, choices=(128, 256), help="rows a block")
+    parser.add_argument("--seq-major", action="store_true", help="out as [seq, heads, dim]")
     args = parser.parse_args()
-    raise SystemExit(main(args.device, args.heads, args.seq, args.dim, args.causal, args.bm))
+    raise SystemExit(
+        main(args.device, args.heads, args.seq, args.dim, args.causal, args.bm, args.seq_major)
+    )

@@ -45,6 +45,31 @@ def test_attention_matches_numpy_on_the_cpu(heads, seq, dim, causal, capsys):
     )
 
 
+@pytest.mark.parametrize("dim, causal", [(64, True), (128, False)])
+def test_seq_major_output_matches_numpy(dim, causal, capsys):
+    """`SEQ_MAJOR`: the output as [seq, heads, dim], the grid's first axis over query blocks
+    (two heads, a ragged last block of 6 rows, poisoned output)."""
+    assert example().main("cpu", 2, 70, dim, causal, 128, seq_major=True) == 0
+    kind = "causal" if causal else "full"
+    expected = f"tile attention ({kind}, seq-major) 2x70x{dim} on cpu: matches NumPy\n"
+    assert capsys.readouterr().out == expected
+
+
+def test_seq_major_orders_the_grid_by_query_block():
+    """The two layouts' tile grids for 5 heads of 300 queries in 128-row blocks: heads first
+    ([heads, seq, D] in [1, BM, D] tiles), or query blocks first ([seq, heads, D] in [BM, 1, D]
+    tiles), so that blockIdx.x walks one head's query blocks."""
+    ex = example()
+    for seq_major, shape, grid in (
+        (False, (5, 300, 64), (5, 3, 1)),
+        (True, (300, 5, 64), (3, 5, 1)),
+    ):
+        kernel = ex.attention.artifact("sm_80", D=64, BM=128, SEQ_MAJOR=seq_major)["attention"]
+        assert kernel.tile is not None
+        tiles = kernel.tile.grid_tile
+        assert tuple(-(-s // t) for s, t in zip(shape, tiles)) == grid
+
+
 def test_the_check_catches_a_wrong_mask():
     """The tolerance is tight enough to see the causal mask: full attention is not causal's."""
     ex = example()
