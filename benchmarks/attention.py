@@ -29,6 +29,12 @@ TILES = {64: (128, 64), 128: (128, 128)}
 SDPA, d 128 128 x 128 0.59; BM 256 was the mma.sync path's best for d 64)."""
 
 
+SEQ_MAJOR = False
+"""Whether the kernel table times the example writing its output as [seq, heads, D]
+(`SEQ_MAJOR`: the grid's first axis walks one head's query blocks, which share its K and V in
+L2) rather than [heads, seq, D] (heads first: the blocks resident at a time span every head)."""
+
+
 def example():
     spec = importlib.util.spec_from_file_location("tile_attention", EXAMPLE)
     assert spec is not None and spec.loader is not None
@@ -46,11 +52,16 @@ def rows(variants: bool = False) -> list[dict]:
     for dim, causal in ((64, False), (64, True), (128, False), (128, True)):
         shape = (BATCH, HEADS, SEQ, dim)
         q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-        o = torch.empty(shape, device="cuda", dtype=torch.float32)
-        flat = [t.view(BATCH * HEADS, SEQ, dim) for t in (o, q, k, v)]
-        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
+        bh = BATCH * HEADS
+        o_shape = (SEQ, bh, dim) if SEQ_MAJOR else shape
+        o = torch.empty(o_shape, device="cuda", dtype=torch.float32)
+        ins = [t.view(bh, SEQ, dim) for t in (q, k, v)]
+        flat = [o if SEQ_MAJOR else o.view(bh, SEQ, dim), *ins]
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float().view(bh, SEQ, dim)
+        if SEQ_MAJOR:
+            ref = ref.transpose(0, 1)
         bm, bn = TILES[dim]
-        constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn}
+        constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn, "SEQ_MAJOR": SEQ_MAJOR}
 
         def make(flat=flat, o=o, constants=constants):
             artifact = kernel.artifact("sm_90", **constants)
@@ -195,12 +206,14 @@ def table(
     configs=((64, 128, 64), (128, 128, 128)),
     variants=("wgmma",),
     timed: bool = True,
+    seq_major: bool = False,
 ) -> list[dict]:
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
-    SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
-    SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
-    example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
-    timing (for compute-sanitizer)."""
+        SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
+        SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
+        example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
+        timing (for compute-sanitizer). `seq_major`: the output as [seq, batch * heads, D]
+    (`SEQ_MAJOR`)."""
     import torch
     import torch.nn.functional as F
 
@@ -213,13 +226,18 @@ def table(
         tiles = {k: v for k, v in (("BM", bm), ("BN", bn)) if v}
         for causal in (False, True):
             artifacts = {
-                name: variant_artifact(kernel, name, D=dim, CAUSAL=causal, **tiles)
+                name: variant_artifact(
+                    kernel, name, D=dim, CAUSAL=causal, SEQ_MAJOR=seq_major, **tiles
+                )
                 for name in variants
             }
             for seq in seqs:
                 shape = (batch, heads, seq, dim)
                 q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
+                ref = ref.view(batch * heads, seq, dim)
+                if seq_major:
+                    ref = ref.transpose(0, 1)
                 peer = (
                     bench(
                         lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
@@ -230,8 +248,10 @@ def table(
                     else float("nan")
                 )
                 for name, artifact in artifacts.items():
-                    o = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
-                    flat = [t.view(batch * heads, seq, dim) for t in (o, q, k, v)]
+                    bh = batch * heads
+                    o_shape = (seq, bh, dim) if seq_major else (bh, seq, dim)
+                    o = torch.full(o_shape, float("nan"), device="cuda", dtype=torch.float32)
+                    flat = [o, *(t.view(bh, seq, dim) for t in (q, k, v))]
                     go = launcher(artifact, "attention", flat)
                     go()
                     torch.cuda.synchronize()
@@ -248,6 +268,7 @@ def table(
                         "seq": seq,
                         "batch": batch,
                         "heads": heads,
+                        "seq_major": seq_major,
                         "max_err": err,
                         "correct": bool(err <= 3e-2),
                         "ferrox_tflops": flops / ms / 1e9,
@@ -288,6 +309,9 @@ if __name__ == "__main__":
         f"with optional :KNOB=0|1 of {','.join(KNOBS)}",
     )
     parser.add_argument(
+        "--seq-major", action="store_true", help="the output as [seq, heads, D] (SEQ_MAJOR)"
+    )
+    parser.add_argument(
         "--untimed", action="store_true", help="one checked launch a row (compute-sanitizer)"
     )
     args = parser.parse_args()
@@ -300,7 +324,15 @@ if __name__ == "__main__":
                 parse_variant(name)
             except ValueError as problem:
                 parser.error(str(problem))
-        found = table(seqs, args.batch, args.heads, configs, variants, not args.untimed)  # type: ignore[arg-type]
+        found = table(
+            seqs,
+            args.batch,
+            args.heads,
+            configs,
+            variants,
+            not args.untimed,
+            args.seq_major,  # type: ignore[arg-type]
+        )
         write_result("attention-table", {"rows": found})
     else:
         write_result("attention", {"rows": rows()})
