@@ -102,7 +102,7 @@ def _gather(ex, op, buffer, mask, what, idx: np.ndarray, reads: list) -> np.ndar
     return np.asarray(values, np.float64).reshape(count, K, ex.n).transpose(2, 0, 1)
 
 
-def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list):
+def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray] | np.ndarray, reads: list):
     """The lanes' `(len(rows), 16)` elements of a swizzled tile starting at flat `index`: rows
     `r0 + rows[j]`, columns `c0 .. c0 + 16` of the logical matrix, read at their swizzled
     places; each read `(buffer, flat index, values)` appended to `reads`."""
@@ -120,13 +120,13 @@ def _tile(ex, op, buffer, index, mask, name, rows: list[np.ndarray], reads: list
         ),
     )
     r0, c0 = at // SWIZZLE_ROW, at % SWIZZLE_ROW
-    r = (r0 + np.stack(rows))[:, None, :]  # (row, kk, lane)
+    r = (r0 + np.asarray(rows))[:, None, :]  # (row, kk, lane)
     kk = np.arange(K)[None, :, None]
     idx = r * SWIZZLE_ROW + ((c0 + kk) ^ ((r % SWIZZLE_ROWS) * 8))
     return _gather(ex, op, buffer, mask, f"{op.name} ({name})", idx, reads)
 
 
-def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], reads: list):
+def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: np.ndarray, reads: list):
     """The lanes' `(len(cols), 16)` elements of an MN-major B tile starting at flat `index`
     (docs of `simt.wgmma`): column `c` in block `c // 64` (`stride` elements apart), k-rows
     `r0 .. r0 + 16`, read at their swizzled places; each read appended to `reads`."""
@@ -142,7 +142,7 @@ def _mn_tile(ex, op, buffer, index, mask, stride: int, cols: list[np.ndarray], r
             f"tile starts at a row that is a multiple of {SWIZZLE_ROWS} (element % {atom} == 0)"
         ),
     )
-    col = np.stack(cols)[:, None, :]  # (column, kk, lane)
+    col = np.asarray(cols)[:, None, :]  # (column, kk, lane)
     block, c = col // SWIZZLE_ROW, col % SWIZZLE_ROW
     kk = np.arange(K)[None, :, None]
     row = at // SWIZZLE_ROW + kk
@@ -158,7 +158,8 @@ def _product(ex, op, a_rows, b, bi, acc, mask, reads: list) -> tuple:
     n = op.n.value.data
     lane, _ = _lanes(ex)
     g = lane % 32
-    cols = [8 * j + 2 * (g % 4) + h for j in range(n // 8) for h in (0, 1)]
+    j, h = np.arange(n // 8)[:, None, None], np.arange(2)[None, :, None]
+    cols = (8 * j + 2 * (g % 4) + h).reshape(n // 4, -1)  # column 8 j + 2 (g % 4) + h, (j, h)
     stride = op.mn_stride
     if stride is None:
         b_rows = _tile(ex, op, b, bi, mask, "B", cols, reads)
@@ -166,13 +167,14 @@ def _product(ex, op, a_rows, b, bi, acc, mask, reads: list) -> tuple:
         b_rows = _mn_tile(ex, op, b, bi, mask, stride, cols, reads)
     _in_flight(ex)["open"].append((op, mask, reads))
     prod = np.einsum("lrk,lck->lrc", a_rows, b_rows)  # (lanes, 2, n / 4)
-    out = []
-    for i in range(n // 2):
-        r, c = (i // 2) % 2, 2 * (i // 4) + i % 2
-        c_in = np.broadcast_to(np.asarray(acc[i], np.float64), (ex.n,))
-        d = (prod[:, r, c] + c_in).astype(np.float32)
-        out.append(np.where(mask, d, np.float32(0)))
-    return tuple(out)
+    # accumulator i is row (i // 2) % 2, column 2 (i // 4) + i % 2 of the thread's products:
+    # all n / 2 at once (one lane's executor, in a replay, would otherwise pay per accumulator)
+    i = np.arange(n // 2)
+    c_in = np.empty((n // 2, ex.n), np.float64)
+    for at, value in enumerate(acc):
+        c_in[at] = value
+    d = (prod[:, (i // 2) % 2, 2 * (i // 4) + i % 2].T + c_in).astype(np.float32)
+    return tuple(np.where(mask, d, np.float32(0)))
 
 
 @lowers(simt.WgmmaOp)

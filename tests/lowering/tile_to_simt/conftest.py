@@ -3,6 +3,7 @@ reference interpreter the way a host runner would, from the kernel's `tile.*` at
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,19 @@ def lower_text(text: str, threads: int = 0, elems: int = 0, name: str = "test.ml
     convert_tile_to_simt(module, threads, elems)
     verify_module(module)
     return module
+
+
+def knobs() -> tuple:
+    """The lowering's settings as they are now: each upper-case bool, int or None of the loaded
+    modules of `ferrox.lowering.tile_to_simt` (the names tests monkeypatch, and the rest), which
+    choose what the lowering makes of one source. Part of the key of a cache of lowered modules."""
+    return tuple(
+        (name, key, value)
+        for name, module in sorted(list(sys.modules.items()))
+        if name.startswith("ferrox.lowering.tile_to_simt") and module is not None
+        for key, value in sorted(vars(module).items())
+        if key.isupper() and isinstance(value, (bool, int, type(None)))
+    )
 
 
 def simt_kernel(module, name: str) -> simt.KernelOp:

@@ -22,20 +22,29 @@ from ferrox.passes.verify_disjoint import collect
 from ferrox.targets.toolchain import find_ptxas
 from ferrox.verify import verify_module
 
+from .conftest import knobs
 from .test_attention_fused import attention_split, count, example  # noqa: F401
 from .test_attention_wgmma import key_loop
+
+# Lowered modules, by the source's text and the lowering's settings: the interpreter cases (and
+# the drift tests') share a lowering where they differ only in the sizes they run.
+_LOWERED: dict[tuple, tuple] = {}
 
 
 def lowered(kernel, **constants):
     """The module of `kernel` lowered for sm_90a, and its TMA kernel (the module also holds
-    the portable twin)."""
+    the portable twin). Lowered once per source and settings in this process: callers read and
+    run it, and must not change it."""
     module = kernel.module(**constants)
-    module.attributes["ferrox.chip"] = StringAttr("sm_90a")
-    convert_tile_to_simt(module)
-    verify_module(module)
-    kernels = [op for op in module.walk() if isinstance(op, simt.KernelOp)]
-    (op,) = [k for k in kernels if not k.sym_name.data.endswith("__portable")]
-    return module, op
+    key = (str(module), knobs())
+    if key not in _LOWERED:
+        module.attributes["ferrox.chip"] = StringAttr("sm_90a")
+        convert_tile_to_simt(module)
+        verify_module(module)
+        kernels = [op for op in module.walk() if isinstance(op, simt.KernelOp)]
+        (op,) = [k for k in kernels if not k.sym_name.data.endswith("__portable")]
+        _LOWERED[key] = module, op
+    return _LOWERED[key]
 
 
 @pytest.fixture

@@ -250,7 +250,15 @@ def replay(traces: dict[int, list], seed: int) -> None:
 
 
 def check(traces_by_block, seeds: int) -> None:
+    """`replay` of each block's record under `seeds` schedules. A record equal to an earlier
+    block's (the same query rows of another head) is not replayed again: `replay` is a function
+    of the record and the seed alone, so it would pass or fail as the earlier one did."""
+    seen = set()
     for block, traces in sorted(traces_by_block.items()):
+        key = tuple((w, tuple(events)) for w, events in sorted(traces.items()))
+        if key in seen:
+            continue
+        seen.add(key)
         for seed in range(seeds):
             try:
                 replay(traces, seed)
@@ -268,26 +276,31 @@ def run(monkeypatch, interpreter, kernel, name, heads, seq, dim, causal, bn):
     return traces
 
 
+# One head but in one case: a block's record depends on its query rows, not on its head (each
+# head's blocks record the same events), so a second head's blocks would replay as the first's
+# (`check` replays a record once); the case with two heads still runs their blocks.
 @pytest.mark.parametrize(
-    "pingpong, pipe, seq, dim, causal, bn",
+    "pingpong, pipe, heads, seq, dim, causal, bn",
     [
-        (True, False, 200, 64, True, 64),  # wgmma-tma-pp at the racecheck run's shapes
-        (True, False, 200, 128, False, 128),
-        (True, True, 200, 64, True, 64),  # wgmma-tma-pipe-pp
-        (True, True, 200, 128, False, 128),
-        (True, False, 333, 64, False, 64),  # more iterations: every stage refilled
-        (True, True, 290, 128, True, 64),
-        (False, False, 290, 128, True, 64),  # wgmma-tma, wgmma-tma-pipe
-        (False, True, 333, 64, False, 64),
+        (True, False, 1, 200, 64, True, 64),  # wgmma-tma-pp at the racecheck run's shapes
+        (True, False, 1, 200, 128, False, 128),
+        (True, True, 2, 200, 64, True, 64),  # wgmma-tma-pipe-pp; two heads (see above)
+        (True, True, 1, 200, 128, False, 128),
+        (True, False, 1, 333, 64, False, 64),  # more iterations: every stage refilled
+        (True, True, 1, 290, 128, True, 64),
+        (False, False, 1, 290, 128, True, 64),  # wgmma-tma, wgmma-tma-pipe
+        (False, True, 1, 333, 64, False, 64),
     ],
 )
 def test_stages_hold_with_warps_apart(
-    example, interpreter, monkeypatch, pingpong, pipe, seq, dim, causal, bn
+    example, interpreter, monkeypatch, pingpong, pipe, heads, seq, dim, causal, bn
 ):
     monkeypatch.setattr(attention_tma, "TMA", True)
     monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
     monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
-    traces = run(monkeypatch, interpreter, example.attention, "attention", 2, seq, dim, causal, bn)
+    traces = run(
+        monkeypatch, interpreter, example.attention, "attention", heads, seq, dim, causal, bn
+    )
     assert any(e[0] == "tma" for t in traces.values() for w in t.values() for e in w)
     check(traces, 24)
 
