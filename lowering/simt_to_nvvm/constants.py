@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from xdsl.dialects import func, llvm
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects import arith, func, llvm
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import FuncOp, KernelOp
-from ferrox.lowering.build import int_constant, llvm_constant
+from ferrox.lowering.build import convert, int_constant, llvm_constant
 from ferrox.lowering.conversion import Emitter
 
 _FUNCTIONS = (func.FuncOp, llvm.FuncOp, KernelOp, FuncOp)
@@ -34,14 +35,22 @@ Pool = dict[tuple[object, Attribute], SSAValue]
 _POOLS: ContextVar[dict[Block, Pool] | None] = ContextVar("ferrox_constant_pools", default=None)
 """Per function entry block: the constants made there, by value and type (this thread's walk)."""
 
+_REUSED: ContextVar[dict[Block, dict[object, SSAValue]] | None] = ContextVar(
+    "ferrox_reused_values", default=None
+)
+"""Per function entry block: the last read of each special register (by its op class, as i64)
+and the last i64 cast of each parameter (by the parameter), for `_reused`."""
+
 
 @contextmanager
 def pools() -> Iterator[None]:
-    """Pool the constants that `pooled` makes until the block ends."""
-    token = _POOLS.set({})
+    """Pool the constants that `pooled` makes, and keep the values `pooled_register` and
+    `pooled_cast` make, until the block ends."""
+    token, reused = _POOLS.set({}), _REUSED.set({})
     try:
         yield
     finally:
+        _REUSED.reset(reused)
         _POOLS.reset(token)
 
 
@@ -66,6 +75,70 @@ def pooled(e: Emitter, value: int, t: Attribute) -> SSAValue:
 def pooled_llvm(e: Emitter, value: Attribute, t: Attribute) -> SSAValue:
     """`llvm.mlir.constant value : t` (not a NaN: it equals no other), likewise."""
     return _pooled(e, value, t, lambda: llvm_constant(value, t))
+
+
+def pooled_register(e: Emitter, op_type: type[Operation], name: str | None) -> SSAValue:
+    """A special register (`op_type`, 32 bits) zero-extended to i64 at `e`'s point, or the one
+    read earlier in the function where it comes before that point (a register holds one value
+    for the whole kernel; `nvvm.read.ptx.sreg.*` is pure)."""
+
+    def read() -> SSAValue:
+        return e(convert(arith.ExtUIOp, e(op_type()), i64), name)
+
+    return _reused(e, op_type, read)
+
+
+def pooled_cast(e: Emitter, argument: BlockArgument, make: Callable[[], Operation]) -> SSAValue:
+    """`make()`, a cast of the parameter `argument` that LLVM IR does not write (`index` to i64),
+    at `e`'s point, or the one made earlier in the function where it comes before that point (a
+    kernel's `%rows` is cast wherever a witness, a bounds check or a contract fact needs it)."""
+    return _reused(e, argument, lambda: e(make()))
+
+
+def _reused(e: Emitter, key: object, make: Callable[[], SSAValue]) -> SSAValue:
+    """`make()`'s value, made where `e` inserts, or the value it made for `key` earlier in the
+    same function, if that comes before (`_before`). Never moved: where the IR first needs it,
+    it stays, so LLVM sees the same instructions in the same order, less the repeats."""
+    every = _REUSED.get()
+    entry = _entry(e.point.block) if every is not None else None
+    if every is None or entry is None:
+        return make()
+    known = every.setdefault(entry, {})
+    found = known.get(key)
+    if found is not None and isinstance(found.owner, Operation):
+        if _before(found.owner, e.point, entry):
+            return found
+    value = known[key] = make()
+    return value
+
+
+_SCAN = 256
+"""How many ops `_before` looks back over in the entry block before it gives up (the register is
+then read again: a large kernel's entry block has thousands of ops)."""
+
+
+def _before(op: Operation, point: InsertPoint, entry: Block) -> bool:
+    """Whether `op`, in the function's entry block `entry`, dominates what is inserted at
+    `point`: the point is inside another block of the function's body (which `entry`
+    dominates), or in `entry` (or inside an op of it) within `_SCAN` ops after `op`."""
+    if op.parent is not entry:
+        return False
+    block, later = point.block, point.insert_before
+    while block is not entry:
+        if block.parent is entry.parent:
+            return True
+        owner = block.parent_op()
+        if owner is None or owner.parent is None:
+            return False
+        block, later = owner.parent, owner
+    earlier = later.prev_op if later is not None else entry.last_op
+    for _ in range(_SCAN):
+        if earlier is None:
+            return False
+        if earlier is op:
+            return True
+        earlier = earlier.prev_op
+    return False
 
 
 def _pooled(e: Emitter, value: object, t: Attribute, make: Callable[[], Operation]) -> SSAValue:
@@ -100,4 +173,4 @@ def _last_constant(pool: Pool, entry: Block) -> Operation | None:
     return None
 
 
-__all__ = ["pooled", "pooled_llvm", "pools"]
+__all__ = ["pooled", "pooled_cast", "pooled_llvm", "pooled_register", "pools"]

@@ -36,7 +36,7 @@ class DimToRegister(RewritePattern):
         if block is not None:
             value = e.const(block["xyz".index(dim)], IndexType())
         else:
-            value = e.to_index(e(registers[dim]()))
+            value = e.to_index(e.register(registers[dim]))
         rewriter.replace(op, [], [value])
 
 

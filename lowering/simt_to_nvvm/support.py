@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import KernelOp
@@ -34,7 +34,7 @@ from ferrox.lowering.build import cast as build_cast
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Emitter
-from ferrox.lowering.simt_to_nvvm.constants import pooled
+from ferrox.lowering.simt_to_nvvm.constants import pooled, pooled_cast, pooled_register
 from ferrox.lowering.simt_to_nvvm.types import expanded, is_simt_type, memory_type
 
 TRAP = "llvm.trap"
@@ -69,6 +69,8 @@ class SimtEmitter(Emitter):
         owner = index.owner
         if isinstance(owner, arith.IndexCastOp) and owner.input.type == i64:
             return owner.input
+        if isinstance(index, BlockArgument):
+            return pooled_cast(self, index, lambda: convert(arith.IndexCastOp, index, i64))
         return self(convert(arith.IndexCastOp, index, i64))
 
     def to_index(self, value: SSAValue) -> SSAValue:
@@ -80,7 +82,7 @@ class SimtEmitter(Emitter):
 
     def register(self, op_type: type[Operation], name: str | None = None) -> SSAValue:
         """A 32-bit special register, zero-extended to i64."""
-        return self(convert(arith.ExtUIOp, self(op_type()), i64), name)
+        return pooled_register(self, op_type, name)
 
     # -- SIMT values as parts ----------------------------------------------------------------
     def unpack(self, value: SSAValue) -> list[SSAValue]:

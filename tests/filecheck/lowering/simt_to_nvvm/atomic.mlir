@@ -59,16 +59,13 @@ builtin.module {
     // CHECK: %a10 = nvvm.atomic.cas %{{.*}}, %x, %a0 : !llvm.ptr<1>, i32
     // PTX: atom.global.cas.b32
     %a10 = simt.atomic_cas %h[%i], %x, %a0 scope gpu ordering relaxed : !simt.atomic_slice<i32>
-    // A raw pointer: no range check.
-    // CHECK-NEXT: %[[I11:.*]] = arith.index_cast %i : index to i64
-    // CHECK-NEXT: %[[P11:.*]] = llvm.getelementptr %p[%[[I11]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f64
+    // A raw pointer: no range check (`%i` as i64 is the cast made for the first atomic).
+    // CHECK-NEXT: %[[P11:.*]] = llvm.getelementptr %p[%[[I0]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f64
     // CHECK-NEXT: %a11 = nvvm.atomic.rmw fadd %[[P11]], %d : !llvm.ptr<1>, f64
     // PTX: atom.global.add.f64
     %a11 = simt.atomic_add %p[%i], %d : !simt.ptr<f64>
     // A shared array: row-major, unchecked, in the shared state space.
-    // CHECK-NEXT: %[[R:.*]] = arith.index_cast %i : index to i64
-    // CHECK-NEXT: %[[C:.*]] = arith.index_cast %i : index to i64
-    // CHECK-NEXT: %[[P12:.*]] = llvm.getelementptr %[[T]][0, %[[R]], %[[C]]] : (!llvm.ptr<3>, i64, i64) -> !llvm.ptr<3>, !llvm.array<4 x !llvm.array<8 x i32>>
+    // CHECK-NEXT: %[[P12:.*]] = llvm.getelementptr %[[T]][0, %[[I0]], %[[I0]]] : (!llvm.ptr<3>, i64, i64) -> !llvm.ptr<3>, !llvm.array<4 x !llvm.array<8 x i32>>
     // CHECK-NEXT: %a12 = nvvm.atomic.rmw add %[[P12]], %x scope = #nvvm.mem_scope<cta> : !llvm.ptr<3>, i32
     // PTX: atom.relaxed.cta.shared.add.u32
     %a12 = simt.atomic_add %t[%i, %i], %x scope cta : !simt.shared<i32, [4, 8]>

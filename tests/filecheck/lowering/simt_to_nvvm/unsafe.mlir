@@ -12,8 +12,7 @@ builtin.module {
   // CHECK-NEXT: %x = llvm.load %[[P]] : !llvm.ptr<1> -> f32
   // CHECK-NEXT: %two = arith.constant 2.000000e+00 : f32
   // CHECK-NEXT: %m = arith.mulf %x, %two : f32
-  // CHECK-NEXT: %[[J:.*]] = arith.index_cast %i : index to i64
-  // CHECK-NEXT: %[[Q:.*]] = llvm.getelementptr %out[%[[J]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+  // CHECK-NEXT: %[[Q:.*]] = llvm.getelementptr %out[%[[I]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
   // CHECK-NEXT: llvm.store %m, %[[Q]] : f32, !llvm.ptr<1>
   // CHECK-NEXT: func.return
   // PTX-LABEL: .entry raw(
