@@ -18,7 +18,7 @@ restored and the launch is replayed one thread per executor on the cooperative s
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import product
 from typing import Any
 
@@ -73,46 +73,64 @@ def _dim3(value: Any, what: str) -> Dim3:
     return padded[0], padded[1], padded[2]
 
 
-def _callees(kernel: simt.KernelOp) -> list[Operation]:
-    """The kernel and every device function it reaches."""
+def _reachable(kernel: simt.KernelOp) -> dict[Operation, list[Operation]]:
+    """The kernel and every device function it reaches, each with its ops in `walk()` order:
+    one walk of each, which the launch's checks then read."""
     seen: dict[int, Operation] = {id(kernel): kernel}
+    walked: dict[Operation, list[Operation]] = {}
     work: list[Operation] = [kernel]
     while work:
-        for op in work.pop().walk():
+        body = work.pop()
+        ops = walked[body] = list(body.walk())
+        for op in ops:
             if isinstance(op, simt.CallOp):
                 callee = op.callee_op()
                 if callee is not None and id(callee) not in seen:
                     seen[id(callee)] = callee
                     work.append(callee)
-    return list(seen.values())
+    return {body: walked[body] for body in seen.values()}
 
 
 def needs_cooperation(bodies: Sequence[Operation]) -> bool:
     """Whether any thread may wait for another: a barrier or warp collective anywhere reachable."""
+    return _meets(op for body in bodies for op in body.walk())
+
+
+def _meets(ops: Iterable[Operation]) -> bool:
     meet = (simt.SyncThreadsOp, *simt.CONVERGENT_WARP_OPS)
-    return any(isinstance(op, meet) for body in bodies for op in body.walk())
+    return any(isinstance(op, meet) for op in ops)
 
 
 def static_shared_bytes(bodies: Sequence[Operation]) -> int:
     """The static arrays' bytes as the GPU may lay them out, alignment padding included (the
     bound of `simt.static_shared_bound`: ptxas picks the order)."""
+    return _static_shared_bytes(op for body in bodies for op in body.walk())
+
+
+def _static_shared_bytes(ops: Iterable[Operation]) -> int:
+    """`static_shared_bytes` of the bodies whose ops (in `walk()` order) are `ops`."""
     allocs = []
-    for body in bodies:
-        for op in body.walk():
-            if isinstance(op, simt.SharedAllocOp) and not op.is_dynamic:
-                t = op.result.type
-                assert isinstance(t, SharedArrayType)
-                try:
-                    element_bytes(t.element_type)
-                except TypeError as e:
-                    raise LaunchError(f"{t} at {location_of(op)}: {e}") from None
-                allocs.append(op)
+    for op in ops:
+        if isinstance(op, simt.SharedAllocOp) and not op.is_dynamic:
+            t = op.result.type
+            assert isinstance(t, SharedArrayType)
+            try:
+                element_bytes(t.element_type)
+            except TypeError as e:
+                raise LaunchError(f"{t} at {location_of(op)}: {e}") from None
+            allocs.append(op)
     return simt.static_shared_bound(allocs)
 
 
 def check_launch(
-    kernel: simt.KernelOp, grid: Dim3, block: Dim3, shared_bytes: int, static: int
+    kernel: simt.KernelOp,
+    grid: Dim3,
+    block: Dim3,
+    shared_bytes: int,
+    static: int,
+    ops: Sequence[Operation] | None = None,
 ) -> None:
+    """`ops`: the kernel's ops in `walk()` order, where the caller has them."""
     name = f"@{kernel.sym_name.data}"
     for what, dims, limits in (("block", block, MAX_BLOCK), ("grid", grid, MAX_GRID)):
         for axis, d, limit in zip("xyz", dims, limits):
@@ -136,7 +154,7 @@ def check_launch(
         or shared_bytes < 0
     ):
         raise LaunchError(f"shared_bytes must be a non-negative integer, got {shared_bytes!r}")
-    _, dynamic = simt.dynamic_layout(kernel)
+    _, dynamic = simt.dynamic_layout(kernel, ops)
     if dynamic > shared_bytes:
         raise LaunchError(
             f"{name}'s dynamic shared arrays take {dynamic} bytes, but the launch provides "
@@ -185,12 +203,13 @@ def run_simt_kernel(
     """
     op = find_kernel(module, kernel)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
-    bodies = _callees(op)
-    check_launch(op, grid3, block3, shared_bytes, static_shared_bytes(bodies))
+    walked = _reachable(op)
+    static = _static_shared_bytes(o for ops in walked.values() for o in ops)
+    check_launch(op, grid3, block3, shared_bytes, static, walked[op])
     finish: list = []
     bound = bind_args(op, args, finish)
     try:
-        _execute(module, op, grid3, block3, bound, bodies)
+        _execute(module, op, grid3, block3, bound, walked, static)
     finally:  # bf16 results back into the caller's arrays, as far as the kernel got
         for give_back in finish:
             give_back()
@@ -202,13 +221,15 @@ def _execute(
     grid3: Dim3,
     block3: Dim3,
     bound: list[Any],
-    bodies: Any,
+    walked: dict[Operation, list[Operation]],
+    shared: int,
 ) -> None:
+    """`walked`: the kernel and the functions it reaches, each with its ops (`_reachable`);
+    `shared`: their static shared bytes (`static_shared_bytes`)."""
     values = tuple(_lane_value(v, p) for v, p in zip(bound, op.params))
     budget = max_steps()
-    cooperative = needs_cooperation(bodies)
+    cooperative = _meets(o for ops in walked.values() for o in ops)
     saved = [(b, b.array.copy()) for b in _writable(values)] if cooperative else []
-    shared = static_shared_bytes(bodies)
     with np.errstate(all="ignore"):
         try:
             _run_groups(Launch(module, grid3, block3, budget), op, values, shared)

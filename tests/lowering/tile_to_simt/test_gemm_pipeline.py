@@ -54,8 +54,10 @@ def source(t: str, bm: int, bn: int, bk: int, xpad: str = "", extra: str = YIELD
 
 # Lowered modules of this file, by source text and the values of `gemm`'s knobs at the lowering:
 # the cases of a test (and several tests) run one kernel on other sizes, and a kernel's lowering
-# does not depend on them (the operands' shapes are dynamic), so each kernel is lowered once.
-_LOWERED: dict[tuple, ModuleOp] = {}
+# does not depend on them (the operands' shapes are dynamic), so each kernel is lowered once; with
+# it, its kernel and whether it copies asynchronously (facts of the lowered module alone, read
+# once rather than walked again at every run).
+_LOWERED: dict[tuple, tuple[ModuleOp, simt.KernelOp, bool]] = {}
 
 
 def knobs() -> tuple:
@@ -68,28 +70,34 @@ def knobs() -> tuple:
     )
 
 
-def lower(text: str) -> ModuleOp:
+def lower(text: str) -> tuple[ModuleOp, simt.KernelOp, bool]:
+    """`text` lowered, its kernel @mm, and whether @mm copies asynchronously (itself or in the
+    module's shared copy functions it calls)."""
     key = (text, knobs())
-    module = _LOWERED.get(key)
-    if module is None:
-        module = _LOWERED[key] = lowered_module(parse_module(make_context(), text, "mm.mlir"))
-    return module
+    entry = _LOWERED.get(key)
+    if entry is None:
+        lowered = lowered_module(parse_module(make_context(), text, "mm.mlir"))
+        kernel = find_kernel(lowered, "mm")
+        funcs = {op.sym_name.data: op for op in lowered.ops if isinstance(op, simt.FuncOp)}
+        called = [
+            funcs[op.callee.root_reference.data]
+            for op in kernel.walk()
+            if isinstance(op, simt.CallOp)
+        ]
+        pipelined = any(
+            isinstance(op, simt.AsyncCopyOp) for f in (kernel, *called) for op in f.walk()
+        )
+        entry = _LOWERED[key] = (lowered, kernel, pipelined)
+    return entry
 
 
 def run(text: str, a: np.ndarray, b: np.ndarray, lo: int = 0, kernels: list | None = None):
-    lowered = lower(text)
-    kernel = find_kernel(lowered, "mm")
+    lowered, kernel, pipelined = lower(text)
     m, n = a.shape[0], b.shape[1]
     c = np.full((m, n), np.nan, np.float32)
     grid, block, args = simt_launch(kernel, [c, a, b, lo])
     assert kernel.contract is not None
     run_simt_kernel(lowered, "mm", (*grid, 1), block, args, kernel.contract.shared_bytes.data)
-    # The copies are the kernel's own or its calls of the module's shared copy functions.
-    funcs = {op.sym_name.data: op for op in lowered.ops if isinstance(op, simt.FuncOp)}
-    called = [
-        funcs[op.callee.root_reference.data] for op in kernel.walk() if isinstance(op, simt.CallOp)
-    ]
-    pipelined = any(isinstance(op, simt.AsyncCopyOp) for f in (kernel, *called) for op in f.walk())
     if kernels is not None:
         kernels.append(kernel)
     return c, pipelined
