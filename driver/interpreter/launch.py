@@ -51,10 +51,10 @@ STATIC_SHARED_LIMIT = 48 * 1024
 
 def find_kernel(module: ModuleOp, name: str) -> simt.KernelOp:
     name = name.removeprefix("@")
+    for op in module.walk():  # the first of the name, as the walk meets them
+        if isinstance(op, simt.KernelOp) and op.sym_name.data == name:
+            return op
     kernels = [op for op in module.walk() if isinstance(op, simt.KernelOp)]
-    for k in kernels:
-        if k.sym_name.data == name:
-            return k
     names = ", ".join(f"@{k.sym_name.data}" for k in kernels) or "none"
     raise LaunchError(f"no simt.kernel named @{name} in the module (kernels: {names})")
 
