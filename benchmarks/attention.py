@@ -35,6 +35,25 @@ SEQ_MAJOR = False
 L2) rather than [heads, seq, D] (heads first: the blocks resident at a time span every head)."""
 
 
+def _in_layout(q, k, v, ref, seq_major: bool):
+    """For [batch, heads, seq, D] inputs: a NaN-poisoned f32 output in the kernel's layout
+    ([batch * heads, seq, D], or [seq, batch * heads, D] when `seq_major`), the kernel's
+    arguments (that output, then q, k, v as [batch * heads, seq, D]) and SDPA's output `ref`
+    in that layout."""
+    import torch
+
+    batch, heads, seq, dim = q.shape
+    bh = batch * heads
+    shape = (seq, bh, dim) if seq_major else (bh, seq, dim)
+    o = torch.full(shape, float("nan"), device="cuda", dtype=torch.float32)
+    ref = ref.float().reshape(bh, seq, dim)
+    return (
+        o,
+        [o, *(t.view(bh, seq, dim) for t in (q, k, v))],
+        ref.transpose(0, 1) if seq_major else ref,
+    )
+
+
 def example():
     spec = importlib.util.spec_from_file_location("tile_attention", EXAMPLE)
     assert spec is not None and spec.loader is not None
@@ -52,14 +71,8 @@ def rows(variants: bool = False) -> list[dict]:
     for dim, causal in ((64, False), (64, True), (128, False), (128, True)):
         shape = (BATCH, HEADS, SEQ, dim)
         q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-        bh = BATCH * HEADS
-        o_shape = (SEQ, bh, dim) if SEQ_MAJOR else shape
-        o = torch.empty(o_shape, device="cuda", dtype=torch.float32)
-        ins = [t.view(bh, SEQ, dim) for t in (q, k, v)]
-        flat = [o if SEQ_MAJOR else o.view(bh, SEQ, dim), *ins]
-        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float().view(bh, SEQ, dim)
-        if SEQ_MAJOR:
-            ref = ref.transpose(0, 1)
+        sdpa_out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        o, flat, ref = _in_layout(q, k, v, sdpa_out, SEQ_MAJOR)
         bm, bn = TILES[dim]
         constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn, "SEQ_MAJOR": SEQ_MAJOR}
 
@@ -209,10 +222,10 @@ def table(
     seq_major: bool = False,
 ) -> list[dict]:
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
-        SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
-        SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
-        example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
-        timing (for compute-sanitizer). `seq_major`: the output as [seq, batch * heads, D]
+    SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
+    SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
+    example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
+    timing (for compute-sanitizer). `seq_major`: the output as [seq, batch * heads, D]
     (`SEQ_MAJOR`)."""
     import torch
     import torch.nn.functional as F
@@ -234,10 +247,7 @@ def table(
             for seq in seqs:
                 shape = (batch, heads, seq, dim)
                 q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
-                ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal).float()
-                ref = ref.view(batch * heads, seq, dim)
-                if seq_major:
-                    ref = ref.transpose(0, 1)
+                sdpa_out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 peer = (
                     bench(
                         lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
@@ -248,10 +258,7 @@ def table(
                     else float("nan")
                 )
                 for name, artifact in artifacts.items():
-                    bh = batch * heads
-                    o_shape = (seq, bh, dim) if seq_major else (bh, seq, dim)
-                    o = torch.full(o_shape, float("nan"), device="cuda", dtype=torch.float32)
-                    flat = [o, *(t.view(bh, seq, dim) for t in (q, k, v))]
+                    o, flat, ref = _in_layout(q, k, v, sdpa_out, seq_major)
                     go = launcher(artifact, "attention", flat)
                     go()
                     torch.cuda.synchronize()
