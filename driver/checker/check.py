@@ -208,8 +208,8 @@ def check_launch(
         for axis, (size, most) in enumerate(zip(grid3, limits.max_grid_dims)):
             if size > most:
                 plain = f"grid.{'xyz'[axis]} is {size}, but {limits.name} allows at most {most}"
-                why = tile.order_limit_problem(name, kernel.tile, axis, size, most, limits.name)
-                config = [why if p == plain else p for p in config]
+                named = tile.order_limit_problem(name, kernel.tile, axis, size, most, limits.name)
+                config = [named if p == plain else p for p in config]
     if contract.static_shared_bytes > limits.max_shared_per_block:
         config.append(
             f"{name} declares {contract.static_shared_bytes} bytes of static shared memory, "

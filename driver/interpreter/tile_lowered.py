@@ -62,9 +62,10 @@ def simt_launch(
     grid_attr = kernel.attributes[GRID_ATTR]
     partition = values[grid_attr.data["partition"].value.data]  # type: ignore[attr-defined]
     shape = grid_attr.data["tile"].get_values()  # type: ignore[attr-defined]
-    tiles = tuple(-(-partition.shape[d] // shape[d]) for d in range(len(shape)))
-    order = grid_attr.data.get(GRID_ORDER_KEY)  # CUDA axis i walks tile axis order[i]
-    grid = tiles if order is None else tuple(tiles[d] for d in order.get_values())  # type: ignore[attr-defined]
+    grid = tuple(-(-partition.shape[d] // shape[d]) for d in range(len(shape)))
+    order = grid_attr.data.get(GRID_ORDER_KEY)  # type: ignore[attr-defined]
+    if order is not None:  # CUDA axis i walks tile axis order[i]
+        grid = tuple(grid[d] for d in order.get_values())
     threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
     return grid, (threads, 1, 1), args
 

@@ -8,11 +8,11 @@ checker's grid, the artifact, the grid limits and the frontend's refusals are pi
 # ruff: noqa: F821
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from markers import locator
 
 import ferrox
 from ferrox import tile
@@ -21,16 +21,7 @@ from ferrox.driver.checker import INTERPRETER_LIMITS, LaunchError, check_launch,
 from ferrox.lowering.tile_to_simt import convert_tile_to_simt
 from ferrox.tile import Constexpr, FrontendError, Partition, Tensor, f32
 
-HERE = Path(__file__)
-LINES = {
-    m.group(1): number
-    for number, line in enumerate(HERE.read_text(encoding="utf-8").splitlines(), 1)
-    if (m := re.search(r"# <- (\w+)", line))
-}
-
-
-def at(marker: str, col: int) -> str:
-    return f"{HERE}:{LINES[marker]}:{col}"
+at = locator(Path(__file__))
 
 
 # doc:begin grid_order

@@ -43,10 +43,12 @@ tile.kernel @grid(%out: !tile.partition<f32, [4, 4, 4]>) {
 
 // A grid order: CUDA grid axis x walks tile-grid axis 1, y axis 0, z axis 2. The identity is the
 // default and prints as nothing.
+// doc:begin grid_order
 tile.kernel @grid_order(%out: !tile.partition<f32, [1, 128, 64]>) grid_order [1, 0, 2] {
   %b = tile.block_id 0
   tile.return
 }
+// doc:end
 tile.kernel @identity_order(%out: !tile.partition<f32, [4, 4]>) grid_order [0, 1] {
   tile.return
 }
