@@ -102,6 +102,12 @@ _SCALAR_SLOTS = {
 }
 
 
+LATER = {"later": True}
+"""Metadata of a field added within a schema: left out of the JSON at its default, so what an
+earlier compiler wrote and what this one writes for the same kernel are the same text (decoded
+with the default where absent)."""
+
+
 @dataclass(frozen=True)
 class IndexSpace:
     """A disjoint output's index space: how thread ids map to the elements one thread owns."""
@@ -111,7 +117,8 @@ class IndexSpace:
     tile: tuple[int, ...] = ()  # tile: the tile's shape
     chunk: int = 0  # tile: elements per thread access
     dims_param: int | None = None  # tile: the first of the parameters holding the tensor's dims
-    order: tuple[int, ...] = ()  # tile: CUDA grid axis i walks tile axis order[i] (): identity
+    order: tuple[int, ...] = field(default=(), metadata=LATER)
+    """tile: CUDA grid axis i walks tile axis order[i] (empty: the identity)."""
 
     def block_axis(self, d: int) -> int:
         """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""
@@ -236,7 +243,7 @@ class TileLaunch:
     grid_tile: tuple[int, ...]
     threads: int
     portable: str = ""
-    grid_order: tuple[int, ...] = ()
+    grid_order: tuple[int, ...] = field(default=(), metadata=LATER)
 
     def launch_grid(self, tiles: Sequence[int]) -> tuple[int, ...]:
         """The CUDA grid that launches the tile grid `tiles` (tile counts by tile-grid axis)."""
@@ -334,7 +341,12 @@ def _encode(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _encode(v) for k, v in value.items()}
     if hasattr(value, "__dataclass_fields__"):
-        return {k: _encode(getattr(value, k)) for k in value.__dataclass_fields__}
+        fields = value.__dataclass_fields__
+        return {
+            k: _encode(getattr(value, k))
+            for k, f in fields.items()
+            if not (f.metadata.get("later") and getattr(value, k) == f.default)
+        }
     return value
 
 
