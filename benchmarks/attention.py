@@ -32,7 +32,13 @@ SDPA, d 128 128 x 128 0.59; BM 256 was the mma.sync path's best for d 64)."""
 SEQ_MAJOR = False
 """Whether the kernel table times the example writing its output as [seq, heads, D]
 (`SEQ_MAJOR`: the grid's first axis walks one head's query blocks, which share its K and V in
-L2) rather than [heads, seq, D] (heads first: the blocks resident at a time span every head)."""
+L2) rather than [heads, seq, D]. Either way the example's grid order puts that axis on
+blockIdx.x now; `HEADS_FIRST` below is the old order of the [heads, seq, D] layout."""
+
+HEADS_FIRST = False
+"""Whether the kernel table times the example with its grid's first axis over the heads
+(`HEADS_FIRST`: the blocks resident at a time span every head's K and V, the order before
+`tile.grid_order`) rather than one head's query blocks: the A/B of the grid order."""
 
 
 def _in_layout(q, k, v, ref, seq_major: bool):
@@ -74,7 +80,14 @@ def rows(variants: bool = False) -> list[dict]:
         sdpa_out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         o, flat, ref = _in_layout(q, k, v, sdpa_out, SEQ_MAJOR)
         bm, bn = TILES[dim]
-        constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn, "SEQ_MAJOR": SEQ_MAJOR}
+        constants = {
+            "D": dim,
+            "CAUSAL": causal,
+            "BM": bm,
+            "BN": bn,
+            "SEQ_MAJOR": SEQ_MAJOR,
+            "HEADS_FIRST": HEADS_FIRST,
+        }
 
         def make(flat=flat, o=o, constants=constants):
             artifact = kernel.artifact("sm_90", **constants)
@@ -220,13 +233,15 @@ def table(
     variants=("wgmma",),
     timed: bool = True,
     seq_major: bool = False,
+    heads_first: bool = False,
 ) -> list[dict]:
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
     SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
     SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
     example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
     timing (for compute-sanitizer). `seq_major`: the output as [seq, batch * heads, D]
-    (`SEQ_MAJOR`)."""
+    (`SEQ_MAJOR`). `heads_first`: blockIdx.x walks the heads (`HEADS_FIRST`, the old grid
+    order) rather than one head's query blocks."""
     import torch
     import torch.nn.functional as F
 
@@ -240,7 +255,13 @@ def table(
         for causal in (False, True):
             artifacts = {
                 name: variant_artifact(
-                    kernel, name, D=dim, CAUSAL=causal, SEQ_MAJOR=seq_major, **tiles
+                    kernel,
+                    name,
+                    D=dim,
+                    CAUSAL=causal,
+                    SEQ_MAJOR=seq_major,
+                    HEADS_FIRST=heads_first,
+                    **tiles,
                 )
                 for name in variants
             }
@@ -276,6 +297,7 @@ def table(
                         "batch": batch,
                         "heads": heads,
                         "seq_major": seq_major,
+                        "heads_first": heads_first,
                         "max_err": err,
                         "correct": bool(err <= 3e-2),
                         "ferrox_tflops": flops / ms / 1e9,
@@ -319,6 +341,11 @@ if __name__ == "__main__":
         "--seq-major", action="store_true", help="the output as [seq, heads, D] (SEQ_MAJOR)"
     )
     parser.add_argument(
+        "--heads-first",
+        action="store_true",
+        help="blockIdx.x walks the heads (HEADS_FIRST: the grid order before tile.grid_order)",
+    )
+    parser.add_argument(
         "--untimed", action="store_true", help="one checked launch a row (compute-sanitizer)"
     )
     args = parser.parse_args()
@@ -339,6 +366,7 @@ if __name__ == "__main__":
             variants,
             not args.untimed,
             args.seq_major,  # type: ignore[arg-type]
+            args.heads_first,
         )
         write_result("attention-table", {"rows": found})
     else:

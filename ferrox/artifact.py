@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import enum
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +102,12 @@ _SCALAR_SLOTS = {
 }
 
 
+LATER = {"later": True}
+"""Metadata of a field added within a schema: left out of the JSON at its default, so what an
+earlier compiler wrote and what this one writes for the same kernel are the same text (decoded
+with the default where absent)."""
+
+
 @dataclass(frozen=True)
 class IndexSpace:
     """A disjoint output's index space: how thread ids map to the elements one thread owns."""
@@ -111,6 +117,12 @@ class IndexSpace:
     tile: tuple[int, ...] = ()  # tile: the tile's shape
     chunk: int = 0  # tile: elements per thread access
     dims_param: int | None = None  # tile: the first of the parameters holding the tensor's dims
+    order: tuple[int, ...] = field(default=(), metadata=LATER)
+    """tile: CUDA grid axis i walks tile axis order[i] (empty: the identity)."""
+
+    def block_axis(self, d: int) -> int:
+        """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""
+        return self.order.index(d) if self.order else d
 
 
 @dataclass(frozen=True)
@@ -216,8 +228,9 @@ class TileLaunch:
 
     `sources[j]` says where SIMT parameter j's value comes from: `(i, None)` is tile parameter i
     itself (its buffer, or the scalar), `(i, d)` is dimension d of tile parameter i's tensor.
-    The grid has one block per tile of the partition `grid_partition`: grid[d] =
-    ceil(shape[d] / grid_tile[d]).
+    The grid has one block per tile of the partition `grid_partition`: tile-grid axis d has
+    ceil(shape[d] / grid_tile[d]) blocks, and CUDA grid axis i walks tile-grid axis
+    `grid_order[i]` (empty: the identity, axis d on x, y, z), `launch_grid`.
 
     `portable` names the module's kernel to launch instead when this one's TMA tensor maps
     cannot be made for a launch's tensors (a row not a multiple of 16 bytes, an address not
@@ -230,6 +243,11 @@ class TileLaunch:
     grid_tile: tuple[int, ...]
     threads: int
     portable: str = ""
+    grid_order: tuple[int, ...] = field(default=(), metadata=LATER)
+
+    def launch_grid(self, tiles: Sequence[int]) -> tuple[int, ...]:
+        """The CUDA grid that launches the tile grid `tiles` (tile counts by tile-grid axis)."""
+        return tuple(tiles[d] for d in self.grid_order) if self.grid_order else tuple(tiles)
 
 
 @dataclass(frozen=True)
@@ -323,7 +341,12 @@ def _encode(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _encode(v) for k, v in value.items()}
     if hasattr(value, "__dataclass_fields__"):
-        return {k: _encode(getattr(value, k)) for k in value.__dataclass_fields__}
+        fields = value.__dataclass_fields__
+        return {
+            k: _encode(getattr(value, k))
+            for k, f in fields.items()
+            if not (f.metadata.get("later") and getattr(value, k) == f.default)
+        }
     return value
 
 
@@ -335,7 +358,12 @@ def _space(raw: dict | None) -> IndexSpace | None:
     if raw is None:
         return None
     return IndexSpace(
-        raw["kind"], raw["stride"], tuple(raw["tile"]), raw["chunk"], raw["dims_param"]
+        raw["kind"],
+        raw["stride"],
+        tuple(raw["tile"]),
+        raw["chunk"],
+        raw["dims_param"],
+        tuple(raw.get("order", ())),
     )
 
 
@@ -380,6 +408,7 @@ def _kernel(raw: dict) -> KernelArtifact:
             tuple(tile["grid_tile"]),
             tile["threads"],
             tile.get("portable", ""),
+            tuple(tile.get("grid_order", ())),
         ),
         tuple(_param(p) for p in raw["simt_params"]),
         tuple(

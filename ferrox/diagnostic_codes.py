@@ -103,8 +103,15 @@ CODES: tuple[Code, ...] = (
             r"produces a \S+ witness, found",
             r"needs a witness",
             r"is written only through a witness",  # the Python frontend's words for it
+            r"grid order must be a permutation of the grid's axes",  # else two blocks, one tile
+            r"the identity grid order is written by leaving it out",
         ),
         (
+            (
+                "grid order",
+                "give each grid axis once (a permutation of 0 .. rank-1), or leave the order out "
+                "for the identity",
+            ),
             (
                 "",
                 "make the witness with `simt.thread_index_1d` (or `simt.index_2d`, "
@@ -369,6 +376,7 @@ CODES: tuple[Code, ...] = (
         ("launch-limits",),
         (
             r"allows at most \d+ per block",
+            r"puts it on grid\.[yz]",  # a tile grid order over grid.y's or grid.z's limit
             r"the kernel needs compute capability",
             r"bytes of static shared memory",
         ),

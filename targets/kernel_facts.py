@@ -55,7 +55,13 @@ from ferrox.dialects.simt.types import (
     SliceType,
 )
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
-from ferrox.lowering.tile_to_simt.kernel import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, PORTABLE_KEY
+from ferrox.lowering.tile_to_simt.kernel import (
+    GRID_ATTR,
+    GRID_ORDER_KEY,
+    LOWERING_ATTR,
+    PARAMS_ATTR,
+    PORTABLE_KEY,
+)
 from ferrox.passes.disjoint.common import walk
 
 # -- types -----------------------------------------------------------------------------------
@@ -83,7 +89,9 @@ def element_name(t: Attribute) -> str | None:
 def index_space(space: IndexSpaceAttr) -> IndexSpace:
     kind = space.kind.data
     if kind == "tile":
-        return IndexSpace(kind, 0, space.get_tile_shape(), space.chunk.data, space.dims_arg.data)
+        order = tuple(d.data for d in space.grid_order.data)  # empty: the identity
+        shape = space.get_tile_shape()
+        return IndexSpace(kind, 0, shape, space.chunk.data, space.dims_arg.data, order)
     return IndexSpace(kind, space.stride.data)
 
 
@@ -265,15 +273,18 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
         sources.append((int(m.group(1)), None if m.group(2) is None else int(m.group(2))))
     partition = grid.data["partition"]
     tiles = grid.data["tile"]
+    order = grid.data.get(GRID_ORDER_KEY)
     threads = lowering.data["threads"]
     assert isinstance(partition, IntegerAttr) and isinstance(threads, IntegerAttr)
     assert isinstance(tiles, DenseArrayBase)
+    assert order is None or isinstance(order, DenseArrayBase)
     return TileLaunch(
         tuple(sources),
         partition.value.data,
         tuple(int(v) for v in tiles.get_values()),
         threads.value.data,
         portable_of(lowered),
+        () if order is None else tuple(int(v) for v in order.get_values()),
     )
 
 

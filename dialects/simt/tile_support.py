@@ -12,10 +12,13 @@ thread owns chunks of `w` consecutive elements of its block's output tile. The i
 Every witness of one space uses the same `T`, `w` and `S` (its `dims` operands must be those
 parameters, checked by `simt.tile_index`'s verifier), so the space alone fixes which element a
 witness names. With `P` the block's thread count and `t` the thread's linear index in its block,
-`simt.tile_index %k` names chunk `c = k * P + t` of the tile of block `b = ctaid[0 .. r)`: tile
-elements with row-major flat index `c*w + j` for `j < w`, at tensor coordinates `b * T + e`.
-Two threads of one block have different `c`, two blocks different tiles, and an in-bounds element
-has one row-major index in `S`, so no two threads ever hold a witness to the same element.
+`simt.tile_index %k` names chunk `c = k * P + t` of the tile of block `b`, `b_d = ctaid[i]` for the
+CUDA grid axis `i` that walks tile-grid axis `d` (`order[i] = d`; the identity, `b = ctaid[0 ..
+r)`, unless the space says `order [...]`): tile elements with row-major flat index `c*w + j` for
+`j < w`, at tensor coordinates `b * T + e`. Two threads of one block have different `c`, two
+blocks different tiles (the order is a permutation of the axes `0 .. r-1`, so `ctaid -> b` is one
+to one, and the CUDA axes past `r` must be 0), and an in-bounds element has one row-major index
+in `S`, so no two threads ever hold a witness to the same element (docs/safety.md#simt-1).
 """
 
 from __future__ import annotations
@@ -65,8 +68,22 @@ def _pow2(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
 
-def tile_space_problem(shape: tuple[int, ...], chunk: int, dims_arg: int) -> str | None:
-    """Why `tile<shape, chunk, argN>` is not a valid index space, or None."""
+def grid_order_problem(order: tuple[int, ...], rank: int, what: str) -> str | None:
+    """Why `order` is not a grid order of a rank-`rank` grid (a permutation of its axes), or None.
+    A permutation keeps block -> tile one to one, which the witness rule rests on."""
+    if sorted(order) != list(range(rank)):
+        return (
+            f"{what} must be a permutation of the grid's axes 0 .. {rank - 1} "
+            f"(rank {rank}), found {list(order)}"
+        )
+    return None
+
+
+def tile_space_problem(
+    shape: tuple[int, ...], chunk: int, dims_arg: int, order: tuple[int, ...] | None = None
+) -> str | None:
+    """Why `tile<shape, chunk, argN, order [...]>` is not a valid index space, or None (`order`
+    None: the identity, written by leaving it out)."""
     if not 1 <= len(shape) <= 3:
         return f"tile index space needs a tile of rank 1 to 3, found rank {len(shape)}"
     if not all(_pow2(d) for d in shape):
@@ -78,6 +95,10 @@ def tile_space_problem(shape: tuple[int, ...], chunk: int, dims_arg: int) -> str
         )
     if dims_arg < 0:
         return "tile index space dimensions must name a kernel parameter"
+    if order is not None:
+        if list(order) == list(range(len(shape))):
+            return "the identity grid order is written by leaving it out"
+        return grid_order_problem(order, len(shape), "a tile index space's grid order")
     return None
 
 
@@ -96,10 +117,18 @@ def parse_tile_space(parser: AttrParser) -> IndexSpaceAttr:
             parser.raise_error(
                 f"expected argN naming the first dimension parameter, found '{name}'"
             )
-    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]))
+        order = None
+        if parser.parse_optional_punctuation(",") is not None:
+            parser.parse_keyword("order", " (a tile space's grid order: order [1, 0])")
+            order = tuple(
+                parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+                )
+            )
+    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]), order)
     if problem is not None:
         parser.raise_error(problem, start, parser.pos)
-    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]))
+    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]), order or ())
 
 
 def tile_space(t: Attribute) -> IndexSpaceAttr | None:

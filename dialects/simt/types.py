@@ -35,12 +35,15 @@ def verified_params(
 @irdl_attr_definition
 class IndexSpaceAttr(ParametrizedAttribute):
     """How a witness maps a thread to an element: `1d`, `2d<stride>`, `2d_runtime`, `warp` or
-    `tile<[T0, ...], chunk, argN>`.
+    `tile<[T0, ...], chunk, argN>` (`tile<[T0, ...], chunk, argN, order [1, 0]>` with a grid
+    order).
 
     `stride` is the static row stride of `2d` and 0 for every other kind. The `tile` kind (the
     tile track's lowered outputs, `dialects/simt/tile_support.py`) carries the tile shape, the
-    chunk width and the position of the kernel parameter holding the tensor's first dimension;
-    those fields are empty (0) for every other kind.
+    chunk width, the position of the kernel parameter holding the tensor's first dimension and
+    the grid order (CUDA grid axis i walks tile-grid axis `order[i]`; empty for the identity, so
+    that equal spaces compare equal however they were written); those fields are empty (0) for
+    every other kind.
     """
 
     name = "simt.space"
@@ -50,6 +53,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
     tile_shape: ArrayAttr[IntAttr]
     chunk: IntAttr
     dims_arg: IntAttr
+    grid_order: ArrayAttr[IntAttr]
 
     def __init__(
         self,
@@ -58,13 +62,17 @@ class IndexSpaceAttr(ParametrizedAttribute):
         tile_shape: Sequence[int] = (),
         chunk: int = 0,
         dims_arg: int = 0,
+        grid_order: Sequence[int] = (),
     ):
+        if list(grid_order) == list(range(len(grid_order))):
+            grid_order = ()  # the identity is the default, stored as nothing
         super().__init__(
             kind if isinstance(kind, StringAttr) else StringAttr(kind),
             stride if isinstance(stride, IntAttr) else IntAttr(stride),
             ArrayAttr(IntAttr(d) for d in tile_shape),
             IntAttr(chunk),
             IntAttr(dims_arg),
+            ArrayAttr(IntAttr(d) for d in grid_order),
         )
 
     @staticmethod
@@ -84,11 +92,22 @@ class IndexSpaceAttr(ParametrizedAttribute):
         return IndexSpaceAttr("warp")
 
     @staticmethod
-    def tile(shape: Sequence[int], chunk: int, dims_arg: int) -> IndexSpaceAttr:
-        return IndexSpaceAttr("tile", 0, shape, chunk, dims_arg)
+    def tile(
+        shape: Sequence[int], chunk: int, dims_arg: int, grid_order: Sequence[int] = ()
+    ) -> IndexSpaceAttr:
+        return IndexSpaceAttr("tile", 0, shape, chunk, dims_arg, grid_order)
 
     def get_tile_shape(self) -> tuple[int, ...]:
         return tuple(d.data for d in self.tile_shape.data)
+
+    def get_grid_order(self) -> tuple[int, ...]:
+        """CUDA grid axis i walks tile-grid axis `order[i]` (the identity when none is stored)."""
+        stored = tuple(d.data for d in self.grid_order.data)
+        return stored or tuple(range(len(self.tile_shape.data)))
+
+    def block_axis(self, d: int) -> int:
+        """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""
+        return self.get_grid_order().index(d)
 
     @property
     def required_domain(self) -> int:
@@ -110,10 +129,13 @@ class IndexSpaceAttr(ParametrizedAttribute):
         if self.kind.data == "tile":
             from ferrox.dialects.simt.tile_support import tile_space_problem
 
-            problem = tile_space_problem(self.get_tile_shape(), self.chunk.data, self.dims_arg.data)
+            order = tuple(d.data for d in self.grid_order.data)
+            problem = tile_space_problem(
+                self.get_tile_shape(), self.chunk.data, self.dims_arg.data, order or None
+            )
             if problem is not None:
                 raise VerifyException(problem)
-        elif self.tile_shape.data or self.chunk.data or self.dims_arg.data:
+        elif self.tile_shape.data or self.chunk.data or self.dims_arg.data or self.grid_order.data:
             raise VerifyException(f"index space {self.kind.data} takes no tile shape")
 
     def __str__(self) -> str:
@@ -121,7 +143,10 @@ class IndexSpaceAttr(ParametrizedAttribute):
             return f"2d<{self.stride.data}>"
         if self.kind.data == "tile":
             shape = ", ".join(str(d) for d in self.get_tile_shape())
-            return f"tile<[{shape}], {self.chunk.data}, arg{self.dims_arg.data}>"
+            order = ""
+            if self.grid_order.data:
+                order = ", order [" + ", ".join(str(d.data) for d in self.grid_order.data) + "]"
+            return f"tile<[{shape}], {self.chunk.data}, arg{self.dims_arg.data}{order}>"
         return self.kind.data
 
     @classmethod

@@ -2,18 +2,39 @@
 
 A kernel's parameters are its signature: exclusive output partitions, shared input tensors and
 scalars. The first partition fixes the launch grid; every partition is indexed by the block id.
+An optional grid order (`grid_order [1, 0, 2]`) says which tile-grid axis each CUDA grid axis
+walks: CUDA axis i (x, y, z) walks tile-grid axis `order[i]`. It changes only the order blocks
+are launched in (which blocks share the L2 cache), never which tile a block owns.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, StringAttr, SymbolNameConstraint
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
+    IndexType,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+    i64,
+)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from ferrox.dialects.simt.tile_support import grid_order_problem
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
 
 
@@ -30,11 +51,13 @@ def is_kernel_scalar(t: Attribute) -> bool:
 
 @irdl_op_definition
 class KernelOp(IRDLOperation):
-    """`tile.kernel @name(%out: !tile.partition<..>, %x: !tile.tensor<..>, %a: f32) {...}`."""
+    """`tile.kernel @name(%out: !tile.partition<..>, %x: !tile.tensor<..>, %a: f32)
+    grid_order [1, 0] {...}` (the grid order only where it is not the identity)."""
 
     name = "tile.kernel"
 
     sym_name = prop_def(SymbolNameConstraint())
+    grid_order = opt_prop_def(DenseArrayBase)
     body = region_def("single_block")
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
@@ -58,13 +81,33 @@ class KernelOp(IRDLOperation):
         parts = self.partitions
         return parts[0].type.rank if parts else 0  # type: ignore[attr-defined]
 
+    def get_grid_order(self) -> tuple[int, ...]:
+        """CUDA grid axis i walks tile-grid axis `order[i]` (the identity unless one is set)."""
+        if self.grid_order is None:
+            return tuple(range(self.grid_rank))
+        return tuple(int(v) for v in self.grid_order.get_values())
+
+    def set_grid_order(self, order: Sequence[int]) -> None:
+        """Set the order (the identity is stored as none, so it prints as none)."""
+        if list(order) == list(range(len(order))):
+            self.properties.pop("grid_order", None)
+        else:
+            self.properties["grid_order"] = DenseArrayBase.from_list(i64, list(order))
+
     @classmethod
     def parse(cls, parser: Parser) -> KernelOp:
         name = parser.parse_symbol_name()
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: _parameter(parser))
-        attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name",))
+        order = None
+        if parser.parse_optional_keyword("grid_order") is not None:
+            order = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            )
+        attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name", "grid_order"))
         body = parser.parse_region(args)
         op = cls(name.data, [a.type for a in args], body)
+        if order is not None:
+            op.set_grid_order(order)
         if attrs is not None:
             op.attributes |= attrs.data
         return op
@@ -75,8 +118,11 @@ class KernelOp(IRDLOperation):
         printer.print_string("(")
         printer.print_list(self.body.block.args, printer.print_block_argument)
         printer.print_string(")")
+        if self.grid_order is not None:
+            order = ", ".join(str(int(v)) for v in self.grid_order.get_values())
+            printer.print_string(f" grid_order [{order}]")
         printer.print_op_attributes(
-            self.attributes, reserved_attr_names=("sym_name",), print_keyword=True
+            self.attributes, reserved_attr_names=("sym_name", "grid_order"), print_keyword=True
         )
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
@@ -104,6 +150,11 @@ class KernelOp(IRDLOperation):
                     f"output partitions must share the grid's rank: parameter {p.index} is rank "
                     f"{p.type.rank}, the first output partition is rank {first.rank}"
                 )
+        if self.grid_order is not None:
+            order = tuple(int(v) for v in self.grid_order.get_values())
+            what = f"the grid order of @{self.sym_name.data}"
+            if (problem := grid_order_problem(order, first.rank, what)) is not None:
+                raise VerifyException(problem)
         last = self.body.block.last_op
         if not isinstance(last, ReturnOp):
             raise VerifyException("tile.kernel body must end with tile.return")

@@ -204,6 +204,12 @@ def check_launch(
     config += limits.check_launch(
         grid3, block3, shared, (min_cc // 10, min_cc % 10) if min_cc else None
     )
+    if kernel.tile is not None:  # a tile grid over a limit: say which tile axis is there, and why
+        for axis, (size, most) in enumerate(zip(grid3, limits.max_grid_dims)):
+            if size > most:
+                plain = f"grid.{'xyz'[axis]} is {size}, but {limits.name} allows at most {most}"
+                named = tile.order_limit_problem(name, kernel.tile, axis, size, most, limits.name)
+                config = [named if p == plain else p for p in config]
     if contract.static_shared_bytes > limits.max_shared_per_block:
         config.append(
             f"{name} declares {contract.static_shared_bytes} bytes of static shared memory, "

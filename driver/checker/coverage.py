@@ -10,7 +10,8 @@ per write of parameter `%out` (threads_x = grid.x * block.x, threads_y = grid.y 
 - `2d<S>` and `2d_runtime` (S = the width parameter's value): threads_x >= min(S, len(%out))
   columns and threads_y >= ceil(len(%out) / S) rows;
 - `tile<[T0, ..], w, argN>` (block `b` owns the tile at `b * T` of a tensor whose dimensions
-  are parameters `argN ..`): grid[d] >= ceil(S[d] / T[d]) for each d.
+  are parameters `argN ..`): grid[i] >= ceil(S[d] / T[d]) for each d, with i the CUDA axis that
+  walks tile axis d (the space's order; i = d by default).
 
 Outputs written any other way (atomic slices, raw pointers) cannot be judged from the kernel's
 types; their kernels state what they need as `requires`.
@@ -68,10 +69,11 @@ def _tiles(w: Write, first: int, grid: Dim3, scalar, name) -> list[str]:
     for d, t in enumerate(w.space.tile):
         size = scalar(first + d)
         need = -(-size // t)
-        if grid[d] < need:
-            axis = "xyz"[d]
+        i = w.space.block_axis(d)
+        if grid[i] < need:
+            axis = "xyz"[i]
             out.append(
-                f"the grid does not cover {name(w.param)}: grid.{axis} = {grid[d]} tiles of {t}, "
+                f"the grid does not cover {name(w.param)}: grid.{axis} = {grid[i]} tiles of {t}, "
                 f"but dimension {d} ({name(first + d)}) is {size} "
                 f"(grid.{axis} must be at least {need})"
             )

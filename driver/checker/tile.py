@@ -4,7 +4,8 @@ The caller passes the tile kernel's arguments (output partitions as whole arrays
 tensors, scalars). `TileLaunch.sources` says where each SIMT parameter's value comes from: a
 tile argument itself, or one dimension of its tensor. The grid has one block per tile of the
 partition `grid_partition`; every `!tile.tensor` dimension the type fixes must be the bound
-array's.
+array's. A kernel's grid order (`TileLaunch.grid_order`) puts tile-grid axis `order[i]` on CUDA
+axis i: the grids here are CUDA grids (what launches), the tile grid permuted.
 """
 
 from __future__ import annotations
@@ -20,13 +21,28 @@ def _shape(shape: Sequence[int | None]) -> str:
 
 
 def tile_grid(kernel: KernelArtifact, args: Sequence[object]) -> tuple[int, ...] | None:
-    """The grid the partition `grid_partition` asks for (None when its argument is no buffer)."""
+    """The CUDA grid the partition `grid_partition` asks for, in the kernel's grid order (None
+    when its argument is no buffer)."""
     tile = kernel.tile
     assert tile is not None
     buffer = args[tile.grid_partition]
     if not isinstance(buffer, BufferArg) or len(buffer.shape) != len(tile.grid_tile):
         return None
-    return tuple(-(-s // t) for s, t in zip(buffer.shape, tile.grid_tile))
+    return tile.launch_grid([-(-s // t) for s, t in zip(buffer.shape, tile.grid_tile)])
+
+
+def order_limit_problem(kernel: str, tile: TileLaunch, axis: int, size: int, limit: int,
+                        device: str) -> str:  # fmt: skip
+    """Why grid axis `axis` of a tile launch is over the device's `limit`, naming the tile-grid
+    axis the kernel's grid order put there (y and z allow 65535 blocks, x 2^31 - 1)."""
+    d = tile.grid_order[axis] if tile.grid_order else axis
+    xyz = "xyz"[axis]
+    order = f"its grid order {list(tile.grid_order)}" if tile.grid_order else "the default order"
+    return (
+        f"grid.{xyz} is {size}, but {device} allows at most {limit}: {kernel}'s tile-grid axis "
+        f"{d} has {size} tiles and {order} puts it on grid.{xyz} (put it on grid.x, which allows "
+        "2^31 - 1, or use larger tiles)"
+    )
 
 
 def shape_problems(kernel: str, kernel_art: KernelArtifact, args: Sequence[object],
@@ -63,12 +79,15 @@ def grid_problems(kernel: str, kernel_art: KernelArtifact, grid: tuple[int, ...]
             continue
         if len(value.shape) != len(param.tile):
             continue  # reported by shape_problems
-        need = tuple(-(-s // t) for s, t in zip(value.shape, param.tile))
+        tiles = tuple(-(-s // t) for s, t in zip(value.shape, param.tile))
+        need = kernel_art.tile.launch_grid(tiles) if kernel_art.tile else tiles
         if tuple(grid) != need:
+            order = kernel_art.tile.grid_order if kernel_art.tile else ()
+            how = f" in its grid order {list(order)}" if order else ""
             out.append(
                 f"grid is {list(grid)}, but {kernel}'s output partition {name(i)} of shape "
-                f"{list(value.shape)} in tiles of {list(param.tile)} has {list(need)} tiles "
-                f"(the grid must be {list(need)})"
+                f"{list(value.shape)} in tiles of {list(param.tile)} has {list(tiles)} tiles "
+                f"(the grid must be {list(need)}{how})"
             )
     return out
 
@@ -86,4 +105,4 @@ def simt_arguments(tile: TileLaunch, args: Sequence[object]) -> list[object]:
     return values
 
 
-__all__ = ["grid_problems", "shape_problems", "simt_arguments", "tile_grid"]
+__all__ = ["grid_problems", "order_limit_problem", "shape_problems", "simt_arguments", "tile_grid"]

@@ -24,7 +24,13 @@ from xdsl.dialects.builtin import ModuleOp
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel
-from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, convert_tile_to_simt
+from ferrox.lowering.tile_to_simt import (
+    GRID_ATTR,
+    GRID_ORDER_KEY,
+    LOWERING_ATTR,
+    PARAMS_ATTR,
+    convert_tile_to_simt,
+)
 
 _LOWERED: weakref.WeakKeyDictionary[ModuleOp, ModuleOp] = weakref.WeakKeyDictionary()
 
@@ -57,6 +63,9 @@ def simt_launch(
     partition = values[grid_attr.data["partition"].value.data]  # type: ignore[attr-defined]
     shape = grid_attr.data["tile"].get_values()  # type: ignore[attr-defined]
     grid = tuple(-(-partition.shape[d] // shape[d]) for d in range(len(shape)))
+    order = grid_attr.data.get(GRID_ORDER_KEY)  # type: ignore[attr-defined]
+    if order is not None:  # CUDA axis i walks tile axis order[i]
+        grid = tuple(grid[d] for d in order.get_values())
     threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
     return grid, (threads, 1, 1), args
 

@@ -3,7 +3,7 @@ or not, without ever writing the [S, S] scores to memory (the online softmax of 
 a running row maximum and row sum rescale the accumulator as each block of keys arrives).
 
     python examples/python/tile_attention.py [--device auto|gpu|cpu] [--heads 2] [--seq 100]
-        [--dim 64] [--causal] [--bm 128]
+        [--dim 64] [--causal] [--bm 128] [--seq-major] [--heads-first]
 
 q, k and v are bf16 [heads, seq, dim] arrays: torch.bfloat16 tensors on the GPU where torch is
 installed, otherwise NumPy bf16 bits (`ferrox.to_bf16`); out is f32, NaN-poisoned. One tile block
@@ -15,6 +15,11 @@ probabilities are rounded to bf16 before `p @ v`, as FlashAttention does. Keys p
 sequence's end (the last, ragged block) and, when causal, keys after the query are masked to
 -inf before the softmax, in the key blocks that have such keys only (the others skip the
 compares and selects: 4-13% faster on the H200, docs/performance.md "Fused attention (H14)").
+
+The grid's first CUDA axis (blockIdx.x, the order blocks start in) walks one head's query blocks,
+which share that head's K and V in L2, as FlashAttention launches them: `tile.grid_order` puts
+the query-block axis of the tile grid on x, whatever the output's layout. `HEADS_FIRST` keeps the
+old order (heads on x), for A/B timing (`benchmarks/attention.py --heads-first`).
 """
 
 # Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
@@ -45,9 +50,13 @@ def attention(
     BM: Constexpr = 128,
     BN: Constexpr = 64,
     SEQ_MAJOR: Constexpr = False,
+    HEADS_FIRST: Constexpr = False,
 ):
-    # out is [heads, seq, D], or [seq, heads, D] when SEQ_MAJOR: the grid's first axis (blockIdx.x,
-    # the order blocks start in) then walks one head's query blocks, which share its K and V in L2
+    # out is [heads, seq, D], or [seq, heads, D] when SEQ_MAJOR. blockIdx.x walks the tile grid's
+    # query-block axis (axis 1, or 0 when SEQ_MAJOR), so the blocks that run together share one
+    # head's K and V in L2; HEADS_FIRST puts the heads' axis there instead.
+    if SEQ_MAJOR == HEADS_FIRST:
+        tile.grid_order(1, 0, 2)  # blockIdx.x walks tile-grid axis 1, blockIdx.y axis 0
     if SEQ_MAJOR:
         i = tile.block_id(0)  # this block's rows: i * BM ... i * BM + BM - 1
         head = tile.block_id(1)
@@ -124,25 +133,27 @@ def main(
     causal: bool = False,
     bm: int = 128,
     seq_major: bool = False,
+    heads_first: bool = False,
 ) -> int:
     rng = np.random.default_rng()
     # out is [heads, seq, dim], or [seq, heads, dim] (`SEQ_MAJOR`); compared in the first layout
     shape = (seq, heads, dim) if seq_major else (heads, seq, dim)
     layout = (1, 0, 2) if seq_major else (0, 1, 2)
     q64, k64, v64 = (rng.standard_normal((heads, seq, dim)) for _ in range(3))
+    constants = dict(D=dim, CAUSAL=causal, BM=bm, SEQ_MAJOR=seq_major, HEADS_FIRST=heads_first)
     if on_torch(device):
         import torch
 
         q, k, v = (torch.from_numpy(t).to("cuda", torch.bfloat16) for t in (q64, k64, v64))
         out = torch.full(shape, float("nan"), device="cuda")
-        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm, SEQ_MAJOR=seq_major)
+        attention.on(device)(out, q, k, v, **constants)
         torch.cuda.synchronize()
         got = out.cpu().numpy().transpose(layout)
         x, y, z = (t.float().cpu().numpy() for t in (q, k, v))
     else:
         q, k, v = (ferrox.to_bf16(t) for t in (q64, k64, v64))  # bf16 bits, nearest even
         out = np.full(shape, np.nan, np.float32)  # poisoned: unwritten rows stay NaN
-        attention.on(device)(out, q, k, v, D=dim, CAUSAL=causal, BM=bm, SEQ_MAJOR=seq_major)
+        attention.on(device)(out, q, k, v, **constants)
         got = out.transpose(layout)
         x, y, z = q.float32(), k.float32(), v.float32()
 
@@ -150,7 +161,7 @@ def main(
     # The one rounding the reference leaves out: p to bf16 before p @ v (relative 2^-9).
     assert np.allclose(got, expected, rtol=1e-2, atol=1e-2), np.abs(got - expected).max()
     kind, ran_on = "causal" if causal else "full", attention.on(device).runs_on
-    order = ", seq-major" if seq_major else ""
+    order = (", seq-major" if seq_major else "") + (", heads first" if heads_first else "")
     print(f"tile attention ({kind}{order}) {heads}x{seq}x{dim} on {ran_on}: matches NumPy")
     return 0
 
@@ -164,7 +175,17 @@ if __name__ == "__main__":
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--bm", type=int, default=128, choices=(128, 256), help="rows a block")
     parser.add_argument("--seq-major", action="store_true", help="out as [seq, heads, dim]")
+    parser.add_argument("--heads-first", action="store_true", help="blockIdx.x walks the heads")
     args = parser.parse_args()
     raise SystemExit(
-        main(args.device, args.heads, args.seq, args.dim, args.causal, args.bm, args.seq_major)
+        main(
+            args.device,
+            args.heads,
+            args.seq,
+            args.dim,
+            args.causal,
+            args.bm,
+            args.seq_major,
+            args.heads_first,
+        )
     )

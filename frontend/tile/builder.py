@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects import tile as t
+from ferrox.dialects.simt.tile_support import grid_order_problem
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.frontend.common.builder import MISSING, FunctionBuilder, assigned_names, carryable
 from ferrox.frontend.common.errors import UserError
@@ -78,6 +79,9 @@ class TileBuilder(FunctionBuilder):
     def __init__(self, source: FunctionSource, block: Block):
         super().__init__(source, block)
         self.emit = TileEmitter(block, source.loc(source.tree))
+        self.kernel_block = block
+        self.grid_order: tuple[int, ...] | None = None
+        """Set by `tile.grid_order(...)`; `build_kernel` puts it on the kernel."""
 
     # -- loops carry tiles ---------------------------------------------------------------
 
@@ -372,6 +376,35 @@ def _grid(op: type[t.BlockIdOp] | type[t.NumBlocksOp], name: str) -> Handler:
     return handler
 
 
+def _grid_order(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`tile.grid_order(1, 0, 2)`: the kernel's launch order, fixed at compile time: a static
+    permutation, given once, at the kernel's top level (a Constexpr `if` is traced in place)."""
+    if kwargs:
+        raise UserError("tile.grid_order takes the axes by position: tile.grid_order(1, 0)")
+    order = args[0] if len(args) == 1 and isinstance(args[0], tuple | list) else args
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in order):
+        found = ", ".join(describe(a) for a in order)
+        raise UserError(f"tile.grid_order takes compile-time ints (grid axes), found {found}")
+    if b.emit.block is not b.kernel_block:
+        raise UserError(
+            "tile.grid_order sets the kernel's launch order once, at compile time: it must be a "
+            "statement of the kernel's body, not inside a run-time branch or loop (a `Constexpr` "
+            "`if` is fine)"
+        )
+    if b.grid_order is not None:
+        raise UserError(
+            f"tile.grid_order is given twice: the kernel's grid order is already "
+            f"{list(b.grid_order)}"
+        )
+    kernel = b.kernel_block.parent_op()
+    rank = kernel.grid_rank if isinstance(kernel, t.KernelOp) else len(order)
+    problem = grid_order_problem(tuple(order), rank, "tile.grid_order's axes")
+    if problem is not None:
+        raise UserError(problem)
+    b.grid_order = tuple(order)
+    return None
+
+
 def _dim(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
     x, axis = b.params(node, "dim", args, kwargs, ["x", "axis"])
     if not _shaped(x):
@@ -513,6 +546,7 @@ _HANDLERS: dict[Any, Handler] = {
     s.store: _store,
     s.block_id: _grid(t.BlockIdOp, "block_id"),
     s.num_blocks: _grid(t.NumBlocksOp, "num_blocks"),
+    s.grid_order: _grid_order,
     s.dim: _dim,
     s.full: _full,
     s.zeros: _zeros,

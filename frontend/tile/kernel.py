@@ -136,6 +136,8 @@ def build_kernel(source: FunctionSource, constants: Mapping[str, Any]) -> Module
     builder.body(body)
     builder.here(tree)
     builder.emit.emit(ReturnOp())
+    if builder.grid_order is not None:
+        kernel.set_grid_order(builder.grid_order)
     module = ModuleOp([kernel])
     module.location = source.loc(tree)
     verify_module(module)

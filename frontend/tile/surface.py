@@ -82,6 +82,11 @@ store = _intrinsic(
 )
 block_id = _intrinsic("block_id", "block_id(axis): this tile block's index along a grid axis.")
 num_blocks = _intrinsic("num_blocks", "num_blocks(axis): the number of tile blocks along an axis.")
+grid_order = _intrinsic(
+    "grid_order",
+    "grid_order(1, 0, 2): CUDA grid axis i (x, y, z) walks tile-grid axis order[i]; a statement "
+    "run once at compile time (a Constexpr `if` may choose it), changing only the launch order.",
+)
 dim = _intrinsic("dim", "dim(x, axis): a tensor's (or a whole partitioned tensor's) size.")
 full = _intrinsic("full", "full(shape, value, dtype=None): a tile with every element `value`.")
 zeros = _intrinsic("zeros", "zeros(shape, dtype=f32): a tile of zeros.")
@@ -122,6 +127,7 @@ ALL: Sequence[Intrinsic] = (
     store,
     block_id,
     num_blocks,
+    grid_order,
     dim,
     full,
     zeros,

@@ -5,7 +5,8 @@ accesses and guarded scalar ones.
   control flow, so its operands are still in scope): with `P` threads a block (the contract's
   block, a constant, or `ntid`) and `t` the linear thread index, chunk `c = k * P + t`, tile
   coordinates from the bits of `c * w` (the tile is a power of two), tensor coordinates
-  `g = ctaid * T + e`, the row-major index in 128-bit arithmetic where it could wrap (a wrapped
+  `g = b * T + e` (`b_d` the ctaid of the CUDA axis that walks tile-grid axis d: the space's
+  order), the row-major index in 128-bit arithmetic where it could wrap (a wrapped
   index would alias another element, as `index.py` says for the 2-D spaces), and `count`, how
   many leading elements of the chunk are in bounds: 0 outside the tile, the tensor or the slice,
   else `min(w, S[r-1] - g[r-1], len - flat)`. Alone (for `simt.witness_value`) it becomes
@@ -158,7 +159,8 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
                 e.const(shape[d] - 1),
             )
         )
-        block_d = e.register(_CTAID[d], f"ctaid_{'xyz'[d]}")
+        axis = space.block_axis(d)  # the CUDA axis that walks tile-grid axis d (its order)
+        block_d = e.register(_CTAID[axis], f"ctaid_{'xyz'[axis]}")
         g_d = e(
             same_type(arith.AddiOp, e(same_type(arith.MuliOp, block_d, e.const(shape[d]))), e_d)
         )

@@ -11,10 +11,16 @@ from ferrox.lowering.tile_to_simt.convert import (
     convert_tile_to_simt,
     lower_kernel,
 )
-from ferrox.lowering.tile_to_simt.kernel import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
+from ferrox.lowering.tile_to_simt.kernel import (
+    GRID_ATTR,
+    GRID_ORDER_KEY,
+    LOWERING_ATTR,
+    PARAMS_ATTR,
+)
 
 __all__ = [
     "GRID_ATTR",
+    "GRID_ORDER_KEY",
     "LOWERING_ATTR",
     "PARAMS_ATTR",
     "ConvertTileToSimtPass",

@@ -99,6 +99,8 @@ class Lowering:
     shared_bytes: int = 0
     grid: Tensor | None = None
     """The first output partition: its tiles are the grid."""
+    grid_order: tuple[int, ...] = ()
+    """CUDA grid axis i walks tile-grid axis `grid_order[i]` (the kernel's `grid_order`)."""
     control: Uniformity | None = None
     """How uniformly each tile op is reached (`uniform.analyse`); None: not checked."""
     need: Level | None = None
@@ -348,6 +350,12 @@ class Lowering:
     @property
     def threads(self) -> int:
         return self.config.threads
+
+    def block_id(self, d: int) -> SSAValue:
+        """This block's coordinate along tile-grid axis `d`: the block id of the CUDA axis that
+        walks it (`grid_order`); the CUDA axes past the grid's rank are their own."""
+        axis = self.grid_order.index(d) if d < len(self.grid_order) else d
+        return self(simt.BlockIdOp("xyz"[axis]))
 
     def tid(self) -> SSAValue:
         if self._tid is None:

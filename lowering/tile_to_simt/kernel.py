@@ -17,8 +17,10 @@ For the host, the SIMT kernel keeps the tile kernel's name and carries
   partition's chunk width;
 - `tile.params`: for each SIMT parameter, where its value comes from: `"argI"` (tile parameter
   `I` itself: its buffer, or the scalar) or `"argI.dimD"` (dimension `D` of tile parameter `I`);
-- `tile.grid = {partition = I, tile = array<i64: T0, ...>}`: grid dimension `d` is
-  `ceildiv(dim d of tile parameter I, T[d])`, the first partition's tiles (x, y, z in order).
+- `tile.grid = {partition = I, tile = array<i64: T0, ...>}`: tile-grid dimension `d` is
+  `ceildiv(dim d of tile parameter I, T[d])`, the first partition's tiles (x, y, z in order),
+  and with `order = array<i64: ...>` (a kernel's non-identity `grid_order`) CUDA grid axis `i`
+  is tile-grid dimension `order[i]`; every partition's space carries the same order.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ from ferrox.lowering.tile_to_simt.rules import no_results, rule
 LOWERING_ATTR = "tile.lowering"
 PARAMS_ATTR = "tile.params"
 GRID_ATTR = "tile.grid"
+GRID_ORDER_KEY = "order"
+"""In GRID_ATTR of a kernel with a non-identity grid order: CUDA axis i walks tile axis order[i]."""
 PORTABLE_KEY = "portable"
 """In LOWERING_ATTR of a kernel whose loads go through TMA: the kernel to launch instead when a
 launch's tensors cannot have TMA maps (`convert.py`, `_portable`)."""
@@ -66,13 +70,15 @@ def partition_chunk(t: PartitionType, config: Config) -> int:
 
 def signature(kernel: tile.KernelOp, config: Config) -> list[Param]:
     params: list[Param] = []
+    order = kernel.get_grid_order()
     for i, arg in enumerate(kernel.args):
         t = arg.type
         name = arg.name_hint
         if isinstance(t, PartitionType | TileTensorType):
             first_dim = len(params) + 1
             if isinstance(t, PartitionType):
-                space = IndexSpaceAttr.tile(t.get_shape(), partition_chunk(t, config), first_dim)
+                chunk = partition_chunk(t, config)
+                space = IndexSpaceAttr.tile(t.get_shape(), chunk, first_dim, order)
                 slice_type: Attribute = DisjointSliceType(t.element_type, space)
             else:
                 slice_type = SliceType(t.element_type)
@@ -108,6 +114,12 @@ def host_attributes(
     first = kernel.partitions[0]
     part = first.type
     assert isinstance(part, PartitionType)
+    grid: dict[str, Attribute] = {
+        "partition": IntegerAttr(first.index, i64),
+        "tile": DenseArrayBase.from_list(i64, part.get_shape()),
+    }
+    if kernel.grid_order is not None:
+        grid[GRID_ORDER_KEY] = DenseArrayBase.from_list(i64, list(kernel.get_grid_order()))
     return {
         LOWERING_ATTR: DictionaryAttr(
             {
@@ -116,12 +128,7 @@ def host_attributes(
             }
         ),
         PARAMS_ATTR: ArrayAttr(StringAttr(p.source) for p in params),
-        GRID_ATTR: DictionaryAttr(
-            {
-                "partition": IntegerAttr(first.index, i64),
-                "tile": DenseArrayBase.from_list(i64, part.get_shape()),
-            }
-        ),
+        GRID_ATTR: DictionaryAttr(grid),
     }
 
 
@@ -153,6 +160,7 @@ def bind_params(ctx: Lowering, kernel: tile.KernelOp, simt_kernel: simt.KernelOp
             ctx.bind(arg, tensor)
             if isinstance(t, PartitionType) and ctx.grid is None:
                 ctx.grid = tensor
+                ctx.grid_order = kernel.get_grid_order()
             j += 1 + t.rank
         else:
             ctx.bind(arg, args[j])
@@ -185,6 +193,7 @@ def lower_return(ctx: Lowering, op: Operation) -> None:
 
 __all__ = [
     "GRID_ATTR",
+    "GRID_ORDER_KEY",
     "LOWERING_ATTR",
     "PARAMS_ATTR",
     "PORTABLE_KEY",

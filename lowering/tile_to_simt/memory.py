@@ -243,7 +243,7 @@ def lower_load_like(ctx: Lowering, op: tile.LoadLikeOp) -> None:
     layout = ctx.layout_of(op.result)
     element = op.result.type.element_type  # type: ignore[attr-defined]
     pad = padding_value(ctx, op.padding.data, element)
-    indices = [ctx(simt.BlockIdOp("xyz"[d])) for d in range(len(layout.shape))]
+    indices = [ctx.block_id(d) for d in range(len(layout.shape))]
     ctx.bind(op.result, Dist(layout, load_tile(ctx, ctx.tensor(op.source), indices, layout, pad)))
 
 
@@ -269,7 +269,7 @@ def lower_store(ctx: Lowering, op: tile.StoreOp) -> None:
     if not fast_path_fits(element, width, rank):
         masked()
         return
-    blocks = [ctx(simt.BlockIdOp("xyz"[d])) for d in range(3)]
+    blocks = [ctx.block_id(d) for d in range(3)]  # tile coordinates, then CUDA axes past them
     strides = _strides(ctx, out.dims)
     whole = whole_tile(ctx, out, blocks[:rank], out.tile, strides, width, element)
     # A witness names nothing past the rank's block ids (they must be 0).

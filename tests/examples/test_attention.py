@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import ferrox
+from ferrox.targets.toolchain import find_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
@@ -58,16 +59,62 @@ def test_seq_major_output_matches_numpy(dim, causal, capsys):
 def test_seq_major_orders_the_grid_by_query_block():
     """The two layouts' tile grids for 5 heads of 300 queries in 128-row blocks: heads first
     ([heads, seq, D] in [1, BM, D] tiles), or query blocks first ([seq, heads, D] in [BM, 1, D]
-    tiles), so that blockIdx.x walks one head's query blocks."""
+    tiles); either way the grid order puts one head's query blocks on blockIdx.x (the CUDA
+    grid is (3, 5, 1)), and `HEADS_FIRST` puts the heads there (5, 3, 1)."""
     ex = example()
-    for seq_major, shape, grid in (
+    for seq_major, shape, tiles in (
         (False, (5, 300, 64), (5, 3, 1)),
         (True, (300, 5, 64), (3, 5, 1)),
     ):
-        kernel = ex.attention.artifact("sm_80", D=64, BM=128, SEQ_MAJOR=seq_major)["attention"]
-        assert kernel.tile is not None
-        tiles = kernel.tile.grid_tile
-        assert tuple(-(-s // t) for s, t in zip(shape, tiles)) == grid
+        for heads_first, launched in ((False, (3, 5, 1)), (True, (5, 3, 1))):
+            constants = dict(D=64, BM=128, SEQ_MAJOR=seq_major, HEADS_FIRST=heads_first)
+            kernel = ex.attention.artifact("sm_80", **constants)["attention"]
+            assert kernel.tile is not None
+            grid = tuple(-(-s // t) for s, t in zip(shape, kernel.tile.grid_tile))
+            assert grid == tiles
+            assert kernel.tile.launch_grid(grid) == launched
+
+
+def test_the_default_grid_order_walks_a_heads_query_blocks_on_x():
+    """[heads, seq, D] stays the default layout; the kernel's grid order is [1, 0, 2] (tile-grid
+    axis 1, the query blocks, on blockIdx.x), in the artifact, its witnesses' space and the
+    launch the checker makes (2 heads of 300 queries: 3 query blocks on x, 2 heads on y)."""
+    ex = example()
+    kernel = ex.attention.artifact("sm_80")["attention"]
+    assert kernel.tile is not None and kernel.tile.grid_order == (1, 0, 2)
+    assert {w.space.order for w in kernel.writes} == {(1, 0, 2)}
+    old = ex.attention.artifact("sm_80", HEADS_FIRST=True)["attention"]
+    assert old.tile is not None and old.tile.grid_order == ()
+    q = ferrox.to_bf16(np.zeros((2, 300, 64)))
+    out = np.full((2, 300, 64), np.nan, np.float32)
+    assert ex.attention.on("cpu").check(out, q, q, q).grid == (3, 2, 1)
+    assert ex.attention.on("cpu").check(out, q, q, q, HEADS_FIRST=True).grid == (2, 3, 1)
+
+
+@pytest.mark.parametrize("dim, causal, seq_major", [(64, True, False), (128, False, True)])
+def test_the_old_heads_first_order_matches_numpy(dim, causal, seq_major, capsys):
+    """`HEADS_FIRST` (the order before the grid order, kept for the benchmark's A/B): two heads,
+    a ragged last block of 6 rows, poisoned output."""
+    assert example().main("cpu", 2, 70, dim, causal, 128, seq_major, heads_first=True) == 0
+    kind = "causal" if causal else "full"
+    layout = ", seq-major" if seq_major else ""
+    expected = f"tile attention ({kind}{layout}, heads first) 2x70x{dim} on cpu: matches NumPy\n"
+    assert capsys.readouterr().out == expected
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
+@pytest.mark.parametrize("dim", [64, 128])
+def test_the_ordered_kernel_assembles_for_sm90(dim):
+    """ptxas takes the attention PTX with its grid order (ctaid.y for the head, ctaid.x for the
+    query block), on the default sm_90 path, without spills."""
+    from ferrox.targets.toolchain import run_ptxas
+
+    text = str(example().attention.module(D=dim, CAUSAL=True))
+    art = ferrox.compile(text, chip="sm_90", cache=False)
+    assert art["attention"].tile is not None and art["attention"].tile.grid_order == (1, 0, 2)
+    assert "%ctaid.y" in art.ptx and "%ctaid.x" in art.ptx
+    info = run_ptxas(art.ptx, art.chip).resources["attention"]
+    assert info.spill_stores == 0 and info.spill_loads == 0
 
 
 def test_the_check_catches_a_wrong_mask():

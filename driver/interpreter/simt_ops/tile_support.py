@@ -68,8 +68,9 @@ def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) ->
         first = c * np.uint64(w)
         coords: list[np.ndarray] = []
         for d in reversed(range(rank)):
+            b = bids[space.block_axis(d)]  # the CUDA axis that walks tile-grid axis d
             coords.insert(
-                0, first % np.uint64(shape[d]) + bids[d].astype(np.uint64) * np.uint64(shape[d])
+                0, first % np.uint64(shape[d]) + b.astype(np.uint64) * np.uint64(shape[d])
             )
             first = first // np.uint64(shape[d])
         flat = np.zeros(n, np.uint64)

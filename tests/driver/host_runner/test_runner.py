@@ -7,6 +7,7 @@ have run, and a following good program runs normally.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import programs
@@ -255,3 +256,34 @@ def test_a_failure_at_sync_names_the_launches_it_may_have_been(program):
     assert len(lines) == 2 and lines[1].endswith(
         at(programs.TWO_STREAMS, "%r1 = host.launch") + " note: launched here"
     )
+
+
+def ordered_transpose() -> str:
+    """examples/tile/transpose.mlir with `grid_order [1, 0]` on its kernel."""
+    text = (
+        Path(__file__).resolve().parents[3] / "examples" / "tile" / "transpose.mlir"
+    ).read_text()
+    head = "%x: !tile.tensor<f32, [?, ?]>) {"
+    assert text.count(head) == 1
+    return text.replace(head, "%x: !tile.tensor<f32, [?, ?]>) grid_order [1, 0] {")
+
+
+class Grids(Recording):
+    """The CPU backend, remembering each tile launch's checked grid."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.grids: list[tuple[int, int, int]] = []
+
+    def tile_launch(self, module, kernel, checked, args, stream):
+        self.grids.append(checked.grid)
+        super().tile_launch(module, kernel, checked, args, stream)
+
+
+def test_a_host_program_launches_a_tile_kernel_in_its_grid_order(program):
+    """The transpose example with `grid_order [1, 0]`: 300 x 200 in 32 x 64 tiles is 10 x 4
+    tiles, launched as (4, 10) (blockIdx.x walks tile axis 1), poisoned output checked whole."""
+    backend = Grids()
+    result, _, _ = run(program(ordered_transpose()), backend=backend)
+    assert result.ok and [c.ok for c in result.checks] == [True]
+    assert backend.grids == [(4, 10, 1)]

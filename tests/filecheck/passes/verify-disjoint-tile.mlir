@@ -25,6 +25,17 @@ simt.kernel @other_tile(%out: !simt.disjoint_slice<f32, tile<[64], 4, arg1>>, %n
 
 // -----
 
+// A witness of another grid order names another block's tile: refused as another space.
+simt.kernel @other_order(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: index, %n: index, %v: f32) contract<domain = 2, block = [16]> {
+  %k = arith.constant 0 : index
+  %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0]>>
+  // expected-error@+1 {{index space mismatch: expected tile<[4, 64], 4, arg1>, found tile<[4, 64], 4, arg1, order [1, 0]>}}
+  simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0]>>
+  simt.return
+}
+
+// -----
+
 simt.kernel @other_dims(%out: !simt.disjoint_slice<f32, tile<[64], 1, arg1>>, %n: index, %m: index, %v: f32) contract<domain = 1, block = [16]> {
   %k = arith.constant 0 : index
   %w = simt.tile_index %k dims(%m) : !simt.thread_index<tile<[64], 1, arg2>>

@@ -6,11 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ferrox.dialects import simt
-from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR, convert_tile_to_simt
+from ferrox.lowering.tile_to_simt import convert_tile_to_simt
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.verify import verify_module
@@ -56,21 +55,11 @@ def simt_kernel(module, name: str) -> simt.KernelOp:
 def launch_args(
     kernel: simt.KernelOp, tile_args: list
 ) -> tuple[tuple[int, ...], tuple[int, int, int], list]:
-    """(grid, block, SIMT arguments) for the tile arguments, read from the host attributes."""
-    args = []
-    for source in (s.data for s in kernel.attributes[PARAMS_ATTR].data):  # type: ignore[attr-defined]
-        arg, _, dim = source.partition(".")
-        value = tile_args[int(arg.removeprefix("arg"))]
-        if dim:
-            args.append(value.shape[int(dim.removeprefix("dim"))])
-        else:
-            args.append(value.reshape(-1) if isinstance(value, np.ndarray) else value)
-    grid_attr = kernel.attributes[GRID_ATTR]
-    part = tile_args[grid_attr.data["partition"].value.data]  # type: ignore[attr-defined]
-    tile = grid_attr.data["tile"].get_values()  # type: ignore[attr-defined]
-    grid = tuple(-(-part.shape[d] // tile[d]) for d in range(len(tile)))
-    threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
-    return grid, (threads, 1, 1), args
+    """(grid, block, SIMT arguments) for the tile arguments, read from the host attributes as
+    the host runners read them (the grid in the kernel's grid order)."""
+    from ferrox.driver.interpreter.tile_lowered import simt_launch
+
+    return simt_launch(kernel, tile_args)
 
 
 @pytest.fixture(scope="session")

@@ -30,6 +30,28 @@ simt.func @f(%w: !simt.thread_index<tile<[2], 1, n>>) {
 
 // -----
 
+// A grid order must be a permutation of the tile's axes (so block -> tile stays one to one).
+// expected-error@+1 {{a tile index space's grid order must be a permutation of the grid's axes 0 .. 1 (rank 2), found [1, 1]}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, order [1, 1]>>) {
+  simt.return
+}
+
+// -----
+
+// expected-error@+1 {{a tile index space's grid order must be a permutation of the grid's axes 0 .. 1 (rank 2), found [1, 0, 2]}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, order [1, 0, 2]>>) {
+  simt.return
+}
+
+// -----
+
+// expected-error@+1 {{the identity grid order is written by leaving it out}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, order [0, 1]>>) {
+  simt.return
+}
+
+// -----
+
 simt.kernel @wrong_dims(%out: !simt.disjoint_slice<f32, tile<[64], 4, arg1>>, %n: index, %m: index) {
   %k = arith.constant 0 : index
   // expected-error@+1 {{'simt.tile_index' dimension 0 must be kernel parameter arg1 (its index space tile<[64], 4, arg1> names it), so that every thread uses the same tensor shape}}

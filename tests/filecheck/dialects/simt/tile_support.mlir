@@ -35,6 +35,18 @@ builtin.module {
   // CHECK: simt.kernel @spaces(%o1: !simt.disjoint_slice<i8, tile<[64], 16, arg1>>, %n: index, %o3: !simt.disjoint_slice<f32, tile<[2, 2, 8], 1, arg3>>, %a: index, %b: index, %c: index)
   // CHECK: %w = simt.tile_index %k dims(%n) : !simt.thread_index<tile<[64], 16, arg1>>
 
+  // A grid order: blockIdx.x walks tile-grid axis 1, blockIdx.y axis 0 (a permutation, so
+  // block -> tile stays one to one and verify-disjoint accepts the witness).
+  simt.kernel @ordered(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0]>>, %m: index, %n: index) contract<domain = 2, block = [64]> {
+    %k = arith.constant 0 : index
+    %v = arith.constant 1.0 : f32
+    %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0]>>
+    simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0]>>, !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0]>>
+    simt.return
+  }
+  // CHECK: simt.kernel @ordered(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0]>>, %m: index, %n: index)
+  // CHECK: %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0]>>
+
   // One warp's 16 x 16 by 16 x 8 tensor-core product (bf16 pairs packed in i32, f32 accumulators).
   // doc:begin mma_sync
   simt.kernel @warp_mma(%out: !simt.disjoint_slice<f32, tile<[128], 4, arg1>>, %n: index, %a: i32, %b: i32) contract<domain = 1, block = [32]> {

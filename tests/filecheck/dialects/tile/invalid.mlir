@@ -96,6 +96,29 @@ func.func @f() {
 
 // -----
 
+// tile.kernel's grid order
+
+// expected-error@+1 {{the grid order of @k must be a permutation of the grid's axes 0 .. 1 (rank 2), found [1, 1]}}
+tile.kernel @k(%out: !tile.partition<f32, [4, 4]>) grid_order [1, 1] {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{the grid order of @k must be a permutation of the grid's axes 0 .. 1 (rank 2), found [1, 0, 2]}}
+tile.kernel @k(%out: !tile.partition<f32, [4, 4]>) grid_order [1, 0, 2] {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{the grid order of @k must be a permutation of the grid's axes 0 .. 2 (rank 3), found [2, 0, 3]}}
+tile.kernel @k(%out: !tile.partition<f32, [1, 4, 4]>) grid_order [2, 0, 3] {
+  tile.return
+}
+
+// -----
+
 // tile.block_id, tile.num_blocks
 
 tile.kernel @k(%out: !tile.partition<f32, [4, 4, 4]>) {

@@ -41,6 +41,22 @@ tile.kernel @grid(%out: !tile.partition<f32, [4, 4, 4]>) {
 // GENERIC:       %bz = "tile.block_id"() <{axis = 2 : i64}> : () -> index
 // GENERIC:       %nz = "tile.num_blocks"() <{axis = 2 : i64}> : () -> index
 
+// A grid order: CUDA grid axis x walks tile-grid axis 1, y axis 0, z axis 2. The identity is the
+// default and prints as nothing.
+// doc:begin grid_order
+tile.kernel @grid_order(%out: !tile.partition<f32, [1, 128, 64]>) grid_order [1, 0, 2] {
+  %b = tile.block_id 0
+  tile.return
+}
+// doc:end
+tile.kernel @identity_order(%out: !tile.partition<f32, [4, 4]>) grid_order [0, 1] {
+  tile.return
+}
+
+// CHECK-LABEL: tile.kernel @grid_order(%out: !tile.partition<f32, [1, 128, 64]>) grid_order [1, 0, 2] {
+// CHECK-LABEL: tile.kernel @identity_order(%out: !tile.partition<f32, [4, 4]>) {
+// GENERIC:       "tile.kernel"() <{sym_name = "grid_order", grid_order = array<i64: 1, 0, 2>}>
+
 // doc:begin memory
 tile.kernel @memory(%out: !tile.partition<f32, [16, 32]>, %x: !tile.tensor<f32, [?, ?]>, %v: !tile.tensor<i8, [?, 100]>) {
   %rows = tile.dim %x, 0 : !tile.tensor<f32, [?, ?]>
