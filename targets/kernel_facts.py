@@ -91,7 +91,8 @@ def index_space(space: IndexSpaceAttr) -> IndexSpace:
     if kind == "tile":
         order = tuple(d.data for d in space.grid_order.data)  # empty: the identity
         shape = space.get_tile_shape()
-        return IndexSpace(kind, 0, shape, space.chunk.data, space.dims_arg.data, order)
+        persistent = space.is_persistent
+        return IndexSpace(kind, 0, shape, space.chunk.data, space.dims_arg.data, order, persistent)
     return IndexSpace(kind, space.stride.data)
 
 

@@ -211,9 +211,11 @@ class TileScheduleOp(IRDLOperation):
       checks them);
     - `%step`, the grid's block count `nctaid.x nctaid.y nctaid.z`.
 
-    Its results are used only as the bounds of `scf.for` loops (`%first` the lower bound,
-    `%count` the upper, `%step` the step), none inside another such loop: `for %t = %first to
-    %count step %step` runs tile `t` on block `t mod G` in its iteration `t div G`, once.
+    A persistent loop is an `scf.for` whose lower bound, upper bound and step are exactly these
+    three (`schedule_of`); none may sit in another (nor may the op). `for %t = %first to %count
+    step %step` runs tile `t` on block `t mod G` in its iteration `t div G`, once. The results
+    are ordinary values otherwise (the lowering computes the next tile from them): only a
+    persistent loop's induction variable names a witness's tile.
     Tile `t` is `b_0 = t mod n_0`, `b_1 = (t div n_0) mod n_1`, ... with `n_d = ceildiv(S[d],
     T[d])`: axis 0 fastest, as the ordinary grid's x walks axis 0.
     """
@@ -243,23 +245,16 @@ class TileScheduleOp(IRDLOperation):
                 f"(tile<[T..], w, argN, persistent>), found {space}"
             )
         _check_dims(self, space, self.dims)
-        for position, result in enumerate(self.results):
-            for use in result.uses:
-                loop = use.operation
-                if not isinstance(loop, scf.ForOp) or use.index != position:
-                    raise VerifyException(
-                        f"'simt.tile_schedule' result {position} may only be the "
-                        f"{_BOUNDS[position]} of an 'scf.for' (a persistent loop), "
-                        f"found a use by '{loop.name}'"
-                    )
-                if (outer := enclosing_persistent_loop(loop)) is not None:
-                    raise VerifyException(
-                        "persistent loops do not nest: this 'simt.tile_schedule' loop sits "
-                        f"in another (the loop at {outer.name} over a 'simt.tile_schedule')"
-                    )
-
-
-_BOUNDS = ("lower bound", "upper bound", "step")
+        loops = [self] + [
+            u.operation for r in self.results for u in r.uses if isinstance(u.operation, scf.ForOp)
+        ]
+        for loop in loops:
+            if (outer := enclosing_persistent_loop(loop)) is not None:
+                raise VerifyException(
+                    "persistent loops do not nest: this 'simt.tile_schedule' or a loop over it "
+                    f"sits in another persistent loop ('{outer.name}' over a "
+                    "'simt.tile_schedule')"
+                )
 
 
 def schedule_of(loop: Operation) -> TileScheduleOp | None:
@@ -279,7 +274,7 @@ def enclosing_persistent_loop(op: Operation) -> Operation | None:
     """The nearest persistent loop (`schedule_of`) strictly around `op`, or None."""
     parent = op.parent_op()
     while parent is not None:
-        if isinstance(parent, scf.ForOp) and isinstance(parent.lb.owner, TileScheduleOp):
+        if schedule_of(parent) is not None:
             return parent
         parent = parent.parent_op()
     return None

@@ -260,7 +260,8 @@ def lower_store(ctx: Lowering, op: tile.StoreOp) -> None:
 
     def masked() -> list[SSAValue]:
         for k in range(chunks):
-            witness = ctx(simt.TileIndexOp(ctx.index(k), out.dims, space), "w")
+            tile = ctx.persistent.tile if space.is_persistent else None  # the loop's tile
+            witness = ctx(simt.TileIndexOp(ctx.index(k), out.dims, space, tile), "w")
             ctx.emit(simt.StoreChunkOp(out.slice, witness, regs[k * width : (k + 1) * width]))
         return []
 
