@@ -58,6 +58,7 @@ from ferrox.dialects.tile.types import PartitionType, TileTensorType
 from ferrox.lowering.tile_to_simt.kernel import (
     GRID_ATTR,
     GRID_ORDER_KEY,
+    GRID_PERSISTENT_KEY,
     LOWERING_ATTR,
     PARAMS_ATTR,
     PORTABLE_KEY,
@@ -286,6 +287,7 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
         threads.value.data,
         portable_of(lowered),
         () if order is None else tuple(int(v) for v in order.get_values()),
+        GRID_PERSISTENT_KEY in grid.data,
     )
 
 

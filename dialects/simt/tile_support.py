@@ -205,15 +205,17 @@ class TileScheduleOp(IRDLOperation):
     persistent>>`: the bounds of a persistent loop over the tiles of a `persistent` tile space
     (docs/safety.md#simt-10), computed here, not taken from anything the kernel could choose:
 
-    - `%first`, the block's linear id `ctaid.x + nctaid.x (ctaid.y + nctaid.y ctaid.z)`;
+    - `%first`, the block's `ctaid.x`;
     - `%count`, the tile count `prod ceildiv(S[d], T[d])` of the tensor whose dimensions `S` are
       the kernel parameters the space names (the `dims` operands, checked as `simt.tile_index`
-      checks them);
-    - `%step`, the grid's block count `nctaid.x nctaid.y nctaid.z`.
+      checks them), or 0 in a block whose `ctaid.y` or `ctaid.z` is not 0 (such blocks run no
+      tile: the grid's blocks at y = z = 0 run them all);
+    - `%step`, the grid's `nctaid.x`.
 
     A persistent loop is an `scf.for` whose lower bound, upper bound and step are exactly these
     three (`schedule_of`); none may sit in another (nor may the op). `for %t = %first to %count
-    step %step` runs tile `t` on block `t mod G` in its iteration `t div G`, once. The results
+    step %step` runs tile `t` on block `x = t mod G` (of `y = z = 0`, `G = nctaid.x`) in its
+    iteration `t div G`, once. The results
     are ordinary values otherwise (the lowering computes the next tile from them): only a
     persistent loop's induction variable names a witness's tile.
     Tile `t` is `b_0 = t mod n_0`, `b_1 = (t div n_0) mod n_1`, ... with `n_d = ceildiv(S[d],

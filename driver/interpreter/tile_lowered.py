@@ -23,6 +23,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from ferrox.dialects import simt
+from ferrox.driver.checker.limits import INTERPRETER_LIMITS
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel
 from ferrox.lowering.tile_to_simt import (
@@ -34,9 +35,9 @@ from ferrox.lowering.tile_to_simt import (
     convert_tile_to_simt,
 )
 
-INTERPRETER_SMS = 3
-"""The SM count a persistent kernel's grid takes here (`min(tiles, SMs)` blocks on the GPU): few,
-so that each block runs several tiles, and an uneven last round where the tiles are not a
+INTERPRETER_SMS = INTERPRETER_LIMITS.sm_count
+"""The SM count a persistent kernel's grid takes here (`min(tiles, SMs)` blocks on the GPU): 3,
+few, so that each block runs several tiles, and an uneven last round where the tiles are not a
 multiple of 3."""
 
 _LOWERED: weakref.WeakKeyDictionary[ModuleOp, ModuleOp] = weakref.WeakKeyDictionary()

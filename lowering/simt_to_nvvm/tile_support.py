@@ -220,21 +220,21 @@ def _umax1(e: SimtEmitter, n: SSAValue) -> SSAValue:
 
 
 class TileScheduleToRegisters(RewritePattern):
-    """`simt.tile_schedule`: the linear block id, the tile count, the grid's block count."""
+    """`simt.tile_schedule`: `ctaid.x`, the tile count (0 in a block whose `ctaid.y` or
+    `ctaid.z` is not 0), `nctaid.x`."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TileScheduleOp, rewriter: PatternRewriter, /) -> None:
         e = SimtEmitter.before(rewriter, op)
-        ctaid = [e.register(_CTAID[d], f"ctaid_{'xyz'[d]}") for d in range(3)]
-        nctaid = [e.register(_NCTAID[d], f"nctaid_{'xyz'[d]}") for d in range(3)]
-        mul, add = arith.MuliOp, arith.AddiOp
-        inner = e(same_type(add, ctaid[1], e(same_type(mul, ctaid[2], nctaid[1]))))
-        first = e(same_type(add, ctaid[0], e(same_type(mul, inner, nctaid[0]))))
-        step = e(same_type(mul, e(same_type(mul, nctaid[0], nctaid[1])), nctaid[2]))
+        first = e.register(_CTAID[0], "ctaid_x")
+        step = e.register(_NCTAID[0], "nctaid_x")
         dims = [e.to_i64(d) for d in op.dims]
         count = e.const(1)
         for n in _tile_counts(e, op.space.get_tile_shape(), dims):
-            count = e(same_type(mul, count, n))
+            count = e(same_type(arith.MuliOp, count, n))
+        y, z = e.register(_CTAID[1], "ctaid_y"), e.register(_CTAID[2], "ctaid_z")
+        plane = e(cmpi(e(same_type(arith.OrIOp, y, z)), e.const(0), "eq"))
+        count = e(arith.SelectOp(plane, count, e.const(0)))
         rewriter.replace(op, [], [e.to_index(v) for v in (first, count, step)])
 
 

@@ -115,9 +115,9 @@ def _tile_schedule(op):
         with np.errstate(all="ignore"):
             for n in tile_counts(shape, dims):
                 count = count * n
-        x, y, z = ex.launch.grid
-        first = ex.block_local + ex.first_block  # the linear block id
-        return (first, np.asarray(count).view(np.int64), np.int64(x * y * z))
+        bx, by, bz = block_ids(ex)
+        count = np.where((by == 0) & (bz == 0), np.asarray(count).view(np.int64), 0)
+        return (bx, count, np.int64(ex.launch.grid[0]))
 
     return run
 

@@ -89,3 +89,23 @@ def test_interpreter_matches_numpy(persistent, interpreter, el, tile, mnk):
     c = np.full((m, n), np.nan, np.float32)
     interpreter(module, "mm", [c, a, b])
     assert_product(c, x, y, k)
+
+
+@pytest.mark.parametrize("el", ["bf16", "f16"])
+def test_the_artifact_launches_it_persistent_and_its_ptx_assembles_without_spills(persistent, el):
+    import ferrox
+    from ferrox.targets.toolchain import find_ptxas, run_ptxas
+
+    art = ferrox.compile(matmul(128, 256, 64, el=el), chip="sm_90", cache=False)
+    facts = art.kernels["mm"] if hasattr(art, "kernels") else art["mm"]
+    assert facts.tile.persistent and facts.writes[0].space.persistent
+    assert facts.tile.launch_grid([32, 16], 132) == (132,)  # 4096^2 in 128 x 256: 512 tiles
+    assert facts.tile.launch_grid([2, 1], 132) == (2,)
+    assert not art["mm__portable"].tile.persistent  # the cp.async twin keeps its grid
+    tma = art.ptx.split(".entry mm__portable")[0]
+    assert "mov.u32 \t%r" in tma and "%nctaid.x" in tma
+    if find_ptxas() is None:
+        pytest.skip("needs ptxas")
+    got = run_ptxas(art.ptx, "sm_90a").resources["mm"]
+    assert got.spill_stores == 0 and got.spill_loads == 0 and got.registers <= 255
+    print(f"{el}: {got.registers} registers, {got.shared_memory} bytes of static shared memory")

@@ -1,7 +1,7 @@
 // RUN: ferrox-opt %s -p convert-simt-to-nvvm | filecheck %s
 
-// A persistent tile space (docs/safety.md#simt-10): 'simt.tile_schedule' is the linear block id,
-// the tile count and the grid's block count; the witness's tile is the loop's %t decomposed
+// A persistent tile space (docs/safety.md#simt-10): 'simt.tile_schedule' is ctaid.x, the tile
+// count (0 where ctaid.y or ctaid.z is not 0) and nctaid.x; the witness's tile is the loop's %t decomposed
 // (axis 0 fastest: b0 = t mod n0, b1 = (t div n0) mod n1), and no ctaid enters it.
 simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
   %k = arith.constant 0 : index
@@ -16,20 +16,16 @@ simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, p
 
 // CHECK-LABEL: func.func @persistent(
 // CHECK:         %[[X:ctaid_x]] = arith.extui
-// CHECK:         %[[Y:ctaid_y]] = arith.extui
-// CHECK:         %[[Z:ctaid_z]] = arith.extui
 // CHECK:         %[[GX:nctaid_x]] = arith.extui
-// CHECK:         %[[GY:nctaid_y]] = arith.extui
-// CHECK:         %[[GZ:nctaid_z]] = arith.extui
-// CHECK-NEXT:    %[[ZY:.*]] = arith.muli %[[Z]], %[[GY]] : i64
-// CHECK-NEXT:    %[[YZ:.*]] = arith.addi %[[Y]], %[[ZY]] : i64
-// CHECK-NEXT:    %[[YZX:.*]] = arith.muli %[[YZ]], %[[GX]] : i64
-// CHECK-NEXT:    %[[LIN:.*]] = arith.addi %[[X]], %[[YZX]] : i64
-// CHECK-NEXT:    %[[GXY:.*]] = arith.muli %[[GX]], %[[GY]] : i64
-// CHECK-NEXT:    %[[G:.*]] = arith.muli %[[GXY]], %[[GZ]] : i64
-// CHECK:         %first = arith.index_cast %[[LIN]] : i64 to index
-// CHECK-NEXT:    %count = arith.index_cast %{{.*}} : i64 to index
-// CHECK-NEXT:    %step = arith.index_cast %[[G]] : i64 to index
+// CHECK:         nvvm.read.ptx.sreg.ctaid.y
+// CHECK-NEXT:    %[[Y:ctaid_y]] = arith.extui
+// CHECK:         %[[Z:ctaid_z]] = arith.extui
+// CHECK-NEXT:    %[[YZ:.*]] = arith.ori %[[Y]], %[[Z]] : i64
+// CHECK-NEXT:    %[[PLANE:.*]] = arith.cmpi eq, %[[YZ]], %{{.*}} : i64
+// CHECK-NEXT:    %[[COUNT:.*]] = arith.select %[[PLANE]], %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    %first = arith.index_cast %[[X]] : i64 to index
+// CHECK-NEXT:    %count = arith.index_cast %[[COUNT]] : i64 to index
+// CHECK-NEXT:    %step = arith.index_cast %[[GX]] : i64 to index
 // CHECK-NEXT:    scf.for %t = %first to %count step %step {
 // CHECK-NOT:       ctaid
 // CHECK:           %[[T:.*]] = arith.index_cast %t : index to i64
