@@ -111,12 +111,12 @@ def _tile_schedule(op):
 
     def run(ex, args, mask):
         dims = [np.asarray(d).astype(np.int64).view(np.uint64) for d in args]
-        count = np.uint64(1)
+        tiles = np.ones((), np.uint64)
         with np.errstate(all="ignore"):
             for n in tile_counts(shape, dims):
-                count = count * n
+                tiles = tiles * n  # wraps as the GPU's 64-bit product does
         bx, by, bz = block_ids(ex)
-        count = np.where((by == 0) & (bz == 0), np.asarray(count).view(np.int64), 0)
+        count = np.where((by == 0) & (bz == 0), np.asarray(tiles).view(np.int64), 0)
         return (bx, count, np.int64(ex.launch.grid[0]))
 
     return run

@@ -15,7 +15,7 @@ from ferrox.dialects.simt.tile_support import schedule_of
 from ferrox.lowering.tile_to_simt import GRID_PERSISTENT_KEY, gemm_specialized, gemm_wgmma
 
 from .conftest import launch_args, lower_text, simt_kernel
-from .test_gemm_wgmma import _data, assert_product
+from .test_gemm_wgmma import product_on_interpreter
 
 
 @pytest.fixture
@@ -80,15 +80,9 @@ def test_the_interpreter_grid_is_min_of_tiles_and_three(persistent):
     ],
 )
 def test_interpreter_matches_numpy(persistent, interpreter, el, tile, mnk):
-    m, n, k = mnk
     module = lower_text(matmul(*tile, el=el, chip="sm_90a"))
     assert any(isinstance(op, simt.TileScheduleOp) for op in simt_kernel(module, "mm").walk())
-    rng = np.random.default_rng()
-    a, x = _data(rng, (m, k), el)
-    b, y = _data(rng, (k, n), el)
-    c = np.full((m, n), np.nan, np.float32)
-    interpreter(module, "mm", [c, a, b])
-    assert_product(c, x, y, k)
+    product_on_interpreter(interpreter, module, el, mnk)
 
 
 @pytest.mark.parametrize("el", ["bf16", "f16"])
