@@ -121,7 +121,7 @@ class IndexSpace:
     order: tuple[int, ...] = field(default=(), metadata=LATER)
     """tile: CUDA grid axis i walks tile axis order[i] (empty: the identity)."""
     persistent: bool = field(default=False, metadata=LATER)
-    """tile: a persistent space (docs/safety.md#simt-10): the block's tiles come from a loop
+    """tile: a persistent space (docs/safety.md#simt-1-persistent): the block's tiles come from a loop
     over `t = linear block id, + block count, ..` below the tile count, so any grid of at least
     one block writes every tile."""
 
@@ -250,7 +250,7 @@ class TileLaunch:
     portable: str = ""
     grid_order: tuple[int, ...] = field(default=(), metadata=LATER)
     persistent: bool = field(default=False, metadata=LATER)
-    """The kernel loops over its tiles (docs/safety.md#simt-10): it launches `min(tiles,
+    """The kernel loops over its tiles (docs/safety.md#simt-1-persistent): it launches `min(tiles,
     SMs)` blocks on grid.x, one an SM, each running tiles `t = block, block + grid, ..`."""
 
     def launch_grid(self, tiles: Sequence[int], sms: int | None = None) -> tuple[int, ...]:

@@ -56,7 +56,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
     grid_order: ArrayAttr[IntAttr]
     persistent: IntAttr
     """1 for a persistent tile space (`tile<..., persistent>`): a block's tile comes from the
-    `simt.tile_schedule` loop its witness names, not from its block ids (docs/safety.md#simt-10);
+    `simt.tile_schedule` loop its witness names, not from its block ids (docs/safety.md#simt-1-persistent);
     0 for every other space."""
 
     def __init__(
@@ -109,7 +109,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
 
     @property
     def is_persistent(self) -> bool:
-        """A `tile<..., persistent>` space (docs/safety.md#simt-10)."""
+        """A `tile<..., persistent>` space (docs/safety.md#simt-1-persistent)."""
         return self.persistent.data == 1
 
     def get_tile_shape(self) -> tuple[int, ...]:

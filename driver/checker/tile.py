@@ -75,7 +75,7 @@ def shape_problems(kernel: str, kernel_art: KernelArtifact, args: Sequence[objec
 def grid_problems(kernel: str, kernel_art: KernelArtifact, grid: tuple[int, ...],
                   args: Sequence[object], name: Callable[[int], str]) -> list[str]:  # fmt: skip
     """The tile grid rule: one block per tile of every output partition, the same for each; a
-    persistent kernel (docs/safety.md#simt-10) any 1-D grid of at least one block."""
+    persistent kernel (docs/safety.md#simt-1-persistent) any 1-D grid of at least one block."""
     out = []
     if kernel_art.tile is not None and kernel_art.tile.persistent:
         if len(grid) != 1 or grid[0] < 1:

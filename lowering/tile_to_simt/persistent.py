@@ -2,7 +2,7 @@
 kernel's tiles instead of one block a tile.
 
 The lowered kernel's body is `for %t = %first to %count step %step` over a `simt.tile_schedule`
-of its output's persistent space (docs/safety.md#simt-10): `%first` the block's linear id,
+of its output's persistent space (docs/safety.md#simt-1-persistent): `%first` the block's linear id,
 `%count` the tile count, `%step` the grid's block count. The tile kernel's body runs once per
 iteration for tile `%t`: `tile.block_id d` is `b_d` of `%t` decomposed as the schedule does it
 (`b_0 = t mod n_0`, `b_1 = (t div n_0) mod n_1`, axis 0 fastest), the stores' witnesses name

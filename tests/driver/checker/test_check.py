@@ -443,7 +443,7 @@ def test_an_output_partition_must_not_alias_an_input_tensor():
     ]
 
 
-# -- persistent tile kernels (docs/safety.md#simt-10) ------------------------------------------
+# -- persistent tile kernels (docs/safety.md#simt-1-persistent) ------------------------------------------
 
 PERSISTENT_SPACE = dataclasses.replace(TILE_SPACE, persistent=True)
 PERSISTENT_ADD = dataclasses.replace(

@@ -1,4 +1,4 @@
-"""A persistent tile loop (`simt.tile_schedule`, docs/safety.md#simt-10) on the interpreter: every
+"""A persistent tile loop (`simt.tile_schedule`, docs/safety.md#simt-1-persistent) on the interpreter: every
 tile written once, by block `t mod nctaid.x` (of y = z = 0), for grids smaller than, equal to and
 larger than the tile count, ragged tensors included; the witness names the loop's tile, not the
 block's ids."""

@@ -309,7 +309,7 @@ simt.kernel @retired_but_newest() contract<domain = 1, block = [128], shared_byt
 
 // -----
 
-// A persistent loop (docs/safety.md#simt-10) carries a group across its back edge: the next
+// A persistent loop (docs/safety.md#simt-1-persistent) carries a group across its back edge: the next
 // tile's copy into stage %a0 comes while the group that reads %a0, left pending by the wait
 // with pending = 1 at the end of the previous tile, may still be in flight. The ring's reuse
 // across tiles is checked as within one tile's loop.

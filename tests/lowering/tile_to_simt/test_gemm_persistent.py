@@ -1,6 +1,6 @@
 """The persistent sm_90 tile GEMM (`gemm_wgmma.PERSISTENT`, lowering/tile_to_simt/persistent.py):
 the lowered kernel is one loop over a `simt.tile_schedule` whose witnesses name the loop's tile
-(docs/safety.md#simt-10), its wgmma ring runs on across tiles, and on the CPU interpreter (3
+(docs/safety.md#simt-1-persistent), its wgmma ring runs on across tiles, and on the CPU interpreter (3
 blocks, `tile_lowered.INTERPRETER_SMS`: several tiles a block, uneven last rounds) it matches
 NumPy on fresh random data into NaN-poisoned outputs, ragged M, N and K included."""
 

@@ -1,6 +1,6 @@
 // RUN: ferrox-opt %s --split-input-file --verify-diagnostics
 
-// A persistent tile space (docs/safety.md#simt-10): its witnesses name the tile of a persistent
+// A persistent tile space (docs/safety.md#simt-1-persistent): its witnesses name the tile of a persistent
 // loop, an 'scf.for' whose bounds are exactly a 'simt.tile_schedule''s results; anything else is
 // refused, and so are nested persistent loops.
 

@@ -81,7 +81,7 @@ builtin.module {
   // CHECK:        %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
   // CHECK-NEXT:   simt.unchecked_store_chunk %out[%i], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
 
-  // A persistent space (docs/safety.md#simt-10): a loop over the tiles of 'simt.tile_schedule',
+  // A persistent space (docs/safety.md#simt-1-persistent): a loop over the tiles of 'simt.tile_schedule',
   // each witness naming the loop's tile; the grid may be any 1-D size.
   simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
     %k = arith.constant 0 : index

@@ -1,6 +1,6 @@
 // RUN: ferrox-opt %s -p convert-simt-to-nvvm | filecheck %s
 
-// A persistent tile space (docs/safety.md#simt-10): 'simt.tile_schedule' is ctaid.x, the tile
+// A persistent tile space (docs/safety.md#simt-1-persistent): 'simt.tile_schedule' is ctaid.x, the tile
 // count (0 where ctaid.y or ctaid.z is not 0) and nctaid.x; the witness's tile is the loop's %t decomposed
 // (axis 0 fastest: b0 = t mod n0, b1 = (t div n0) mod n1), and no ctaid enters it.
 simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
