@@ -121,9 +121,9 @@ class IndexSpace:
     order: tuple[int, ...] = field(default=(), metadata=LATER)
     """tile: CUDA grid axis i walks tile axis order[i] (empty: the identity)."""
     persistent: bool = field(default=False, metadata=LATER)
-    """tile: a persistent space (docs/safety.md#simt-1-persistent): the block's tiles come from a loop
-    over `t = linear block id, + block count, ..` below the tile count, so any grid of at least
-    one block writes every tile."""
+    """tile: a persistent space (docs/safety.md#simt-1-persistent): the block's tiles come from
+    a loop over `t = ctaid.x, + nctaid.x, ..` below the tile count, so any grid of at least one
+    block writes every tile."""
 
     def block_axis(self, d: int) -> int:
         """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""

@@ -203,7 +203,8 @@ def _check_dims(op: IRDLOperation, space: IndexSpaceAttr, dims) -> None:
 class TileScheduleOp(IRDLOperation):
     """`%first, %count, %step = simt.tile_schedule dims(%d0, %d1) <tile<[128, 256], 4, arg3,
     persistent>>`: the bounds of a persistent loop over the tiles of a `persistent` tile space
-    (docs/safety.md#simt-1-persistent), computed here, not taken from anything the kernel could choose:
+    (docs/safety.md#simt-1-persistent), computed here, not taken from anything the kernel could
+    choose:
 
     - `%first`, the block's `ctaid.x`;
     - `%count`, the tile count `prod ceildiv(S[d], T[d])` of the tensor whose dimensions `S` are
@@ -298,7 +299,8 @@ class TileIndexOp(IRDLOperation):
     In a persistent space the tile `b` is not the block's ids but the tile `%t` names (as
     `simt.tile_schedule` decomposes it), and `%t` must be the induction variable of a
     persistent loop: an `scf.for` whose bounds are exactly a `simt.tile_schedule`'s results,
-    for the same tile shape and dimensions (docs/safety.md#simt-1-persistent). No block id enters it.
+    for the same tile shape and dimensions (docs/safety.md#simt-1-persistent). No block id
+    enters it.
     """
 
     name = "simt.tile_index"

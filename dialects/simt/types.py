@@ -56,8 +56,8 @@ class IndexSpaceAttr(ParametrizedAttribute):
     grid_order: ArrayAttr[IntAttr]
     persistent: IntAttr
     """1 for a persistent tile space (`tile<..., persistent>`): a block's tile comes from the
-    `simt.tile_schedule` loop its witness names, not from its block ids (docs/safety.md#simt-1-persistent);
-    0 for every other space."""
+    `simt.tile_schedule` loop its witness names, not from its block ids
+    (docs/safety.md#simt-1-persistent); 0 for every other space."""
 
     def __init__(
         self,

@@ -12,8 +12,9 @@ per write of parameter `%out` (threads_x = grid.x * block.x, threads_y = grid.y 
 - `tile<[T0, ..], w, argN>` (block `b` owns the tile at `b * T` of a tensor whose dimensions
   are parameters `argN ..`): grid[i] >= ceil(S[d] / T[d]) for each d, with i the CUDA axis that
   walks tile axis d (the space's order; i = d by default);
-- `tile<[T0, ..], w, argN, persistent>`: any grid of at least one block (each block loops over
-  tiles `t = its linear id, + the block count, ..` below the tile count, docs/safety.md#simt-1-persistent).
+- `tile<[T0, ..], w, argN, persistent>`: any grid of at least one block (each block of
+  `y = z = 0` loops over tiles `t = ctaid.x, + nctaid.x, ..` below the tile count,
+  docs/safety.md#simt-1-persistent).
 
 Outputs written any other way (atomic slices, raw pointers) cannot be judged from the kernel's
 types; their kernels state what they need as `requires`.

@@ -23,7 +23,6 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from ferrox.dialects import simt
-from ferrox.driver.checker.limits import INTERPRETER_LIMITS
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel
 from ferrox.lowering.tile_to_simt import (
@@ -35,10 +34,10 @@ from ferrox.lowering.tile_to_simt import (
     convert_tile_to_simt,
 )
 
-INTERPRETER_SMS = INTERPRETER_LIMITS.sm_count
+INTERPRETER_SMS = 3
 """The SM count a persistent kernel's grid takes here (`min(tiles, SMs)` blocks on the GPU): 3,
 few, so that each block runs several tiles, and an uneven last round where the tiles are not a
-multiple of 3."""
+multiple of 3. The checked launch's limits say the same (`checker/limits.py`)."""
 
 _LOWERED: weakref.WeakKeyDictionary[ModuleOp, ModuleOp] = weakref.WeakKeyDictionary()
 

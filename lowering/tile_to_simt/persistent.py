@@ -2,12 +2,13 @@
 kernel's tiles instead of one block a tile.
 
 The lowered kernel's body is `for %t = %first to %count step %step` over a `simt.tile_schedule`
-of its output's persistent space (docs/safety.md#simt-1-persistent): `%first` the block's linear id,
-`%count` the tile count, `%step` the grid's block count. The tile kernel's body runs once per
-iteration for tile `%t`: `tile.block_id d` is `b_d` of `%t` decomposed as the schedule does it
-(`b_0 = t mod n_0`, `b_1 = (t div n_0) mod n_1`, axis 0 fastest), the stores' witnesses name
-`tile(%t)`, and the loop carries `%n`, the block's iteration count (0 for its first tile), for
-the wgmma ring (`gemm_wgmma.Wgmma`), which runs on across tiles. The host launches
+of its output's persistent space (docs/safety.md#simt-1-persistent): `%first` the block's
+`ctaid.x`, `%count` the tile count (0 off `ctaid.y = ctaid.z = 0`), `%step` the grid's
+`nctaid.x`. The tile kernel's body runs once per iteration for tile `%t`: `tile.block_id d` is
+`b_d` of `%t` decomposed as the schedule does it (`b_0 = t mod n_0`, `b_1 = (t div n_0) mod
+n_1`, axis 0 fastest), the stores' witnesses name `tile(%t)`, and the loop carries `%round`, the
+block's tile count so far (0 for its first tile), for the wgmma ring (`gemm_wgmma.Wgmma`),
+which runs on across tiles. The host launches
 `min(tiles, SMs)` blocks on grid.x (`TileLaunch.persistent`); any grid of at least one block
 writes every tile once.
 

@@ -1,8 +1,8 @@
-"""SIMT 1 (persistent tile spaces) on the tile GEMM's own persistent kernel (`gemm_wgmma.PERSISTENT`,
-lowering/tile_to_simt/persistent.py): the lowered kernel passes verify-disjoint and the op
-verifiers, and each edit that would let two blocks (or two iterations) write one tile is refused
-(the FileCheck tests pin the same rule on hand-written kernels:
-tests/filecheck/dialects/simt/persistent-invalid.mlir)."""
+"""SIMT 1 (persistent tile spaces) on the tile GEMM's own persistent kernel
+(`gemm_wgmma.PERSISTENT`, lowering/tile_to_simt/persistent.py): the lowered kernel passes
+verify-disjoint and the op verifiers, and each edit that would let two blocks (or two
+iterations) write one tile is refused (the FileCheck tests pin the same rule on hand-written
+kernels: tests/filecheck/dialects/simt/persistent-invalid.mlir)."""
 
 from __future__ import annotations
 

@@ -443,7 +443,7 @@ def test_an_output_partition_must_not_alias_an_input_tensor():
     ]
 
 
-# -- persistent tile kernels (docs/safety.md#simt-1-persistent) ------------------------------------------
+# -- persistent tile kernels (docs/safety.md#simt-1-persistent) ----------------------------
 
 PERSISTENT_SPACE = dataclasses.replace(TILE_SPACE, persistent=True)
 PERSISTENT_ADD = dataclasses.replace(
@@ -479,4 +479,11 @@ def test_only_a_persistent_kernel_takes_a_grid_smaller_than_its_tiles():
     ]
     assert refused(PERSISTENT_ADD, (2, 2), None, tile_args(3001)) == [
         "grid has 2 dimensions, but @vector_add's contract has domain = 1"
+    ]
+    wider = dataclasses.replace(  # a contract that let a 2-D grid through: the tile rule still
+        PERSISTENT_ADD, contract=dataclasses.replace(PERSISTENT_ADD.contract, domain=2)
+    )
+    assert refused(wider, (2, 2), None, tile_args(3001)) == [
+        "grid is [2, 2], but @vector_add is persistent: it loops over its tiles on a 1-D grid "
+        "of at least one block (the host launches min(tiles, SMs) blocks)"
     ]

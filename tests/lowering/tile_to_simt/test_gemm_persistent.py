@@ -1,8 +1,8 @@
 """The persistent sm_90 tile GEMM (`gemm_wgmma.PERSISTENT`, lowering/tile_to_simt/persistent.py):
 the lowered kernel is one loop over a `simt.tile_schedule` whose witnesses name the loop's tile
-(docs/safety.md#simt-1-persistent), its wgmma ring runs on across tiles, and on the CPU interpreter (3
-blocks, `tile_lowered.INTERPRETER_SMS`: several tiles a block, uneven last rounds) it matches
-NumPy on fresh random data into NaN-poisoned outputs, ragged M, N and K included."""
+(docs/safety.md#simt-1-persistent), its wgmma ring runs on across tiles, and on the CPU
+interpreter (3 blocks, `tile_lowered.INTERPRETER_SMS`: several tiles a block, uneven last rounds)
+it matches NumPy on fresh random data into NaN-poisoned outputs, ragged M, N and K included."""
 
 from __future__ import annotations
 
@@ -55,6 +55,10 @@ def test_the_knob_off_other_tiles_and_warp_specialised_keep_one_block_a_tile(mon
 
 
 def test_the_interpreter_grid_is_min_of_tiles_and_three(persistent):
+    from ferrox.driver.checker.limits import INTERPRETER_LIMITS
+    from ferrox.driver.interpreter.tile_lowered import INTERPRETER_SMS
+
+    assert INTERPRETER_SMS == INTERPRETER_LIMITS.sm_count == 3  # the same grid either way
     kernel = simt_kernel(lower_text(matmul(128, 256, 64, chip="sm_90a")), "mm")
     for (m, n), blocks in [((300, 600), 3), ((100, 200), 1), ((260, 10), 3), ((200, 10), 2)]:
         c = np.zeros((m, n), np.float32)
@@ -91,6 +95,7 @@ def test_the_artifact_launches_it_persistent_and_its_ptx_assembles_without_spill
     persistent, el, tile
 ):
     import ferrox
+    from ferrox.artifact import ModuleArtifact
     from ferrox.targets.toolchain import find_ptxas, run_ptxas
 
     art = ferrox.compile(matmul(*tile, el=el), chip="sm_90", cache=False)
@@ -99,6 +104,8 @@ def test_the_artifact_launches_it_persistent_and_its_ptx_assembles_without_spill
     assert facts.tile.launch_grid([32, 16], 132) == (132,)  # 4096^2 in 128 x 256: 512 tiles
     assert facts.tile.launch_grid([2, 1], 132) == (2,)
     assert not art["mm__portable"].tile.persistent  # the cp.async twin keeps its grid
+    back = ModuleArtifact.from_json(art.to_json())  # the artifact's JSON keeps both
+    assert back["mm"].tile == facts.tile and back["mm"].writes == facts.writes
     tma = art.ptx.split(".entry mm__portable")[0]
     assert "%nctaid.x" in tma and "%ctaid.y" in tma  # the schedule: grid.x, y = z = 0 alone
     if find_ptxas() is None:

@@ -83,6 +83,7 @@ builtin.module {
 
   // A persistent space (docs/safety.md#simt-1-persistent): a loop over the tiles of 'simt.tile_schedule',
   // each witness naming the loop's tile; the grid may be any 1-D size.
+  // doc:begin persistent
   simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
     %k = arith.constant 0 : index
     %v = arith.constant 1.0 : f32
@@ -94,6 +95,7 @@ builtin.module {
     }
     simt.return
   }
+  // doc:end
   // CHECK:      simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
   // CHECK:        %first, %count, %step = simt.tile_schedule dims(%m, %n) <tile<[4, 64], 4, arg1, persistent>>
   // CHECK-NEXT:   scf.for %t = %first to %count step %step {
