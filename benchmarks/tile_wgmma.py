@@ -91,8 +91,10 @@ AB_CONFIGS: tuple[tuple[str, tuple[int, int, int], dict], ...] = (
     ("ws-no-proxy-fence", (128, 256, 64), {**WS, "gemm_specialized.PROXY_FENCE": False}),
     ("ws-across-rounds", (128, 256, 64), {**WS, "gemm_specialized.ACROSS_ROUNDS": True}),
     ("3 stages", (128, 256, 64), {"MAX_STAGES": 3}),
+    ("persistent", (128, 256, 64), {"PERSISTENT": True}),
     ("default", (256, 128, 64), {}),
     ("warp-specialised", (256, 128, 64), WS),
+    ("persistent", (256, 128, 64), {"PERSISTENT": True}),
     ("default", (128, 128, 64), {}),
 )
 """The A/B runs of `ab`: a single run of each kernel beside cuBLAS moved by a few points from
@@ -102,7 +104,11 @@ round against its own cuBLAS time. `--configs` picks some by `config` name, or n
 (`gemm_specialized.py`): a producer warpgroup and `setmaxnreg`, no block barrier in the loop;
 `ws-pending-0` retires each stage's group at once instead of once a round;
 `ws-no-proxy-fence` fences each stage's products without `fence.proxy.async`;
-`ws-across-rounds` keeps the round's last group in flight into the next round (no drain)."""
+`ws-across-rounds` keeps the round's last group in flight into the next round (no drain);
+`persistent` (`gemm_wgmma.PERSISTENT`, lowering/tile_to_simt/persistent.py) launches
+min(tiles, SMs) blocks, each looping over its tiles with the ring of stages running on across
+them (the default schedule's; with `WARP_SPECIALIZE` on the persistent lowering does not apply,
+so there is no `persistent-ws`)."""
 
 
 def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import enum
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,6 +120,10 @@ class IndexSpace:
     dims_param: int | None = None  # tile: the first of the parameters holding the tensor's dims
     order: tuple[int, ...] = field(default=(), metadata=LATER)
     """tile: CUDA grid axis i walks tile axis order[i] (empty: the identity)."""
+    persistent: bool = field(default=False, metadata=LATER)
+    """tile: a persistent space (docs/safety.md#simt-1-persistent): the block's tiles come from
+    a loop over `t = ctaid.x, + nctaid.x, ..` below the tile count, so any grid of at least one
+    block writes every tile."""
 
     def block_axis(self, d: int) -> int:
         """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""
@@ -244,9 +249,17 @@ class TileLaunch:
     threads: int
     portable: str = ""
     grid_order: tuple[int, ...] = field(default=(), metadata=LATER)
+    persistent: bool = field(default=False, metadata=LATER)
+    """The kernel loops over its tiles (docs/safety.md#simt-1-persistent): it launches `min(tiles,
+    SMs)` blocks on grid.x, one an SM, each running tiles `t = block, block + grid, ..`."""
 
-    def launch_grid(self, tiles: Sequence[int]) -> tuple[int, ...]:
-        """The CUDA grid that launches the tile grid `tiles` (tile counts by tile-grid axis)."""
+    def launch_grid(self, tiles: Sequence[int], sms: int | None = None) -> tuple[int, ...]:
+        """The CUDA grid that launches the tile grid `tiles` (tile counts by tile-grid axis);
+        for a persistent kernel `(min(tiles, sms),)`, at least one block (`sms` is the device's
+        multiprocessor count, needed then)."""
+        if self.persistent:
+            assert sms is not None and sms >= 1, "a persistent launch needs the SM count"
+            return (max(1, min(math.prod(tiles), sms)),)
         return tuple(tiles[d] for d in self.grid_order) if self.grid_order else tuple(tiles)
 
 
@@ -364,6 +377,7 @@ def _space(raw: dict | None) -> IndexSpace | None:
         raw["chunk"],
         raw["dims_param"],
         tuple(raw.get("order", ())),
+        raw.get("persistent", False),
     )
 
 
@@ -409,6 +423,7 @@ def _kernel(raw: dict) -> KernelArtifact:
             tile["threads"],
             tile.get("portable", ""),
             tuple(tile.get("grid_order", ())),
+            tile.get("persistent", False),
         ),
         tuple(_param(p) for p in raw["simt_params"]),
         tuple(

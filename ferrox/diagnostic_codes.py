@@ -105,6 +105,14 @@ CODES: tuple[Code, ...] = (
             r"is written only through a witness",  # the Python frontend's words for it
             r"grid order must be a permutation of the grid's axes",  # else two blocks, one tile
             r"the identity grid order is written by leaving it out",
+            # a persistent tile space (docs/safety.md#simt-1-persistent): else two blocks or two
+            # iterations, one tile
+            r"the induction variable of (its|a) persistent loop",
+            r"takes tile\(\.\.\.\) only in a persistent space",
+            r"persistent loops do not nest",
+            r"schedules a persistent tile space",
+            r"names a tile of a loop over",
+            r"a persistent tile space takes no grid order",
         ),
         (
             (
@@ -396,7 +404,11 @@ CODES: tuple[Code, ...] = (
         "E1304",
         "a tile launch whose grid or shapes do not match",
         ("launch-tile",),
-        (r"tiles \(the grid must be", r"but the array bound to it has shape"),
+        (
+            r"tiles \(the grid must be",
+            r"but the array bound to it has shape",
+            r"is persistent: it loops over its tiles on a 1-D grid",
+        ),
     ),
     Code(
         "E1305",

@@ -58,6 +58,7 @@ from ferrox.dialects.tile.types import PartitionType, TileTensorType
 from ferrox.lowering.tile_to_simt.kernel import (
     GRID_ATTR,
     GRID_ORDER_KEY,
+    GRID_PERSISTENT_KEY,
     LOWERING_ATTR,
     PARAMS_ATTR,
     PORTABLE_KEY,
@@ -91,7 +92,8 @@ def index_space(space: IndexSpaceAttr) -> IndexSpace:
     if kind == "tile":
         order = tuple(d.data for d in space.grid_order.data)  # empty: the identity
         shape = space.get_tile_shape()
-        return IndexSpace(kind, 0, shape, space.chunk.data, space.dims_arg.data, order)
+        persistent = space.is_persistent
+        return IndexSpace(kind, 0, shape, space.chunk.data, space.dims_arg.data, order, persistent)
     return IndexSpace(kind, space.stride.data)
 
 
@@ -285,6 +287,7 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
         threads.value.data,
         portable_of(lowered),
         () if order is None else tuple(int(v) for v in order.get_values()),
+        GRID_PERSISTENT_KEY in grid.data,
     )
 
 

@@ -78,6 +78,7 @@ from ferrox.dialects.simt.tile_support import (
     SliceAlignedOp,
     StoreChunkOp,
     TileIndexOp,
+    TileScheduleOp,
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
@@ -271,6 +272,7 @@ __all__ = [
     "ThreadIndex1DOp",
     "ThreadIndexType",
     "TileIndexOp",
+    "TileScheduleOp",
     "TILE_SUPPORT_OPS",
     "UNCHECKED_CHUNK_OPS",
     "SliceAlignedOp",

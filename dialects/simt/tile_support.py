@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -36,7 +37,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, BlockArgument, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AnyOf,
@@ -47,6 +48,7 @@ from xdsl.irdl import (
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     prop_def,
     result_def,
     traits_def,
@@ -80,10 +82,15 @@ def grid_order_problem(order: tuple[int, ...], rank: int, what: str) -> str | No
 
 
 def tile_space_problem(
-    shape: tuple[int, ...], chunk: int, dims_arg: int, order: tuple[int, ...] | None = None
+    shape: tuple[int, ...],
+    chunk: int,
+    dims_arg: int,
+    order: tuple[int, ...] | None = None,
+    persistent: bool = False,
 ) -> str | None:
-    """Why `tile<shape, chunk, argN, order [...]>` is not a valid index space, or None (`order`
-    None: the identity, written by leaving it out)."""
+    """Why `tile<shape, chunk, argN, order [...]>` (or `tile<shape, chunk, argN, persistent>`)
+    is not a valid index space, or None (`order` None: the identity, written by leaving it
+    out)."""
     if not 1 <= len(shape) <= 3:
         return f"tile index space needs a tile of rank 1 to 3, found rank {len(shape)}"
     if not all(_pow2(d) for d in shape):
@@ -95,6 +102,11 @@ def tile_space_problem(
         )
     if dims_arg < 0:
         return "tile index space dimensions must name a kernel parameter"
+    if order is not None and persistent:
+        return (
+            "a persistent tile space takes no grid order: its tiles are numbered row-major "
+            "with axis 0 fastest, whatever the grid"
+        )
     if order is not None:
         if list(order) == list(range(len(shape))):
             return "the identity grid order is written by leaving it out"
@@ -118,17 +130,23 @@ def parse_tile_space(parser: AttrParser) -> IndexSpaceAttr:
                 f"expected argN naming the first dimension parameter, found '{name}'"
             )
         order = None
-        if parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("order", " (a tile space's grid order: order [1, 0])")
+        persistent = False
+        while parser.parse_optional_punctuation(",") is not None:
+            if parser.parse_optional_keyword("persistent") is not None:
+                persistent = True
+                continue
+            parser.parse_keyword(
+                "order", " (a tile space's grid order: order [1, 0], or persistent)"
+            )
             order = tuple(
                 parser.parse_comma_separated_list(
                     parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
                 )
             )
-    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]), order)
+    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]), order, persistent)
     if problem is not None:
         parser.raise_error(problem, start, parser.pos)
-    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]), order or ())
+    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]), order or (), persistent)
 
 
 def tile_space(t: Attribute) -> IndexSpaceAttr | None:
@@ -148,9 +166,128 @@ def _kernel_of(op: IRDLOperation):
     return parent if isinstance(parent, KernelOp) else None
 
 
+def _check_dims(op: IRDLOperation, space: IndexSpaceAttr, dims) -> None:
+    """`dims` must be the kernel parameters `argN ..` that `space` names, one per tile axis, so
+    every thread (and every op of the space) uses the same tensor shape."""
+    rank = len(space.tile_shape.data)
+    if len(dims) != rank:
+        raise VerifyException(
+            f"'{op.name}' of a rank-{rank} tile needs {rank} dimensions, got {len(dims)}"
+        )
+    kernel = _kernel_of(op)
+    if kernel is None:
+        raise VerifyException(
+            f"'{op.name}' must sit in a 'simt.kernel' (its space names kernel parameters)"
+        )
+    params = kernel.body.blocks[0].args if kernel.body.blocks else ()
+    first = space.dims_arg.data
+    for i, dim in enumerate(dims):
+        want = first + i
+        if not (
+            isinstance(dim, BlockArgument)
+            and dim.block is kernel.body.blocks[0]
+            and dim.index == want
+        ):
+            raise VerifyException(
+                f"'{op.name}' dimension {i} must be kernel parameter arg{want} "
+                f"(its index space {space} names it), "
+                "so that every thread uses the same tensor shape"
+            )
+    if first + rank > len(params):
+        raise VerifyException(
+            f"index space {space} names parameters past the kernel's {len(params)}"
+        )
+
+
+@irdl_op_definition
+class TileScheduleOp(IRDLOperation):
+    """`%first, %count, %step = simt.tile_schedule dims(%d0, %d1) <tile<[128, 256], 4, arg3,
+    persistent>>`: the bounds of a persistent loop over the tiles of a `persistent` tile space
+    (docs/safety.md#simt-1-persistent), computed here, not taken from anything the kernel could
+    choose:
+
+    - `%first`, the block's `ctaid.x`;
+    - `%count`, the tile count `prod ceildiv(S[d], T[d])` of the tensor whose dimensions `S` are
+      the kernel parameters the space names (the `dims` operands, checked as `simt.tile_index`
+      checks them), or 0 in a block whose `ctaid.y` or `ctaid.z` is not 0 (such blocks run no
+      tile: the grid's blocks at y = z = 0 run them all);
+    - `%step`, the grid's `nctaid.x`.
+
+    A persistent loop is an `scf.for` whose lower bound, upper bound and step are exactly these
+    three (`schedule_of`); none may sit in another (nor may the op). `for %t = %first to %count
+    step %step` runs tile `t` on block `x = t mod G` (of `y = z = 0`, `G = nctaid.x`) in its
+    iteration `t div G`, once. The results
+    are ordinary values otherwise (the lowering computes the next tile from them): only a
+    persistent loop's induction variable names a witness's tile.
+    Tile `t` is `b_0 = t mod n_0`, `b_1 = (t div n_0) mod n_1`, ... with `n_d = ceildiv(S[d],
+    T[d])`: axis 0 fastest, as the ordinary grid's x walks axis 0.
+    """
+
+    name = "simt.tile_schedule"
+
+    dims = var_operand_def(IndexType())
+    space = prop_def(IndexSpaceAttr)
+    first = result_def(IndexType())
+    count = result_def(IndexType())
+    step = result_def(IndexType())
+
+    traits = traits_def(Pure())
+
+    assembly_format = "`dims` `(` $dims `)` $space attr-dict"
+
+    def __init__(self, dims: list[SSAValue], space: IndexSpaceAttr):
+        super().__init__(
+            operands=[dims], properties={"space": space}, result_types=[IndexType()] * 3
+        )
+
+    def verify_(self) -> None:
+        space = self.space
+        if tile_space(ThreadIndexType(space)) is None or not space.is_persistent:
+            raise VerifyException(
+                f"'simt.tile_schedule' schedules a persistent tile space "
+                f"(tile<[T..], w, argN, persistent>), found {space}"
+            )
+        _check_dims(self, space, self.dims)
+        loops = [self] + [
+            u.operation for r in self.results for u in r.uses if isinstance(u.operation, scf.ForOp)
+        ]
+        for loop in loops:
+            if (outer := enclosing_persistent_loop(loop)) is not None:
+                raise VerifyException(
+                    "persistent loops do not nest: this 'simt.tile_schedule' or a loop over it "
+                    f"sits in another persistent loop ('{outer.name}' over a "
+                    "'simt.tile_schedule')"
+                )
+
+
+def schedule_of(loop: Operation) -> TileScheduleOp | None:
+    """The `simt.tile_schedule` whose first tile, tile count and step are exactly `loop`'s
+    lower bound, upper bound and step, or None (not a persistent loop)."""
+    if not isinstance(loop, scf.ForOp):
+        return None
+    owner = loop.lb.owner
+    if not isinstance(owner, TileScheduleOp):
+        return None
+    if loop.lb is not owner.first or loop.ub is not owner.count or loop.step is not owner.step:
+        return None
+    return owner
+
+
+def enclosing_persistent_loop(op: Operation) -> Operation | None:
+    """The nearest persistent loop (`schedule_of`) strictly around `op`, or None."""
+    parent = op.parent_op()
+    while parent is not None:
+        if schedule_of(parent) is not None:
+            return parent
+        parent = parent.parent_op()
+    return None
+
+
 @irdl_op_definition
 class TileIndexOp(IRDLOperation):
-    """`%w = simt.tile_index %k dims(%d0, %d1) : !simt.thread_index<tile<[4, 1024], 4, arg1>>`.
+    """`%w = simt.tile_index %k dims(%d0, %d1) : !simt.thread_index<tile<[4, 1024], 4, arg1>>`,
+    or in a persistent space `%w = simt.tile_index %k dims(%d0, %d1) tile(%t) :
+    !simt.thread_index<tile<[128, 256], 4, arg3, persistent>>`.
 
     The witness to chunk `c = k * P + t` of this block's tile (module docstring). Element `j` of
     the chunk is in bounds of a slice of length `len` when `c * w < prod(T)`, the block ids past
@@ -158,18 +295,37 @@ class TileIndexOp(IRDLOperation):
     index (computed exactly) is below `len`; the in-bounds elements are a prefix of the chunk.
     The `dims` must be the kernel parameters the space names, so every thread and every witness
     of the space agree on the tensor's shape.
+
+    In a persistent space the tile `b` is not the block's ids but the tile `%t` names (as
+    `simt.tile_schedule` decomposes it), and `%t` must be the induction variable of a
+    persistent loop: an `scf.for` whose bounds are exactly a `simt.tile_schedule`'s results,
+    for the same tile shape and dimensions (docs/safety.md#simt-1-persistent). No block id
+    enters it.
     """
 
     name = "simt.tile_index"
 
     chunk_index = operand_def(IndexType())
     dims = var_operand_def(IndexType())
+    tile = opt_operand_def(IndexType())
     result = result_def(ThreadIndexType)
 
-    assembly_format = "$chunk_index `dims` `(` $dims `)` attr-dict `:` type($result)"
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$chunk_index `dims` `(` $dims `)` (`tile` `(` $tile^ `)`)? attr-dict `:` type($result)"
+    )
 
-    def __init__(self, chunk_index: SSAValue, dims: list[SSAValue], space: IndexSpaceAttr):
-        super().__init__(operands=[chunk_index, dims], result_types=[ThreadIndexType(space)])
+    def __init__(
+        self,
+        chunk_index: SSAValue,
+        dims: list[SSAValue],
+        space: IndexSpaceAttr,
+        tile: SSAValue | None = None,
+    ):
+        super().__init__(
+            operands=[chunk_index, dims, [tile] if tile is not None else []],
+            result_types=[ThreadIndexType(space)],
+        )
 
     @property
     def space(self) -> IndexSpaceAttr:
@@ -183,34 +339,40 @@ class TileIndexOp(IRDLOperation):
             raise VerifyException(
                 f"'simt.tile_index' produces a tile<...> witness, found {self.space}"
             )
-        rank = len(space.tile_shape.data)
-        if len(self.dims) != rank:
-            raise VerifyException(
-                f"'simt.tile_index' of a rank-{rank} tile needs {rank} dimensions, "
-                f"got {len(self.dims)}"
-            )
-        kernel = _kernel_of(self)
-        if kernel is None:
-            raise VerifyException(
-                "'simt.tile_index' must sit in a 'simt.kernel' (its space names kernel parameters)"
-            )
-        params = kernel.body.blocks[0].args if kernel.body.blocks else ()
-        first = space.dims_arg.data
-        for i, dim in enumerate(self.dims):
-            want = first + i
-            if not (
-                isinstance(dim, BlockArgument)
-                and dim.block is kernel.body.blocks[0]
-                and dim.index == want
-            ):
+        _check_dims(self, space, self.dims)
+        if not space.is_persistent:
+            if self.tile is not None:
                 raise VerifyException(
-                    f"'simt.tile_index' dimension {i} must be kernel parameter arg{want} "
-                    f"(its index space {space} names it), "
-                    "so that every thread uses the same tensor shape"
+                    f"'simt.tile_index' takes tile(...) only in a persistent space, not {space}: "
+                    "its tile is the block's"
                 )
-        if first + rank > len(params):
+            return
+        if self.tile is None:
             raise VerifyException(
-                f"index space {space} names parameters past the kernel's {len(params)}"
+                f"'simt.tile_index' of the persistent space {space} needs tile(%t), the "
+                "induction variable of its persistent loop: a block's ids do not name its tiles"
+            )
+        t = self.tile
+        loop = t.owner.parent_op() if isinstance(t, BlockArgument) else None
+        schedule = schedule_of(loop) if loop is not None else None
+        if (
+            schedule is None
+            or not isinstance(t, BlockArgument)
+            or t.index != 0
+            or t.block is not loop.regions[0].blocks[0]  # type: ignore[union-attr]
+        ):
+            raise VerifyException(
+                "'simt.tile_index' tile(...) must be the induction variable of a persistent "
+                "loop: an 'scf.for' from a 'simt.tile_schedule''s first tile to its tile count "
+                "in steps of its step (the grid's block count)"
+            )
+        if (
+            schedule.space.get_tile_shape() != space.get_tile_shape()
+            or schedule.space.dims_arg.data != space.dims_arg.data
+        ):
+            raise VerifyException(
+                f"'simt.tile_index' of {space} names a tile of a loop over {schedule.space}: "
+                "the two must have the same tile shape and dimensions"
             )
 
 
@@ -466,6 +628,7 @@ class MmaSyncOp(IRDLOperation):
 
 TILE_SUPPORT_OPS = (
     TileIndexOp,
+    TileScheduleOp,
     StoreChunkOp,
     LoadChunkOp,
     MmaSyncOp,

@@ -54,6 +54,10 @@ class IndexSpaceAttr(ParametrizedAttribute):
     chunk: IntAttr
     dims_arg: IntAttr
     grid_order: ArrayAttr[IntAttr]
+    persistent: IntAttr
+    """1 for a persistent tile space (`tile<..., persistent>`): a block's tile comes from the
+    `simt.tile_schedule` loop its witness names, not from its block ids
+    (docs/safety.md#simt-1-persistent); 0 for every other space."""
 
     def __init__(
         self,
@@ -63,6 +67,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
         chunk: int = 0,
         dims_arg: int = 0,
         grid_order: Sequence[int] = (),
+        persistent: bool | IntAttr = False,
     ):
         if list(grid_order) == list(range(len(grid_order))):
             grid_order = ()  # the identity is the default, stored as nothing
@@ -73,6 +78,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
             IntAttr(chunk),
             IntAttr(dims_arg),
             ArrayAttr(IntAttr(d) for d in grid_order),
+            persistent if isinstance(persistent, IntAttr) else IntAttr(int(persistent)),
         )
 
     @staticmethod
@@ -93,9 +99,18 @@ class IndexSpaceAttr(ParametrizedAttribute):
 
     @staticmethod
     def tile(
-        shape: Sequence[int], chunk: int, dims_arg: int, grid_order: Sequence[int] = ()
+        shape: Sequence[int],
+        chunk: int,
+        dims_arg: int,
+        grid_order: Sequence[int] = (),
+        persistent: bool = False,
     ) -> IndexSpaceAttr:
-        return IndexSpaceAttr("tile", 0, shape, chunk, dims_arg, grid_order)
+        return IndexSpaceAttr("tile", 0, shape, chunk, dims_arg, grid_order, persistent)
+
+    @property
+    def is_persistent(self) -> bool:
+        """A `tile<..., persistent>` space (docs/safety.md#simt-1-persistent)."""
+        return self.persistent.data == 1
 
     def get_tile_shape(self) -> tuple[int, ...]:
         return tuple(d.data for d in self.tile_shape.data)
@@ -114,7 +129,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
         """The launch-contract domain this space needs: 2 for the 2-D spaces, the tile's rank for
         `tile` (one grid axis per tile dimension), else 1."""
         if self.kind.data == "tile":
-            return len(self.tile_shape.data)
+            return 1 if self.is_persistent else len(self.tile_shape.data)
         return 2 if self.kind.data in ("2d", "2d_runtime") else 1
 
     def verify(self) -> None:
@@ -131,11 +146,21 @@ class IndexSpaceAttr(ParametrizedAttribute):
 
             order = tuple(d.data for d in self.grid_order.data)
             problem = tile_space_problem(
-                self.get_tile_shape(), self.chunk.data, self.dims_arg.data, order or None
+                self.get_tile_shape(),
+                self.chunk.data,
+                self.dims_arg.data,
+                order or None,
+                self.is_persistent,
             )
             if problem is not None:
                 raise VerifyException(problem)
-        elif self.tile_shape.data or self.chunk.data or self.dims_arg.data or self.grid_order.data:
+        elif (
+            self.tile_shape.data
+            or self.chunk.data
+            or self.dims_arg.data
+            or self.grid_order.data
+            or self.persistent.data
+        ):
             raise VerifyException(f"index space {self.kind.data} takes no tile shape")
 
     def __str__(self) -> str:
@@ -146,6 +171,8 @@ class IndexSpaceAttr(ParametrizedAttribute):
             order = ""
             if self.grid_order.data:
                 order = ", order [" + ", ".join(str(d.data) for d in self.grid_order.data) + "]"
+            if self.is_persistent:
+                order += ", persistent"
             return f"tile<[{shape}], {self.chunk.data}, arg{self.dims_arg.data}{order}>"
         return self.kind.data
 

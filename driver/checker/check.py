@@ -173,7 +173,7 @@ def check_launch(
     if kernel.tile is not None:
         problems += tile.shape_problems(name, kernel, args, caller_name)
         if grid is None:
-            grid = tile.tile_grid(kernel, args)
+            grid = tile.tile_grid(kernel, args, limits.sm_count)
             if grid is None:
                 raise LaunchError(name, problems or [f"{name}'s tile grid cannot be known"])
     try:

@@ -11,7 +11,10 @@ per write of parameter `%out` (threads_x = grid.x * block.x, threads_y = grid.y 
   columns and threads_y >= ceil(len(%out) / S) rows;
 - `tile<[T0, ..], w, argN>` (block `b` owns the tile at `b * T` of a tensor whose dimensions
   are parameters `argN ..`): grid[i] >= ceil(S[d] / T[d]) for each d, with i the CUDA axis that
-  walks tile axis d (the space's order; i = d by default).
+  walks tile axis d (the space's order; i = d by default);
+- `tile<[T0, ..], w, argN, persistent>`: any grid of at least one block (each block of
+  `y = z = 0` loops over tiles `t = ctaid.x, + nctaid.x, ..` below the tile count,
+  docs/safety.md#simt-1-persistent).
 
 Outputs written any other way (atomic slices, raw pointers) cannot be judged from the kernel's
 types; their kernels state what they need as `requires`.
@@ -59,6 +62,12 @@ def problems(
                 )
         elif kind in ("2d", "2d_runtime"):
             out.extend(_two_d(w, grid, block, n, scalar, name))
+        elif kind == "tile" and w.space.persistent:
+            if grid[0] * grid[1] * grid[2] < 1:
+                out.append(
+                    f"the grid does not cover {name(w.param)}: its persistent tile loop needs at "
+                    "least one block"
+                )
         elif kind == "tile" and w.space.dims_param is not None:
             out.extend(_tiles(w, w.space.dims_param, grid, scalar, name))
     return out

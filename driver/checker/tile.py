@@ -20,15 +20,18 @@ def _shape(shape: Sequence[int | None]) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
 
 
-def tile_grid(kernel: KernelArtifact, args: Sequence[object]) -> tuple[int, ...] | None:
+def tile_grid(
+    kernel: KernelArtifact, args: Sequence[object], sms: int = 1
+) -> tuple[int, ...] | None:
     """The CUDA grid the partition `grid_partition` asks for, in the kernel's grid order (None
-    when its argument is no buffer)."""
+    when its argument is no buffer); for a persistent kernel `min(tiles, sms)` blocks on grid.x,
+    `sms` the device's multiprocessor count."""
     tile = kernel.tile
     assert tile is not None
     buffer = args[tile.grid_partition]
     if not isinstance(buffer, BufferArg) or len(buffer.shape) != len(tile.grid_tile):
         return None
-    return tile.launch_grid([-(-s // t) for s, t in zip(buffer.shape, tile.grid_tile)])
+    return tile.launch_grid([-(-s // t) for s, t in zip(buffer.shape, tile.grid_tile)], sms)
 
 
 def order_limit_problem(kernel: str, tile: TileLaunch, axis: int, size: int, limit: int,
@@ -71,8 +74,16 @@ def shape_problems(kernel: str, kernel_art: KernelArtifact, args: Sequence[objec
 
 def grid_problems(kernel: str, kernel_art: KernelArtifact, grid: tuple[int, ...],
                   args: Sequence[object], name: Callable[[int], str]) -> list[str]:  # fmt: skip
-    """The tile grid rule: one block per tile of every output partition, the same for each."""
+    """The tile grid rule: one block per tile of every output partition, the same for each; a
+    persistent kernel (docs/safety.md#simt-1-persistent) any 1-D grid of at least one block."""
     out = []
+    if kernel_art.tile is not None and kernel_art.tile.persistent:
+        if len(grid) != 1 or grid[0] < 1:
+            out.append(
+                f"grid is {list(grid)}, but {kernel} is persistent: it loops over its tiles on "
+                "a 1-D grid of at least one block (the host launches min(tiles, SMs) blocks)"
+            )
+        return out
     for i, param in enumerate(kernel_art.params):
         value = args[i]
         if param.kind is not ParamKind.PARTITION or not isinstance(value, BufferArg):

@@ -14,6 +14,7 @@ arrays (bits, ml_dtypes, float32) are read in before the launch and written back
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -27,10 +28,16 @@ from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kern
 from ferrox.lowering.tile_to_simt import (
     GRID_ATTR,
     GRID_ORDER_KEY,
+    GRID_PERSISTENT_KEY,
     LOWERING_ATTR,
     PARAMS_ATTR,
     convert_tile_to_simt,
 )
+
+INTERPRETER_SMS = 3
+"""The SM count a persistent kernel's grid takes here (`min(tiles, SMs)` blocks on the GPU): 3,
+few, so that each block runs several tiles, and an uneven last round where the tiles are not a
+multiple of 3. The checked launch's limits say the same (`checker/limits.py`)."""
 
 _LOWERED: weakref.WeakKeyDictionary[ModuleOp, ModuleOp] = weakref.WeakKeyDictionary()
 
@@ -66,6 +73,8 @@ def simt_launch(
     order = grid_attr.data.get(GRID_ORDER_KEY)  # type: ignore[attr-defined]
     if order is not None:  # CUDA axis i walks tile axis order[i]
         grid = tuple(grid[d] for d in order.get_values())
+    if GRID_PERSISTENT_KEY in grid_attr.data:  # type: ignore[attr-defined]
+        grid = (max(1, min(math.prod(grid), INTERPRETER_SMS)),)  # one block an "SM"
     threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
     return grid, (threads, 1, 1), args
 

@@ -56,6 +56,7 @@ from ferrox.dialects.simt import (
     SliceAlignedOp,
     StoreChunkOp,
     TileIndexOp,
+    TileScheduleOp,
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
@@ -73,6 +74,7 @@ MAX_VECTOR_BYTES = 16
 _TID = (nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp)
 _NTID = (nvvm.BlockDimXOp, nvvm.BlockDimYOp, nvvm.BlockDimZOp)
 _CTAID = (nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp)
+_NCTAID = (nvvm.GridDimXOp, nvvm.GridDimYOp, nvvm.GridDimZOp)
 
 
 def _log2(n: int) -> int:
@@ -149,6 +151,7 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
     ok = [e(cmpi(k, e.const(chunks), "ult")), e(cmpi(c, e.const(chunks), "ult"))]
     first = e(same_type(arith.MuliOp, c, e.const(w)))
     dims = [e.to_i64(d) for d in op.dims]
+    tile = _persistent_tile(e, e.to_i64(op.tile), shape, dims) if op.tile is not None else None
     coords: list[SSAValue] = []
     shift = 0
     for d in reversed(range(rank)):
@@ -159,15 +162,18 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
                 e.const(shape[d] - 1),
             )
         )
-        axis = space.block_axis(d)  # the CUDA axis that walks tile-grid axis d (its order)
-        block_d = e.register(_CTAID[axis], f"ctaid_{'xyz'[axis]}")
+        if tile is not None:  # the persistent loop's tile, never the block's ids
+            block_d = tile[d]
+        else:
+            axis = space.block_axis(d)  # the CUDA axis that walks tile-grid axis d (its order)
+            block_d = e.register(_CTAID[axis], f"ctaid_{'xyz'[axis]}")
         g_d = e(
             same_type(arith.AddiOp, e(same_type(arith.MuliOp, block_d, e.const(shape[d]))), e_d)
         )
         ok.append(e(cmpi(g_d, dims[d], "ult")))
         coords.insert(0, g_d)
         shift += _log2(shape[d])
-    for d in range(rank, 3):
+    for d in range(rank, 3 if tile is None else rank):
         ok.append(e(cmpi(e.register(_CTAID[d]), e.const(0), "eq")))
     flat = coords[0]
     for d in range(1, rank):
@@ -182,6 +188,54 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
     count = e(arith.SelectOp(valid, count, e.const(0)), "count")
     flat.name_hint = "flat"
     return flat, count
+
+
+def _tile_counts(e: SimtEmitter, shape: Sequence[int], dims: Sequence[SSAValue]) -> list[SSAValue]:
+    """`n_d = ceildiv(S[d], T[d])` (`T[d]` a power of two: `(S[d] + T[d] - 1) >> log2 T[d]`
+    would wrap for `S` near 2^64, so `S >> log2 T + (S & (T - 1) != 0)`)."""
+    out = []
+    for t, dim in zip(shape, dims):
+        whole = e(same_type(arith.ShRUIOp, dim, e.const(_log2(t))))
+        part = e(cmpi(e(same_type(arith.AndIOp, dim, e.const(t - 1))), e.const(0), "ne"))
+        out.append(e(same_type(arith.AddiOp, whole, e(convert(arith.ExtUIOp, part, i64)))))
+    return out
+
+
+def _persistent_tile(
+    e: SimtEmitter, t: SSAValue, shape: Sequence[int], dims: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """Tile `t` of a persistent loop as tile coordinates: `b_0 = t mod n_0`, `b_1 = (t div n_0)
+    mod n_1`, ... (`simt.tile_schedule`); each `n_d` at least 1 (inside the loop it is)."""
+    out = []
+    q = t
+    for n in _tile_counts(e, shape, dims):
+        n = _umax1(e, n)
+        out.append(e(same_type(arith.RemUIOp, q, n)))
+        q = e(same_type(arith.DivUIOp, q, n))
+    return out
+
+
+def _umax1(e: SimtEmitter, n: SSAValue) -> SSAValue:
+    return e(same_type(arith.MaxUIOp, n, e.const(1)))
+
+
+class TileScheduleToRegisters(RewritePattern):
+    """`simt.tile_schedule`: `ctaid.x`, the tile count (0 in a block whose `ctaid.y` or
+    `ctaid.z` is not 0), `nctaid.x`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TileScheduleOp, rewriter: PatternRewriter, /) -> None:
+        e = SimtEmitter.before(rewriter, op)
+        first = e.register(_CTAID[0], "ctaid_x")
+        step = e.register(_NCTAID[0], "nctaid_x")
+        dims = [e.to_i64(d) for d in op.dims]
+        count = e.const(1)
+        for n in _tile_counts(e, op.space.get_tile_shape(), dims):
+            count = e(same_type(arith.MuliOp, count, n))
+        y, z = e.register(_CTAID[1], "ctaid_y"), e.register(_CTAID[2], "ctaid_z")
+        plane = e(cmpi(e(same_type(arith.OrIOp, y, z)), e.const(0), "eq"))
+        count = e(arith.SelectOp(plane, count, e.const(0)))
+        rewriter.replace(op, [], [e.to_index(v) for v in (first, count, step)])
 
 
 def _aligned(e: SimtEmitter, address: SSAValue, align: int) -> SSAValue:
@@ -421,6 +475,7 @@ class MmaSyncToNvvm(RewritePattern):
 
 
 TILE_SUPPORT_PATTERNS: tuple[RewritePattern, ...] = (
+    TileScheduleToRegisters(),
     StoreChunkToStores(),
     TileIndexToParts(),
     LoadChunkToLoads(),

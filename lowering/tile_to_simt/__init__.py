@@ -14,6 +14,7 @@ from ferrox.lowering.tile_to_simt.convert import (
 from ferrox.lowering.tile_to_simt.kernel import (
     GRID_ATTR,
     GRID_ORDER_KEY,
+    GRID_PERSISTENT_KEY,
     LOWERING_ATTR,
     PARAMS_ATTR,
 )
@@ -21,6 +22,7 @@ from ferrox.lowering.tile_to_simt.kernel import (
 __all__ = [
     "GRID_ATTR",
     "GRID_ORDER_KEY",
+    "GRID_PERSISTENT_KEY",
     "LOWERING_ATTR",
     "PARAMS_ATTR",
     "ConvertTileToSimtPass",

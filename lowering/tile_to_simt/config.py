@@ -57,6 +57,8 @@ class Config:
     threads: int
     elems: int = 0
     chip: str = ""
+    persistent: bool = False
+    """One loop over the tiles (`persistent.py`): the output's space is persistent."""
 
     def width(self, element: Attribute, last_dim: int) -> int:
         """The chunk width for tiles of `element` whose last dimension is `last_dim`."""

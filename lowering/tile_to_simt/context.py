@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
@@ -108,6 +109,9 @@ class Lowering:
     helpers: Helpers = field(default_factory=Helpers)
     """The module's shared device functions (`helpers.py`), inserted once its kernels are
     lowered."""
+    persistent: Any = None
+    """The persistent loop the kernel's body runs in (`persistent.Loop`), or None: one block a
+    tile."""
     specialized: Operation | None = None
     """The `simt.specialize` whose consumer region the rest of the kernel goes into
     (`gemm_specialized.py`): the tile kernel's return ends that region instead."""
@@ -270,6 +274,11 @@ class Lowering:
         self.out.point = InsertPoint.at_end(block)
         self._scopes.append(block)
 
+    def leave(self, point: InsertPoint) -> None:
+        """Undo the last `continue_in`: emit at `point` (in the enclosing block) from now on."""
+        self._scopes.pop()
+        self.out.point = point
+
     def in_prologue(self, op: Operation) -> SSAValue:
         """Emit `op` at the kernel's start (after the constants and what is already there), for
         values every thread computes once: thread coordinates, shared arrays."""
@@ -354,6 +363,9 @@ class Lowering:
     def block_id(self, d: int) -> SSAValue:
         """This block's coordinate along tile-grid axis `d`: the block id of the CUDA axis that
         walks it (`grid_order`); the CUDA axes past the grid's rank are their own."""
+        if self.persistent is not None:  # the persistent loop's tile; 0 past the grid's rank
+            coords = self.persistent.coords
+            return coords[d] if d < len(coords) else self.index(0)
         axis = self.grid_order.index(d) if d < len(self.grid_order) else d
         return self(simt.BlockIdOp("xyz"[axis]))
 

@@ -35,6 +35,7 @@ from ferrox.lowering.tile_to_simt import (  # noqa: F401  (each module registers
     grid,
     matrix,
     memory,
+    persistent,
     reduction,
     shape,
     uniform,
@@ -77,7 +78,7 @@ def lower_kernel(
     cannot be lowered. The device functions its calls name go into `helpers` (the caller
     inserts them into the module)."""
     threads = threads or default_threads(kernel, elems, chip)
-    config = Config(threads, elems, chip)
+    config = Config(threads, elems, chip, persistent.applies(kernel, chip))
     if (too_big := _too_big_for_registers(kernel, config.threads)) is not None:
         state.diagnostics.error(*too_big)
         return None
@@ -87,6 +88,8 @@ def lower_kernel(
         ctx.helpers = helpers
     ctx.control = uniform.analyse(kernel, config.threads)
     bind_params(ctx, kernel, simt_kernel)
+    if config.persistent:
+        ctx.persistent = persistent.begin(ctx)
     for op in kernel.body.block.ops:
         try:
             if not state.attempt(op, partial(lower_op, ctx, op)):

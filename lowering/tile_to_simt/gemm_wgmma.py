@@ -114,6 +114,10 @@ PITCH_PAD = 8
 DEFAULT_WIDTH = 4
 """The f32 chunk a store takes by default (16 bytes)."""
 PENDING = 1
+PERSISTENT = False
+"""Lower a kernel whose loop takes this path (on the default schedule, not the warp-specialised
+one) persistent: one loop over its tiles, `min(tiles, SMs)` blocks, the ring of stages running
+on across tiles (`persistent.py`, `Wgmma.run`); a knob for timing, off until timed."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +359,14 @@ class Wgmma:
         self.end = ctx.mul(rounds, s_count)
         self.first = ctx.cmp("eq", ctx.tid(), 0)
         self.tx = ctx.index(2 * p.k * (p.m + p.n))
+        self.rounds = rounds
+        loop = ctx.persistent
+        if loop is not None:  # the next tile this block runs, if any: the ring loads it ahead
+            nxt = ctx.add(loop.tile, loop.step)
+            self.has_next = ctx.cmp("ult", nxt, loop.count)
+            ni, nj = loop.coords_of(ctx, nxt)
+            self.next_a_row = ctx(arith.MinUIOp(ctx.mul(ni, p.m), a_rows))
+            self.next_b_col = ctx(arith.MinUIOp(ctx.mul(nj, p.n), b_cols))
 
     def bases(self) -> None:
         """This thread's warpgroup's first A row and first block of B in a stage."""
@@ -390,24 +402,32 @@ class Wgmma:
         loop = g.loop
         zero = ctx.index(0)
 
+        # Persistent (`ctx.persistent`): the ring runs on across the block's tiles, so the
+        # barriers are made and the first `d` iterations loaded in its first tile alone (later
+        # tiles' were loaded by the tile before, `step_at`).
+        once = [] if ctx.persistent is None else [ctx.cmp("eq", ctx.persistent.iteration, 0)]
+
         def init() -> list[SSAValue]:
             def each() -> None:
                 for s in range(s_count):
                     ctx.emit(MbarrierInitOp(self.full, ctx.index(s), ctx.index(1)))
 
-            ctx.when(self.first, each)
+            ctx.when(ctx.all_of([self.first, *once]) if once else self.first, each)
             return []
 
         ctx.unsafe(init)
         ctx.sync()
-        started = ctx.all_of([self.first, ctx.cmp("ult", zero, self.end)])
+        started = ctx.all_of([self.first, ctx.cmp("ult", zero, self.end), *once])
         ctx.unsafe(lambda: self.loads([(ctx.index(t), t, started) for t in range(d)]))
 
         acc = ctx.tile(loop.iter_args[0], layout(p))
         body = Block(arg_types=[IndexType(), *(v.type for v in acc)])
         base = body.args[0]
         with ctx.at(InsertPoint.at_end(body)):
-            parity = ctx(arith.RemUIOp(ctx(arith.DivUIOp(base, ctx.index(s_count))), ctx.index(2)))
+            round_ = ctx(arith.DivUIOp(base, ctx.index(s_count)))
+            if ctx.persistent is not None:  # the block's earlier tiles took `rounds` each
+                round_ = ctx.add(ctx.mul(ctx.persistent.iteration, self.rounds), round_)
+            parity = ctx(arith.RemUIOp(round_, ctx.index(2)))
             values: list[SSAValue] = list(body.args[1:])
             for st in range(s_count):
                 values = self.step_at(base, st, d, parity, values)
@@ -518,11 +538,22 @@ class Wgmma:
         s_count = p.stages
         t = ctx.add(base, st)
         ahead = ctx.add(t, d)
-        issue = ctx.all_of([self.first, ctx.cmp("ult", ahead, self.end)])
+        at = None
+        if ctx.persistent is None:
+            issue = ctx.all_of([self.first, ctx.cmp("ult", ahead, self.end)])
+        else:  # past this tile's iterations: the next tile's first ones, if it has one
+            inside = ctx.cmp("ult", ahead, self.end)
+            later = ctx(arith.SubiOp(ahead, self.end))
+            ahead = ctx(arith.SelectOp(inside, ahead, later))
+            issue = ctx.all_of([self.first, ctx(arith.OrIOp(inside, self.has_next))])
+            at = (
+                ctx(arith.SelectOp(inside, self.a_row, self.next_a_row)),
+                ctx(arith.SelectOp(inside, self.b_col, self.next_b_col)),
+            )
         ctx.sync()
 
         def body() -> list[SSAValue]:
-            self.loads([(ahead, (st + d) % s_count, issue)])
+            self.loads([(ahead, (st + d) % s_count, issue)], at)
             ctx.emit(MbarrierWaitOp(self.full, ctx.index(st), parity))
             out = self.products(st, acc)
             ctx.emit(simt.WgmmaCommitOp())
@@ -530,11 +561,13 @@ class Wgmma:
 
         return ctx.unsafe(body)
 
-    def loads(self, which) -> list[SSAValue]:
+    def loads(self, which, at: tuple[SSAValue, SSAValue] | None = None) -> list[SSAValue]:
         """Thread 0's TMA loads of iterations `t` into stages `s`, when `pred`, for each
         `(t, s, pred)` of `which`: A's `k / 64` boxes `[m, 64]`, B's `n / 64` boxes `[k, 64]`,
-        on the stage's barrier."""
+        on the stage's barrier; of this tile, or of the tile whose first A row and first B
+        column are `at`."""
         ctx, p = self.ctx, self.p
+        a_row, b_col = at if at is not None else (self.a_row, self.b_col)
         a_rows, a_cols = self.ta.dims
         b_rows, b_cols = self.tb.dims
         for t, s, pred in which:
@@ -549,12 +582,12 @@ class Wgmma:
                 col = ctx.add(a_col, q * BOX)
                 ctx.emit(
                     TmaLoadOp(
-                        self.ta.slice, self.a_row, col, a_rows, a_cols, self.a_st[s],
+                        self.ta.slice, a_row, col, a_rows, a_cols, self.a_st[s],
                         ctx.index(q * p.m * BOX), self.full, bar, (p.m, BOX), 128, pred,
                     )
                 )  # fmt: skip
             for q in range(p.n // BOX):
-                col = ctx.add(self.b_col, q * BOX)
+                col = ctx.add(b_col, q * BOX)
                 ctx.emit(
                     TmaLoadOp(
                         self.tb.slice, b_row, col, b_rows, b_cols, self.b_st[s],
@@ -565,6 +598,7 @@ class Wgmma:
 
 
 __all__ = [
+    "PERSISTENT",
     "Plan",
     "Wgmma",
     "accumulator_tile",

@@ -20,7 +20,9 @@ For the host, the SIMT kernel keeps the tile kernel's name and carries
 - `tile.grid = {partition = I, tile = array<i64: T0, ...>}`: tile-grid dimension `d` is
   `ceildiv(dim d of tile parameter I, T[d])`, the first partition's tiles (x, y, z in order),
   and with `order = array<i64: ...>` (a kernel's non-identity `grid_order`) CUDA grid axis `i`
-  is tile-grid dimension `order[i]`; every partition's space carries the same order.
+  is tile-grid dimension `order[i]`; every partition's space carries the same order; with
+  `persistent` (a persistent kernel, `persistent.py`) the host launches `min(tiles, SMs)`
+  blocks on grid.x, the contract's domain is 1 and the output's space `tile<..., persistent>`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     StringAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Operation
@@ -44,6 +47,7 @@ from ferrox.dialects.simt.types import DisjointSliceType, IndexSpaceAttr, SliceT
 from ferrox.dialects.tile.types import PartitionType, TileTensorType, TileType
 from ferrox.lowering.tile_to_simt.config import Config
 from ferrox.lowering.tile_to_simt.context import Lowering, Tensor
+from ferrox.lowering.tile_to_simt.persistent import GRID_PERSISTENT_KEY
 from ferrox.lowering.tile_to_simt.rules import no_results, rule
 
 LOWERING_ATTR = "tile.lowering"
@@ -78,7 +82,9 @@ def signature(kernel: tile.KernelOp, config: Config) -> list[Param]:
             first_dim = len(params) + 1
             if isinstance(t, PartitionType):
                 chunk = partition_chunk(t, config)
-                space = IndexSpaceAttr.tile(t.get_shape(), chunk, first_dim, order)
+                space = IndexSpaceAttr.tile(
+                    t.get_shape(), chunk, first_dim, order, persistent=config.persistent
+                )
                 slice_type: Attribute = DisjointSliceType(t.element_type, space)
             else:
                 slice_type = SliceType(t.element_type)
@@ -105,7 +111,8 @@ def contract(kernel: tile.KernelOp, params: list[Param], config: Config) -> Laun
             for d in range(1, rank):
                 size = size.binary("*", SizeExprAttr.arg(j + 1 + d))
             relations.append(SizeRelationAttr(SizeExprAttr.len_of(j), "==", size))
-    return LaunchContractAttr(kernel.grid_rank, [config.threads], requires=relations)
+    domain = 1 if config.persistent else kernel.grid_rank  # a persistent grid is grid.x alone
+    return LaunchContractAttr(domain, [config.threads], requires=relations)
 
 
 def host_attributes(
@@ -120,6 +127,8 @@ def host_attributes(
     }
     if kernel.grid_order is not None:
         grid[GRID_ORDER_KEY] = DenseArrayBase.from_list(i64, list(kernel.get_grid_order()))
+    if config.persistent:
+        grid[GRID_PERSISTENT_KEY] = UnitAttr()
     return {
         LOWERING_ATTR: DictionaryAttr(
             {
@@ -188,12 +197,18 @@ def lower_return(ctx: Lowering, op: Operation) -> None:
     if ctx.specialized is not None:  # the kernel's return follows the `simt.specialize`
         ctx.emit(simt.YieldOp())
         return
+    if ctx.persistent is not None:  # the tile's body ends: the next tile, then the return
+        from ferrox.lowering.tile_to_simt import persistent
+
+        persistent.end(ctx, ctx.persistent)
+        return
     ctx.emit(simt.ReturnOp())
 
 
 __all__ = [
     "GRID_ATTR",
     "GRID_ORDER_KEY",
+    "GRID_PERSISTENT_KEY",
     "LOWERING_ATTR",
     "PARAMS_ATTR",
     "PORTABLE_KEY",

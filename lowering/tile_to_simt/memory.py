@@ -137,6 +137,14 @@ def load_tile(
 # `simt.tile_index` witness names writes exactly the witness's elements (count = w for every
 # chunk of this thread: `c = k P + t < prod(T) / w`, block ids past the rank are 0).
 
+WHOLE_TILE_PERSISTENT = frozenset({(256, 128)})
+"""The output tiles a persistent kernel (`persistent.py`) stores with the whole-tile path; the
+others store through their witnesses alone. Chosen by ptxas (2026-12-07, sm_90a): LLVM hoists
+the tile-invariant part of the epilogue out of the persistent loop, so it is live across the K
+loop, and which store path then fits 255 registers differs by tile: 128 x 256 spilled 60-64 bytes
+with the whole-tile path and none without; 256 x 128 spilled 52-60 bytes without it and none
+with it (254 registers)."""
+
 SMALL_DIM_BITS = {1: 64, 2: 32, 3: 21}
 """Per rank, the dimensions below `2^bits` keep a row-major index below 2^64 (rule 2)."""
 
@@ -260,13 +268,16 @@ def lower_store(ctx: Lowering, op: tile.StoreOp) -> None:
 
     def masked() -> list[SSAValue]:
         for k in range(chunks):
-            witness = ctx(simt.TileIndexOp(ctx.index(k), out.dims, space), "w")
+            tile = ctx.persistent.tile if space.is_persistent else None  # the loop's tile
+            witness = ctx(simt.TileIndexOp(ctx.index(k), out.dims, space, tile), "w")
             ctx.emit(simt.StoreChunkOp(out.slice, witness, regs[k * width : (k + 1) * width]))
         return []
 
     element = t.element_type
     rank = len(out.tile)
-    if not fast_path_fits(element, width, rank):
+    if not fast_path_fits(element, width, rank) or (
+        ctx.persistent is not None and out.tile not in WHOLE_TILE_PERSISTENT
+    ):
         masked()
         return
     blocks = [ctx.block_id(d) for d in range(3)]  # tile coordinates, then CUDA axes past them

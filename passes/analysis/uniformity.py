@@ -479,8 +479,8 @@ class Uniformity(Mapping[SSAValue, Level]):
             return [self._thread_id(op.dimension.data.value)]
         if kind == _LANE_ID:
             return [LANE]
-        if kind == _BLOCK_ID:
-            return [Fact(Level.BLOCK)]
+        if kind == _BLOCK_ID:  # a block id, or a persistent loop's bounds (`simt.tile_schedule`)
+            return [Fact(Level.BLOCK)] * n
         if kind == _BLOCK_DIM:
             assert isinstance(op, simt.BlockDimOp)
             if self.block is not None:
@@ -644,7 +644,7 @@ _LEAF_KINDS: tuple[tuple[type[Operation] | tuple[type[Operation], ...], int], ..
     (arith.ConstantOp, _CONSTANT),
     (simt.ThreadIdOp, _THREAD_ID),
     (simt.LaneIdOp, _LANE_ID),
-    (simt.BlockIdOp, _BLOCK_ID),
+    ((simt.BlockIdOp, simt.TileScheduleOp), _BLOCK_ID),
     (simt.BlockDimOp, _BLOCK_DIM),
     (simt.GridDimOp, _GRID_DIM),
     ((simt.LenOp, simt.SliceAlignedOp), _LEN),

@@ -55,11 +55,12 @@ def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) ->
     w, rank = space.chunk.data, len(shape)
     n = ex.n
     k = np.broadcast_to(np.asarray(args[0]).astype(np.int64).view(np.uint64), (n,))
-    dims = [np.asarray(d).astype(np.int64).view(np.uint64) for d in args[1:]]
+    dims = [np.asarray(d).astype(np.int64).view(np.uint64) for d in args[1 : 1 + len(shape)]]
     total = 1
     for d in shape:
         total *= d
-    bids = block_ids(ex)
+    persistent = space.is_persistent
+    bids = persistent_tile(args[-1], shape, dims) if persistent else block_ids(ex)
     with np.errstate(all="ignore"):
         c = k * np.uint64(p) + ex.linear.astype(np.uint64)
         ok = c < np.uint64(total // w)
@@ -68,7 +69,8 @@ def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) ->
         first = c * np.uint64(w)
         coords: list[np.ndarray] = []
         for d in reversed(range(rank)):
-            b = bids[space.block_axis(d)]  # the CUDA axis that walks tile-grid axis d
+            # the CUDA axis that walks tile-grid axis d, or the persistent loop's tile's axis d
+            b = bids[d] if persistent else bids[space.block_axis(d)]
             coords.insert(
                 0, first % np.uint64(shape[d]) + b.astype(np.uint64) * np.uint64(shape[d])
             )
@@ -83,6 +85,41 @@ def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) ->
             flat = flat * s + g
         count = np.where(ok, np.minimum(np.uint64(w), dims[-1] - coords[-1]), 0).astype(np.int64)
     return ChunkWitness(flat.view(np.int64), count)
+
+
+def tile_counts(shape, dims) -> list[np.ndarray]:
+    """`n_d = ceildiv(S[d], T[d])`, the tiles along each axis."""
+    return [(d + np.uint64(t - 1)) // np.uint64(t) for d, t in zip(dims, shape)]
+
+
+def persistent_tile(t, shape, dims) -> list:
+    """Tile `t` of a persistent loop as tile coordinates (`simt.tile_schedule`): `b_0 = t mod
+    n_0`, `b_1 = (t div n_0) mod n_1`, ..., axis 0 fastest; 0 past the rank."""
+    q = np.asarray(t).astype(np.int64).view(np.uint64)
+    out: list = []
+    with np.errstate(all="ignore"):
+        for n in tile_counts(shape, dims):
+            n = np.maximum(n, np.uint64(1))  # inside the loop t < prod(n): every n_d >= 1
+            out.append(q % n)
+            q = q // n
+    return out + [np.uint64(0)] * (3 - len(out))
+
+
+@lowers(simt.TileScheduleOp)
+def _tile_schedule(op):
+    shape = op.space.get_tile_shape()
+
+    def run(ex, args, mask):
+        dims = [np.asarray(d).astype(np.int64).view(np.uint64) for d in args]
+        tiles = np.ones((), np.uint64)
+        with np.errstate(all="ignore"):
+            for n in tile_counts(shape, dims):
+                tiles = tiles * n  # wraps as the GPU's 64-bit product does
+        bx, by, bz = block_ids(ex)
+        count = np.where((by == 0) & (bz == 0), np.asarray(tiles).view(np.int64), 0)
+        return (bx, count, np.int64(ex.launch.grid[0]))
+
+    return run
 
 
 @lowers(simt.TileIndexOp)

@@ -441,3 +441,49 @@ def test_an_output_partition_must_not_alias_an_input_tensor():
         "%z (argument #0) and %x (argument #1) of @vector_add overlap by 4096 bytes, but %z is "
         "an exclusive output (partition) and must not alias any other argument (pass a copy)"
     ]
+
+
+# -- persistent tile kernels (docs/safety.md#simt-1-persistent) ----------------------------
+
+PERSISTENT_SPACE = dataclasses.replace(TILE_SPACE, persistent=True)
+PERSISTENT_ADD = dataclasses.replace(
+    VECTOR_ADD,
+    writes=(Write(0, PERSISTENT_SPACE),),
+    tile=dataclasses.replace(VECTOR_ADD.tile, persistent=True),
+    simt_params=(
+        Param("z", DISJOINT, "f32", PERSISTENT_SPACE),
+        *VECTOR_ADD.simt_params[1:],
+    ),
+)
+
+
+@pytest.mark.parametrize("n, blocks", [(3001, 3), (10 * 1024, 3), (1000, 1), (2048, 2)])
+def test_a_persistent_launch_takes_min_of_tiles_and_sms(n, blocks):
+    assert check_launch(PERSISTENT_ADD, None, None, None, tile_args(n), LIMITS).grid == (
+        blocks, 1, 1,
+    )  # fmt: skip
+    fake = dataclasses.replace(LIMITS, sm_count=132)  # an H100's SMs
+    got = check_launch(PERSISTENT_ADD, None, None, None, tile_args(200 * 1024), fake)
+    assert got.grid == (132, 1, 1)
+
+
+def test_a_persistent_kernel_takes_any_1d_grid_of_one_block_or_more():
+    for grid in (1, 2, 7, 50):  # fewer or more blocks than tiles: each loops over its own
+        assert check_launch(PERSISTENT_ADD, grid, None, None, tile_args(3001), LIMITS)
+
+
+def test_only_a_persistent_kernel_takes_a_grid_smaller_than_its_tiles():
+    assert refused(VECTOR_ADD, 1, None, tile_args(3001)) == [
+        "grid is [1], but @vector_add's output partition %z of shape [3001] in tiles of [1024] "
+        "has [3] tiles (the grid must be [3])"
+    ]
+    assert refused(PERSISTENT_ADD, (2, 2), None, tile_args(3001)) == [
+        "grid has 2 dimensions, but @vector_add's contract has domain = 1"
+    ]
+    wider = dataclasses.replace(  # a contract that let a 2-D grid through: the tile rule still
+        PERSISTENT_ADD, contract=dataclasses.replace(PERSISTENT_ADD.contract, domain=2)
+    )
+    assert refused(wider, (2, 2), None, tile_args(3001)) == [
+        "grid is [2, 2], but @vector_add is persistent: it loops over its tiles on a 1-D grid "
+        "of at least one block (the host launches min(tiles, SMs) blocks)"
+    ]

@@ -287,3 +287,33 @@ def test_a_host_program_launches_a_tile_kernel_in_its_grid_order(program):
     result, _, _ = run(program(ordered_transpose()), backend=backend)
     assert result.ok and [c.ok for c in result.checks] == [True]
     assert backend.grids == [(4, 10, 1)]
+
+
+def persistent_matmul() -> str:
+    """examples/tile/matmul_bf16.mlir on sm_90 with 300 x 300 x 64 (TMA-able rows): 3 x 2 = 6
+    tiles of 128 x 256."""
+    text = (
+        Path(__file__).resolve().parents[3] / "examples" / "tile" / "matmul_bf16.mlir"
+    ).read_text()
+    text = text.replace("builtin.module {", 'builtin.module attributes {"ferrox.chip" = "sm_90"} {')
+    for name, old, new in (("m", 200, 300), ("n", 150, 300), ("k", 100, 64)):
+        line = f'host.param "{name}" = {old} : index'
+        assert text.count(line) == 1
+        text = text.replace(line, f'host.param "{name}" = {new} : index')
+    return text
+
+
+def test_a_host_program_launches_a_persistent_tile_kernel_on_three_sms(
+    program, monkeypatch, tmp_path
+):
+    """`gemm_wgmma.PERSISTENT`: the checked launch is min(6 tiles, the interpreter's 3 SMs)
+    blocks on grid.x, and the poisoned output is the product (the example's own check). A cache
+    of its own: the kernel cache's key does not know the lowering's knobs."""
+    from ferrox.lowering.tile_to_simt import gemm_wgmma
+
+    monkeypatch.setattr(gemm_wgmma, "PERSISTENT", True)
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))
+    backend = Grids()
+    result, _, _ = run(program(persistent_matmul()), backend=backend)
+    assert result.ok and [c.ok for c in result.checks] == [True]
+    assert backend.grids == [(3, 1, 1)]

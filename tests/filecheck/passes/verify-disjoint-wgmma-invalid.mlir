@@ -306,3 +306,34 @@ simt.kernel @retired_but_newest() contract<domain = 1, block = [128], shared_byt
   }
   simt.return
 }
+
+// -----
+
+// A persistent loop (docs/safety.md#simt-1-persistent) carries a group across its back edge: the next
+// tile's copy into stage %a0 comes while the group that reads %a0, left pending by the wait
+// with pending = 1 at the end of the previous tile, may still be in flight. The ring's reuse
+// across tiles is checked as within one tile's loop.
+simt.kernel @refill_across_tiles(%out: !simt.disjoint_slice<f32, tile<[64, 16], 4, arg1, persistent>>, %m: index, %n: index, %x: !simt.slice<bf16>) contract<domain = 1, block = [128], shared_bytes = 10240> {
+  %a0 = simt.shared_alloc {dynamic} : !simt.shared<bf16, [4096]>
+  %bs = simt.shared_alloc {dynamic} : !simt.shared<bf16, [1024]>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %first, %count, %step = simt.tile_schedule dims(%m, %n) <tile<[64, 16], 4, arg1, persistent>>
+  %acc:8 = scf.for %t = %first to %count step %step iter_args(%x0 = %z, %x1 = %z, %x2 = %z, %x3 = %z, %x4 = %z, %x5 = %z, %x6 = %z, %x7 = %z) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+    %p:8 = simt.unsafe -> f32, f32, f32, f32, f32, f32, f32, f32 {
+      // expected-error@+1 {{'simt.async_copy' writes %a0 while a wgmma that reads it may be in flight}}
+      simt.async_copy %x[%c0], %c8, %a0[%c0] {width = 8} : !simt.slice<bf16>, !simt.shared<bf16, [4096]>
+      simt.async_commit
+      simt.async_wait {pending = 0}
+      simt.wgmma_fence
+      %d:8 = simt.wgmma %a0[%c0], %bs[%c0], acc(%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7) {n = 16} : !simt.shared<bf16, [4096]>, !simt.shared<bf16, [1024]>
+      simt.wgmma_commit
+      %w:8 = simt.wgmma_wait %d#0, %d#1, %d#2, %d#3, %d#4, %d#5, %d#6, %d#7 {pending = 1}
+      simt.yield %w#0, %w#1, %w#2, %w#3, %w#4, %w#5, %w#6, %w#7 : f32, f32, f32, f32, f32, f32, f32, f32
+    }
+    scf.yield %p#0, %p#1, %p#2, %p#3, %p#4, %p#5, %p#6, %p#7 : f32, f32, f32, f32, f32, f32, f32, f32
+  }
+  %f:8 = simt.wgmma_wait %acc#0, %acc#1, %acc#2, %acc#3, %acc#4, %acc#5, %acc#6, %acc#7 {pending = 0}
+  simt.return
+}

@@ -13,7 +13,7 @@ from ferrox.dialects import simt
 from ferrox.lowering.tile_to_simt import gemm_specialized
 
 from .conftest import lower_text, simt_kernel
-from .test_gemm_wgmma import _data, assert_product
+from .test_gemm_wgmma import _data, assert_product, product_on_interpreter
 
 
 @pytest.fixture
@@ -66,15 +66,9 @@ def test_ptx_splits_registers_and_names_the_consumers_barrier(specialised):
 def test_interpreter_matches_numpy(specialised, monkeypatch, interpreter, el, tile, mnk, pending):
     monkeypatch.setattr(gemm_specialized, "CONSUMER_PENDING", min(pending, 1))
     monkeypatch.setattr(gemm_specialized, "ACROSS_ROUNDS", pending == 2)
-    m, n, k = mnk
     module = lower_text(matmul(*tile, el=el, chip="sm_90a"))
     assert any(isinstance(op, simt.SpecializeOp) for op in simt_kernel(module, "mm").walk())
-    rng = np.random.default_rng()
-    a, x = _data(rng, (m, k), el)
-    b, y = _data(rng, (k, n), el)
-    c = np.full((m, n), np.nan, np.float32)
-    interpreter(module, "mm", [c, a, b])
-    assert_product(c, x, y, k)
+    product_on_interpreter(interpreter, module, el, mnk)
 
 
 def test_interpreter_replays_it_thread_by_thread(specialised, monkeypatch, interpreter):

@@ -141,6 +141,18 @@ def test_interpreter_matches_numpy(interpreter, el, tile, mnk, part):
     assert_product(c, x, y, k)
 
 
+def product_on_interpreter(interpreter, module, el: str, mnk: tuple[int, int, int]) -> None:
+    """Kernel `mm` of `module` on fresh random `el` data of `m x k` by `k x n`, into a
+    NaN-poisoned output, is the product (`assert_product`)."""
+    m, n, k = mnk
+    rng = np.random.default_rng()
+    a, x = _data(rng, (m, k), el)
+    b, y = _data(rng, (k, n), el)
+    c = np.full((m, n), np.nan, np.float32)
+    interpreter(module, "mm", [c, a, b])
+    assert_product(c, x, y, k)
+
+
 def assert_product(c, x, y, k: int) -> None:
     """`c` is `x @ y` within f32 rounding of `k` sums, nothing left NaN."""
     exact = x.astype(np.float64) @ y.astype(np.float64)

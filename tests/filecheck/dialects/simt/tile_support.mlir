@@ -80,4 +80,24 @@ builtin.module {
   // CHECK:      %ok = simt.slice_aligned %x {bytes = 16 : i64} : !simt.slice<f32>
   // CHECK:        %a, %b, %c, %d = simt.unchecked_load_chunk %x[%i] : !simt.slice<f32> -> f32, f32, f32, f32
   // CHECK-NEXT:   simt.unchecked_store_chunk %out[%i], %a, %b, %c, %d : !simt.disjoint_slice<f32, tile<[256], 4, arg1>>
+
+  // A persistent space (docs/safety.md#simt-1-persistent): a loop over the tiles of 'simt.tile_schedule',
+  // each witness naming the loop's tile; the grid may be any 1-D size.
+  // doc:begin persistent
+  simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
+    %k = arith.constant 0 : index
+    %v = arith.constant 1.0 : f32
+    %first, %count, %step = simt.tile_schedule dims(%m, %n) <tile<[4, 64], 4, arg1, persistent>>
+    scf.for %t = %first to %count step %step {
+      simt.sync_threads
+      %w = simt.tile_index %k dims(%m, %n) tile(%t) : !simt.thread_index<tile<[4, 64], 4, arg1, persistent>>
+      simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, !simt.thread_index<tile<[4, 64], 4, arg1, persistent>>
+    }
+    simt.return
+  }
+  // doc:end
+  // CHECK:      simt.kernel @persistent(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, persistent>>, %m: index, %n: index) contract<domain = 1, block = [64]> {
+  // CHECK:        %first, %count, %step = simt.tile_schedule dims(%m, %n) <tile<[4, 64], 4, arg1, persistent>>
+  // CHECK-NEXT:   scf.for %t = %first to %count step %step {
+  // CHECK:          %w = simt.tile_index %k dims(%m, %n) tile(%t) : !simt.thread_index<tile<[4, 64], 4, arg1, persistent>>
 }
