@@ -64,13 +64,19 @@ PipelineCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], No
 def extract_device_code(
     module: ModuleOp, ctx: Context | None = None, *, verified: bool = False
 ) -> None:
-    """Drop host code (top-level `func.func`s that are not kernels); lower tile kernels to SIMT;
+    """Drop host code (`func.func`s that are not kernels, at the top level of the module or of a
+    module nested in it: left there, the later stages would lower them as device code and break
+    their host ops); lower tile kernels to SIMT;
     then run the lowerings of installed dialect plugins (`registry.plugin_lowerings`), so that
     what is left is in ops the later stages know. `verified`: the module's SIMT kernels passed
     `verify-disjoint` already (the tile lowering still checks every kernel it makes)."""
-    for op in list(module.ops):
-        if isinstance(op, func.FuncOp) and KERNEL_ATTR not in op.attributes:
-            Rewriter.erase_op(op, safe_erase=False)
+    scopes = [module]
+    while scopes:
+        for op in list(scopes.pop().ops):
+            if isinstance(op, ModuleOp):
+                scopes.append(op)
+            elif isinstance(op, func.FuncOp) and KERNEL_ATTR not in op.attributes:
+                Rewriter.erase_op(op, safe_erase=False)
     if any(op.dialect_name() == "tile" for op in module.ops):
         if verified:
             convert_tile_to_simt(module)

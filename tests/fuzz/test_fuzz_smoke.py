@@ -20,10 +20,7 @@ SECONDS = 600.0  # a backstop only: the campaign is bounded by MAX_INPUTS, so it
 MAX_INPUTS = 200
 
 # Open signatures (their cause is outside the tools' own files); see docs/fuzzing.md.
-OPEN: set[str] = {
-    # host.prepare's grid operand after convert-to-llvm (found once the corpus grew, 2026-12-07)
-    "invalid output of pass convert-to-llvm: operand _ at position _ does not verify:",
-}
+OPEN: set[str] = set()
 
 
 def test_a_short_seeded_campaign_finds_nothing_new():

@@ -1,9 +1,11 @@
 // fuzz-signature: invalid output of pass convert-to-llvm: operand _ at position _ does not verify:
 // fuzz-config: opt-lower
-// fuzz-status: open
+// fuzz-status: fixed
 // found by the seeded smoke campaign (tests/fuzz/test_fuzz_smoke.py) once the corpus grew by
 // the persistent tile tests (gemm-persistent-11); the same input fails on main 29038b7:
-// host.prepare's grid keeps an i64 after convert-to-llvm where it takes an index
+// host.prepare's grid kept an i64 after convert-to-llvm where it takes an index: the stray op
+// wraps the module in another, and extract-device-code dropped host functions at the top
+// level only (fixed: nested modules' too)
     %n = host.param "n" = 1024 : index
 builtin.module attributes {ferrox.chip = "sm_90"} {
   simt.kernel @vecadd(%a: !simt.slice<f32>, %b: !simt.slice<f32>, %out: !simt.disjoint_slice<f32, 1d>) contract<domain = 1, block = [256], requires = [len(arg0) >= len(arg2), len(arg1) >= len(arg2)]> {
