@@ -55,6 +55,29 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     orders, the fused attention's interpreter runs: 3.1 -> 1.5 s of 28 s). Nothing is left
     uncollected; a test that needs a collection at a point asks for it (`gc.collect()`)."""
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
+    _freeze_the_heap()
+
+
+def _freeze_the_heap() -> None:
+    """Collect, then move every object left (all reachable) into the collector's permanent
+    generation (`gc.freeze()`), which its passes never visit again. Called once the tests are
+    collected and after each test file's last test (its module fixtures torn down): what is left
+    then is the imported modules, the collected items and the run's caches of parsed, lowered
+    and compiled modules (a worker's heap reached 1-2 million objects), which every later
+    whole-heap pass walked again: 93 and 73 such passes, 5.6 and 9.3 s of CPU in the two workers
+    of one run, and 29 s of collections in all. Frozen objects are still freed by reference
+    counting; only a cycle among them that becomes garbage later stays (memory, not a result).
+    Each test's own objects are collected as before, and a test's `gc.collect()` sees them
+    all."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    yield
+    if nextitem is None or nextitem.path != item.path:
+        _freeze_the_heap()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -169,13 +169,16 @@ def installed(monkeypatch, tmp_path, own_cache: bool = False) -> Iterator[FakeDe
     modules, none of them holding a buffer of this span's fake) are frozen (`gc.freeze()`) for
     the span and unfrozen after, so it takes milliseconds where collecting the whole heap took
     up to a second a test. (Checked on every test that uses it: a whole-heap collection right
-    after it frees no more fake device memory.)"""
+    after it frees no more fake device memory.) Where the heap was frozen already (the test run
+    freezes it between files, tests/conftest.py), it stays frozen."""
+    frozen = gc.get_freeze_count() > 0
     gc.freeze()
     try:
         yield install(monkeypatch, tmp_path, own_cache)
     finally:
         gc.collect()
-        gc.unfreeze()
+        if not frozen:
+            gc.unfreeze()
 
 
 def install(monkeypatch, tmp_path, own_cache: bool = False) -> FakeDevice:
