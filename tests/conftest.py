@@ -70,23 +70,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     grows to hundreds of thousands of objects (the modules the tests compile, parse and run) and
     the collector's passes over it, mostly whole-heap ones, were about a tenth of the CPU of
     tests that lower or interpret outside `compile_module` (which pauses it itself: the walk
-    orders, the fused attention's interpreter runs: 3.1 -> 1.5 s of 28 s). Nothing is left
-    uncollected; a test that needs a collection at a point asks for it (`gc.collect()`)."""
+    orders, the fused attention's interpreter runs: 3.1 -> 1.5 s of 28 s). A test's garbage is
+    all collected; a test that needs a collection at a point asks for it (`gc.collect()`)."""
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
-    _freeze_the_heap()
+    # The imported modules and the collected items, frozen without a collection first (0.47 s
+    # of CPU a worker over its whole heap): what garbage the imports and the collection left
+    # stays, once.
+    gc.freeze()
 
 
 def _freeze_the_heap() -> None:
     """Collect, then move every object left (all reachable) into the collector's permanent
-    generation (`gc.freeze()`), which its passes never visit again. Called once the tests are
-    collected and after each test file's last test (its module fixtures torn down): what is left
-    then is the imported modules, the collected items and the run's caches of parsed, lowered
-    and compiled modules (a worker's heap reached 1-2 million objects), which every later
-    whole-heap pass walked again: 93 and 73 such passes, 5.6 and 9.3 s of CPU in the two workers
-    of one run, and 29 s of collections in all. Frozen objects are still freed by reference
-    counting; only a cycle among them that becomes garbage later stays (memory, not a result).
-    Each test's own objects are collected as before, and a test's `gc.collect()` sees them
-    all."""
+    generation (`gc.freeze()`), which its passes never visit again. Called after each test
+    file's last test (its module fixtures torn down): what is left then is the run's caches of
+    parsed, lowered and compiled modules (a worker's heap reached 1-2 million objects), which
+    every later whole-heap pass walked again: 93 and 73 such passes, 5.6 and 9.3 s of CPU in the
+    two workers of one run, and 29 s of collections in all. Frozen objects are still freed by
+    reference counting; only a cycle among them that becomes garbage later stays (memory, not a
+    result). Each test's own objects are collected as before, and a test's `gc.collect()` sees
+    them all."""
     gc.collect()
     gc.freeze()
 
