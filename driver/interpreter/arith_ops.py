@@ -112,7 +112,8 @@ def _constant(op: arith.ConstantOp):
         _fdtype(op.result.type)
         convert = to_float(op.result.type)
         assert convert is not None
-        result = convert(np.float64(value.value.data))
+        with np.errstate(over="ignore"):  # compiled outside a launch too (ops._scalar_run)
+            result = convert(np.float64(value.value.data))
     elif isinstance(value, IntegerAttr):
         w = _width(op)
         result = (

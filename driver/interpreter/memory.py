@@ -343,11 +343,16 @@ def _live(acc: Accesses, row: int, at: Any, lanes: _Lanes):
     unordered = acc.interval[row][at] == lanes.interval
     if not lanes.cross_block and not unordered.any():  # all in earlier barrier intervals
         return unordered, t
+    tpb = lanes.tpb
     if lanes.warps:
-        rwarp = (t // lanes.tpb) * lanes.wpb + ((t % lanes.tpb) >> 5)
+        # the recorded thread's warp, block * warps a block + its warp in the block: where a
+        # block is whole warps that is t >> 5 (also for t = -1, no record: -1 either way)
+        rwarp = t >> 5 if tpb % 32 == 0 else (t // tpb) * lanes.wpb + ((t % tpb) >> 5)
         unordered &= ~((rwarp == lanes.warp) & (acc.warp_epoch[row][at] != lanes.we))
     if lanes.cross_block:
-        unordered |= (t // lanes.tpb) != lanes.blk
+        # the recorded thread's block (a shift where the block is a power of two threads)
+        rblk = t >> (tpb.bit_length() - 1) if tpb & (tpb - 1) == 0 else t // tpb
+        unordered |= rblk != lanes.blk
     return (t >= 0) & (t != lanes.g) & unordered, t
 
 

@@ -75,7 +75,15 @@ def is_bf16(t: Attribute) -> bool:
 
 def to_float(t: Attribute) -> Callable[[Any], Any] | None:
     """How a float value computed wider (f32 or f64, exact or once rounded to odd) becomes a
-    value of `t`, rounded once as the GPU rounds it; None when `t` is no float type."""
+    value of `t`, rounded once as the GPU rounds it; None when `t` is no float type.
+
+    An f32 or f64 result that overflows is inf, as on the GPU; NumPy warns of it unless its
+    errors are ignored, and the callers ignore them: ops run inside a launch (`launch._execute`
+    and the replay's threads: `np.errstate(all="ignore")`) or one at a time in the scalar
+    interpreters (`ops._scalar_run`), and what converts outside those says so itself
+    (`arith_ops._constant`, `arguments.py`). The cast sets no error state of its own: it runs
+    once a float op and lane group, where entering and leaving `np.errstate` cost more than
+    the cast of a few hundred lanes."""
     dtype = float_dtype(t)
     if dtype is None:
         return None
@@ -85,8 +93,7 @@ def to_float(t: Attribute) -> Callable[[Any], Any] | None:
         return lambda x: _scalar(f16_from_f32(x))
 
     def cast(x: Any) -> Any:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return _scalar(np.asarray(x).astype(dtype))
+        return _scalar(np.asarray(x).astype(dtype))
 
     return cast
 

@@ -166,16 +166,18 @@ def installed(monkeypatch, tmp_path, own_cache: bool = False) -> Iterator[FakeDe
 
     That end is a full collection (`gc.collect()`) of the objects made during the span: the
     ones from before it (the test run's heap, up to millions of objects of compiled and parsed
-    modules, none of them holding a buffer of this span's fake) are frozen (`gc.freeze()`) for
-    the span and unfrozen after, so it takes milliseconds where collecting the whole heap took
-    up to a second a test. (Checked on every test that uses it: a whole-heap collection right
-    after it frees no more fake device memory.)"""
+    modules, none of them holding a buffer of this span's fake) are frozen (`gc.freeze()`), so
+    it takes milliseconds where collecting the whole heap took up to a second a test. (Checked
+    on every test that uses it: a whole-heap collection right after it frees no more fake device
+    memory.) The frozen objects stay frozen: the test run
+    keeps its heap frozen between files (tests/conftest.py), and unfreezing here would thaw all
+    of it. (Not `gc.get_freeze_count()` to ask: it counts the frozen objects one by one, 0.16 s
+    a call on a run's heap.)"""
     gc.freeze()
     try:
         yield install(monkeypatch, tmp_path, own_cache)
     finally:
         gc.collect()
-        gc.unfreeze()
 
 
 def install(monkeypatch, tmp_path, own_cache: bool = False) -> FakeDevice:

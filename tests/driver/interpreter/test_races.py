@@ -9,6 +9,13 @@ import pytest
 
 from ferrox.driver.interpreter import KernelRace, run_simt_kernel
 
+# A thread's id %t in its block, its block %b, the block's width %n, its global id %g.
+GLOBAL_ID = """    %t = simt.thread_id x
+    %b = simt.block_id x
+    %n = simt.block_dim x
+    %base = arith.muli %b, %n : index
+    %g = arith.addi %base, %t : index"""
+
 
 def shift(barrier: bool) -> str:
     """out[t] = in[t - 1] through shared memory (thread 0 reads in[0]): t writes tile[t], then
@@ -19,11 +26,7 @@ def shift(barrier: bool) -> str:
     %tile = simt.shared_alloc : !simt.shared<f32, [64]>
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    %t = simt.thread_id x
-    %b = simt.block_id x
-    %n = simt.block_dim x
-    %base = arith.muli %b, %n : index
-    %g = arith.addi %base, %t : index
+{GLOBAL_ID}
     %v = simt.ptr_load %in[%g] : !simt.ptr<f32>
     simt.shared_store %v, %tile[%t] : !simt.shared<f32, [64]>
     {sync}
@@ -104,32 +107,38 @@ def test_two_threads_writing_one_element_in_one_op_race(kernel):
     )
 
 
-def test_a_warp_collective_orders_its_lanes(kernel):
+@pytest.mark.parametrize(
+    "blocks, threads",
+    [(1, 32), (2, 64), (2, 48)],  # one warp; two blocks of whole warps; a partial last warp
+)
+def test_a_warp_collective_orders_its_lanes(kernel, blocks, threads):
     # Lane t writes tile[t], the warp shuffles, lane t reads tile[t ^ 1]: ordered by the
-    # collective (all lanes of one warp), so no race; without the shuffle it would be one.
+    # collective (all lanes of one warp), so no race; without the shuffle it would be one. The
+    # ordering is per warp, found from the recorded thread's block and lane (in two blocks of
+    # two warps, block 1's are the launch's warps 2 and 3).
     def text(collective: str) -> str:
         return f"""
   simt.kernel @pairs(%out: !simt.ptr<i32>) unsafe {{
-    %tile = simt.shared_alloc : !simt.shared<i32, [32]>
+    %tile = simt.shared_alloc : !simt.shared<i32, [64]>
     %one = arith.constant 1 : i32
     %c1 = arith.constant 1 : index
-    %t = simt.thread_id x
+{GLOBAL_ID}
     %t32 = arith.index_cast %t : index to i32
-    simt.shared_store %t32, %tile[%t] : !simt.shared<i32, [32]>
+    simt.shared_store %t32, %tile[%t] : !simt.shared<i32, [64]>
     {collective}
     %p = arith.xori %t, %c1 : index
-    %x = simt.shared_load %tile[%p] : !simt.shared<i32, [32]>
-    simt.ptr_store %x, %out[%t] : !simt.ptr<i32>
+    %x = simt.shared_load %tile[%p] : !simt.shared<i32, [64]>
+    simt.ptr_store %x, %out[%g] : !simt.ptr<i32>
     simt.return
   }}
 """
 
-    out = np.zeros(32, np.int32)
+    out = np.full(blocks * threads, -1, np.int32)
     shuffle = "%s = simt.shuffle xor %t32, %one : i32"
-    run_simt_kernel(kernel(text(shuffle)), "pairs", (1, 1, 1), (32, 1, 1), [out])
-    assert out.tolist() == (np.arange(32) ^ 1).tolist()
+    run_simt_kernel(kernel(text(shuffle)), "pairs", (blocks, 1, 1), (threads, 1, 1), [out])
+    assert out.tolist() == (np.arange(threads) ^ 1).tolist() * blocks
     with pytest.raises(KernelRace, match="data race on element 1 of %tile"):
-        run_simt_kernel(kernel(text("")), "pairs", (1, 1, 1), (32, 1, 1), [out])
+        run_simt_kernel(kernel(text("")), "pairs", (blocks, 1, 1), (threads, 1, 1), [out])
 
 
 def test_atomics_take_no_part(kernel):
@@ -192,3 +201,41 @@ def test_a_barrier_orders_global_memory_within_a_block(kernel):
     buf = np.arange(32, dtype=np.int32)
     run_simt_kernel(kernel(text), "rotate", (1, 1, 1), (32, 1, 1), [buf])
     assert buf.tolist() == np.roll(np.arange(32), -1).tolist()
+
+
+@pytest.mark.parametrize("threads", [32, 48])  # a power of two; not one
+def test_a_barrier_orders_global_memory_within_each_block(kernel, threads):
+    # Each block rotates its own run of the buffer: thread t reads element (t + 1) mod w of the
+    # run, a barrier, then writes element t. With w the block's width that is ordered within
+    # each block (block 1's reads recorded as its own threads'); with w one more, the last
+    # thread of block 0 reads the first element of block 1's run, which block 1 then writes.
+    def text(width: str) -> str:
+        return f"""
+  simt.kernel @rotate(%buf: !simt.ptr<i32>) unsafe {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = simt.thread_id x
+    %b = simt.block_id x
+    %n = simt.block_dim x
+    %w = arith.addi %n, {width} : index
+    %base = arith.muli %b, %n : index
+    %t1 = arith.addi %t, %c1 : index
+    %r = arith.remui %t1, %w : index
+    %src = arith.addi %base, %r : index
+    %x = simt.ptr_load %buf[%src] : !simt.ptr<i32>
+    simt.sync_threads
+    %g = arith.addi %base, %t : index
+    simt.ptr_store %x, %buf[%g] : !simt.ptr<i32>
+    simt.return
+  }}
+"""
+
+    buf = np.arange(3 * threads, dtype=np.int32)
+    run_simt_kernel(kernel(text("%c0")), "rotate", (2, 1, 1), (threads, 1, 1), [buf])
+    runs = np.arange(3 * threads).reshape(3, threads)
+    assert buf.tolist() == [*np.roll(runs[:2], -1, axis=1).reshape(-1), *runs[2]]
+    buf = np.arange(3 * threads, dtype=np.int32)
+    with pytest.raises(
+        KernelRace, match=f"data race on element {threads} of %buf: .* another block"
+    ):
+        run_simt_kernel(kernel(text("%c1")), "rotate", (2, 1, 1), (threads, 1, 1), [buf])
