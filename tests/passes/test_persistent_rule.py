@@ -7,7 +7,7 @@ kernels: tests/filecheck/dialects/simt/persistent-invalid.mlir)."""
 from __future__ import annotations
 
 import pytest
-from tile_gemm import matmul
+from tile_gemm import lowered_sm90_gemm
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -15,20 +15,14 @@ from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects import simt
 from ferrox.dialects.simt.tile_support import schedule_of
-from ferrox.lowering.tile_to_simt import convert_tile_to_simt, gemm_wgmma
-from ferrox.parser import parse_module
+from ferrox.lowering.tile_to_simt import gemm_wgmma
 from ferrox.passes.verify_disjoint import collect
-from ferrox.registry import make_context
 
 
 @pytest.fixture
 def kernel(monkeypatch) -> simt.KernelOp:
     monkeypatch.setattr(gemm_wgmma, "PERSISTENT", True)
-    module = parse_module(make_context(), matmul(128, 256, 64, chip="sm_90a"), "mm.mlir")
-    convert_tile_to_simt(module)
-    return next(
-        op for op in module.walk() if isinstance(op, simt.KernelOp) and op.sym_name.data == "mm"
-    )
+    return lowered_sm90_gemm()
 
 
 def _loop(kernel: simt.KernelOp) -> scf.ForOp:

@@ -6,7 +6,7 @@ hand-written kernel: tests/filecheck/passes/verify-disjoint-specialize-invalid.m
 from __future__ import annotations
 
 import pytest
-from tile_gemm import matmul
+from tile_gemm import lowered_sm90_gemm
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -17,20 +17,14 @@ from ferrox.dialects.simt.tma import (
     MbarrierArriveOp,
     MbarrierWaitOp,
 )
-from ferrox.lowering.tile_to_simt import convert_tile_to_simt, gemm_specialized
-from ferrox.parser import parse_module
+from ferrox.lowering.tile_to_simt import gemm_specialized
 from ferrox.passes.verify_disjoint import collect
-from ferrox.registry import make_context
 
 
 @pytest.fixture
 def kernel(monkeypatch) -> simt.KernelOp:
     monkeypatch.setattr(gemm_specialized, "WARP_SPECIALIZE", True)
-    module = parse_module(make_context(), matmul(128, 256, 64, chip="sm_90a"), "mm.mlir")
-    convert_tile_to_simt(module)
-    return next(
-        op for op in module.walk() if isinstance(op, simt.KernelOp) and op.sym_name.data == "mm"
-    )
+    return lowered_sm90_gemm()
 
 
 def _split(kernel: simt.KernelOp) -> simt.SpecializeOp:
@@ -86,11 +80,7 @@ def test_fewer_bytes_expected_than_loaded_is_refused(kernel):
 @pytest.fixture
 def across(monkeypatch, kernel) -> simt.KernelOp:
     monkeypatch.setattr(gemm_specialized, "ACROSS_ROUNDS", True)
-    module = parse_module(make_context(), matmul(128, 256, 64, chip="sm_90a"), "mm.mlir")
-    convert_tile_to_simt(module)
-    return next(
-        op for op in module.walk() if isinstance(op, simt.KernelOp) and op.sym_name.data == "mm"
-    )
+    return lowered_sm90_gemm()
 
 
 def _carried_arrive(kernel: simt.KernelOp) -> MbarrierArriveOp:

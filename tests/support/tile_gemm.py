@@ -61,3 +61,18 @@ def misaligned_operands(m: int, k: int, n: int):
     shifted = DeviceArray(storage.ptr + 2, (m, k), "bf16", owner=storage)
     aligned = DeviceArray.from_numpy(np.asarray(a), element="bf16")
     return a, b, shifted, aligned, DeviceArray.from_numpy(np.asarray(b), element="bf16")
+
+
+def lowered_sm90_gemm(tiles: tuple[int, int, int] = (128, 256, 64)):
+    """The `@mm` SIMT kernel that `convert-tile-to-simt` makes of `matmul(*tiles)` for sm_90a,
+    under whatever lowering knobs the caller has set (the rule tests edit it)."""
+    from ferrox.dialects import simt
+    from ferrox.lowering.tile_to_simt import convert_tile_to_simt
+    from ferrox.parser import parse_module
+    from ferrox.registry import make_context
+
+    module = parse_module(make_context(), matmul(*tiles, chip="sm_90a"), "mm.mlir")
+    convert_tile_to_simt(module)
+    return next(
+        op for op in module.walk() if isinstance(op, simt.KernelOp) and op.sym_name.data == "mm"
+    )
