@@ -97,7 +97,7 @@ def launcher(artifact, name: str, args: list, grid=None, block=None):
     if tile is not None:
         simt_args = [args[i] if d is None else args[i].shape[d] for i, d in tile.sources]
         shape = args[tile.grid_partition].shape
-        tiles = [-(-shape[d] // t) for d, t in enumerate(tile.grid_tile)]
+        tiles = tile.tile_counts(shape)
         sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
         dims = list(tile.launch_grid(tiles, sms))
         grid = tuple(dims + [1] * (3 - len(dims)))

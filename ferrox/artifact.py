@@ -253,14 +253,25 @@ class TileLaunch:
     """The kernel loops over its tiles (docs/safety.md#simt-1-persistent): it launches `min(tiles,
     SMs)` blocks on grid.x, one an SM, each running tiles `t = block, block + grid, ..`."""
 
+    def tile_counts(self, shape: Sequence[int]) -> tuple[int, ...]:
+        """The tile grid of a `grid_partition` of `shape`: its tile count along each axis."""
+        return tuple(-(-s // t) for s, t in zip(shape, self.grid_tile))
+
     def launch_grid(self, tiles: Sequence[int], sms: int | None = None) -> tuple[int, ...]:
-        """The CUDA grid that launches the tile grid `tiles` (tile counts by tile-grid axis);
-        for a persistent kernel `(min(tiles, sms),)`, at least one block (`sms` is the device's
-        multiprocessor count, needed then)."""
-        if self.persistent:
-            assert sms is not None and sms >= 1, "a persistent launch needs the SM count"
-            return (max(1, min(math.prod(tiles), sms)),)
-        return tuple(tiles[d] for d in self.grid_order) if self.grid_order else tuple(tiles)
+        """`tile_launch_grid` of this kernel's grid order and schedule."""
+        return tile_launch_grid(tiles, self.grid_order, self.persistent, sms)
+
+
+def tile_launch_grid(
+    tiles: Sequence[int], order: Sequence[int], persistent: bool, sms: int | None = None
+) -> tuple[int, ...]:
+    """The CUDA grid that launches the tile grid `tiles` (tile counts by tile-grid axis): CUDA
+    axis i gets `tiles[order[i]]` (no order: the identity); for a persistent kernel `(min(tiles,
+    sms),)`, at least one block (`sms` is the device's multiprocessor count, needed then)."""
+    if persistent:
+        assert sms is not None and sms >= 1, "a persistent launch needs the SM count"
+        return (max(1, min(math.prod(tiles), sms)),)
+    return tuple(tiles[d] for d in order) if order else tuple(tiles)
 
 
 @dataclass(frozen=True)

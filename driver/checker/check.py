@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ferrox.artifact import KernelArtifact, Param, ParamKind
@@ -201,15 +202,15 @@ def check_launch(
             f"shared_bytes = {contract.shared_bytes}"
         )
     min_cc = contract.min_cc
+    tile_launch = kernel.tile
     config += limits.check_launch(
-        grid3, block3, shared, (min_cc // 10, min_cc % 10) if min_cc else None
+        grid3,
+        block3,
+        shared,
+        (min_cc // 10, min_cc % 10) if min_cc else None,
+        # a tile grid over a limit: say which tile axis is there, and why
+        None if tile_launch is None else partial(tile.grid_axis_note, name, tile_launch),
     )
-    if kernel.tile is not None:  # a tile grid over a limit: say which tile axis is there, and why
-        for axis, (size, most) in enumerate(zip(grid3, limits.max_grid_dims)):
-            if size > most:
-                plain = f"grid.{'xyz'[axis]} is {size}, but {limits.name} allows at most {most}"
-                named = tile.order_limit_problem(name, kernel.tile, axis, size, most, limits.name)
-                config = [named if p == plain else p for p in config]
     if contract.static_shared_bytes > limits.max_shared_per_block:
         config.append(
             f"{name} declares {contract.static_shared_bytes} bytes of static shared memory, "

@@ -31,20 +31,18 @@ def tile_grid(
     buffer = args[tile.grid_partition]
     if not isinstance(buffer, BufferArg) or len(buffer.shape) != len(tile.grid_tile):
         return None
-    return tile.launch_grid([-(-s // t) for s, t in zip(buffer.shape, tile.grid_tile)], sms)
+    return tile.launch_grid(tile.tile_counts(buffer.shape), sms)
 
 
-def order_limit_problem(kernel: str, tile: TileLaunch, axis: int, size: int, limit: int,
-                        device: str) -> str:  # fmt: skip
-    """Why grid axis `axis` of a tile launch is over the device's `limit`, naming the tile-grid
-    axis the kernel's grid order put there (y and z allow 65535 blocks, x 2^31 - 1)."""
+def grid_axis_note(kernel: str, tile: TileLaunch, axis: int, size: int) -> str:
+    """Why grid axis `axis` of a tile launch is `size` blocks, over the device's limit: the
+    tile-grid axis the kernel's grid order put there (y and z allow 65535 blocks, x 2^31 - 1)."""
     d = tile.grid_order[axis] if tile.grid_order else axis
     xyz = "xyz"[axis]
     order = f"its grid order {list(tile.grid_order)}" if tile.grid_order else "the default order"
     return (
-        f"grid.{xyz} is {size}, but {device} allows at most {limit}: {kernel}'s tile-grid axis "
-        f"{d} has {size} tiles and {order} puts it on grid.{xyz} (put it on grid.x, which allows "
-        "2^31 - 1, or use larger tiles)"
+        f"{kernel}'s tile-grid axis {d} has {size} tiles and {order} puts it on grid.{xyz} "
+        "(put it on grid.x, which allows 2^31 - 1, or use larger tiles)"
     )
 
 
@@ -116,4 +114,4 @@ def simt_arguments(tile: TileLaunch, args: Sequence[object]) -> list[object]:
     return values
 
 
-__all__ = ["grid_problems", "order_limit_problem", "shape_problems", "simt_arguments", "tile_grid"]
+__all__ = ["grid_problems", "grid_axis_note", "shape_problems", "simt_arguments", "tile_grid"]

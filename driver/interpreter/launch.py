@@ -91,24 +91,17 @@ def _reachable(kernel: simt.KernelOp) -> dict[Operation, list[Operation]]:
     return {body: walked[body] for body in seen.values()}
 
 
-def needs_cooperation(bodies: Sequence[Operation]) -> bool:
-    """Whether any thread may wait for another: a barrier or warp collective anywhere reachable."""
-    return _meets(op for body in bodies for op in body.walk())
-
-
-def _meets(ops: Iterable[Operation]) -> bool:
+def needs_cooperation(ops: Iterable[Operation]) -> bool:
+    """Whether any thread may wait for another: a barrier or warp collective among `ops` (every
+    op the launch reaches)."""
     meet = (simt.SyncThreadsOp, *simt.CONVERGENT_WARP_OPS)
     return any(isinstance(op, meet) for op in ops)
 
 
-def static_shared_bytes(bodies: Sequence[Operation]) -> int:
-    """The static arrays' bytes as the GPU may lay them out, alignment padding included (the
-    bound of `simt.static_shared_bound`: ptxas picks the order)."""
-    return _static_shared_bytes(op for body in bodies for op in body.walk())
-
-
-def _static_shared_bytes(ops: Iterable[Operation]) -> int:
-    """`static_shared_bytes` of the bodies whose ops (in `walk()` order) are `ops`."""
+def static_shared_bytes(ops: Iterable[Operation]) -> int:
+    """The static arrays' bytes among `ops` (every op the launch reaches) as the GPU may lay them
+    out, alignment padding included (the bound of `simt.static_shared_bound`: ptxas picks the
+    order)."""
     allocs = []
     for op in ops:
         if isinstance(op, simt.SharedAllocOp) and not op.is_dynamic:
@@ -204,7 +197,7 @@ def run_simt_kernel(
     op = find_kernel(module, kernel)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
     walked = _reachable(op)
-    static = _static_shared_bytes(o for ops in walked.values() for o in ops)
+    static = static_shared_bytes(o for ops in walked.values() for o in ops)
     check_launch(op, grid3, block3, shared_bytes, static, walked[op])
     finish: list = []
     bound = bind_args(op, args, finish)
@@ -228,7 +221,7 @@ def _execute(
     `shared`: their static shared bytes (`static_shared_bytes`)."""
     values = tuple(_lane_value(v, p) for v, p in zip(bound, op.params))
     budget = max_steps()
-    cooperative = _meets(o for ops in walked.values() for o in ops)
+    cooperative = needs_cooperation(o for ops in walked.values() for o in ops)
     saved = [(b, b.array.copy()) for b in _writable(values)] if cooperative else []
     with np.errstate(all="ignore"):
         try:

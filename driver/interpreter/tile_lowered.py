@@ -14,7 +14,6 @@ arrays (bits, ml_dtypes, float32) are read in before the launch and written back
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from ferrox.artifact import tile_launch_grid
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.launch import find_kernel, run_simt_kernel
 from ferrox.driver.interpreter.tile_kernel import bind_tile_args, find_tile_kernel
@@ -69,12 +69,12 @@ def simt_launch(
     grid_attr = kernel.attributes[GRID_ATTR]
     partition = values[grid_attr.data["partition"].value.data]  # type: ignore[attr-defined]
     shape = grid_attr.data["tile"].get_values()  # type: ignore[attr-defined]
-    grid = tuple(-(-partition.shape[d] // shape[d]) for d in range(len(shape)))
+    tiles = [-(-partition.shape[d] // shape[d]) for d in range(len(shape))]
     order = grid_attr.data.get(GRID_ORDER_KEY)  # type: ignore[attr-defined]
-    if order is not None:  # CUDA axis i walks tile axis order[i]
-        grid = tuple(grid[d] for d in order.get_values())
-    if GRID_PERSISTENT_KEY in grid_attr.data:  # type: ignore[attr-defined]
-        grid = (max(1, min(math.prod(grid), INTERPRETER_SMS)),)  # one block an "SM"
+    persistent = GRID_PERSISTENT_KEY in grid_attr.data  # type: ignore[attr-defined]
+    grid = tile_launch_grid(
+        tiles, order.get_values() if order is not None else (), persistent, INTERPRETER_SMS
+    )
     threads = kernel.attributes[LOWERING_ATTR].data["threads"].value.data  # type: ignore[attr-defined]
     return grid, (threads, 1, 1), args
 

@@ -20,6 +20,7 @@ violated bound with both values, so the caller can report them all at once.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,8 +202,11 @@ class DeviceLimits:
         block: Dim3,
         shared_bytes: int = 0,
         min_compute_capability: tuple[int, int] | None = None,
+        grid_note: Callable[[int, int], str] | None = None,
     ) -> list[str]:
         """Every way this launch exceeds the device, one sentence each; empty when it fits.
+        `grid_note(axis, size)`: what the caller can add about a grid axis over its limit (a
+        tile kernel names the tile-grid axis its grid order put there).
 
         Dynamic shared memory is measured against the opt-in maximum: the launcher raises the
         kernel's limit to what the launch asks for (cuFuncSetAttribute) before launching.
@@ -219,7 +223,10 @@ class DeviceLimits:
             )
         for axis, size, limit in zip("xyz", grid, self.max_grid_dims, strict=True):
             if size > limit:
-                problems.append(f"grid.{axis} is {size}, but {self.name} allows at most {limit}")
+                note = f": {grid_note('xyz'.index(axis), size)}" if grid_note else ""
+                problems.append(
+                    f"grid.{axis} is {size}, but {self.name} allows at most {limit}{note}"
+                )
         if shared_bytes > self.max_shared_per_block_optin:
             problems.append(
                 f"dynamic shared memory is {shared_bytes} bytes, but {self.name} allows at most "
