@@ -487,3 +487,29 @@ def test_only_a_persistent_kernel_takes_a_grid_smaller_than_its_tiles():
         "grid is [2, 2], but @vector_add is persistent: it loops over its tiles on a 1-D grid "
         "of at least one block (the host launches min(tiles, SMs) blocks)"
     ]
+
+
+def test_coverage_takes_a_persistent_output_from_one_block_and_refuses_none():
+    from ferrox.driver.checker import coverage
+
+    def problems(grid):
+        return coverage.problems(
+            (Write(0, PERSISTENT_SPACE),),
+            grid,
+            (256, 1, 1),
+            length=lambda p: 3001,
+            scalar=lambda p: 3001,
+            name=lambda p: f"%arg{p}",
+        )
+
+    assert problems((1, 1, 1)) == []  # one block loops over all 3 tiles
+    assert problems((0, 1, 1)) == [
+        "the grid does not cover %arg0: its persistent tile loop needs at least one block"
+    ]
+    # the same space without `persistent` needs its 3 tiles on grid.x
+    assert coverage.problems(
+        (Write(0, TILE_SPACE),), (1, 1, 1), (256, 1, 1), lambda p: 3001, lambda p: 3001, str
+    ) == [
+        "the grid does not cover 0: grid.x = 1 tiles of 1024, but dimension 0 (1) is 3001 "
+        "(grid.x must be at least 3)"
+    ]
