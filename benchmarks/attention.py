@@ -195,34 +195,25 @@ def parse_variant(name: str) -> tuple[str, dict[str, bool]]:
 
 
 def variant_artifact(kernel, variant: str, **constants):
-    """The kernel compiled as `variant` (`VARIANTS`, `parse_variant`); one that sets a knob is
-    compiled apart, in a cache folder of its own, since the knobs are no part of the compile
-    cache's key."""
+    """The kernel compiled as `variant` (`VARIANTS`, `parse_variant`), its knobs set for the
+    compile only (a flipped knob is part of the compile cache's key, `lowering/knobs.py`)."""
     base, knobs = parse_variant(variant)
     if not knobs:
         return kernel.artifact(VARIANTS[base], **constants)
     import importlib
-    import os
-    import tempfile
 
     import ferrox
 
     text = str(kernel.module(**constants))
     targets = {k: importlib.import_module(KNOBS[k][0]) for k in knobs}
     saved = {k: getattr(targets[k], KNOBS[k][1]) for k in knobs}
-    folder = os.environ.get("FERROX_CACHE_DIR")
     try:
         for k, on in knobs.items():
             setattr(targets[k], KNOBS[k][1], on)
-        os.environ["FERROX_CACHE_DIR"] = tempfile.mkdtemp(prefix="ferrox-variant-")
         return ferrox.compile(text, chip=VARIANTS[base])
     finally:
         for k, was in saved.items():
             setattr(targets[k], KNOBS[k][1], was)
-        if folder is None:
-            os.environ.pop("FERROX_CACHE_DIR", None)
-        else:
-            os.environ["FERROX_CACHE_DIR"] = folder
 
 
 def table(

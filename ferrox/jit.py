@@ -167,9 +167,11 @@ def cached_artifact(
     and compiled. Dumps the `FERROX_DUMP` stages once per specialisation. `ptx=False`: the CPU
     interpreter's artifact (no NVPTX, no ptxas; `targets.compile.compile_module`)."""
     from ferrox.artifact import SCHEMA_VERSION, ModuleArtifact
+    from ferrox.lowering import knobs
     from ferrox.targets.cache import KernelKey, default_cache
 
-    key_hash = hashlib.sha256(f"{chip}\0{ptx}\0{key_text}".encode()).hexdigest()
+    moved = repr(knobs.changed())  # a flipped lowering knob compiles anew (lowering/knobs.py)
+    key_hash = hashlib.sha256(f"{chip}\0{ptx}\0{moved}\0{key_text}".encode()).hexdigest()
     if key_hash in memo:
         return memo[key_hash]
     stages = dump_stages()

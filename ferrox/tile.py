@@ -102,6 +102,7 @@ from ferrox.jit import (
     run_frontend,
 )
 from ferrox.jit import target as jit_target
+from ferrox.lowering import knobs
 
 _TARGETS: dict[str, tuple[str, str]] = {}
 """(device, chip) per requested device, found once per process (asking the driver each call
@@ -128,7 +129,7 @@ class _State(KernelState):
     def __init__(self, fn: Callable[..., Any]):
         super().__init__(fn)
         self.global_names: list[tuple[str, str]] | None = None
-        self.quick: dict[tuple[str, bool, str, str], Any] = {}
+        self.quick: dict[tuple[str, bool, str, str, str], Any] = {}
 
 
 class TileKernel:
@@ -251,7 +252,8 @@ class TileKernel:
         sha256 key, the disk cache and the compiler only on the first)."""
         state = self._state
         values = self._globals()
-        quick = (chip, ptx, repr(sorted(consts.items())), repr(sorted(values.items())))
+        moved = repr(knobs.changed())  # a flipped lowering knob compiles anew
+        quick = (chip, ptx, moved, repr(sorted(consts.items())), repr(sorted(values.items())))
         artifact = state.quick.get(quick)
         if artifact is None:
             artifact = cached_artifact(

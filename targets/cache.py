@@ -7,9 +7,10 @@ compiling the source (only on a miss) and storing the artifact's JSON.
 The key is a sha256 over everything that can change the result: the source text (by its hash),
 the chip and every target option, the artifact's `SCHEMA_VERSION`, a fingerprint of the compiler
 itself (a sha256 over the installed ferrox package's `.py` files), and the versions of xDSL,
-llvmlite (LLVM's PTX changes between releases) and ptxas. An entry that does not decode
-(damaged, or of another schema) is a miss: it is compiled again and replaced. The disk folder is
-`$FERROX_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrox`, else `~/.cache/ferrox`.
+llvmlite (LLVM's PTX changes between releases) and ptxas, and any lowering knob flipped from its
+default (`lowering/knobs.py`: a benchmark's A/B gets each schedule's artifact). An entry that
+does not decode (damaged, or of another schema) is a miss: it is compiled again and replaced.
+The disk folder is `$FERROX_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrox`, else `~/.cache/ferrox`.
 
 A hit costs a hash of the text and a file read: nothing is parsed, and nothing of xDSL, the
 dialects or the lowering is imported (they load on a miss). Hashing every compiler source,
@@ -310,6 +311,13 @@ def _canonical_options(options: Any) -> Any:
     return repr(options)
 
 
+def flipped_knobs() -> tuple[tuple[str, Any], ...]:
+    """The lowering knobs not at their defaults (`lowering/knobs.py`). Where the lowering was
+    never imported (a cache hit in a new process) none can have moved, and it is not imported."""
+    knobs = sys.modules.get("ferrox.lowering.knobs")
+    return knobs.changed() if knobs is not None else ()
+
+
 @dataclass(frozen=True)
 class KernelKey:
     """What a compiled kernel depends on. `artifact` names what compile_fn returns (ptx, cubin)."""
@@ -328,6 +336,7 @@ class KernelKey:
             "artifact": self.artifact,
             **toolchain_versions(),
             **({"plugins": plugged} if (plugged := plugins_fingerprint()) else {}),
+            **({"knobs": moved} if (moved := flipped_knobs()) else {}),
         }
 
     def digest(self) -> str:

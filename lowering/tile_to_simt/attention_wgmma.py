@@ -62,6 +62,7 @@ from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, WARPGROUP
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import DYNAMIC_INDEX, TileTensorType, TileType
+from ferrox.lowering import knobs
 from ferrox.lowering.tile_to_simt.attention import (
     STAGE_BUDGET,
     STAGES,
@@ -515,3 +516,6 @@ def _uses(op: Operation, value: SSAValue) -> bool:
 
 
 __all__ = ["Plan", "PipelinedLoop", "WgmmaLoop", "kernel_threads", "plan"]
+
+
+knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

@@ -89,6 +89,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering import knobs
 from ferrox.lowering.build import fma
 from ferrox.lowering.tile_to_simt import gemm_wgmma
 from ferrox.lowering.tile_to_simt.config import element_bytes, floor_pow2
@@ -914,3 +915,6 @@ def x_layout(m: int, k: int, threads: int) -> Layout:
 
 
 __all__ = ["Gemm", "fma_threads", "lower_pipelined", "match"]
+
+
+knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

@@ -43,6 +43,7 @@ from xdsl.rewriter import InsertPoint
 from ferrox.dialects import simt, tile
 from ferrox.dialects.simt.specialize import SetMaxNRegOp, SpecializeOp
 from ferrox.dialects.simt.tma import MbarrierArriveOp, MbarrierInitOp, MbarrierWaitOp
+from ferrox.lowering import knobs
 from ferrox.lowering.tile_to_simt.gemm_wgmma import (
     TWO_BLOCKS_ACCUMULATORS,
     Wgmma,
@@ -225,3 +226,6 @@ __all__ = [
     "Specialized",
     "applies",
 ]
+
+
+knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

@@ -87,6 +87,7 @@ from ferrox.dialects.simt.tma import (
     TmaLoadOp,
 )
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, SWIZZLE_ROWS, WARPGROUP
+from ferrox.lowering import knobs
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, chunked, log2
 
@@ -610,3 +611,6 @@ __all__ = [
     "plan",
     "target_chip",
 ]
+
+
+knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

@@ -30,6 +30,7 @@ from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering import knobs
 from ferrox.lowering.build import fma
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering
 from ferrox.lowering.tile_to_simt.exchange import padded_row, staging_size, write_all
@@ -323,3 +324,6 @@ def _fmas(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
 
 
 __all__ = ["mma_layout", "row_tensor_core_layout", "tensor_core_layout", "uses_tensor_cores"]
+
+
+knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

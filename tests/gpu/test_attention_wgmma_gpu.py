@@ -35,7 +35,7 @@ def test_wgmma_attention_matches_numpy(
     torch, monkeypatch, tmp_path, pipelined, dim, causal, bm, bn, heads, seq
 ):
     monkeypatch.setattr(attention_wgmma, "PIPELINE", pipelined)
-    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))  # the knob is no part of its key
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))  # no other test's entries
     ex = load("tile_attention_gpu")  # a fresh copy: its kernel's compile cache empty
     constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn}
     ptx = ex.attention.ptx("sm_90", **constants)

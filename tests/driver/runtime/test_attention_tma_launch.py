@@ -22,7 +22,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "python" / "tile_at
 @pytest.fixture
 def example(monkeypatch, tmp_path):
     monkeypatch.setattr(attention_tma, "TMA", True)
-    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))  # the knob is not in the key
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path / "cache"))  # no other test's entries
     spec = importlib.util.spec_from_file_location("tile_attention_tma_launch", EXAMPLE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
