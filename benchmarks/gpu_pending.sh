@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# What is built but not yet timed on a GPU, most wanted first, each step under a deadline counted
-# from the start (so a short device lease still gets the first answers):
+# What is built but not yet timed or checked on a GPU, most wanted first, each step under a
+# deadline counted from the start (so a short device lease still gets the first answers):
 #   source gpu-preamble.sh && bash benchmarks/gpu_pending.sh [SECONDS]   (default 560)
-# 1. attention in its new grid order (tile.grid_order: one head's query blocks on blockIdx.x)
-#    against the old one (--heads-first), then ncu's DRAM bytes and L2 hit rate of the new order;
-# 2. the persistent tile GEMM (gemm_wgmma.PERSISTENT) against the default schedule;
-# 3. the `gpu` tests, compute-sanitizer racecheck of the attention example, compile latency.
+# 1. attention's new default on sm_90 (TMA stages, pipelined, turns: `wgmma`) against the
+#    measured variant with the ninth session's cuts (`wgmma-tma-pipe-pp`) and the old default
+#    (`wgmma:tma=0:pipe=0:pp=0`);
+# 2. the `gpu` tests; compute-sanitizer memcheck and racecheck of the attention example (its
+#    default path) at head dims 64 and 128, causal and full;
+# 3. the tile GEMM at its default schedule, more rounds; compile latency.
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; export OUT
@@ -23,17 +25,16 @@ step() {  # step NAME SHARE-OF-BUDGET-BY-ITS-END(%) command...
 }
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 --version; } \
   | tee "$OUT/device.txt"
-ATT=(python3 -m benchmarks.attention --table --seqs 4096 --variants wgmma,wgmma-tma-pipe-pp)
-step attention-order 20 "${ATT[@]}"
-step attention-heads-first 40 "${ATT[@]}" --heads-first
-step gemm-persistent 62 python3 -m benchmarks.tile_wgmma --ab 3 --sizes 4096,8192 \
-  --configs default:128x256x64,persistent:128x256x64,default:256x128x64,persistent:256x128x64
-step gpu-tests 75 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
-step ncu-attention 84 ncu --clock-control none --kernel-name attention --launch-count 1 \
-  --section SpeedOfLight --metrics lts__t_sector_hit_rate.pct,dram__bytes_read.sum \
-  python3 -m benchmarks.attention --table --untimed --seqs 4096 --configs 128:128:128 --variants wgmma
-step racecheck-attention 92 compute-sanitizer --tool racecheck \
-  python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200 --dim 64 --causal
+ATT=(python3 -m benchmarks.attention --table --seqs 4096,8192)
+step attention-default 25 "${ATT[@]}" --variants wgmma,wgmma-tma-pipe-pp,wgmma:tma=0:pipe=0:pp=0
+step gpu-tests 40 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
+EX=(python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200)
+step memcheck-attention 48 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
+step racecheck-attention-d64 56 compute-sanitizer --tool racecheck "${EX[@]}" --dim 64 --causal
+step racecheck-attention-d128 64 compute-sanitizer --tool racecheck "${EX[@]}" --dim 128
+step synccheck-attention 70 compute-sanitizer --tool synccheck "${EX[@]}" --dim 128 --causal
+step gemm-default 88 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096,8192 \
+  --configs default:128x256x64
 step compile-latency 100 python3 benchmarks/compile_latency.py --reps 5 --no-new-process \
   --examples simt/vecadd simt/transpose tile/softmax tile/layernorm
 echo "total $(( $(date +%s) - T0 )) s"

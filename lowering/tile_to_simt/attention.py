@@ -37,7 +37,7 @@ the produced kernel is checked by `verify-disjoint` like every lowered kernel.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, IndexType, IntegerAttr, i32
@@ -216,13 +216,16 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         if ctx.layout_of(mma.result) != row_tensor_core_layout(m, n, ctx.threads):
             return False
     ctx.lowering(op)
-    from ferrox.lowering.tile_to_simt import attention_tma
+    from ferrox.lowering.tile_to_simt import attention_tma, attention_wgmma
     from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, WgmmaLoop, plan
 
     wg = plan(f, ctx.threads, ctx.config.chip)
+    on_tma = wg is not None and attention_tma.TMA and attention_tma.fits(f, ctx)
+    if wg is not None and wg.pipelined and attention_wgmma.PIPELINE is None and not on_tma:
+        wg = replace(wg, pipelined=False)  # pipelined on TMA stages only
     if wg is None:
         _Loop(ctx, f).run()
-    elif attention_tma.TMA and attention_tma.fits(f, ctx):
+    elif on_tma:
         tma = attention_tma.TmaPipelinedLoop if wg.pipelined else attention_tma.TmaLoop
         tma(ctx, f, wg).run()
     elif wg.pipelined:

@@ -1,6 +1,6 @@
 """The fused attention loop on wgmma (`attention_wgmma.py`) with its K and V stages filled by TMA
 (`simt.tma_load`, FlashAttention-3's loads) instead of every thread's `cp.async`, behind the knob
-`TMA` (off by default: not yet run on a GPU).
+`TMA` (on: measured faster on the H200, docs/performance.md, twelfth session).
 
 One thread issues each stage's loads; the stages complete on mbarriers instead of each thread's
 `cp.async` wait, proxy fence and the block barrier of every iteration. A stage of a stream is its
@@ -78,12 +78,14 @@ from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, Plan, Wg
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Lowering
 
-TMA = False
+TMA = True
 """Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
-stages; a knob for timing, docs/performance.md, "Fused attention, ninth session")."""
-PINGPONG = False
+stages; a knob for timing). On: with `PINGPONG` and the pipelined loop, 0.82-0.89 of SDPA on the
+H200 at 4096 keys against 0.67-0.80 without (docs/performance.md, twelfth session)."""
+PINGPONG = True
 """Whether the two warpgroups of a 256-thread `TmaLoop` take turns issuing their products
-(FlashAttention-3's ping-pong, module docstring "Turns"; a knob for timing)."""
+(FlashAttention-3's ping-pong, module docstring "Turns"; on, as measured with `TMA`; a knob for
+timing)."""
 WARP = 32
 TURNS = (1, 2)
 """The named barriers of the turns: warpgroup `g` syncs on `TURNS[g]` before issuing a product

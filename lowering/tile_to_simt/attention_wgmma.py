@@ -86,12 +86,15 @@ from ferrox.lowering.tile_to_simt.memory import _strides, whole_tile
 ENABLED = True
 """Whether sm_90 takes this path at all (False: the mma.sync loop everywhere; a knob for merging
 and timing, as the H100 has not yet shown it faster)."""
-PIPELINE = False
-"""Whether loops that allow it take `PipelinedLoop` (False: `WgmmaLoop`; a knob for timing). Off:
-on the H100 (the lead's run of 55cae5e, 2026-12-06 18:36-18:44 UTC, ratio to SDPA) the
-synchronous form was as fast or faster in 7 of 10 cases (d 64 128 x 64 full 0.368 against
-0.267: the pipelined one's 156 registers cost the second block an SM), the pipelined one ahead
-by 3-4% in two (d 128 128 x 64, d 64 128 x 64 causal)."""
+PIPELINE: bool | None = None
+"""Whether loops that allow it take the pipelined schedule (`PipelinedLoop`; on TMA stages
+`attention_tma.TmaPipelinedLoop`). None, the default: on TMA stages only. On the H200 (twelfth
+session, 2026-12-07, docs/performance.md, 4 x 16 heads, ratio to SDPA) the pipelined loop on TMA
+stages with turns led at every size from 4096 keys up (d 128 full at 4096: 0.887 against 0.668
+for the synchronous loop on `cp.async` stages; d 64 causal 0.821 against 0.786). On `cp.async`
+stages the synchronous form was as fast or faster in 7 of 10 cases on the H100 (the lead's run
+of 55cae5e, 2026-12-06; the pipelined one's 156 registers cost the second block an SM), so those
+stay synchronous. True or False: everywhere or nowhere (a knob for timing)."""
 PIPELINE_THREADS = 256
 """Up to this many threads a block the loop is pipelined: at 512 a thread has 128 registers, and
 the next iteration's scores it holds too made ptxas spill 76-100 bytes at 256 x 64, d 64 (the
@@ -115,7 +118,8 @@ class Plan:
     bn: int
     q: Stream
     pipelined: bool = False
-    """FlashAttention-3's overlap (`PipelinedLoop`), where the loop's form allows it."""
+    """FlashAttention-3's overlap (`PipelinedLoop`), where the loop's form allows it and
+    `PIPELINE` is not False (None: `attention.lower_fused` keeps it for TMA stages only)."""
 
 
 def _q_stream(mma: tile.MmaOp) -> Stream | None:
@@ -169,7 +173,8 @@ def plan(f: Fused, threads: int, chip: str) -> Plan | None:
         return None
     if 2 * (m * d + STAGES * 2 * bn * d) > STAGE_BUDGET:
         return None
-    return Plan(m, d, bn, q, PIPELINE and threads <= PIPELINE_THREADS and _pipelinable(f))
+    pipelined = PIPELINE is not False and threads <= PIPELINE_THREADS and _pipelinable(f)
+    return Plan(m, d, bn, q, pipelined)
 
 
 def _pipelinable(f: Fused) -> bool:

@@ -49,12 +49,14 @@ def lowered(kernel, **constants):
 
 @pytest.fixture
 def tma(monkeypatch):
+    """The plain TMA loop: no turns, each product retired at once (tests may add either)."""
     monkeypatch.setattr(attention_tma, "TMA", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", False)
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", False)
 
 
 @pytest.fixture
-def turns(monkeypatch):
-    monkeypatch.setattr(attention_tma, "TMA", True)
+def turns(tma, monkeypatch):
     monkeypatch.setattr(attention_tma, "PINGPONG", True)
 
 
@@ -107,10 +109,16 @@ def test_pipelined_on_tma(example, tma, monkeypatch, turns_on):
     assert collect(kernel) == []
 
 
-def test_off_by_default(example):
-    assert not attention_tma.TMA
+def test_on_by_default_pipelined_with_turns(example):
+    """The default (measured fastest on the H200): TMA stages, the pipelined loop (`PIPELINE`
+    None: on TMA stages), and the warpgroups' turns at 256 threads."""
+    assert attention_tma.TMA and attention_tma.PINGPONG and attention_wgmma.PIPELINE is None
     _, kernel = lowered(example.attention, D=64, CAUSAL=False)
-    assert count(kernel, TmaLoadOp) == 0
+    loop = key_loop(kernel)
+    waits = [op for op in loop.walk() if isinstance(op, simt.WgmmaWaitOp)]
+    assert [op.pending.value.data for op in waits] == [0, 1]
+    assert count(loop, TmaLoadOp) == 2 and count(loop, simt.NamedBarrierOp) == 4
+    assert count(loop, simt.SyncThreadsOp) == 0 and collect(kernel) == []
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")

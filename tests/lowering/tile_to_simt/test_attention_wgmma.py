@@ -27,6 +27,15 @@ from ferrox.verify import verify_module
 from .test_attention_fused import attention_split, count, example  # noqa: F401
 
 
+@pytest.fixture(autouse=True)
+def cp_async_stages(monkeypatch):
+    """These tests are of `WgmmaLoop` and `PipelinedLoop`, whose stages every thread fills with
+    `cp.async`: TMA stages (the default where they fit) are test_attention_tma.py's."""
+    from ferrox.lowering.tile_to_simt import attention_tma
+
+    monkeypatch.setattr(attention_tma, "TMA", False)
+
+
 def lowered(kernel, chip: str = "sm_90a", **constants):
     """The module of `kernel` lowered for `chip` (the module's `ferrox.chip`), and its kernel."""
     module = kernel.module(**constants)
@@ -71,7 +80,8 @@ def test_sm90_takes_wgmma_pipelined(example, monkeypatch, dim, causal, bn):
 
 
 def test_by_default_each_product_is_retired_at_once(example):
-    assert not attention_wgmma.PIPELINE
+    """On `cp.async` stages the default (`PIPELINE` None) is the synchronous loop."""
+    assert attention_wgmma.PIPELINE is None
     _, kernel = lowered(example.attention, D=64, CAUSAL=True)
     waits = [op for op in key_loop(kernel).walk() if isinstance(op, simt.WgmmaWaitOp)]
     assert [op.pending.value.data for op in waits] == [0, 0]
