@@ -5,8 +5,9 @@
 # 1. attention's new default on sm_90 (TMA stages, pipelined, turns: `wgmma`) against the
 #    measured variant with the ninth session's cuts (`wgmma-tma-pipe-pp`) and the old default
 #    (`wgmma:tma=0:pipe=0:pp=0`);
-# 2. the `gpu` tests; compute-sanitizer memcheck and racecheck of the attention example (its
-#    default path) at head dims 64 and 128, causal and full;
+# 2. ncu of the new default at 1024 keys (where it is furthest from SDPA); the `gpu` tests;
+#    compute-sanitizer memcheck, racecheck and synccheck of the attention example (its default
+#    path) at head dims 64 and 128, causal and full;
 # 3. the tile GEMM at its default schedule, more rounds; compile latency.
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
@@ -25,8 +26,11 @@ step() {  # step NAME SHARE-OF-BUDGET-BY-ITS-END(%) command...
 }
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 --version; } \
   | tee "$OUT/device.txt"
-ATT=(python3 -m benchmarks.attention --table --seqs 4096,8192)
-step attention-default 25 "${ATT[@]}" --variants wgmma,wgmma-tma-pipe-pp,wgmma:tma=0:pipe=0:pp=0
+ATT=(python3 -m benchmarks.attention --table --seqs 1024,2048,4096,8192)
+step attention-default 20 "${ATT[@]}" --variants wgmma,wgmma-tma-pipe-pp,wgmma:tma=0:pipe=0:pp=0
+step ncu-attention-1024 27 ncu --clock-control none --kernel-name attention --launch-count 1 \
+  --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
+  python3 -m benchmarks.attention --table --untimed --seqs 1024 --configs 128:128:128
 step gpu-tests 40 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
 EX=(python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200)
 step memcheck-attention 48 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
