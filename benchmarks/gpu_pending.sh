@@ -4,6 +4,9 @@
 #   source gpu-preamble.sh && bash benchmarks/gpu_pending.sh [SECONDS]   (default 560)
 # 1. attention in its new grid order (tile.grid_order: one head's query blocks on blockIdx.x)
 #    against the old one (--heads-first), then ncu's DRAM bytes and L2 hit rate of the new order;
+#    the causal rows walk their query blocks heaviest first (the default CAUSAL_HEAVY_FIRST);
+# 1b. causal attention, d 64 and d 128, heaviest first against first to last
+#    (--causal-light-first, the walk before the reversal), the A/B of the reversal;
 # 2. the persistent tile GEMM (gemm_wgmma.PERSISTENT) against the default schedule;
 # 3. the `gpu` tests, compute-sanitizer racecheck of the attention example, compile latency.
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
@@ -26,10 +29,13 @@ step() {  # step NAME SHARE-OF-BUDGET-BY-ITS-END(%) command...
 ATT=(python3 -m benchmarks.attention --table --seqs 4096 --variants wgmma,wgmma-tma-pipe-pp)
 step attention-order 20 "${ATT[@]}"
 step attention-heads-first 40 "${ATT[@]}" --heads-first
-step gemm-persistent 62 python3 -m benchmarks.tile_wgmma --ab 3 --sizes 4096,8192 \
+CAUSAL=(python3 -m benchmarks.attention --table --seqs 4096 --variants wgmma --causal-only)
+step attention-causal-heavy-first 47 "${CAUSAL[@]}"
+step attention-causal-light-first 54 "${CAUSAL[@]}" --causal-light-first
+step gemm-persistent 66 python3 -m benchmarks.tile_wgmma --ab 3 --sizes 4096,8192 \
   --configs default:128x256x64,persistent:128x256x64,default:256x128x64,persistent:256x128x64
-step gpu-tests 75 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
-step ncu-attention 84 ncu --clock-control none --kernel-name attention --launch-count 1 \
+step gpu-tests 77 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
+step ncu-attention 85 ncu --clock-control none --kernel-name attention --launch-count 1 \
   --section SpeedOfLight --metrics lts__t_sector_hit_rate.pct,dram__bytes_read.sum \
   python3 -m benchmarks.attention --table --untimed --seqs 4096 --configs 128:128:128 --variants wgmma
 step racecheck-attention 92 compute-sanitizer --tool racecheck \

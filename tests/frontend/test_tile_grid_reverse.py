@@ -3,8 +3,9 @@ d is walked last tile first, so the block whose id along the CUDA axis walking d
 n_d - 1 - b (the ragged last tile included: block 0 takes it). Only the block -> tile map
 changes, never what a tile holds, so every kernel here runs on the interpreter (the lowered
 kernel the GPU runs, witnesses and all) with ragged edges and a NaN-poisoned output and is
-compared with NumPy, alone and with a grid order; the IR, the artifact, the checked grid and the
-frontend's refusals are pinned too. Which block writes which tile is pinned on SIMT kernels in
+compared with NumPy, alone and with a grid order; the IR, the artifact and the checked grid are
+pinned too, the frontend's refusals in tests/frontend/test_tile_grid_order.py with the order's.
+Which block writes which tile is pinned on SIMT kernels in
 tests/driver/interpreter/test_grid_reverse.py."""
 
 # Tile shapes name the kernels' Constexpr parameters, which linters cannot see:
@@ -12,19 +13,14 @@ tests/driver/interpreter/test_grid_reverse.py."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from markers import locator
 
-import ferrox
 from ferrox import tile
 from ferrox.artifact import ModuleArtifact
 from ferrox.lowering.tile_to_simt import convert_tile_to_simt
-from ferrox.tile import Constexpr, FrontendError, Partition, Tensor, f32
-
-at = locator(Path(__file__))
+from ferrox.tile import Constexpr, Partition, Tensor, f32
 
 
 # doc:begin grid_reverse
@@ -143,105 +139,3 @@ def test_a_3d_reversed_grid_matches_numpy(order, reverse):
     assert np.array_equal(counts, np.full(shape, 41002, np.float32))
     grid = flipped_3d.on("cpu").check(out, counts, x, ORDER=order, REVERSE=reverse).grid
     assert grid == tuple((4, 10, 2)[d] for d in order)
-
-
-# -- refusals, at the Python line -------------------------------------------------------------
-
-
-@tile.kernel
-def out_of_range(out: Partition[f32, (4, 64)]):
-    tile.grid_order(1, 0, reverse=(2,))  # <- range
-    tile.store(tile.zeros((4, 64)), out)
-
-
-@tile.kernel
-def not_increasing(out: Partition[f32, (4, 64)]):
-    tile.grid_order(0, 1, reverse=(1, 0))  # <- increasing
-    tile.store(tile.zeros((4, 64)), out)
-
-
-@tile.kernel
-def run_time_reverse(out: Partition[f32, (4, 64)]):
-    tile.grid_order(0, 1, reverse=(tile.block_id(0),))  # <- dynamic
-    tile.store(tile.zeros((4, 64)), out)
-
-
-@tile.kernel
-def reversed_twice(out: Partition[f32, (4, 64)]):
-    tile.grid_order(0, 1, reverse=(1,))
-    tile.grid_order(0, 1, reverse=(1,))  # <- twice
-    tile.store(tile.zeros((4, 64)), out)
-
-
-@tile.kernel
-def other_keyword(out: Partition[f32, (4, 64)]):
-    tile.grid_order(0, 1, reversed=(1,))  # <- keyword
-    tile.store(tile.zeros((4, 64)), out)
-
-
-@tile.kernel
-def reversed_under_a_branch(out: Partition[f32, (4, 64)], n: tile.index):
-    for _ in range(n):
-        tile.grid_order(0, 1, reverse=(0,))  # <- loop
-    tile.store(tile.zeros((4, 64)), out)
-
-
-REFUSED = {  # kernel: (line marker, column, message)
-    out_of_range: (
-        "range",
-        5,
-        "tile.grid_order's reverse must list distinct tile-grid axes of 0 .. 1 (rank 2) in "
-        "increasing order, found [2]",
-    ),
-    not_increasing: (
-        "increasing",
-        5,
-        "tile.grid_order's reverse must list distinct tile-grid axes of 0 .. 1 (rank 2) in "
-        "increasing order, found [1, 0]",
-    ),
-    run_time_reverse: (
-        "dynamic",
-        5,
-        "tile.grid_order's reverse takes compile-time ints (tile-grid axes), found index",
-    ),
-    reversed_twice: (
-        "twice",
-        5,
-        "tile.grid_order is given twice: the kernel's grid order is already [0, 1] reversing [1]",
-    ),
-    other_keyword: (
-        "keyword",
-        5,
-        "tile.grid_order takes the axes by position and the reversed axes as `reverse`: "
-        "tile.grid_order(1, 0, reverse=(0,))",
-    ),
-    reversed_under_a_branch: (
-        "loop",
-        9,
-        "tile.grid_order sets the kernel's launch order once, at compile time: it must be a "
-        "statement of the kernel's body, not inside a run-time branch or loop (a `Constexpr` "
-        "`if` is fine)",
-    ),
-}
-
-
-@pytest.mark.parametrize("kernel", list(REFUSED), ids=lambda k: k.name)
-def test_a_bad_grid_reversal_is_refused_at_its_line(kernel):
-    marker, column, message = REFUSED[kernel]
-    with pytest.raises(FrontendError) as refused:
-        kernel.ir()
-    assert [d.format() for d in refused.value.diagnostics] == [
-        f"{at(marker, column)}: error: {message}"
-    ]
-
-
-def test_the_mlir_kernel_and_the_python_one_agree():
-    """The same reversal written in MLIR compiles to the same launch as the Python kernel's."""
-    text = """
-    tile.kernel @k(%out: !tile.partition<f32, [4, 64]>) grid_order [1, 0] grid_reverse [1] {
-      tile.return
-    }
-    """
-    kernel = ferrox.compile(text, chip="sm_80", cache=False)["k"]
-    assert kernel.tile is not None and kernel.tile.grid_reverse == (1,)
-    assert kernel.tile.grid_order == (1, 0)

@@ -1,7 +1,7 @@
 """A tile space with a grid reversal (`tile<..., reverse [d]>`, issue 13) on the interpreter: the
 block whose id along the CUDA axis walking tile axis d is b writes tile n_d - 1 - b (n_d the
 tile count, the ragged last tile included, so block 0 writes it), for 1-D, 2-D and 3-D spaces,
-alone and with a grid order. Each thread writes its block's linear id into its chunk, so the
+alone and with a grid order. Each thread writes its block's ids, folded, into its chunk, so the
 output shows which block wrote each tile; a block past the tile count writes nothing; the
 launch checker's coverage rule refuses a grid short of a reversed axis's tiles."""
 
@@ -32,7 +32,7 @@ def space(rank: int, order: tuple[int, ...], reverse: tuple[int, ...]) -> str:
 
 
 def kernel(rank: int, order: tuple[int, ...], reverse: tuple[int, ...]) -> str:
-    """@owner: every thread writes its block's linear id x + gx (y + gy z) into its chunk."""
+    """@owner: every thread writes its block's ids folded, x + 100 (y + 100 z), into its chunk."""
     sp = space(rank, order, reverse)
     dims = ", ".join(f"%d{d}: index" for d in range(rank))
     names = ", ".join(f"%d{d}" for d in range(rank))
@@ -41,15 +41,14 @@ builtin.module {{
   simt.kernel @owner(%out: !simt.disjoint_slice<f32, {sp}>, {dims})
       contract<domain = {rank}, block = [8]> {{
     %k = arith.constant 0 : index
-    %bx = simt.block_id x
-    %by = simt.block_id y
+    %c100 = arith.constant 100 : index
     %bz = simt.block_id z
-    %gx = simt.grid_dim x
-    %gy = simt.grid_dim y
-    %z0 = arith.muli %bz, %gy : index
-    %yz = arith.addi %by, %z0 : index
-    %row = arith.muli %yz, %gx : index
-    %lin = arith.addi %row, %bx : index
+    %z = arith.muli %bz, %c100 : index
+    %by = simt.block_id y
+    %zy = arith.addi %z, %by : index
+    %zy100 = arith.muli %zy, %c100 : index
+    %bx = simt.block_id x
+    %lin = arith.addi %zy100, %bx : index
     %i = arith.index_cast %lin : index to i64
     %v = arith.uitofp %i : i64 to f32
     %w = simt.tile_index %k dims({names}) : !simt.thread_index<{sp}>
@@ -60,7 +59,7 @@ builtin.module {{
 """
 
 
-def expected_owner(shape, order, reverse, grid) -> np.ndarray:
+def expected_owner(shape, order, reverse) -> np.ndarray:
     """Tile b (tile-grid coordinates) is written by the block whose id on CUDA axis i is
     b[order[i]], or n - 1 - b[order[i]] where that axis is reversed: NumPy's own arithmetic."""
     tiles = TILES[len(shape)]
@@ -70,12 +69,12 @@ def expected_owner(shape, order, reverse, grid) -> np.ndarray:
         ids = [0, 0, 0]
         for i, d in enumerate(order):
             ids[i] = counts[d] - 1 - b[d] if d in reverse else b[d]
-        lin = ids[0] + grid[0] * (ids[1] + grid[1] * ids[2])
+        lin = ids[0] + 100 * (ids[1] + 100 * ids[2])
         out[tuple(slice(bd * t, (bd + 1) * t) for bd, t in zip(b, tiles))] = lin
     return out
 
 
-def run(shape, order, reverse, grid=None) -> tuple[np.ndarray, tuple[int, int, int]]:
+def run(shape, order, reverse, grid=None) -> np.ndarray:
     tiles = TILES[len(shape)]
     counts = [-(-s // t) for s, t in zip(shape, tiles)]
     if grid is None:
@@ -84,7 +83,7 @@ def run(shape, order, reverse, grid=None) -> tuple[np.ndarray, tuple[int, int, i
     module = parse_module(make_context(), kernel(len(shape), order, reverse), "reverse.mlir")
     out = np.full(int(np.prod(shape)), np.nan, np.float32)
     run_simt_kernel(module, "owner", grid, (8, 1, 1), [out, *shape])
-    return out.reshape(shape), grid
+    return out.reshape(shape)
 
 
 CASES = [  # (shape, order, reverse): every tensor ragged on every axis
@@ -101,24 +100,24 @@ CASES = [  # (shape, order, reverse): every tensor ragged on every axis
 
 @pytest.mark.parametrize("shape, order, reverse", CASES)
 def test_every_tile_once_by_its_reversed_block(shape, order, reverse):
-    out, grid = run(shape, order, reverse)
-    np.testing.assert_array_equal(out, expected_owner(shape, order, reverse, grid))
+    out = run(shape, order, reverse)
+    np.testing.assert_array_equal(out, expected_owner(shape, order, reverse))
 
 
 def test_without_a_reversal_block_b_writes_tile_b():
     """The same kernel unreversed: the expectation's arithmetic is not reversal-blind."""
     shape, order = (13, 21), (1, 0)
-    out, grid = run(shape, order, ())
-    np.testing.assert_array_equal(out, expected_owner(shape, order, (), grid))
-    assert not np.array_equal(out, expected_owner(shape, order, (1,), grid))
+    out = run(shape, order, ())
+    np.testing.assert_array_equal(out, expected_owner(shape, order, ()))
+    assert not np.array_equal(out, expected_owner(shape, order, (1,)))
 
 
 def test_blocks_past_the_tile_count_write_nothing():
     """A grid larger than the tile count (no checker here): blocks 3 and 4 of a 3-tile reversed
     axis would name tiles -1 and -2 (wrapped); their witnesses are out of bounds, so every tile
     is still written once, by blocks 0 .. 2."""
-    out, grid = run((21,), (0,), (0,), grid=(5, 1, 1))
-    np.testing.assert_array_equal(out, expected_owner((21,), (0,), (0,), (3, 1, 1)))
+    out = run((21,), (0,), (0,), grid=(5, 1, 1))
+    np.testing.assert_array_equal(out, expected_owner((21,), (0,), (0,)))
 
 
 def test_a_grid_short_of_a_reversed_axis_is_refused():
