@@ -40,6 +40,11 @@ HEADS_FIRST = False
 (`HEADS_FIRST`: the blocks resident at a time span every head's K and V, the order before
 `tile.grid_order`) rather than one head's query blocks: the A/B of the grid order."""
 
+CAUSAL_HEAVY_FIRST = True
+"""Whether the causal rows time the example walking its query blocks heaviest first (the
+example's `CAUSAL_HEAVY_FIRST`, its default: the query-block axis reversed, the blocks with the
+most keys launched first) rather than first to last: the A/B of the reversal."""
+
 
 def _in_layout(q, k, v, ref, seq_major: bool):
     """For [batch, heads, seq, D] inputs: a NaN-poisoned f32 output in the kernel's layout
@@ -87,6 +92,7 @@ def rows(variants: bool = False) -> list[dict]:
             "BN": bn,
             "SEQ_MAJOR": SEQ_MAJOR,
             "HEADS_FIRST": HEADS_FIRST,
+            "CAUSAL_HEAVY_FIRST": CAUSAL_HEAVY_FIRST,
         }
 
         def make(flat=flat, o=o, constants=constants):
@@ -226,6 +232,8 @@ def table(
     timed: bool = True,
     seq_major: bool = False,
     heads_first: bool = False,
+    heavy_first: bool = True,
+    causals: tuple[bool, ...] = (False, True),
 ) -> list[dict]:
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
     SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
@@ -233,7 +241,9 @@ def table(
     example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
     timing (for compute-sanitizer). `seq_major`: the output as [seq, batch * heads, D]
     (`SEQ_MAJOR`). `heads_first`: blockIdx.x walks the heads (`HEADS_FIRST`, the old grid
-    order) rather than one head's query blocks."""
+    order) rather than one head's query blocks. `heavy_first` False: causal query blocks walked
+    first to last (`CAUSAL_HEAVY_FIRST`, the walk before the reversal). `causals`: which of
+    full (False) and causal (True) to time."""
     import torch
     import torch.nn.functional as F
 
@@ -244,7 +254,7 @@ def table(
     print(f"{'case':<30} {'max err':>8} {'ferrox':>8} {'sdpa':>8} {'ratio':>6}", flush=True)
     for dim, bm, bn in configs:
         tiles = {k: v for k, v in (("BM", bm), ("BN", bn)) if v}
-        for causal in (False, True):
+        for causal in causals:
             artifacts = {
                 name: variant_artifact(
                     kernel,
@@ -253,6 +263,7 @@ def table(
                     CAUSAL=causal,
                     SEQ_MAJOR=seq_major,
                     HEADS_FIRST=heads_first,
+                    CAUSAL_HEAVY_FIRST=heavy_first,
                     **tiles,
                 )
                 for name in variants
@@ -290,6 +301,7 @@ def table(
                         "heads": heads,
                         "seq_major": seq_major,
                         "heads_first": heads_first,
+                        "heavy_first": heavy_first,
                         "max_err": err,
                         "correct": bool(err <= 3e-2),
                         "ferrox_tflops": flops / ms / 1e9,
@@ -338,6 +350,13 @@ if __name__ == "__main__":
         help="blockIdx.x walks the heads (HEADS_FIRST: the grid order before tile.grid_order)",
     )
     parser.add_argument(
+        "--causal-light-first",
+        action="store_true",
+        help="causal query blocks walked first to last (CAUSAL_HEAVY_FIRST=False: the walk "
+        "before the reversal)",
+    )
+    parser.add_argument("--causal-only", action="store_true", help="time the causal rows only")
+    parser.add_argument(
         "--untimed", action="store_true", help="one checked launch a row (compute-sanitizer)"
     )
     args = parser.parse_args()
@@ -359,6 +378,8 @@ if __name__ == "__main__":
             not args.untimed,
             args.seq_major,  # type: ignore[arg-type]
             args.heads_first,
+            not args.causal_light_first,
+            (True,) if args.causal_only else (False, True),
         )
         write_result("attention-table", {"rows": found})
     else:

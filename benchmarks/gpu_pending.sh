@@ -5,6 +5,8 @@
 # 1. attention's new default on sm_90 (TMA stages, pipelined, turns: `wgmma`) against the
 #    measured variant with the ninth session's cuts (`wgmma-tma-pipe-pp`) and the old default
 #    (`wgmma:tma=0:pipe=0:pp=0`);
+#    the causal rows walk their query blocks heaviest first (CAUSAL_HEAVY_FIRST, the default);
+#    against them the light-first walk (--causal-light-first), the reversal's A/B;
 # 2. ncu of the new default at 1024 keys (where it is furthest from SDPA); the `gpu` tests;
 #    compute-sanitizer memcheck, racecheck and synccheck of the attention example (its default
 #    path) at head dims 64 and 128, causal and full;
@@ -31,11 +33,13 @@ step attention-default 20 "${ATT[@]}" --variants wgmma,wgmma-tma-pipe-pp,wgmma:t
 step ncu-attention-1024 27 ncu --clock-control none --kernel-name attention --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
   python3 -m benchmarks.attention --table --untimed --seqs 1024 --configs 128:128:128
-step gpu-tests 40 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
+CAUSAL=(python3 -m benchmarks.attention --table --seqs 4096 --variants wgmma --causal-only)
+step attention-causal-light-first 32 "${CAUSAL[@]}" --causal-light-first
+step gpu-tests 44 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
 EX=(python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200)
-step memcheck-attention 48 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
-step racecheck-attention-d64 56 compute-sanitizer --tool racecheck "${EX[@]}" --dim 64 --causal
-step racecheck-attention-d128 64 compute-sanitizer --tool racecheck "${EX[@]}" --dim 128
+step memcheck-attention 51 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
+step racecheck-attention-d64 58 compute-sanitizer --tool racecheck "${EX[@]}" --dim 64 --causal
+step racecheck-attention-d128 65 compute-sanitizer --tool racecheck "${EX[@]}" --dim 128
 step synccheck-attention 70 compute-sanitizer --tool synccheck "${EX[@]}" --dim 128 --causal
 step gemm-default 88 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096,8192 \
   --configs default:128x256x64

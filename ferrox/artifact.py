@@ -124,6 +124,8 @@ class IndexSpace:
     """tile: a persistent space (docs/safety.md#simt-1-persistent): the block's tiles come from
     a loop over `t = ctaid.x, + nctaid.x, ..` below the tile count, so any grid of at least one
     block writes every tile."""
+    reverse: tuple[int, ...] = field(default=(), metadata=LATER)
+    """tile: the tile axes walked last tile first (block b takes tile n - 1 - b)."""
 
     def block_axis(self, d: int) -> int:
         """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""
@@ -252,6 +254,9 @@ class TileLaunch:
     persistent: bool = field(default=False, metadata=LATER)
     """The kernel loops over its tiles (docs/safety.md#simt-1-persistent): it launches `min(tiles,
     SMs)` blocks on grid.x, one an SM, each running tiles `t = block, block + grid, ..`."""
+    grid_reverse: tuple[int, ...] = field(default=(), metadata=LATER)
+    """The tile-grid axes walked last tile first: along them block b takes tile n - 1 - b (the
+    launch grid is the same, `launch_grid`; only which block takes which tile changes)."""
 
     def tile_counts(self, shape: Sequence[int]) -> tuple[int, ...]:
         """The tile grid of a `grid_partition` of `shape`: its tile count along each axis."""
@@ -389,6 +394,7 @@ def _space(raw: dict | None) -> IndexSpace | None:
         raw["dims_param"],
         tuple(raw.get("order", ())),
         raw.get("persistent", False),
+        tuple(raw.get("reverse", ())),
     )
 
 
@@ -435,6 +441,7 @@ def _kernel(raw: dict) -> KernelArtifact:
             tile.get("portable", ""),
             tuple(tile.get("grid_order", ())),
             tile.get("persistent", False),
+            tuple(tile.get("grid_reverse", ())),
         ),
         tuple(_param(p) for p in raw["simt_params"]),
         tuple(

@@ -105,6 +105,10 @@ CODES: tuple[Code, ...] = (
             r"is written only through a witness",  # the Python frontend's words for it
             r"grid order must be a permutation of the grid's axes",  # else two blocks, one tile
             r"the identity grid order is written by leaving it out",
+            # a grid reversal (docs/safety.md#simt-1-reverse): else two blocks, one tile
+            # (the space's, tile.kernel's `of @k`, the Python frontend's `reverse`)
+            r"(reversal|reversal of @\S+|reverse) must list distinct tile-grid axes of",
+            r"a grid reversal of no axis is written by leaving it out",
             # a persistent tile space (docs/safety.md#simt-1-persistent): else two blocks or two
             # iterations, one tile
             r"the induction variable of (its|a) persistent loop",
@@ -112,13 +116,18 @@ CODES: tuple[Code, ...] = (
             r"persistent loops do not nest",
             r"schedules a persistent tile space",
             r"names a tile of a loop over",
-            r"a persistent tile space takes no grid order",
+            r"a persistent tile space takes no grid (order|reversal)",
         ),
         (
             (
                 "grid order",
                 "give each grid axis once (a permutation of 0 .. rank-1), or leave the order out "
                 "for the identity",
+            ),
+            (
+                r"grid reversal|reverse must list",
+                "list each reversed tile-grid axis once, in increasing order and below the "
+                "grid's rank, or leave the reversal out",
             ),
             (
                 "",

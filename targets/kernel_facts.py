@@ -59,6 +59,7 @@ from ferrox.lowering.tile_to_simt.kernel import (
     GRID_ATTR,
     GRID_ORDER_KEY,
     GRID_PERSISTENT_KEY,
+    GRID_REVERSE_KEY,
     LOWERING_ATTR,
     PARAMS_ATTR,
     PORTABLE_KEY,
@@ -93,7 +94,16 @@ def index_space(space: IndexSpaceAttr) -> IndexSpace:
         order = tuple(d.data for d in space.grid_order.data)  # empty: the identity
         shape = space.get_tile_shape()
         persistent = space.is_persistent
-        return IndexSpace(kind, 0, shape, space.chunk.data, space.dims_arg.data, order, persistent)
+        return IndexSpace(
+            kind,
+            0,
+            shape,
+            space.chunk.data,
+            space.dims_arg.data,
+            order,
+            persistent,
+            space.get_grid_reverse(),
+        )
     return IndexSpace(kind, space.stride.data)
 
 
@@ -276,10 +286,12 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
     partition = grid.data["partition"]
     tiles = grid.data["tile"]
     order = grid.data.get(GRID_ORDER_KEY)
+    reverse = grid.data.get(GRID_REVERSE_KEY)
     threads = lowering.data["threads"]
     assert isinstance(partition, IntegerAttr) and isinstance(threads, IntegerAttr)
     assert isinstance(tiles, DenseArrayBase)
     assert order is None or isinstance(order, DenseArrayBase)
+    assert reverse is None or isinstance(reverse, DenseArrayBase)
     return TileLaunch(
         tuple(sources),
         partition.value.data,
@@ -288,6 +300,7 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
         portable_of(lowered),
         () if order is None else tuple(int(v) for v in order.get_values()),
         GRID_PERSISTENT_KEY in grid.data,
+        () if reverse is None else tuple(int(v) for v in reverse.get_values()),
     )
 
 

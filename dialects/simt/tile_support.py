@@ -81,16 +81,29 @@ def grid_order_problem(order: tuple[int, ...], rank: int, what: str) -> str | No
     return None
 
 
+def grid_reverse_problem(axes: tuple[int, ...], rank: int, what: str) -> str | None:
+    """Why `axes` is not a grid reversal of a rank-`rank` grid (distinct tile-grid axes, in
+    increasing order so that one reversal has one spelling), or None. Reversing an axis maps
+    block `b` to tile `n - 1 - b`, one to one on `0 .. n-1`, which the witness rule rests on."""
+    if list(axes) != sorted(set(axes)) or not all(0 <= a < rank for a in axes):
+        return (
+            f"{what} must list distinct tile-grid axes of 0 .. {rank - 1} (rank {rank}) in "
+            f"increasing order, found {list(axes)}"
+        )
+    return None
+
+
 def tile_space_problem(
     shape: tuple[int, ...],
     chunk: int,
     dims_arg: int,
     order: tuple[int, ...] | None = None,
     persistent: bool = False,
+    reverse: tuple[int, ...] | None = None,
 ) -> str | None:
-    """Why `tile<shape, chunk, argN, order [...]>` (or `tile<shape, chunk, argN, persistent>`)
-    is not a valid index space, or None (`order` None: the identity, written by leaving it
-    out)."""
+    """Why `tile<shape, chunk, argN, order [...], reverse [...]>` (or `tile<shape, chunk, argN,
+    persistent>`) is not a valid index space, or None (`order` None: the identity, written by
+    leaving it out; `reverse` None: no axis reversed)."""
     if not 1 <= len(shape) <= 3:
         return f"tile index space needs a tile of rank 1 to 3, found rank {len(shape)}"
     if not all(_pow2(d) for d in shape):
@@ -107,10 +120,20 @@ def tile_space_problem(
             "a persistent tile space takes no grid order: its tiles are numbered row-major "
             "with axis 0 fastest, whatever the grid"
         )
+    if reverse is not None and persistent:
+        return (
+            "a persistent tile space takes no grid reversal: its tiles are numbered row-major "
+            "with axis 0 fastest, whatever the grid"
+        )
     if order is not None:
         if list(order) == list(range(len(shape))):
             return "the identity grid order is written by leaving it out"
-        return grid_order_problem(order, len(shape), "a tile index space's grid order")
+        if problem := grid_order_problem(order, len(shape), "a tile index space's grid order"):
+            return problem
+    if reverse is not None:
+        if not reverse:
+            return "a grid reversal of no axis is written by leaving it out"
+        return grid_reverse_problem(reverse, len(shape), "a tile index space's grid reversal")
     return None
 
 
@@ -130,23 +153,32 @@ def parse_tile_space(parser: AttrParser) -> IndexSpaceAttr:
                 f"expected argN naming the first dimension parameter, found '{name}'"
             )
         order = None
+        reverse = None
         persistent = False
         while parser.parse_optional_punctuation(",") is not None:
             if parser.parse_optional_keyword("persistent") is not None:
                 persistent = True
                 continue
+            if parser.parse_optional_keyword("reverse") is not None:
+                reverse = tuple(parse_axes(parser))
+                continue
             parser.parse_keyword(
-                "order", " (a tile space's grid order: order [1, 0], or persistent)"
+                "order",
+                " (a tile space's grid order: order [1, 0], its reversal: reverse [0], "
+                "or persistent)",
             )
-            order = tuple(
-                parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-                )
-            )
-    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]), order, persistent)
+            order = tuple(parse_axes(parser))
+    problem = tile_space_problem(tuple(shape), chunk, int(name[3:]), order, persistent, reverse)
     if problem is not None:
         parser.raise_error(problem, start, parser.pos)
-    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]), order or (), persistent)
+    return IndexSpaceAttr.tile(shape, chunk, int(name[3:]), order or (), persistent, reverse or ())
+
+
+def parse_axes(parser: AttrParser) -> list[int]:
+    """`[1, 0]`: a grid order's or a grid reversal's axes."""
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+    )
 
 
 def tile_space(t: Attribute) -> IndexSpaceAttr | None:

@@ -36,14 +36,15 @@ def verified_params(
 class IndexSpaceAttr(ParametrizedAttribute):
     """How a witness maps a thread to an element: `1d`, `2d<stride>`, `2d_runtime`, `warp` or
     `tile<[T0, ...], chunk, argN>` (`tile<[T0, ...], chunk, argN, order [1, 0]>` with a grid
-    order).
+    order, `..., reverse [1]>` with tile-grid axes walked last tile first).
 
     `stride` is the static row stride of `2d` and 0 for every other kind. The `tile` kind (the
     tile track's lowered outputs, `dialects/simt/tile_support.py`) carries the tile shape, the
     chunk width, the position of the kernel parameter holding the tensor's first dimension and
     the grid order (CUDA grid axis i walks tile-grid axis `order[i]`; empty for the identity, so
-    that equal spaces compare equal however they were written); those fields are empty (0) for
-    every other kind.
+    that equal spaces compare equal however they were written) and the grid reversal (the
+    tile-grid axes whose block `b` takes tile `n - 1 - b`, increasing; empty for none); those
+    fields are empty (0) for every other kind.
     """
 
     name = "simt.space"
@@ -58,6 +59,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
     """1 for a persistent tile space (`tile<..., persistent>`): a block's tile comes from the
     `simt.tile_schedule` loop its witness names, not from its block ids
     (docs/safety.md#simt-1-persistent); 0 for every other space."""
+    grid_reverse: ArrayAttr[IntAttr]
 
     def __init__(
         self,
@@ -68,6 +70,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
         dims_arg: int = 0,
         grid_order: Sequence[int] = (),
         persistent: bool | IntAttr = False,
+        grid_reverse: Sequence[int] = (),
     ):
         if list(grid_order) == list(range(len(grid_order))):
             grid_order = ()  # the identity is the default, stored as nothing
@@ -79,6 +82,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
             IntAttr(dims_arg),
             ArrayAttr(IntAttr(d) for d in grid_order),
             persistent if isinstance(persistent, IntAttr) else IntAttr(int(persistent)),
+            ArrayAttr(IntAttr(d) for d in grid_reverse),
         )
 
     @staticmethod
@@ -104,8 +108,11 @@ class IndexSpaceAttr(ParametrizedAttribute):
         dims_arg: int,
         grid_order: Sequence[int] = (),
         persistent: bool = False,
+        grid_reverse: Sequence[int] = (),
     ) -> IndexSpaceAttr:
-        return IndexSpaceAttr("tile", 0, shape, chunk, dims_arg, grid_order, persistent)
+        return IndexSpaceAttr(
+            "tile", 0, shape, chunk, dims_arg, grid_order, persistent, grid_reverse
+        )
 
     @property
     def is_persistent(self) -> bool:
@@ -123,6 +130,10 @@ class IndexSpaceAttr(ParametrizedAttribute):
     def block_axis(self, d: int) -> int:
         """The CUDA grid axis (0, 1, 2: x, y, z) whose block id is tile coordinate `d`."""
         return self.get_grid_order().index(d)
+
+    def get_grid_reverse(self) -> tuple[int, ...]:
+        """The tile-grid axes walked last tile first: block `b` takes tile `n - 1 - b`."""
+        return tuple(d.data for d in self.grid_reverse.data)
 
     @property
     def required_domain(self) -> int:
@@ -145,12 +156,14 @@ class IndexSpaceAttr(ParametrizedAttribute):
             from ferrox.dialects.simt.tile_support import tile_space_problem
 
             order = tuple(d.data for d in self.grid_order.data)
+            reverse = self.get_grid_reverse()
             problem = tile_space_problem(
                 self.get_tile_shape(),
                 self.chunk.data,
                 self.dims_arg.data,
                 order or None,
                 self.is_persistent,
+                reverse or None,
             )
             if problem is not None:
                 raise VerifyException(problem)
@@ -160,6 +173,7 @@ class IndexSpaceAttr(ParametrizedAttribute):
             or self.dims_arg.data
             or self.grid_order.data
             or self.persistent.data
+            or self.grid_reverse.data
         ):
             raise VerifyException(f"index space {self.kind.data} takes no tile shape")
 
@@ -171,6 +185,8 @@ class IndexSpaceAttr(ParametrizedAttribute):
             order = ""
             if self.grid_order.data:
                 order = ", order [" + ", ".join(str(d.data) for d in self.grid_order.data) + "]"
+            if self.grid_reverse.data:
+                order += ", reverse [" + ", ".join(str(d) for d in self.get_grid_reverse()) + "]"
             if self.is_persistent:
                 order += ", persistent"
             return f"tile<[{shape}], {self.chunk.data}, arg{self.dims_arg.data}{order}>"

@@ -4,7 +4,10 @@ A kernel's parameters are its signature: exclusive output partitions, shared inp
 scalars. The first partition fixes the launch grid; every partition is indexed by the block id.
 An optional grid order (`grid_order [1, 0, 2]`) says which tile-grid axis each CUDA grid axis
 walks: CUDA axis i (x, y, z) walks tile-grid axis `order[i]`. It changes only the order blocks
-are launched in (which blocks share the L2 cache), never which tile a block owns.
+are launched in (which blocks share the L2 cache), never which tile a block owns. An optional
+grid reversal (`grid_reverse [1]`) walks the listed tile-grid axes last tile first: the block
+whose id along the CUDA axis walking axis d is b takes tile `n_d - 1 - b` (n_d the tile count,
+the ragged last tile included), so block 0 starts with the last tile.
 """
 
 from __future__ import annotations
@@ -34,7 +37,11 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from ferrox.dialects.simt.tile_support import grid_order_problem
+from ferrox.dialects.simt.tile_support import (
+    grid_order_problem,
+    grid_reverse_problem,
+    parse_axes,
+)
 from ferrox.dialects.tile.types import PartitionType, TileTensorType
 
 
@@ -52,12 +59,14 @@ def is_kernel_scalar(t: Attribute) -> bool:
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """`tile.kernel @name(%out: !tile.partition<..>, %x: !tile.tensor<..>, %a: f32)
-    grid_order [1, 0] {...}` (the grid order only where it is not the identity)."""
+    grid_order [1, 0] grid_reverse [1] {...}` (the grid order only where it is not the identity,
+    the reversal only where it names an axis)."""
 
     name = "tile.kernel"
 
     sym_name = prop_def(SymbolNameConstraint())
     grid_order = opt_prop_def(DenseArrayBase)
+    grid_reverse = opt_prop_def(DenseArrayBase)
     body = region_def("single_block")
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
@@ -94,20 +103,35 @@ class KernelOp(IRDLOperation):
         else:
             self.properties["grid_order"] = DenseArrayBase.from_list(i64, list(order))
 
+    def get_grid_reverse(self) -> tuple[int, ...]:
+        """The tile-grid axes walked last tile first (none unless a reversal is set)."""
+        if self.grid_reverse is None:
+            return ()
+        return tuple(int(v) for v in self.grid_reverse.get_values())
+
+    def set_grid_reverse(self, axes: Sequence[int]) -> None:
+        """Set the reversal (none is stored as none, so it prints as none)."""
+        if not axes:
+            self.properties.pop("grid_reverse", None)
+        else:
+            self.properties["grid_reverse"] = DenseArrayBase.from_list(i64, list(axes))
+
     @classmethod
     def parse(cls, parser: Parser) -> KernelOp:
         name = parser.parse_symbol_name()
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: _parameter(parser))
-        order = None
+        order = reverse = None
         if parser.parse_optional_keyword("grid_order") is not None:
-            order = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-            )
-        attrs = parser.parse_optional_attr_dict_with_keyword(("sym_name", "grid_order"))
+            order = parse_axes(parser)
+        if parser.parse_optional_keyword("grid_reverse") is not None:
+            reverse = parse_axes(parser)
+        attrs = parser.parse_optional_attr_dict_with_keyword(_RESERVED)
         body = parser.parse_region(args)
         op = cls(name.data, [a.type for a in args], body)
         if order is not None:
             op.set_grid_order(order)
+        if reverse is not None:
+            op.set_grid_reverse(reverse)
         if attrs is not None:
             op.attributes |= attrs.data
         return op
@@ -121,8 +145,11 @@ class KernelOp(IRDLOperation):
         if self.grid_order is not None:
             order = ", ".join(str(int(v)) for v in self.grid_order.get_values())
             printer.print_string(f" grid_order [{order}]")
+        if self.grid_reverse is not None:
+            axes = ", ".join(str(d) for d in self.get_grid_reverse())
+            printer.print_string(f" grid_reverse [{axes}]")
         printer.print_op_attributes(
-            self.attributes, reserved_attr_names=("sym_name", "grid_order"), print_keyword=True
+            self.attributes, reserved_attr_names=_RESERVED, print_keyword=True
         )
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
@@ -155,9 +182,17 @@ class KernelOp(IRDLOperation):
             what = f"the grid order of @{self.sym_name.data}"
             if (problem := grid_order_problem(order, first.rank, what)) is not None:
                 raise VerifyException(problem)
+        if self.grid_reverse is not None:
+            what = f"the grid reversal of @{self.sym_name.data}"
+            problem = grid_reverse_problem(self.get_grid_reverse(), first.rank, what)
+            if problem is not None:
+                raise VerifyException(problem)
         last = self.body.block.last_op
         if not isinstance(last, ReturnOp):
             raise VerifyException("tile.kernel body must end with tile.return")
+
+
+_RESERVED = ("sym_name", "grid_order", "grid_reverse")
 
 
 def enclosing_kernel(op: Operation) -> KernelOp | None:

@@ -11,7 +11,9 @@ per write of parameter `%out` (threads_x = grid.x * block.x, threads_y = grid.y 
   columns and threads_y >= ceil(len(%out) / S) rows;
 - `tile<[T0, ..], w, argN>` (block `b` owns the tile at `b * T` of a tensor whose dimensions
   are parameters `argN ..`): grid[i] >= ceil(S[d] / T[d]) for each d, with i the CUDA axis that
-  walks tile axis d (the space's order; i = d by default);
+  walks tile axis d (the space's order; i = d by default). A reversed axis (`reverse [d]`:
+  block b takes tile n_d - 1 - b) needs the same: its blocks 0 .. n_d - 1 are still every tile,
+  last first, and a grid short of n_d leaves tiles 0 .. n_d - 1 - grid[i] unwritten;
 - `tile<[T0, ..], w, argN, persistent>`: any grid of at least one block (each block of
   `y = z = 0` loops over tiles `t = ctaid.x, + nctaid.x, ..` below the tile count,
   docs/safety.md#simt-1-persistent).

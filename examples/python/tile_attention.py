@@ -22,9 +22,12 @@ the query-block axis of the tile grid on x, whatever the output's layout. `HEADS
 old order (heads on x), for A/B timing (`benchmarks/attention.py --heads-first`): in ncu the
 new order read 0.2 GB from DRAM at d 128 (H200, L2 hit rate 91 %) where the old read 2.7 GB
 (H100, 31 %), and on the H200 it gains up to 0.15 of SDPA's speed (docs/performance.md, twelfth
-session). On sm_90 the loop lowers as FlashAttention-3 does: K and V stages loaded by TMA, the
-next scores' product issued before this block's output product, and the two warpgroups taking
-turns at the tensor cores.
+session). When causal, the query-block axis is walked last block first
+(`tile.grid_order(..., reverse=...)`): the heaviest blocks, with the most keys, start first, as
+FlashAttention launches them; `CAUSAL_HEAVY_FIRST=False` keeps the light-first walk
+(`benchmarks/attention.py --causal-light-first`). On sm_90 the loop lowers as FlashAttention-3
+does: K and V stages loaded by TMA, the next scores' product issued before this block's output
+product, and the two warpgroups taking turns at the tensor cores.
 """
 
 # Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
@@ -56,11 +59,19 @@ def attention(
     BN: Constexpr = 64,
     SEQ_MAJOR: Constexpr = False,
     HEADS_FIRST: Constexpr = False,
+    CAUSAL_HEAVY_FIRST: Constexpr = True,
 ):
     # out is [heads, seq, D], or [seq, heads, D] when SEQ_MAJOR. blockIdx.x walks the tile grid's
     # query-block axis (axis 1, or 0 when SEQ_MAJOR), so the blocks that run together share one
-    # head's K and V in L2; HEADS_FIRST puts the heads' axis there instead.
-    if SEQ_MAJOR == HEADS_FIRST:
+    # head's K and V in L2; HEADS_FIRST puts the heads' axis there instead. When causal, query
+    # block i does about i + 1 key blocks of work: walked last first (CAUSAL_HEAVY_FIRST), the
+    # heaviest blocks start first and the light ones fill the last wave, as in FlashAttention.
+    if CAUSAL and CAUSAL_HEAVY_FIRST:
+        if SEQ_MAJOR == HEADS_FIRST:
+            tile.grid_order(1, 0, 2, reverse=(0 if SEQ_MAJOR else 1,))
+        else:
+            tile.grid_order(0, 1, 2, reverse=(0 if SEQ_MAJOR else 1,))
+    elif SEQ_MAJOR == HEADS_FIRST:
         tile.grid_order(1, 0, 2)  # blockIdx.x walks tile-grid axis 1, blockIdx.y axis 0
     if SEQ_MAJOR:
         i = tile.block_id(0)  # this block's rows: i * BM ... i * BM + BM - 1
@@ -139,6 +150,7 @@ def main(
     bm: int = 128,
     seq_major: bool = False,
     heads_first: bool = False,
+    heavy_first: bool = True,
 ) -> int:
     rng = np.random.default_rng()
     # out is [heads, seq, dim], or [seq, heads, dim] (`SEQ_MAJOR`); compared in the first layout
@@ -146,6 +158,7 @@ def main(
     layout = (1, 0, 2) if seq_major else (0, 1, 2)
     q64, k64, v64 = (rng.standard_normal((heads, seq, dim)) for _ in range(3))
     constants = dict(D=dim, CAUSAL=causal, BM=bm, SEQ_MAJOR=seq_major, HEADS_FIRST=heads_first)
+    constants["CAUSAL_HEAVY_FIRST"] = heavy_first
     if on_torch(device):
         import torch
 
@@ -167,6 +180,7 @@ def main(
     assert np.allclose(got, expected, rtol=1e-2, atol=1e-2), np.abs(got - expected).max()
     kind, ran_on = "causal" if causal else "full", attention.on(device).runs_on
     order = (", seq-major" if seq_major else "") + (", heads first" if heads_first else "")
+    order += ", light first" if causal and not heavy_first else ""
     print(f"tile attention ({kind}{order}) {heads}x{seq}x{dim} on {ran_on}: matches NumPy")
     return 0
 
@@ -181,6 +195,11 @@ if __name__ == "__main__":
     parser.add_argument("--bm", type=int, default=128, choices=(128, 256), help="rows a block")
     parser.add_argument("--seq-major", action="store_true", help="out as [seq, heads, dim]")
     parser.add_argument("--heads-first", action="store_true", help="blockIdx.x walks the heads")
+    parser.add_argument(
+        "--causal-light-first",
+        action="store_true",
+        help="causal query blocks walked first to last (CAUSAL_HEAVY_FIRST=False)",
+    )
     args = parser.parse_args()
     raise SystemExit(
         main(
@@ -192,5 +211,6 @@ if __name__ == "__main__":
             args.bm,
             args.seq_major,
             args.heads_first,
+            not args.causal_light_first,
         )
     )

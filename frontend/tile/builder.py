@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ferrox.dialects import tile as t
-from ferrox.dialects.simt.tile_support import grid_order_problem
+from ferrox.dialects.simt.tile_support import grid_order_problem, grid_reverse_problem
 from ferrox.dialects.tile.attributes import Padding
 from ferrox.frontend.common.builder import MISSING, FunctionBuilder, assigned_names, carryable
 from ferrox.frontend.common.errors import UserError
@@ -82,6 +82,8 @@ class TileBuilder(FunctionBuilder):
         self.kernel_block = block
         self.grid_order: tuple[int, ...] | None = None
         """Set by `tile.grid_order(...)`; `build_kernel` puts it on the kernel."""
+        self.grid_reverse: tuple[int, ...] = ()
+        """Set by `tile.grid_order(..., reverse=...)`: the tile-grid axes walked last first."""
 
     # -- loops carry tiles ---------------------------------------------------------------
 
@@ -377,14 +379,26 @@ def _grid(op: type[t.BlockIdOp] | type[t.NumBlocksOp], name: str) -> Handler:
 
 
 def _grid_order(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """`tile.grid_order(1, 0, 2)`: the kernel's launch order, fixed at compile time: a static
-    permutation, given once, at the kernel's top level (a Constexpr `if` is traced in place)."""
+    """`tile.grid_order(1, 0, 2, reverse=(1,))`: the kernel's launch order, fixed at compile
+    time: a static permutation and the tile-grid axes walked last tile first, given once, at the
+    kernel's top level (a Constexpr `if` is traced in place)."""
+    reverse = kwargs.pop("reverse", ())
     if kwargs:
-        raise UserError("tile.grid_order takes the axes by position: tile.grid_order(1, 0)")
+        raise UserError(
+            "tile.grid_order takes the axes by position and the reversed axes as `reverse`: "
+            "tile.grid_order(1, 0, reverse=(0,))"
+        )
     order = args[0] if len(args) == 1 and isinstance(args[0], tuple | list) else args
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in order):
         found = ", ".join(describe(a) for a in order)
         raise UserError(f"tile.grid_order takes compile-time ints (grid axes), found {found}")
+    if not isinstance(reverse, tuple | list):
+        reverse = (reverse,)
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in reverse):
+        found = ", ".join(describe(a) for a in reverse)
+        raise UserError(
+            f"tile.grid_order's reverse takes compile-time ints (tile-grid axes), found {found}"
+        )
     if b.emit.block is not b.kernel_block:
         raise UserError(
             "tile.grid_order sets the kernel's launch order once, at compile time: it must be a "
@@ -392,16 +406,20 @@ def _grid_order(b: TileBuilder, node: ast.Call, args: list[Any], kwargs: dict[st
             "`if` is fine)"
         )
     if b.grid_order is not None:
+        rev = f" reversing {list(b.grid_reverse)}" if b.grid_reverse else ""
         raise UserError(
             f"tile.grid_order is given twice: the kernel's grid order is already "
-            f"{list(b.grid_order)}"
+            f"{list(b.grid_order)}{rev}"
         )
     kernel = b.kernel_block.parent_op()
     rank = kernel.grid_rank if isinstance(kernel, t.KernelOp) else len(order)
     problem = grid_order_problem(tuple(order), rank, "tile.grid_order's axes")
+    if problem is None:
+        problem = grid_reverse_problem(tuple(reverse), rank, "tile.grid_order's reverse")
     if problem is not None:
         raise UserError(problem)
     b.grid_order = tuple(order)
+    b.grid_reverse = tuple(reverse)
     return None
 
 

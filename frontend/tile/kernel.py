@@ -138,6 +138,7 @@ def build_kernel(source: FunctionSource, constants: Mapping[str, Any]) -> Module
     builder.emit.emit(ReturnOp())
     if builder.grid_order is not None:
         kernel.set_grid_order(builder.grid_order)
+        kernel.set_grid_reverse(builder.grid_reverse)
     module = ModuleOp([kernel])
     module.location = source.loc(tree)
     verify_module(module)

@@ -84,8 +84,10 @@ block_id = _intrinsic("block_id", "block_id(axis): this tile block's index along
 num_blocks = _intrinsic("num_blocks", "num_blocks(axis): the number of tile blocks along an axis.")
 grid_order = _intrinsic(
     "grid_order",
-    "grid_order(1, 0, 2): CUDA grid axis i (x, y, z) walks tile-grid axis order[i]; a statement "
-    "run once at compile time (a Constexpr `if` may choose it), changing only the launch order.",
+    "grid_order(1, 0, 2, reverse=(1,)): CUDA grid axis i (x, y, z) walks tile-grid axis "
+    "order[i], and the axes in `reverse` last tile first (block b takes tile n - 1 - b); a "
+    "statement run once at compile time (a Constexpr `if` may choose it), changing only the "
+    "launch order.",
 )
 dim = _intrinsic("dim", "dim(x, axis): a tensor's (or a whole partitioned tensor's) size.")
 full = _intrinsic("full", "full(shape, value, dtype=None): a tile with every element `value`.")

@@ -6,8 +6,10 @@ accesses and guarded scalar ones.
   block, a constant, or `ntid`) and `t` the linear thread index, chunk `c = k * P + t`, tile
   coordinates from the bits of `c * w` (the tile is a power of two), tensor coordinates
   `g = b * T + e` (`b_d` the ctaid of the CUDA axis that walks tile-grid axis d: the space's
-  order), the row-major index in 128-bit arithmetic where it could wrap (a wrapped
-  index would alias another element, as `index.py` says for the 2-D spaces), and `count`, how
+  order; `n_d - 1 - ctaid` on an axis the space reverses, in bounds only where `ctaid < n_d`,
+  `n_d` the tile count from `S[d]`), the row-major index in 128-bit arithmetic where it could
+  wrap (a wrapped index would alias another element, as `index.py` says for the 2-D spaces),
+  and `count`, how
   many leading elements of the chunk are in bounds: 0 outside the tile, the tensor or the slice,
   else `min(w, S[r-1] - g[r-1], len - flat)`. Alone (for `simt.witness_value`) it becomes
   `(flat, count > 0)`, the parts every witness has.
@@ -167,6 +169,11 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
         else:
             axis = space.block_axis(d)  # the CUDA axis that walks tile-grid axis d (its order)
             block_d = e.register(_CTAID[axis], f"ctaid_{'xyz'[axis]}")
+            if d in space.get_grid_reverse():  # last tile first: block b takes tile n - 1 - b
+                n = _tile_count(e, shape[d], dims[d])
+                ok.append(e(cmpi(block_d, n, "ult")))
+                last = e(same_type(arith.SubiOp, n, e.const(1)))
+                block_d = e(same_type(arith.SubiOp, last, block_d))
         g_d = e(
             same_type(arith.AddiOp, e(same_type(arith.MuliOp, block_d, e.const(shape[d]))), e_d)
         )
@@ -193,12 +200,14 @@ def chunk_of(e: SimtEmitter, op: TileIndexOp, length: SSAValue | None) -> tuple[
 def _tile_counts(e: SimtEmitter, shape: Sequence[int], dims: Sequence[SSAValue]) -> list[SSAValue]:
     """`n_d = ceildiv(S[d], T[d])` (`T[d]` a power of two: `(S[d] + T[d] - 1) >> log2 T[d]`
     would wrap for `S` near 2^64, so `S >> log2 T + (S & (T - 1) != 0)`)."""
-    out = []
-    for t, dim in zip(shape, dims):
-        whole = e(same_type(arith.ShRUIOp, dim, e.const(_log2(t))))
-        part = e(cmpi(e(same_type(arith.AndIOp, dim, e.const(t - 1))), e.const(0), "ne"))
-        out.append(e(same_type(arith.AddiOp, whole, e(convert(arith.ExtUIOp, part, i64)))))
-    return out
+    return [_tile_count(e, t, dim) for t, dim in zip(shape, dims)]
+
+
+def _tile_count(e: SimtEmitter, t: int, dim: SSAValue) -> SSAValue:
+    """`ceildiv(dim, t)` for a power of two `t`, without wrapping (`_tile_counts`)."""
+    whole = e(same_type(arith.ShRUIOp, dim, e.const(_log2(t))))
+    part = e(cmpi(e(same_type(arith.AndIOp, dim, e.const(t - 1))), e.const(0), "ne"))
+    return e(same_type(arith.AddiOp, whole, e(convert(arith.ExtUIOp, part, i64))))
 
 
 def _persistent_tile(

@@ -15,6 +15,7 @@ from ferrox.lowering.tile_to_simt.kernel import (
     GRID_ATTR,
     GRID_ORDER_KEY,
     GRID_PERSISTENT_KEY,
+    GRID_REVERSE_KEY,
     LOWERING_ATTR,
     PARAMS_ATTR,
 )
@@ -22,6 +23,7 @@ from ferrox.lowering.tile_to_simt.kernel import (
 __all__ = [
     "GRID_ATTR",
     "GRID_ORDER_KEY",
+    "GRID_REVERSE_KEY",
     "GRID_PERSISTENT_KEY",
     "LOWERING_ATTR",
     "PARAMS_ATTR",

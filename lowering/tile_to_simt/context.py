@@ -102,6 +102,8 @@ class Lowering:
     """The first output partition: its tiles are the grid."""
     grid_order: tuple[int, ...] = ()
     """CUDA grid axis i walks tile-grid axis `grid_order[i]` (the kernel's `grid_order`)."""
+    grid_reverse: tuple[int, ...] = ()
+    """The tile-grid axes walked last tile first (the kernel's `grid_reverse`)."""
     control: Uniformity | None = None
     """How uniformly each tile op is reached (`uniform.analyse`); None: not checked."""
     need: Level | None = None
@@ -367,7 +369,23 @@ class Lowering:
             coords = self.persistent.coords
             return coords[d] if d < len(coords) else self.index(0)
         axis = self.grid_order.index(d) if d < len(self.grid_order) else d
-        return self(simt.BlockIdOp("xyz"[axis]))
+        block = self(simt.BlockIdOp("xyz"[axis]))
+        if d not in self.grid_reverse:
+            return block
+        # Walked last tile first: block b takes tile n - 1 - b, n the tile count (the ragged last
+        # tile included), as the witness's space says (simt_to_nvvm's `chunk_of`). A block past
+        # the count gets a tile past every tensor (wrapped), which no witness names.
+        last = self.pure(arith.SubiOp, self.num_blocks(d, pure=True), self.index(1))
+        return self.pure(arith.SubiOp, last, block)
+
+    def num_blocks(self, d: int, pure: bool = False) -> SSAValue:
+        """The tile count along tile-grid axis `d`: `ceildiv(S[d], T[d])` of the first output
+        partition (what the host launches, `tile.grid`); `pure`: shared with earlier ones."""
+        grid = self.grid
+        assert grid is not None and grid.tile is not None
+        if pure:
+            return self.pure(arith.CeilDivUIOp, grid.dims[d], self.index(grid.tile[d]))
+        return self(arith.CeilDivUIOp(grid.dims[d], self.index(grid.tile[d])))
 
     def tid(self) -> SSAValue:
         if self._tid is None:

@@ -9,7 +9,6 @@ parameters rather than read from `gridDim` (the host launches exactly that grid,
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.ir import Operation
 
 from ferrox.dialects import tile
@@ -28,7 +27,4 @@ def lower_block_id(ctx: Lowering, op: tile.BlockIdOp) -> None:
 
 @rule(tile.NumBlocksOp, infer=no_results)
 def lower_num_blocks(ctx: Lowering, op: tile.NumBlocksOp) -> None:
-    grid = ctx.grid
-    assert grid is not None and grid.tile is not None
-    d = axis(op)
-    ctx.bind(op.result, ctx(arith.CeilDivUIOp(grid.dims[d], ctx.index(grid.tile[d]))))
+    ctx.bind(op.result, ctx.num_blocks(axis(op)))

@@ -54,6 +54,8 @@ LOWERING_ATTR = "tile.lowering"
 PARAMS_ATTR = "tile.params"
 GRID_ATTR = "tile.grid"
 GRID_ORDER_KEY = "order"
+GRID_REVERSE_KEY = "reverse"
+"""In GRID_ATTR of a kernel with a grid reversal: the tile-grid axes walked last tile first."""
 """In GRID_ATTR of a kernel with a non-identity grid order: CUDA axis i walks tile axis order[i]."""
 PORTABLE_KEY = "portable"
 """In LOWERING_ATTR of a kernel whose loads go through TMA: the kernel to launch instead when a
@@ -83,7 +85,12 @@ def signature(kernel: tile.KernelOp, config: Config) -> list[Param]:
             if isinstance(t, PartitionType):
                 chunk = partition_chunk(t, config)
                 space = IndexSpaceAttr.tile(
-                    t.get_shape(), chunk, first_dim, order, persistent=config.persistent
+                    t.get_shape(),
+                    chunk,
+                    first_dim,
+                    order,
+                    persistent=config.persistent,
+                    grid_reverse=kernel.get_grid_reverse(),
                 )
                 slice_type: Attribute = DisjointSliceType(t.element_type, space)
             else:
@@ -127,6 +134,8 @@ def host_attributes(
     }
     if kernel.grid_order is not None:
         grid[GRID_ORDER_KEY] = DenseArrayBase.from_list(i64, list(kernel.get_grid_order()))
+    if kernel.grid_reverse is not None:
+        grid[GRID_REVERSE_KEY] = DenseArrayBase.from_list(i64, list(kernel.get_grid_reverse()))
     if config.persistent:
         grid[GRID_PERSISTENT_KEY] = UnitAttr()
     return {
@@ -170,6 +179,7 @@ def bind_params(ctx: Lowering, kernel: tile.KernelOp, simt_kernel: simt.KernelOp
             if isinstance(t, PartitionType) and ctx.grid is None:
                 ctx.grid = tensor
                 ctx.grid_order = kernel.get_grid_order()
+                ctx.grid_reverse = kernel.get_grid_reverse()
             j += 1 + t.rank
         else:
             ctx.bind(arg, args[j])
@@ -208,6 +218,7 @@ def lower_return(ctx: Lowering, op: Operation) -> None:
 __all__ = [
     "GRID_ATTR",
     "GRID_ORDER_KEY",
+    "GRID_REVERSE_KEY",
     "GRID_PERSISTENT_KEY",
     "LOWERING_ATTR",
     "PARAMS_ATTR",

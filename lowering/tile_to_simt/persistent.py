@@ -38,7 +38,7 @@ def applies(kernel: tile.KernelOp, chip: str) -> bool:
     """Whether `kernel` lowers persistent (module docstring)."""
     from ferrox.lowering.tile_to_simt import gemm_wgmma
 
-    if not gemm_wgmma.PERSISTENT or kernel.grid_order is not None:
+    if not gemm_wgmma.PERSISTENT or kernel.grid_order is not None or kernel.grid_reverse:
         return False
     if len(kernel.partitions) != 1:
         return False

@@ -102,16 +102,55 @@ def test_the_old_heads_first_order_matches_numpy(dim, causal, seq_major, capsys)
     assert capsys.readouterr().out == expected
 
 
+def test_causal_walks_its_query_blocks_heaviest_first():
+    """When causal, `CAUSAL_HEAVY_FIRST` (the default) reverses the query-block axis: the block
+    on blockIdx.x = 0 takes the last query block (the most keys); the launch grid is the same.
+    Off, or not causal, nothing is reversed. In either layout and either order."""
+    ex = example()
+    for seq_major, heads_first, reverse in (
+        (False, False, (1,)),
+        (True, False, (0,)),
+        (False, True, (1,)),
+        (True, True, (0,)),
+    ):
+        constants = dict(SEQ_MAJOR=seq_major, HEADS_FIRST=heads_first)
+        kernel = ex.attention.artifact("sm_80", CAUSAL=True, **constants)["attention"]
+        assert kernel.tile is not None and kernel.tile.grid_reverse == reverse
+        assert {w.space.reverse for w in kernel.writes} == {reverse}
+        plain = ex.attention.artifact("sm_80", CAUSAL=True, CAUSAL_HEAVY_FIRST=False, **constants)
+        assert plain["attention"].tile.grid_order == kernel.tile.grid_order
+        assert plain["attention"].tile.grid_reverse == ()
+    full = ex.attention.artifact("sm_80", CAUSAL=False)["attention"]
+    assert full.tile is not None and full.tile.grid_reverse == ()
+    q = ferrox.to_bf16(np.zeros((2, 300, 64)))
+    out = np.full((2, 300, 64), np.nan, np.float32)
+    assert ex.attention.on("cpu").check(out, q, q, q, CAUSAL=True).grid == (3, 2, 1)
+
+
+@pytest.mark.parametrize("heavy_first", [True, False])
+def test_causal_in_either_walk_matches_numpy(heavy_first, capsys):
+    """Heaviest first (the default) and `CAUSAL_HEAVY_FIRST=False` (the walk before, kept for
+    the benchmark's A/B), with two query blocks so the walk shows: 130 queries in 128-row
+    blocks, the second (block 0's when reversed) ragged at 2 rows and the heavier (3 key blocks
+    of 64, the last ragged and masked, against 2); poisoned output."""
+    assert example().main("cpu", 1, 130, 64, True, 128, heavy_first=heavy_first) == 0
+    walk = "" if heavy_first else ", light first"
+    expected = f"tile attention (causal{walk}) 1x130x64 on cpu: matches NumPy\n"
+    assert capsys.readouterr().out == expected
+
+
 @pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
 @pytest.mark.parametrize("dim", [64, 128])
 def test_the_ordered_kernel_assembles_for_sm90(dim):
-    """ptxas takes the attention PTX with its grid order (ctaid.y for the head, ctaid.x for the
-    query block), on the default sm_90 path, without spills."""
+    """ptxas takes the causal attention PTX with its grid order (ctaid.y for the head, ctaid.x
+    for the query block) and the query blocks walked heaviest first, on the default sm_90 path,
+    without spills."""
     from ferrox.targets.toolchain import run_ptxas
 
     text = str(example().attention.module(D=dim, CAUSAL=True))
     art = ferrox.compile(text, chip="sm_90", cache=False)
     assert art["attention"].tile is not None and art["attention"].tile.grid_order == (1, 0, 2)
+    assert art["attention"].tile.grid_reverse == (1,)
     assert "%ctaid.y" in art.ptx and "%ctaid.x" in art.ptx
     info = run_ptxas(art.ptx, art.chip).resources["attention"]
     assert info.spill_stores == 0 and info.spill_loads == 0

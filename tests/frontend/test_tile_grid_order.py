@@ -200,6 +200,40 @@ def under_a_run_time_branch(out: Partition[f32, (4, 64)], n: tile.index):
     tile.store(tile.zeros((4, 64)), out)
 
 
+# A grid reversal (`reverse=`, tests/frontend/test_tile_grid_reverse.py), refused the same way.
+
+
+@tile.kernel
+def reverse_out_of_range(out: Partition[f32, (4, 64)]):
+    tile.grid_order(1, 0, reverse=(2,))  # <- reverse_range
+    tile.store(tile.zeros((4, 64)), out)
+
+
+@tile.kernel
+def reverse_not_increasing(out: Partition[f32, (4, 64)]):
+    tile.grid_order(0, 1, reverse=(1, 0))  # <- reverse_increasing
+    tile.store(tile.zeros((4, 64)), out)
+
+
+@tile.kernel
+def run_time_reverse(out: Partition[f32, (4, 64)]):
+    tile.grid_order(0, 1, reverse=(tile.block_id(0),))  # <- reverse_dynamic
+    tile.store(tile.zeros((4, 64)), out)
+
+
+@tile.kernel
+def reversed_twice(out: Partition[f32, (4, 64)]):
+    tile.grid_order(0, 1, reverse=1)
+    tile.grid_order(0, 1, reverse=1)  # <- reverse_twice
+    tile.store(tile.zeros((4, 64)), out)
+
+
+@tile.kernel
+def other_keyword(out: Partition[f32, (4, 64)]):
+    tile.grid_order(0, 1, reversed=(1,))  # <- keyword
+    tile.store(tile.zeros((4, 64)), out)
+
+
 REFUSED = {  # kernel: (line marker, column, message)
     not_a_permutation: (
         "repeated",
@@ -230,6 +264,34 @@ REFUSED = {  # kernel: (line marker, column, message)
         "statement of the kernel's body, not inside a run-time branch or loop (a `Constexpr` "
         "`if` is fine)",
     ),
+    reverse_out_of_range: (
+        "reverse_range",
+        5,
+        "tile.grid_order's reverse must list distinct tile-grid axes of 0 .. 1 (rank 2) in "
+        "increasing order, found [2]",
+    ),
+    reverse_not_increasing: (
+        "reverse_increasing",
+        5,
+        "tile.grid_order's reverse must list distinct tile-grid axes of 0 .. 1 (rank 2) in "
+        "increasing order, found [1, 0]",
+    ),
+    run_time_reverse: (
+        "reverse_dynamic",
+        5,
+        "tile.grid_order's reverse takes compile-time ints (tile-grid axes), found index",
+    ),
+    reversed_twice: (
+        "reverse_twice",
+        5,
+        "tile.grid_order is given twice: the kernel's grid order is already [0, 1] reversing [1]",
+    ),
+    other_keyword: (
+        "keyword",
+        5,
+        "tile.grid_order takes the axes by position and the reversed axes as `reverse`: "
+        "tile.grid_order(1, 0, reverse=(0,))",
+    ),
 }
 
 
@@ -244,12 +306,20 @@ def test_a_bad_grid_order_is_refused_at_its_line(kernel):
 
 
 def test_the_mlir_kernel_and_the_python_one_agree():
-    """The same order written in MLIR compiles to the same launch as the Python kernel's."""
+    """The same order (and reversal) written in MLIR compiles to the same launch as the Python
+    kernel's."""
     text = """
     tile.kernel @k(%out: !tile.partition<f32, [4, 64]>) grid_order [1, 0] {
       tile.return
     }
+    tile.kernel @r(%out: !tile.partition<f32, [4, 64]>) grid_order [1, 0] grid_reverse [1] {
+      tile.return
+    }
     """
-    kernel = ferrox.compile(text, chip="sm_80", cache=False)["k"]
+    art = ferrox.compile(text, chip="sm_80", cache=False)
+    kernel = art["k"]
     assert kernel.tile is not None and kernel.tile.grid_order == (1, 0)
+    assert kernel.tile.grid_reverse == ()
+    flipped = art["r"].tile
+    assert flipped is not None and flipped.grid_order == (1, 0) and flipped.grid_reverse == (1,)
     assert kernel.writes == ()  # no store: nothing to cover

@@ -68,12 +68,15 @@ def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) ->
             ok = ok & (bids[d] == 0)
         first = c * np.uint64(w)
         coords: list[np.ndarray] = []
+        reverse = () if persistent else space.get_grid_reverse()
         for d in reversed(range(rank)):
             # the CUDA axis that walks tile-grid axis d, or the persistent loop's tile's axis d
-            b = bids[d] if persistent else bids[space.block_axis(d)]
-            coords.insert(
-                0, first % np.uint64(shape[d]) + b.astype(np.uint64) * np.uint64(shape[d])
-            )
+            b = (bids[d] if persistent else bids[space.block_axis(d)]).astype(np.uint64)
+            if d in reverse:  # last tile first: block b takes tile n - 1 - b, if b < n
+                (count,) = tile_counts(shape[d : d + 1], dims[d : d + 1])
+                ok = ok & (b < count)
+                b = count - np.uint64(1) - b
+            coords.insert(0, first % np.uint64(shape[d]) + b * np.uint64(shape[d]))
             first = first // np.uint64(shape[d])
         flat = np.zeros(n, np.uint64)
         for g, s in zip(coords, dims):
@@ -88,8 +91,9 @@ def chunk_witness(ex, op: simt.TileIndexOp, args, threads: int | None = None) ->
 
 
 def tile_counts(shape, dims) -> list[np.ndarray]:
-    """`n_d = ceildiv(S[d], T[d])`, the tiles along each axis."""
-    return [(d + np.uint64(t - 1)) // np.uint64(t) for d, t in zip(dims, shape)]
+    """`n_d = ceildiv(S[d], T[d])`, the tiles along each axis (`S // T + (S % T != 0)`: no
+    wrap for `S` near 2^64, as on the GPU)."""
+    return [d // np.uint64(t) + (d % np.uint64(t) != 0) for d, t in zip(dims, shape)]
 
 
 def persistent_tile(t, shape, dims) -> list:

@@ -36,6 +36,28 @@ simt.kernel @other_order(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>
 
 // -----
 
+// A witness of another grid reversal names another block's tile: refused as another space, in
+// both directions (a reversed witness on a plain slice, a plain witness on a reversed slice).
+simt.kernel @other_reverse(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, %m: index, %n: index, %v: f32) contract<domain = 2, block = [16]> {
+  %k = arith.constant 0 : index
+  %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, reverse [0]>>
+  // expected-error@+1 {{index space mismatch: expected tile<[4, 64], 4, arg1>, found tile<[4, 64], 4, arg1, reverse [0]>}}
+  simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1>>, !simt.thread_index<tile<[4, 64], 4, arg1, reverse [0]>>
+  simt.return
+}
+
+// -----
+
+simt.kernel @other_reverse_axis(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>, %m: index, %n: index, %v: f32) contract<domain = 2, block = [16]> {
+  %k = arith.constant 0 : index
+  %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0], reverse [0]>>
+  // expected-error@+1 {{index space mismatch: expected tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>, found tile<[4, 64], 4, arg1, order [1, 0], reverse [0]>}}
+  simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>, !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0], reverse [0]>>
+  simt.return
+}
+
+// -----
+
 simt.kernel @other_dims(%out: !simt.disjoint_slice<f32, tile<[64], 1, arg1>>, %n: index, %m: index, %v: f32) contract<domain = 1, block = [16]> {
   %k = arith.constant 0 : index
   %w = simt.tile_index %k dims(%m) : !simt.thread_index<tile<[64], 1, arg2>>

@@ -52,6 +52,44 @@ simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, order [0, 1]>>) {
 
 // -----
 
+// A grid reversal lists distinct tile-grid axes, increasing (so block -> tile, b -> n - 1 - b,
+// stays one to one, and one reversal has one spelling).
+// expected-error@+1 {{a tile index space's grid reversal must list distinct tile-grid axes of 0 .. 1 (rank 2) in increasing order, found [1, 0]}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, reverse [1, 0]>>) {
+  simt.return
+}
+
+// -----
+
+// expected-error@+1 {{a tile index space's grid reversal must list distinct tile-grid axes of 0 .. 1 (rank 2) in increasing order, found [0, 2]}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, order [1, 0], reverse [0, 2]>>) {
+  simt.return
+}
+
+// -----
+
+// expected-error@+1 {{a grid reversal of no axis is written by leaving it out}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, reverse []>>) {
+  simt.return
+}
+
+// -----
+
+// expected-error@+1 {{a persistent tile space takes no grid reversal: its tiles are numbered row-major with axis 0 fastest, whatever the grid}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, reverse [0], persistent>>) {
+  simt.return
+}
+
+// -----
+
+// The order is checked first: a bad order and a bad reversal report the order.
+// expected-error@+1 {{a tile index space's grid order must be a permutation of the grid's axes 0 .. 1 (rank 2), found [1, 1]}}
+simt.func @f(%w: !simt.thread_index<tile<[8, 4], 4, arg0, order [1, 1], reverse [3]>>) {
+  simt.return
+}
+
+// -----
+
 simt.kernel @wrong_dims(%out: !simt.disjoint_slice<f32, tile<[64], 4, arg1>>, %n: index, %m: index) {
   %k = arith.constant 0 : index
   // expected-error@+1 {{'simt.tile_index' dimension 0 must be kernel parameter arg1 (its index space tile<[64], 4, arg1> names it), so that every thread uses the same tensor shape}}

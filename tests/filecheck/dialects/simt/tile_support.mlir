@@ -47,6 +47,26 @@ builtin.module {
   // CHECK: simt.kernel @ordered(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0]>>, %m: index, %n: index)
   // CHECK: %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0]>>
 
+  // A grid reversal: tile-grid axis 1 walked last tile first (the block on ctaid.x = b takes
+  // tile n_1 - 1 - b, a bijection on 0 .. n_1 - 1), with the order and without.
+  simt.kernel @reversed(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>, %m: index, %n: index) contract<domain = 2, block = [64]> {
+    %k = arith.constant 0 : index
+    %v = arith.constant 1.0 : f32
+    %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>
+    simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>, !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>
+    simt.return
+  }
+  // CHECK: simt.kernel @reversed(%out: !simt.disjoint_slice<f32, tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>, %m: index, %n: index)
+  // CHECK: %w = simt.tile_index %k dims(%m, %n) : !simt.thread_index<tile<[4, 64], 4, arg1, order [1, 0], reverse [1]>>
+  simt.kernel @reversed_1d(%out: !simt.disjoint_slice<f32, tile<[64], 4, arg1, reverse [0]>>, %n: index) contract<domain = 1, block = [16]> {
+    %k = arith.constant 0 : index
+    %v = arith.constant 1.0 : f32
+    %w = simt.tile_index %k dims(%n) : !simt.thread_index<tile<[64], 4, arg1, reverse [0]>>
+    simt.store_chunk %out[%w], %v, %v, %v, %v : !simt.disjoint_slice<f32, tile<[64], 4, arg1, reverse [0]>>, !simt.thread_index<tile<[64], 4, arg1, reverse [0]>>
+    simt.return
+  }
+  // CHECK: simt.kernel @reversed_1d(%out: !simt.disjoint_slice<f32, tile<[64], 4, arg1, reverse [0]>>, %n: index)
+
   // One warp's 16 x 16 by 16 x 8 tensor-core product (bf16 pairs packed in i32, f32 accumulators).
   // doc:begin mma_sync
   simt.kernel @warp_mma(%out: !simt.disjoint_slice<f32, tile<[128], 4, arg1>>, %n: index, %a: i32, %b: i32) contract<domain = 1, block = [32]> {

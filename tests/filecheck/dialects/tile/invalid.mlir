@@ -119,6 +119,36 @@ tile.kernel @k(%out: !tile.partition<f32, [1, 4, 4]>) grid_order [2, 0, 3] {
 
 // -----
 
+// tile.kernel's grid reversal: distinct tile-grid axes of the grid, increasing (one spelling)
+
+// expected-error@+1 {{the grid reversal of @k must list distinct tile-grid axes of 0 .. 1 (rank 2) in increasing order, found [2]}}
+tile.kernel @k(%out: !tile.partition<f32, [4, 4]>) grid_reverse [2] {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{the grid reversal of @k must list distinct tile-grid axes of 0 .. 1 (rank 2) in increasing order, found [1, 1]}}
+tile.kernel @k(%out: !tile.partition<f32, [4, 4]>) grid_order [1, 0] grid_reverse [1, 1] {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{the grid reversal of @k must list distinct tile-grid axes of 0 .. 2 (rank 3) in increasing order, found [2, 0]}}
+tile.kernel @k(%out: !tile.partition<f32, [1, 4, 4]>) grid_reverse [2, 0] {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{the grid reversal of @k must list distinct tile-grid axes of 0 .. 1 (rank 2) in increasing order, found [-1]}}
+tile.kernel @k(%out: !tile.partition<f32, [4, 4]>) grid_reverse [-1] {
+  tile.return
+}
+
+// -----
+
 // tile.block_id, tile.num_blocks
 
 tile.kernel @k(%out: !tile.partition<f32, [4, 4, 4]>) {

@@ -57,6 +57,23 @@ tile.kernel @identity_order(%out: !tile.partition<f32, [4, 4]>) grid_order [0, 1
 // CHECK-LABEL: tile.kernel @identity_order(%out: !tile.partition<f32, [4, 4]>) {
 // GENERIC:       "tile.kernel"() <{sym_name = "grid_order", grid_order = array<i64: 1, 0, 2>}>
 
+// A grid reversal: tile-grid axis 1 walked last tile first (block b takes tile n - 1 - b), with
+// an order or alone. A reversal of no axis prints as nothing.
+tile.kernel @reversed(%out: !tile.partition<f32, [1, 128, 64]>) grid_order [1, 0, 2] grid_reverse [1] {
+  tile.return
+}
+tile.kernel @reversed_alone(%out: !tile.partition<f32, [4, 4]>) grid_reverse [0, 1] {
+  tile.return
+}
+tile.kernel @reversed_none(%out: !tile.partition<f32, [4, 4]>) grid_reverse [] {
+  tile.return
+}
+
+// CHECK-LABEL: tile.kernel @reversed(%out: !tile.partition<f32, [1, 128, 64]>) grid_order [1, 0, 2] grid_reverse [1] {
+// CHECK-LABEL: tile.kernel @reversed_alone(%out: !tile.partition<f32, [4, 4]>) grid_reverse [0, 1] {
+// CHECK-LABEL: tile.kernel @reversed_none(%out: !tile.partition<f32, [4, 4]>) {
+// GENERIC:       "tile.kernel"() <{sym_name = "reversed", grid_order = array<i64: 1, 0, 2>, grid_reverse = array<i64: 1>}>
+
 // doc:begin memory
 tile.kernel @memory(%out: !tile.partition<f32, [16, 32]>, %x: !tile.tensor<f32, [?, ?]>, %v: !tile.tensor<i8, [?, 100]>) {
   %rows = tile.dim %x, 0 : !tile.tensor<f32, [?, ?]>
