@@ -54,6 +54,13 @@ def i32_array(values: tuple[int, ...]) -> DenseArrayBase:
 
 
 @cache
+def position(i: int) -> DenseArrayBase:
+    """`DenseArrayBase.from_list(i64, [i])`: member `i` of an aggregate (`extract_value`,
+    `insert_value`), made once per index."""
+    return DenseArrayBase.from_list(i64, [i])
+
+
+@cache
 def _f32_attr(bits: str) -> FloatAttr:
     return FloatAttr(float.fromhex(bits), f32)
 
@@ -210,6 +217,7 @@ __all__ = [
     "int_constant",
     "llvm_constant",
     "load",
+    "position",
     "same_type",
     "store",
     "yield_",
