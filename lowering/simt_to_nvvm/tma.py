@@ -29,6 +29,8 @@ maps are counted alike whichever of its loads are lowered already.
 
 from __future__ import annotations
 
+from typing import cast
+
 from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -99,7 +101,7 @@ def _key(op: Operation) -> TensorMapKey | None:
     """The key of a TMA load, lowered or not (None for any other op)."""
     if KEY_ATTR in op.attributes:
         return _decode(op.attributes[KEY_ATTR])
-    return op.key() if _is_tma_load(op) else None
+    return cast(TmaLoadOp, op).key() if _is_tma_load(op) else None
 
 
 _is_tma_load = type_test(TmaLoadOp)
@@ -127,7 +129,7 @@ def annotate(kernel: KernelOp) -> int:
         if key not in keys:
             keys.append(key)
         if _is_tma_load(op):
-            loads.append((op, key))
+            loads.append((cast(TmaLoadOp, op), key))
     for op, key in loads:
         op.attributes[KEY_ATTR] = _encode(key)
         op.attributes[MAP_ATTR] = IntegerAttr(keys.index(key), i64)
