@@ -182,25 +182,11 @@ class Lowering:
         *operands: SSAValue,
         extra: object = None,
         build: Callable[[], Operation] | None = None,
-        name: str | None = None,
     ) -> SSAValue:
         """What `self(cls(*operands))` gives (`build()` for a constructor that takes more than
-        the operands, `extra` naming the rest: a predicate, a mode; `name` as `self`'s), without
-        building the op when it folds or exists. It is built from a template of the first such
-        op (`_template`): xDSL's constructors re-read the op's definition each time, twice the
-        cost."""
-        result = self._make(cls, operands, extra, build)
-        if name and not result.name_hint:
-            result.name_hint = name
-        return result
-
-    def _make(
-        self,
-        cls: type[Operation],
-        operands: tuple[SSAValue, ...],
-        extra: object,
-        build: Callable[[], Operation] | None,
-    ) -> SSAValue:
+        the operands, `extra` naming the rest: a predicate, a mode), without building the op when
+        it folds or exists. It is built from a template of the first such op (`_template`):
+        xDSL's constructors re-read the op's definition each time, twice the cost."""
         template, first = _template(cls, operands, extra, build)
         pure = _is_pure(cls)
         key: tuple = ()

@@ -85,7 +85,8 @@ def load_tile(
             inside = list(ok) + [ctx.cmp("ult", g[d], dims[d]) for d in range(rank)]
             rest = ctx.make(arith.SubiOp, dims[-1], g[-1])
             count = ctx.make(arith.MinUIOp, rest, ctx.index(width))
-            count = ctx.make(arith.SelectOp, ctx.all_of(inside), count, zero, name="count")
+            count = ctx.make(arith.SelectOp, ctx.all_of(inside), count, zero)
+            count.name_hint = count.name_hint or "count"
             load = simt.LoadChunkOp(tensor.slice, flat, count, padding, width)
             out.extend(ctx.emit(load).results)
         return out
