@@ -513,31 +513,38 @@ def check_nesting(text: str, name: str = "<stdin>", line_offset: int = 0) -> Non
         pos = _check_string(text, m.start(), name, where, line_start) + 1
 
 
+_NESTING_TOKENS = re.compile(r'//[^\n]*|"|->|[(\[{<)\]}>]')
+"""What `_check_nesting` looks at: comments, string starts, arrows (whose `>` closes nothing)
+and brackets."""
+
+
 def _check_nesting(text: str, name: str, line_offset: int) -> None:
-    """`check_nesting`, character by character."""
-    depth = line = 0
-    line_start = 0
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-            line_start = i + 1
-        elif c == '"':
-            i = _check_string(text, i, name, SourceLoc(name, line + 1 + line_offset, 0), line_start)
-        elif c == "/" and text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif c in _OPEN:
+    """`check_nesting` token by token (comments, strings, arrows and brackets; a character loop
+    took a third of a millisecond on a 4 KB module). Lines are counted only where a diagnostic
+    may need one: at a string, and at the bracket that nests too deep."""
+    depth = 0
+    line, counted = 0, 0  # the newlines before text[counted]
+    pos = 0
+    while (m := _NESTING_TOKENS.search(text, pos)) is not None:
+        i, c = m.start(), m.group()
+        pos = m.end()
+        if c in _OPEN:
             depth += 1
             if depth > MAX_NESTING:
+                line += text.count("\n", counted, i)
+                line_start = text.rfind("\n", 0, i) + 1
                 loc = SourceLoc(name, line + 1 + line_offset, i - line_start + 1)
                 message = f"brackets nest deeper than {MAX_NESTING} levels, the most ferrox accepts"
                 raise DiagnosticError([Diagnostic("error", message, loc)])
-        elif c in _CLOSE and not (c == ">" and i > 0 and text[i - 1] == "-"):
+        elif c in _CLOSE:
             depth = max(depth - 1, 0)
-        i += 1
+        elif c == '"':
+            line += text.count("\n", counted, i)
+            counted = i
+            line_start = text.rfind("\n", 0, i) + 1
+            where = SourceLoc(name, line + 1 + line_offset, 0)
+            pos = _check_string(text, i, name, where, line_start) + 1
+        # (a comment or `->`: nothing)
 
 
 _ESCAPE = re.compile(r'["nt\\]|[0-9A-Fa-f]{2}')

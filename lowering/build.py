@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    SymbolRefAttr,
     UnitAttr,
     UnrealizedConversionCastOp,
     f32,
@@ -51,6 +52,13 @@ def int_attr(value: int, t: Attribute) -> IntegerAttr:
 def i32_array(values: tuple[int, ...]) -> DenseArrayBase:
     """`DenseArrayBase.from_list(i32, values)`, made once per tuple."""
     return DenseArrayBase.from_list(i32, values)
+
+
+@cache
+def position(i: int) -> DenseArrayBase:
+    """`DenseArrayBase.from_list(i64, [i])`: member `i` of an aggregate (`extract_value`,
+    `insert_value`), made once per index."""
+    return DenseArrayBase.from_list(i64, [i])
 
 
 @cache
@@ -196,6 +204,7 @@ __all__ = [
     "CMPI_PREDICATES",
     "NO_FASTMATH",
     "br",
+    "call",
     "call_intrinsic",
     "cast",
     "cmpi",
@@ -210,6 +219,7 @@ __all__ = [
     "int_constant",
     "llvm_constant",
     "load",
+    "position",
     "same_type",
     "store",
     "yield_",
@@ -236,6 +246,23 @@ def call_intrinsic(
         "fastmathFlags": NO_FASTMATH,
     }
     return llvm.CallIntrinsicOp.create(operands=args, result_types=result_types, properties=props)
+
+
+_CCC = llvm.CallingConventionAttr("ccc")
+
+
+def call(callee: SymbolRefAttr, args: Sequence[SSAValue], result: Attribute | None) -> llvm.CallOp:
+    """`llvm.CallOp(callee, *args, return_type=result)` (the C calling convention, no
+    fast-math flags or operand bundles)."""
+    props: dict[str, Attribute] = {
+        "callee": callee,
+        "fastmathFlags": NO_FASTMATH,
+        "CConv": _CCC,
+        "op_bundle_sizes": NO_BUNDLES,
+        "operandSegmentSizes": i32_array((len(args), 0)),
+    }
+    types = [] if result is None else [result]
+    return llvm.CallOp.create(operands=args, result_types=types, properties=props)
 
 
 def insert_element(vector: SSAValue, value: SSAValue, index: SSAValue) -> llvm.InsertElementOp:

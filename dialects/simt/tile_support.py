@@ -23,11 +23,13 @@ in `S`, so no two threads ever hold a witness to the same element (docs/safety.m
 
 from __future__ import annotations
 
+from functools import cache
 from typing import ClassVar
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    DenseArrayBase,
     Float16Type,
     IndexType,
     IntegerAttr,
@@ -64,6 +66,17 @@ from ferrox.dialects.simt.types import DisjointSliceType, IndexSpaceAttr, SliceT
 
 MAX_CHUNK = 16
 """The widest chunk: 16 one-byte elements make one 16-byte access."""
+
+
+@cache
+def _segments(sizes: tuple[int, ...]) -> DenseArrayBase:
+    """An op's `operandSegmentSizes`, made once per tuple of sizes."""
+    return DenseArrayBase.from_list(i32, sizes)
+
+
+@cache
+def _i64_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
 
 
 def _pow2(n: int) -> bool:
@@ -354,9 +367,13 @@ class TileIndexOp(IRDLOperation):
         space: IndexSpaceAttr,
         tile: SSAValue | None = None,
     ):
-        super().__init__(
-            operands=[chunk_index, dims, [tile] if tile is not None else []],
-            result_types=[ThreadIndexType(space)],
+        # (`Operation.__init__`, as `create`: no IRDL builder; the segment sizes made once)
+        tiles = () if tile is None else (tile,)
+        Operation.__init__(
+            self,
+            operands=(chunk_index, *dims, *tiles),
+            result_types=(ThreadIndexType(space),),
+            properties={"operandSegmentSizes": _segments((1, len(dims), len(tiles)))},
         )
 
     @property
@@ -478,8 +495,10 @@ class LoadChunkOp(IRDLOperation):
     ):
         t = slice.type
         assert isinstance(t, SliceType)
-        super().__init__(
-            operands=[slice, index, count, padding], result_types=[[t.element_type] * width]
+        Operation.__init__(  # (as `create`: no IRDL builder)
+            self,
+            operands=(slice, index, count, padding),
+            result_types=(t.element_type,) * width,
         )
 
     def verify_(self) -> None:
@@ -534,8 +553,8 @@ class SliceAlignedOp(IRDLOperation):
     assembly_format = "$slice attr-dict `:` type($slice)"
 
     def __init__(self, slice: SSAValue, bytes: int):
-        super().__init__(
-            operands=[slice], result_types=[i1], properties={"bytes": IntegerAttr(bytes, i64)}
+        Operation.__init__(  # (as `create`: no IRDL builder; the attribute made once)
+            self, operands=(slice,), result_types=(i1,), properties={"bytes": _i64_attr(bytes)}
         )
 
     def verify_(self) -> None:

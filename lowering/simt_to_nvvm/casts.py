@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, UnrealizedConversionCastOp, i64
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriteWalker, TypeConversionPattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ferrox.dialects.typetest import dialect_test
+from ferrox.lowering.build import extract_value, insert_value, position
 from ferrox.lowering.conversion import ConversionState
 from ferrox.lowering.simt_to_nvvm.types import is_simt_type, packed
 from ferrox.passes.disjoint.common import walk
@@ -64,10 +65,6 @@ class _PackSimtTypes(TypeConversionPattern):
         return packed(typ) if is_simt_type(typ) else None
 
 
-def _position(i: int) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, [i])
-
-
 def _materialize(cast: UnrealizedConversionCastOp) -> bool:
     """Replace a cast between a packed struct and its fields (or an identity) by LLVM ops."""
     ins, outs = list(cast.inputs), list(cast.results)
@@ -77,12 +74,11 @@ def _materialize(cast: UnrealizedConversionCastOp) -> bool:
     elif len(outs) == 1 and isinstance(outs[0].type, llvm.LLVMStructType):
         struct: SSAValue = _append(new, llvm.UndefOp(outs[0].type))
         for i, part in enumerate(ins):
-            struct = _append(new, llvm.InsertValueOp(_position(i), struct, part))
+            struct = _append(new, insert_value(position(i), struct, part))
         values = [struct]
     elif len(ins) == 1 and isinstance(ins[0].type, llvm.LLVMStructType):
         values = [
-            _append(new, llvm.ExtractValueOp(_position(i), ins[0], r.type))
-            for i, r in enumerate(outs)
+            _append(new, extract_value(position(i), ins[0], r.type)) for i, r in enumerate(outs)
         ]
     else:
         return False

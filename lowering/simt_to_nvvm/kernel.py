@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import DenseArrayBase, FunctionType, UnitAttr, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, FunctionType, UnitAttr, i32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects.simt import CallOp, FuncOp, KernelOp, ReturnOp
 from ferrox.dialects.simt.types import SharedArrayType
-from ferrox.lowering.build import extract_value, insert_value
+from ferrox.lowering.build import extract_value, insert_value, position
 from ferrox.lowering.simt_to_nvvm import abi, tma
 from ferrox.lowering.simt_to_nvvm.facts import assume_requires
 from ferrox.lowering.simt_to_nvvm.support import KERNEL_ATTR, REQNTID_ATTR, SimtEmitter
@@ -108,14 +108,10 @@ def result_type(types: Sequence[Attribute]) -> list[Attribute]:
     return [llvm.LLVMStructType.from_type_list([packed(t) for t in types])]
 
 
-def _position(i: int) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, [i])
-
-
 def _struct(e: SimtEmitter, t: Attribute, values: Sequence[SSAValue]) -> SSAValue:
     struct = e(llvm.UndefOp(t))
     for i, v in enumerate(values):
-        struct = e(insert_value(_position(i), struct, v))
+        struct = e(insert_value(position(i), struct, v))
     return struct
 
 
@@ -132,9 +128,7 @@ def _from_packed(e: SimtEmitter, value: SSAValue, t: Attribute) -> SSAValue:
     parts = expanded(t)
     if len(parts) == 1:
         return e.pack([value], t)
-    return e.pack(
-        [e(llvm.ExtractValueOp(_position(i), value, pt)) for i, pt in enumerate(parts)], t
-    )
+    return e.pack([e(extract_value(position(i), value, pt)) for i, pt in enumerate(parts)], t)
 
 
 class FuncToFunc(RewritePattern):
@@ -157,7 +151,7 @@ class CallToFunc(RewritePattern):
         (*call_results,) = e.emit(func.CallOp(op.callee, args, result_type(types))).results
         if len(types) > 1:
             call_results = [
-                e(extract_value(_position(i), call_results[0], packed(t)))
+                e(extract_value(position(i), call_results[0], packed(t)))
                 for i, t in enumerate(types)
             ]
         rewriter.replace(op, [], [_from_packed(e, v, t) for v, t in zip(call_results, types)])

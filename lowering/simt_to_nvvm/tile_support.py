@@ -62,7 +62,15 @@ from ferrox.dialects.simt import (
     UncheckedLoadChunkOp,
     UncheckedStoreChunkOp,
 )
-from ferrox.lowering.build import cmpi, convert, if_, insert_element, same_type, yield_
+from ferrox.lowering.build import (
+    call_intrinsic,
+    cmpi,
+    convert,
+    if_,
+    insert_element,
+    same_type,
+    yield_,
+)
 from ferrox.lowering.build import load as build_load
 from ferrox.lowering.build import store as build_store
 from ferrox.lowering.conversion import Unsupported
@@ -379,7 +387,7 @@ class LoadChunkToLoads(RewritePattern):
             same_type(arith.AndIOp, reads, e(same_type(arith.XOrIOp, fits, e.true()))),
             "out_of_range",
         )
-        _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
+        _if(e, bad, [], lambda b: (b.emit(call_intrinsic(TRAP, [])), [])[1])
         address = e.element(ptr, [i], mem)
         pad = e.to_i64(op.padding) if isinstance(element, IndexType) else op.padding
         types = [mem] * w

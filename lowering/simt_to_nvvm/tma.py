@@ -29,6 +29,8 @@ maps are counted alike whichever of its loads are lowered already.
 
 from __future__ import annotations
 
+from typing import cast
+
 from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -56,6 +58,8 @@ from ferrox.dialects.simt.tma import (
     tensor_map_keys,
 )
 from ferrox.dialects.simt.types import SharedArrayType
+from ferrox.dialects.typetest import type_test
+from ferrox.lowering.build import call_intrinsic
 from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
 from ferrox.lowering.simt_to_nvvm.abi import (
     ABI_ATTR,
@@ -97,13 +101,16 @@ def _key(op: Operation) -> TensorMapKey | None:
     """The key of a TMA load, lowered or not (None for any other op)."""
     if KEY_ATTR in op.attributes:
         return _decode(op.attributes[KEY_ATTR])
-    return op.key() if isinstance(op, TmaLoadOp) else None
+    return cast(TmaLoadOp, op).key() if _is_tma_load(op) else None
+
+
+_is_tma_load = type_test(TmaLoadOp)
 
 
 def kernel_map_keys(kernel: Operation) -> list[TensorMapKey]:
     """The kernel's distinct maps in program order, its loads lowered or not."""
     keys: list[TensorMapKey] = []
-    for op in kernel.walk():
+    for op in walk(kernel):
         key = _key(op)
         if key is not None and key not in keys:
             keys.append(key)
@@ -115,14 +122,14 @@ def annotate(kernel: KernelOp) -> int:
     number (what `TmaLoadToPtx` reads once the kernel is lowered); the number of maps."""
     keys: list[TensorMapKey] = []  # (`kernel_map_keys`, in the same walk)
     loads: list[tuple[TmaLoadOp, TensorMapKey]] = []
-    for op in kernel.walk():
+    for op in walk(kernel):
         key = _key(op)
         if key is None:
             continue
         if key not in keys:
             keys.append(key)
-        if isinstance(op, TmaLoadOp):
-            loads.append((op, key))
+        if _is_tma_load(op):
+            loads.append((cast(TmaLoadOp, op), key))
     for op, key in loads:
         op.attributes[KEY_ATTR] = _encode(key)
         op.attributes[MAP_ATTR] = IntegerAttr(keys.index(key), i64)
@@ -198,7 +205,7 @@ def _i32(e: SimtEmitter, value: SSAValue) -> SSAValue:
 
 
 def _trap_if(e: SimtEmitter, bad: SSAValue) -> None:
-    _if(e, bad, [], lambda b: (b.emit(llvm.CallIntrinsicOp(TRAP, [], [])), [])[1])
+    _if(e, bad, [], lambda b: (b.emit(call_intrinsic(TRAP, [])), [])[1])
 
 
 def _predicated(asm: str, operand: int) -> str:

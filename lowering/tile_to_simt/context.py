@@ -23,7 +23,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from ferrox.dialects import simt
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.dialects.tile.types import TileType
-from ferrox.lowering.build import int_constant
+from ferrox.lowering.build import int_constant, same_type
 from ferrox.lowering.conversion import Emitter, Unsupported
 from ferrox.lowering.tile_to_simt.config import Config, element_bytes
 from ferrox.lowering.tile_to_simt.fold import FOLDABLE, PREDICATES, fold, int_of, width, wrap
@@ -418,14 +418,16 @@ class Lowering:
                 run += 1
             piece = self.tid()
             if q:
-                piece = self.in_prologue(arith.ShRUIOp(piece, self.index(q)))
+                piece = self.in_prologue(same_type(arith.ShRUIOp, piece, self.index(q)))
             if q + run < len(lanes):  # higher thread bits remain: mask them off
-                piece = self.in_prologue(arith.AndIOp(piece, self.index((1 << run) - 1)))
+                piece = self.in_prologue(same_type(arith.AndIOp, piece, self.index((1 << run) - 1)))
             shift = b - offsets[d]
             if shift:
-                piece = self.in_prologue(arith.ShLIOp(piece, self.index(shift)))
+                piece = self.in_prologue(same_type(arith.ShLIOp, piece, self.index(shift)))
             prev = parts[d]
-            parts[d] = piece if prev is None else self.in_prologue(arith.OrIOp(prev, piece))
+            parts[d] = (
+                piece if prev is None else self.in_prologue(same_type(arith.OrIOp, prev, piece))
+            )
             q += run
         self._lanes[key] = parts
         return parts

@@ -77,15 +77,16 @@ def load_tile(
     def masked() -> list[SSAValue]:
         ok = []
         for d in range(rank):
-            tiles = ctx(arith.CeilDivUIOp(dims[d], ctx.index(shape[d])))
+            tiles = ctx.make(arith.CeilDivUIOp, dims[d], ctx.index(shape[d]))
             ok.append(ctx.cmp("ult", indices[d], tiles))
         zero = ctx.index(0)
         out: list[SSAValue] = []
         for g, flat in zip(coords, flats):
             inside = list(ok) + [ctx.cmp("ult", g[d], dims[d]) for d in range(rank)]
-            rest = ctx(arith.SubiOp(dims[-1], g[-1]))
-            count = ctx(arith.MinUIOp(rest, ctx.index(width)))
-            count = ctx(arith.SelectOp(ctx.all_of(inside), count, zero), "count")
+            rest = ctx.make(arith.SubiOp, dims[-1], g[-1])
+            count = ctx.make(arith.MinUIOp, rest, ctx.index(width))
+            count = ctx.make(arith.SelectOp, ctx.all_of(inside), count, zero)
+            count.name_hint = count.name_hint or "count"
             load = simt.LoadChunkOp(tensor.slice, flat, count, padding, width)
             out.extend(ctx.emit(load).results)
         return out

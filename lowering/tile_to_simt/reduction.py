@@ -31,6 +31,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ferrox.dialects import simt, tile
 from ferrox.dialects.tile.types import TileType
+from ferrox.lowering.build import same_type
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering, canonical
 from ferrox.lowering.tile_to_simt.layout import Layout, dim_offsets, log2
 from ferrox.lowering.tile_to_simt.rules import rule
@@ -202,15 +203,16 @@ def _gathered(ctx: Lowering, tid: SSAValue, mask: int, use: list[int], bits: lis
     def op(o: Operation) -> SSAValue:
         return ctx.in_prologue(o)
 
-    source = op(arith.AndIOp(tid, ctx.index(~mask & (ctx.threads - 1))))
+    source = op(same_type(arith.AndIOp, tid, ctx.index(~mask & (ctx.threads - 1))))
     k = 0
     while k < len(use):  # runs of consecutive bits move with one shift and one mask
         run = 1
         while k + run < len(use) and (use[k + run], bits[k + run]) == (use[k] + run, bits[k] + run):
             run += 1
-        field = op(arith.AndIOp(tid, ctx.index(((1 << run) - 1) << use[k])))
-        moved = op(arith.ShLIOp(field, ctx.index(bits[k] - use[k])))  # bits above 5 > lane bits
-        source = op(arith.OrIOp(source, moved))
+        field = op(same_type(arith.AndIOp, tid, ctx.index(((1 << run) - 1) << use[k])))
+        # (bits above 5 > lane bits)
+        moved = op(same_type(arith.ShLIOp, field, ctx.index(bits[k] - use[k])))
+        source = op(same_type(arith.OrIOp, source, moved))
         k += run
     source.name_hint = "partner"
     return source

@@ -29,7 +29,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from ferrox.dialects.llvm import FPToSIOp, FPToUIOp, UIToFPOp
 from ferrox.dialects.llvm.intrinsics import MaximumOp, MinimumOp, SMaxOp, SMinOp, UMaxOp, UMinOp
-from ferrox.lowering.build import NO_FASTMATH, float_op, int_attr
+from ferrox.lowering.build import NO_FASTMATH, float_op, int_attr, llvm_constant
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm.divf import DivfToLLVM
 from ferrox.lowering.to_llvm.support import legal_operands, morph, replace_op, result_types
@@ -150,11 +150,27 @@ class BinaryToLLVM(RewritePattern):
 def _const_like(value: int, t: Attribute) -> llvm.ConstantOp:
     if isinstance(t, VectorType):
         return llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value]), t)
-    return llvm.ConstantOp(IntegerAttr(value, t), t)
+    return llvm_constant(int_attr(value, t), t)
 
 
 def _icmp(pred: str, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
-    return llvm.ICmpOp(lhs, rhs, IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), 64))
+    predicate = int_attr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
+    if isinstance(lhs.type, VectorType):
+        return llvm.ICmpOp(lhs, rhs, predicate)
+    props: dict[str, Attribute] = {"predicate": predicate}  # (as its constructor: result i1)
+    return llvm.ICmpOp.create(operands=[lhs, rhs], result_types=[i1], properties=props)
+
+
+_NO_WRAP = int_attr(0, i32)
+
+
+def _binary(cls: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operation:
+    """`cls(lhs, rhs)` of an llvm integer binary op, as its constructor makes it: no flags (an
+    op of the overflow family gets its `overflowFlags` property, none set)."""
+    props: dict[str, Attribute] = {}
+    if issubclass(cls, llvm.ArithmeticBinOpOverflow):
+        props["overflowFlags"] = _NO_WRAP
+    return cls.create(operands=[lhs, rhs], result_types=[lhs.type], properties=props)
 
 
 INT_MINMAX: dict[type[Operation], type[Operation]] = {
@@ -192,24 +208,29 @@ class FloorCeilDivToLLVM(RewritePattern):
         (t,) = result_types(op)
         a, b = legal_operands(rewriter, op.operands)
         signed = not isinstance(op, arith.CeilDivUIOp)
-        div = (llvm.SDivOp if signed else llvm.UDivOp)(a, b)
-        rem = (llvm.SRemOp if signed else llvm.URemOp)(a, b)
+        div = _binary(llvm.SDivOp if signed else llvm.UDivOp, a, b)
+        rem = _binary(llvm.SRemOp if signed else llvm.URemOp, a, b)
         zero, one = _const_like(0, t), _const_like(1, t)
-        inexact = _icmp("ne", rem.res, zero.result)
+        inexact = _icmp("ne", rem.results[0], zero.result)
         ops: list[Operation] = [div, rem, zero, one, inexact]
         if signed:
-            rem_neg = _icmp("slt", rem.res, zero.result)
+            rem_neg = _icmp("slt", rem.results[0], zero.result)
             b_neg = _icmp("slt", b, zero.result)
             # floor: adjust when signs differ; ceil: when they agree
             sign_pred = "ne" if isinstance(op, arith.FloorDivSIOp) else "eq"
             signs = _icmp(sign_pred, rem_neg.res, b_neg.res)
-            adjust = llvm.AndOp(inexact.res, signs.res)
+            adjust = _binary(llvm.AndOp, inexact.res, signs.res)
             ops += [rem_neg, b_neg, signs, adjust]
         else:
             adjust = inexact
         step = llvm.SubOp if isinstance(op, arith.FloorDivSIOp) else llvm.AddOp
-        moved = step(div.res, one.result)
-        ops += [moved, llvm.SelectOp(adjust.results[0], moved.res, div.res)]
+        moved = _binary(step, div.results[0], one.result)
+        select = llvm.SelectOp.create(
+            operands=[adjust.results[0], moved.results[0], div.results[0]],
+            result_types=[t],
+            properties={"fastmathFlags": NO_FASTMATH},
+        )
+        ops += [moved, select]
         replace_op(rewriter, op, ops)
 
 

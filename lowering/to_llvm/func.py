@@ -13,6 +13,7 @@ from xdsl.dialects import func, llvm
 from xdsl.ir import Attribute
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from ferrox.lowering.build import call as build_call
 from ferrox.lowering.conversion import Unsupported
 from ferrox.lowering.to_llvm.support import (
     convert_block_signature,
@@ -81,7 +82,7 @@ class CallToLLVM(RewritePattern):
         _single_result(op.res.types, f"call to {op.callee}")
         types = result_types(op)
         args = legal_operands(rewriter, op.arguments)
-        call = llvm.CallOp(op.callee, *args, return_type=types[0] if types else None)
+        call = build_call(op.callee, args, types[0] if types else None)
         call.attributes.update(op.attributes)
         replace_op(rewriter, op, [call], list(call.results))
 
