@@ -88,8 +88,8 @@ def build(out: Path, specs: list[str]) -> None:
         gemm.SPLIT_ADDRESS = bool(knobs["d"]) if "d" in knobs else saved[11]
         try:
             text = kernel("f32", bm, bn, bk)
-            # always a thread count: `compile_source` without one is `ferrox.compile`, whose
-            # cache does not see the knobs
+            # always a thread count: `compile_source` without one is `ferrox.compile` (whose
+            # cache keys the knobs since 97fad72, lowering/knobs.py)
             art = compile_source(text, threads=knobs.get("t") or _threads(text))
         finally:
             (

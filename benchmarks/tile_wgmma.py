@@ -61,9 +61,10 @@ without its proxy fence (TMA alone writes the stages; within the rounds' spread)
 
 
 def _variant(tiles, element: str, settings: dict):
-    """The kernel compiled with lowering constants set to `settings` (not cached: the cache's
-    key does not know them): `NAME` is `gemm_wgmma.NAME`, `module.NAME` that module's of
-    `ferrox.lowering.tile_to_simt` (`gemm_specialized.WARP_SPECIALIZE`)."""
+    """The kernel compiled with lowering constants set to `settings` (not cached, though the
+    cache's key holds a flipped knob since 97fad72, lowering/knobs.py): `NAME` is
+    `gemm_wgmma.NAME`, `module.NAME` that module's of `ferrox.lowering.tile_to_simt`
+    (`gemm_specialized.WARP_SPECIALIZE`)."""
     import importlib
 
     import ferrox

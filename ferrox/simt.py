@@ -123,6 +123,7 @@ from ferrox.jit import closure as _closure
 from ferrox.jit import print_ir as _print
 from ferrox.jit import run_frontend as _frontend
 from ferrox.jit import target as _target
+from ferrox.lowering import knobs
 
 install_excepthook()  # an uncaught FrontendError prints its diagnostics, not a traceback
 
@@ -342,7 +343,8 @@ class SimtKernel:
 
         state = self._state
         kinds = tuple((type(a), getattr(a, "dtype", None)) for a in runtime)
-        fast = (self.device, tuple(sorted((k, repr(v)) for k, v in consts.items())), kinds)
+        constants = tuple(sorted((k, repr(v)) for k, v in consts.items()))
+        fast = (self.device, constants, kinds, knobs.changed())  # a flipped knob: anew
         loaded = state.launchable.get(fast)
         if loaded is not None:
             return loaded
@@ -381,11 +383,18 @@ class _Launch:
         `ferrox.load` kernel's repeated call, from this launcher's own dict. The key holds
         every argument's type and dtype, so it also picks the specialisation."""
         self._signature: Any = None  # `driver/checker/signature.signature`, once kept one
+        self._knobs: tuple[Any, ...] = ()
+        """The lowering knobs (`knobs.changed()`) the kept launches were compiled under: a
+        flip forgets them, as it would compile another schedule's kernel."""
 
     def __call__(
         self, *args: Any, shared_bytes: int | None = None, stream: Any = None, **constants: Any
     ) -> None:
         if not constants:
+            if knobs.changed() != self._knobs:  # kept under other knobs: another kernel
+                self._ready.clear()
+                self._relaunches.clear()
+                self._knobs = knobs.changed()
             if self._relaunches:
                 found = self._signature(args)
                 if found is not None:

@@ -141,10 +141,13 @@ class TileKernel:
     def __init__(self, fn: Callable[..., Any] | _State, device: str = "auto"):
         self._state = fn if isinstance(fn, _State) else _State(fn)
         self.device = device
-        self._ready: tuple[int, tuple[tuple[str, Any], ...], Callable[..., None]] | None = None
+        self._ready: (
+            tuple[int, tuple[tuple[str, Any], ...], Callable[..., None], tuple[Any, ...]] | None
+        ) = None
         """For a call with every Constexpr at its default: (its number of arguments, the
         globals the kernel read with the objects they held, the loaded kernel's checked
-        launch). A repeated call whose globals still hold those objects goes straight to the
+        launch, the lowering knobs it was compiled under, `knobs.changed()`). A repeated call
+        whose globals still hold those objects, under the same knobs, goes straight to the
         launch; the key holds nothing else (argument types do not shape a tile kernel's IR,
         and the launch checker checks the arguments)."""
         functools.update_wrapper(self, self._state.fn)
@@ -287,7 +290,12 @@ class TileKernel:
         """Compile if needed, check (shapes, the tile grid, aliasing) and launch: one tile block
         per tile of the first output partition. `Constexpr` values by position or keyword."""
         ready = self._ready
-        if ready is not None and not constants and len(args) == ready[0]:
+        if (
+            ready is not None
+            and not constants
+            and len(args) == ready[0]
+            and knobs.changed() == ready[3]  # a flipped knob: another schedule's kernel
+        ):
             scope = self._state.fn.__globals__
             for name, value in ready[1]:
                 if scope.get(name, _UNBOUND) is not value:
@@ -297,6 +305,7 @@ class TileKernel:
                 return
         params = self._params()
         runtime, consts = specialisation(params, self.name, args, constants)
+        moved = knobs.changed()
         loaded = self._loaded(consts)
         firsts = [params.order.index(n) for n in params.constexpr]
         plain = sorted(firsts)[0] if firsts else len(params.order)  # (`min` is the surface's)
@@ -305,6 +314,7 @@ class TileKernel:
                 len(args),
                 self._global_objects(),
                 functools.partial(loaded._device.call, loaded.artifact, None, None),
+                moved,
             )
         loaded(*runtime, stream=stream)
 

@@ -81,7 +81,10 @@ from ferrox.lowering.tile_to_simt.context import Lowering
 TMA = True
 """Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
 stages; a knob for timing). On: with `PINGPONG` and the pipelined loop, 0.82-0.89 of SDPA on the
-H200 at 4096 keys against 0.67-0.80 without (docs/performance.md, twelfth session)."""
+H200 at 4096 keys against 0.67-0.80 without (docs/performance.md, twelfth session), timed as
+`benchmarks/attention.py`'s `wgmma-tma-pipe-pp`, which also turns on the ninth session's cuts
+(`wgmma.STAGE_OFFSET_IN_ASM`, `attention_wgmma.STATIC_ROWS`, `pipeline.IMMEDIATE_OFFSETS`); those
+stay off, so the default itself (`wgmma`) was not timed in that run."""
 PINGPONG = True
 """Whether the two warpgroups of a 256-thread `TmaLoop` take turns issuing their products
 (FlashAttention-3's ping-pong, module docstring "Turns"; on, as measured with `TMA`; a knob for

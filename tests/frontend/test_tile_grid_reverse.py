@@ -19,6 +19,7 @@ import pytest
 
 from ferrox import tile
 from ferrox.artifact import ModuleArtifact
+from ferrox.driver.checker import LaunchError
 from ferrox.lowering.tile_to_simt import convert_tile_to_simt
 from ferrox.tile import Constexpr, Partition, Tensor, f32
 
@@ -139,3 +140,35 @@ def test_a_3d_reversed_grid_matches_numpy(order, reverse):
     assert np.array_equal(counts, np.full(shape, 41002, np.float32))
     grid = flipped_3d.on("cpu").check(out, counts, x, ORDER=order, REVERSE=reverse).grid
     assert grid == tuple((4, 10, 2)[d] for d in order)
+
+
+@tile.kernel
+def two_outputs(
+    out: Partition[f32, (4, 64)], small: Partition[f32, (2, 32)], x: Tensor[f32, (None, None)]
+):
+    tile.grid_order(1, 0, reverse=(0, 1))
+    i, j = tile.block_id(0), tile.block_id(1)
+    tile.store(tile.load(x, (i, j), (4, 64)) * 2.0, out)
+    tile.store(tile.zeros((2, 32), f32) + f32(i * 1000 + j), small)
+
+
+def test_outputs_of_other_shapes_share_the_reversed_tile_count():
+    """Each output's witness counts its own tiles (`n_d` from its own dimensions and tile), the
+    block ids the first output's: they agree because the launch takes one tile grid for all
+    (docs/safety.md#launch-tile). 13 x 300 in 4 x 64 and 7 x 150 in 2 x 32 are both 4 x 5
+    tiles, ragged differently; a second output of 5 x 5 tiles is refused before any block
+    runs."""
+    x = np.random.default_rng().standard_normal((13, 300)).astype(np.float32)
+    out = np.full(x.shape, np.nan, np.float32)
+    small = np.full((7, 150), np.nan, np.float32)
+    two_outputs.on("cpu")(out, small, x)
+    assert np.array_equal(out, x * 2)
+    assert np.array_equal(small, coords_tag(small.shape, (2, 32), (1000, 1)))
+    other = np.full((9, 150), np.nan, np.float32)
+    with pytest.raises(LaunchError) as refused:
+        two_outputs.on("cpu")(out, other, x)
+    assert str(refused.value) == (
+        "grid is [5, 4], but @two_outputs's output partition %small of shape [9, 150] in tiles "
+        "of [2, 32] has [5, 5] tiles (the grid must be [5, 5] in its grid order [1, 0])"
+    )
+    assert np.isnan(other).all()

@@ -7,11 +7,16 @@ import importlib
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from ferrox import simt, tile
 from ferrox.lowering import knobs
+from ferrox.lowering.simt_to_nvvm import pipeline
 from ferrox.lowering.tile_to_simt import gemm, gemm_wgmma
+from ferrox.simt import DisjointSlice, SimtKernel, Slice
 from ferrox.targets.cache import KernelCache, KernelKey
+from ferrox.tile import Partition, Tensor, TileKernel, f32
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = KernelKey(ir="llvm.func @k() { llvm.return }", chip="sm_90", options={"opt": 3})
@@ -106,3 +111,85 @@ def test_a_python_kernel_compiles_again_after_a_flip(matmul, monkeypatch):
     checked = matmul.ptx("sm_90", **tiles)
     monkeypatch.undo()
     assert checked != fast and matmul.ptx("sm_90", **tiles) == fast
+
+
+@tile.kernel
+def doubled(out: Partition[f32, (64,)], x: Tensor[f32, (None,)]):
+    tile.store(tile.load_like(x, out) * 2.0, out)
+
+
+@simt.kernel(block=64)
+def halved(x: Slice[f32], y: DisjointSlice[f32]):
+    w = simt.thread_index_1d()
+    with y[w] as slot:
+        slot.value = x[w.value] * 0.5
+
+
+def spy(monkeypatch, cls) -> list:
+    """The knobs each compile look-up of `cls` (a Python kernel class) ran under."""
+    seen = []
+    real = cls._compile
+
+    def compile_spy(self, *args, **kwargs):
+        seen.append(knobs.changed())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "_compile", compile_spy)
+    return seen
+
+
+FLIP = (("ferrox.lowering.tile_to_simt.gemm.FAST_COPIES", False),)
+IMMEDIATE = (("ferrox.lowering.simt_to_nvvm.pipeline.IMMEDIATE_OFFSETS", True),)
+
+
+def test_a_repeated_tile_call_compiles_again_after_a_flip(tmp_path, monkeypatch):
+    """A call with every Constexpr at its default keeps its launch, so the next goes straight
+    to it; after a flip that kept launch is another schedule's kernel: the call looks the
+    artifact up again (under the flip), and after the flip is undone, once more."""
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))
+    kernel = doubled.on("cpu")
+    x = np.arange(100, dtype=np.float32)
+    out = np.full(100, np.nan, np.float32)
+    kernel(out, x)
+    seen = spy(monkeypatch, TileKernel)
+    kernel(out, x)
+    assert seen == []  # the kept launch: no look-up
+    monkeypatch.setattr(gemm, "FAST_COPIES", False)
+    kernel(out, x)
+    kernel(out, x)
+    assert seen == [FLIP]
+    monkeypatch.setattr(gemm, "FAST_COPIES", True)
+    kernel(out, x)
+    assert seen == [FLIP, ()]
+    np.testing.assert_array_equal(out, x * 2)
+
+
+def test_a_repeated_simt_launch_compiles_again_after_a_flip(tmp_path, monkeypatch):
+    """The same for a SIMT kernel's launcher (`k[grid, block]`, which keeps its launches and
+    the loaded kernel per argument kinds), with a knob of the SIMT lowering: the launch after
+    the flip loads the flip's kernel, and after the flip is undone the first one again."""
+    monkeypatch.setenv("FERROX_CACHE_DIR", str(tmp_path))
+    loads = []
+    real = SimtKernel._loaded
+
+    def loaded_spy(self, *args, **kwargs):
+        loads.append((knobs.changed(), real(self, *args, **kwargs)))
+        return loads[-1][1]
+
+    monkeypatch.setattr(SimtKernel, "_loaded", loaded_spy)
+    launch = halved.on("cpu")[2, 64]
+    x = np.arange(100, dtype=np.float32)
+    y = np.full(100, np.nan, np.float32)
+    launch(x, y)
+    launch(x, y)
+    assert [k for k, _ in loads] == [()]  # the second launch: the kept one
+    monkeypatch.setattr(pipeline, "IMMEDIATE_OFFSETS", True)
+    launch(x, y)
+    launch(x, y)
+    assert [k for k, _ in loads] == [(), IMMEDIATE]
+    monkeypatch.setattr(pipeline, "IMMEDIATE_OFFSETS", False)
+    launch(x, y)
+    assert [k for k, _ in loads] == [(), IMMEDIATE, ()]
+    first, flipped_kernel, again = (kernel for _, kernel in loads)
+    assert flipped_kernel.artifact is not first.artifact and again is first
+    np.testing.assert_array_equal(y, x * 0.5)

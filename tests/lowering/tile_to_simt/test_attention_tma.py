@@ -176,3 +176,26 @@ def test_matches_numpy_on_the_interpreter(
     expected = example.reference(x, y, z, causal)
     assert not np.isnan(out).any()
     np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("heads, seq, dim, causal", [(2, 190, 64, True), (1, 130, 128, False)])
+def test_the_default_matches_numpy_on_the_interpreter(
+    example, interpreter, heads, seq, dim, causal
+):
+    """Every knob at its default, as sm_90 compiles the example (the CPU device's own run takes
+    the mma.sync loop): TMA stages, the warpgroups' turns and `PIPELINE` None, which pipelines
+    them. Causal walks its two query blocks (the first ragged) heaviest first: the grid
+    reversal's block ids feed the loop's bound and q's copy, its witnesses the store."""
+    assert attention_tma.TMA and attention_tma.PINGPONG and attention_wgmma.PIPELINE is None
+    module, op = lowered(example.attention, D=dim, CAUSAL=causal)
+    waits = [w.pending.value.data for w in key_loop(op).walk() if isinstance(w, simt.WgmmaWaitOp)]
+    assert waits == [0, 1] and count(op, TmaLoadOp) > 0 and count(op, simt.NamedBarrierOp) > 0
+    space = op.body.blocks[0].args[0].type.space
+    assert space.get_grid_reverse() == ((1,) if causal else ())
+    rng = np.random.default_rng()
+    q, k, v = (ferrox.to_bf16(rng.standard_normal((heads, seq, dim))) for _ in range(3))
+    out = np.full((heads, seq, dim), np.nan, np.float32)
+    interpreter(module, "attention", [out, q, k, v])
+    expected = example.reference(q.float32(), k.float32(), v.float32(), causal)
+    assert not np.isnan(out).any()
+    np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)

@@ -54,6 +54,26 @@ def test_the_knob_off_other_tiles_and_warp_specialised_keep_one_block_a_tile(mon
         assert not kernel.body.blocks[0].args[0].type.space.is_persistent
 
 
+@pytest.mark.parametrize(
+    "walk, order, reverse",
+    [("grid_order [1, 0]", (1, 0), ()), ("grid_reverse [1]", (0, 1), (1,)),
+     ("grid_order [1, 0] grid_reverse [0, 1]", (1, 0), (0, 1))],
+)  # fmt: skip
+def test_a_grid_order_or_reversal_keeps_one_block_a_tile(persistent, walk, order, reverse):
+    """A persistent space takes no grid order or reversal (its tiles come from its loop, not
+    its block ids): with the knob on, a GEMM that has either lowers one block a tile, its
+    space keeping the walk; the two never combine."""
+    text = matmul(128, 256, 64, chip="sm_90a").replace(") {\n    %i", f") {walk} {{\n    %i", 1)
+    assert walk in text
+    kernel = simt_kernel(lower_text(text), "mm")
+    assert not any(isinstance(op, simt.TileScheduleOp) for op in kernel.walk())
+    space = kernel.body.blocks[0].args[0].type.space
+    assert (
+        not space.is_persistent and GRID_PERSISTENT_KEY not in kernel.attributes["tile.grid"].data
+    )
+    assert (space.get_grid_order(), space.get_grid_reverse()) == (order, reverse)
+
+
 def test_the_interpreter_grid_is_min_of_tiles_and_three(persistent):
     from ferrox.driver.checker.limits import INTERPRETER_LIMITS
     from ferrox.driver.interpreter.tile_lowered import INTERPRETER_SMS
