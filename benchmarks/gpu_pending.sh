@@ -28,21 +28,20 @@ step() {  # step NAME SHARE-OF-BUDGET-BY-ITS-END(%) command...
 }
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 --version; } \
   | tee "$OUT/device.txt"
-ATT=(python3 -m benchmarks.attention --table --seqs 1024,2048,4096,8192)
-step attention-default 25 "${ATT[@]}" --variants wgmma,wgmma-tma-pipe-pp,wgmma:tma=0:pipe=0:pp=0
-step ncu-attention-1024 31 ncu --clock-control none --kernel-name attention --launch-count 1 \
+ATT=(python3 -m benchmarks.attention --table)
+step attention-default 20 "${ATT[@]}" --seqs 4096 --variants wgmma,wgmma-tma-pipe-pp
+step gpu-tests 40 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
+EX=(python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200)
+step racecheck-attention-d128 47 compute-sanitizer --tool racecheck "${EX[@]}" --dim 128 --causal
+step memcheck-attention 53 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
+step racecheck-attention-d64 58 compute-sanitizer --tool racecheck "${EX[@]}" --dim 64
+step synccheck-attention 62 compute-sanitizer --tool synccheck "${EX[@]}" --dim 64 --causal
+step attention-causal-light-first 70 "${ATT[@]}" --seqs 4096 --variants wgmma --causal-only \
+  --causal-light-first
+step attention-sizes 82 "${ATT[@]}" --seqs 1024,2048,8192 --variants wgmma
+step ncu-attention-1024 90 ncu --clock-control none --kernel-name attention --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
   python3 -m benchmarks.attention --table --untimed --seqs 1024 --configs 128:128:128
-CAUSAL=(python3 -m benchmarks.attention --table --seqs 4096 --variants wgmma --causal-only)
-step attention-causal-light-first 36 "${CAUSAL[@]}" --causal-light-first
-step gpu-tests 50 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
-EX=(python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200)
-step memcheck-attention 57 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
-step racecheck-attention-d64 64 compute-sanitizer --tool racecheck "${EX[@]}" --dim 64 --causal
-step racecheck-attention-d128 71 compute-sanitizer --tool racecheck "${EX[@]}" --dim 128
-step synccheck-attention 76 compute-sanitizer --tool synccheck "${EX[@]}" --dim 128 --causal
-step gemm-default 92 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096,8192 \
+step gemm-default 100 python3 -m benchmarks.tile_wgmma --ab 3 --sizes 4096 \
   --configs default:128x256x64
-step compile-latency 100 python3 benchmarks/compile_latency.py --reps 5 --no-new-process \
-  --examples simt/vecadd simt/transpose tile/softmax tile/layernorm
 echo "total $(( $(date +%s) - T0 )) s"
