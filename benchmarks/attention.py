@@ -172,7 +172,7 @@ by the static head dim, `desc` a stage's wgmma B descriptor from its array's bas
 stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates, `tma` the
 K and V stages loaded by TMA on mbarriers, no block barrier in the loop, `pp` with `tma` and 256
 threads, the warpgroups' turns at the products (named barriers). On by default since the
-twelfth session: `tma`, `pp`, and `pipe` on TMA stages only (`PIPELINE` None); the rest off."""
+twelfth session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None); the rest off."""
 _OFF = dict.fromkeys(KNOBS, False)
 _CUTS = {"desc": True, "rows": True, "imm": True}
 PRESETS = {

@@ -80,15 +80,17 @@ from ferrox.lowering.tile_to_simt.context import Lowering
 
 TMA = True
 """Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
-stages; a knob for timing). On: with `PINGPONG` and the pipelined loop, 0.82-0.89 of SDPA on the
-H200 at 4096 keys against 0.67-0.80 without (docs/performance.md, twelfth session), timed as
-`benchmarks/attention.py`'s `wgmma-tma-pipe-pp`, which also turns on the ninth session's cuts
-(`wgmma.STAGE_OFFSET_IN_ASM`, `attention_wgmma.STATIC_ROWS`, `pipeline.IMMEDIATE_OFFSETS`); those
-stay off, so the default itself (`wgmma`) was not timed in that run."""
-PINGPONG = True
+stages; a knob for timing). On, with the pipelined loop and without `PINGPONG`: on the H200
+(docs/performance.md, twelfth session, 4 x 16 heads, ratio to SDPA) 0.84-0.89 at 4096 keys and
+0.88-0.94 at 8192, against 0.67-0.80 and 0.64-0.74 for the synchronous loop on `cp.async`
+stages; compute-sanitizer memcheck and racecheck clean."""
+PINGPONG = False
 """Whether the two warpgroups of a 256-thread `TmaLoop` take turns issuing their products
-(FlashAttention-3's ping-pong, module docstring "Turns"; on, as measured with `TMA`; a knob for
-timing)."""
+(FlashAttention-3's ping-pong, module docstring "Turns"; a knob for timing). Off: on the H200
+(twelfth session) compute-sanitizer racecheck reported shared-memory hazards in the kernels with
+turns (6 at d 64, 3 at d 128; none without them, nor with TMA alone or TMA pipelined), which
+are not understood yet, and without turns the kernel was as fast or faster (at 8192 keys d 128
+causal 0.935 of SDPA against 0.881)."""
 WARP = 32
 TURNS = (1, 2)
 """The named barriers of the turns: warpgroup `g` syncs on `TURNS[g]` before issuing a product

@@ -90,8 +90,8 @@ PIPELINE: bool | None = None
 """Whether loops that allow it take the pipelined schedule (`PipelinedLoop`; on TMA stages
 `attention_tma.TmaPipelinedLoop`). None, the default: on TMA stages only. On the H200 (twelfth
 session, 2026-12-07, docs/performance.md, 4 x 16 heads, ratio to SDPA) the pipelined loop on TMA
-stages with turns led at every size from 4096 keys up (d 128 full at 4096: 0.887 against 0.668
-for the synchronous loop on `cp.async` stages; d 64 causal 0.821 against 0.786). On `cp.async`
+stages led at every size from 4096 keys up (d 128 full at 4096: 0.891 against 0.668 for the
+synchronous loop on `cp.async` stages; d 64 causal 0.839 against 0.786). On `cp.async`
 stages the synchronous form was as fast or faster in 7 of 10 cases on the H100 (the lead's run
 of 55cae5e, 2026-12-06; the pipelined one's 156 registers cost the second block an SM), so those
 stay synchronous. True or False: everywhere or nowhere (a knob for timing)."""
