@@ -2,15 +2,12 @@
 # What is built but not yet timed or checked on a GPU, most wanted first, each step under a
 # deadline counted from the start (so a short device lease still gets the first answers):
 #   source gpu-preamble.sh && bash benchmarks/gpu_pending.sh [SECONDS]   (default 560)
-# 1. attention's new default on sm_90 (TMA stages, pipelined, turns: `wgmma`) against the
-#    measured variant with the ninth session's cuts (`wgmma-tma-pipe-pp`) and the old default
-#    (`wgmma:tma=0:pipe=0:pp=0`);
-#    the causal rows walk their query blocks heaviest first (CAUSAL_HEAVY_FIRST, the default);
-#    against them the light-first walk (--causal-light-first), the reversal's A/B;
-# 2. ncu of the new default at 1024 keys (where it is furthest from SDPA); the `gpu` tests;
-#    compute-sanitizer memcheck, racecheck and synccheck of the attention example (its default
-#    path) at head dims 64 and 128, causal and full;
-# 3. the tile GEMM at its default schedule, more rounds; compile latency.
+# 1. the `gpu` tests at the attention default of the twelfth session's end (TMA stages, pipelined,
+#    no turns: its racecheck and memcheck were run, its gpu tests were not);
+# 2. compute-sanitizer on that default for the cases not yet run (racecheck d 64 causal, d 128
+#    full; memcheck without host API codes; synccheck d 128);
+# 3. racecheck with the warpgroups' turns (`PINGPONG`, off by default since its hazards);
+# 4. the attention table at 1024-8192 keys; the tile GEMM at 4096, more rounds; compile latency.
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; export OUT
@@ -28,20 +25,28 @@ step() {  # step NAME SHARE-OF-BUDGET-BY-ITS-END(%) command...
 }
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 --version; } \
   | tee "$OUT/device.txt"
+ROOT=$PWD
+EX=("$ROOT/examples/python/tile_attention.py" --device gpu --heads 2 --seq 200)
+knobbed() {  # knobbed "PINGPONG=True" args...: the example with attention_tma knobs set
+  local set=$1; shift
+  (cd /tmp && python3 -c "import runpy, sys; import ferrox.lowering.tile_to_simt.attention_tma \
+as t; [setattr(t, k, v == 'True') for k, v in (kv.split('=') for kv in '$set'.split(';'))]; \
+sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')" \
+    "$@")
+}
+step gpu-tests 22 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
+step racecheck-attention-d64-causal 28 compute-sanitizer --tool racecheck python3 "${EX[@]}" \
+  --dim 64 --causal
+step racecheck-attention-d128 34 compute-sanitizer --tool racecheck python3 "${EX[@]}" --dim 128
+step memcheck-attention 40 compute-sanitizer --tool memcheck --report-api-errors no \
+  python3 "${EX[@]}" --dim 64 --causal
+step synccheck-attention 45 compute-sanitizer --tool synccheck python3 "${EX[@]}" --dim 128
+step racecheck-turns 51 compute-sanitizer --tool racecheck --print-limit 20 \
+  bash -c "$(declare -f knobbed); knobbed 'PINGPONG=True' ${EX[*]} --dim 64"
 ATT=(python3 -m benchmarks.attention --table)
-step attention-default 20 "${ATT[@]}" --seqs 4096 --variants wgmma,wgmma-tma-pipe-pp
-step gpu-tests 40 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
-EX=(python3 examples/python/tile_attention.py --device gpu --heads 2 --seq 200)
-step racecheck-attention-d128 47 compute-sanitizer --tool racecheck "${EX[@]}" --dim 128 --causal
-step memcheck-attention 53 compute-sanitizer --tool memcheck "${EX[@]}" --dim 128 --causal
-step racecheck-attention-d64 58 compute-sanitizer --tool racecheck "${EX[@]}" --dim 64
-step synccheck-attention 62 compute-sanitizer --tool synccheck "${EX[@]}" --dim 64 --causal
-step attention-causal-light-first 70 "${ATT[@]}" --seqs 4096 --variants wgmma --causal-only \
-  --causal-light-first
-step attention-sizes 82 "${ATT[@]}" --seqs 1024,2048,8192 --variants wgmma
-step ncu-attention-1024 90 ncu --clock-control none --kernel-name attention --launch-count 1 \
-  --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
-  python3 -m benchmarks.attention --table --untimed --seqs 1024 --configs 128:128:128
-step gemm-default 100 python3 -m benchmarks.tile_wgmma --ab 3 --sizes 4096 \
+step attention-sizes 72 "${ATT[@]}" --seqs 1024,2048,4096,8192 --variants wgmma,wgmma:pp=1
+step gemm-default 88 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096 \
   --configs default:128x256x64
+step compile-latency 100 python3 benchmarks/compile_latency.py --reps 5 --no-new-process \
+  --examples simt/vecadd simt/transpose tile/softmax tile/layernorm
 echo "total $(( $(date +%s) - T0 )) s"
