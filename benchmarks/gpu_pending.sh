@@ -6,7 +6,10 @@
 #    no turns: its racecheck and memcheck were run, its gpu tests were not);
 # 2. compute-sanitizer on that default for the cases not yet run (racecheck d 64 causal, d 128
 #    full; memcheck without host API codes; synccheck d 128);
-# 3. racecheck with the warpgroups' turns (`PINGPONG`, off by default since its hazards);
+# 3. racecheck with the warpgroups' turns (`PINGPONG`, off by default since its hazards), then
+#    with `EVEN_WAITS` too (warpgroup 1's lone sync after the loop: orders nothing, evens the
+#    count of waits; 0 hazards confirms them racecheck's count, docs/performance.md "Racecheck and
+#    the warpgroups' turns");
 # 4. the attention table at 1024-8192 keys; the tile GEMM at 4096, more rounds; compile latency.
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
@@ -43,6 +46,8 @@ step memcheck-attention 40 compute-sanitizer --tool memcheck --report-api-errors
 step synccheck-attention 45 compute-sanitizer --tool synccheck python3 "${EX[@]}" --dim 128
 step racecheck-turns 51 compute-sanitizer --tool racecheck --print-limit 20 \
   bash -c "$(declare -f knobbed); knobbed 'PINGPONG=True' ${EX[*]} --dim 64"
+step racecheck-turns-even 57 compute-sanitizer --tool racecheck --print-limit 20 \
+  bash -c "$(declare -f knobbed); knobbed 'PINGPONG=True;EVEN_WAITS=True' ${EX[*]} --dim 64"
 ATT=(python3 -m benchmarks.attention --table)
 step attention-sizes 72 "${ATT[@]}" --seqs 1024,2048,4096,8192 --variants wgmma,wgmma:pp=1
 step gemm-default 88 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096 \

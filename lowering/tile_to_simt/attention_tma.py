@@ -88,10 +88,22 @@ PINGPONG = False
 """Whether the two warpgroups of a 256-thread `TmaLoop` take turns issuing their products
 (FlashAttention-3's ping-pong, module docstring "Turns"; a knob for timing). Off: on the H200
 (twelfth session) compute-sanitizer racecheck reported shared-memory hazards in the kernels with
-turns (6 at d 64, 3 at d 128; none without them, nor with TMA alone or TMA pipelined), which
-are not understood yet, and without turns the kernel was as fast or faster (at 8192 keys d 128
-causal 0.935 of SDPA against 0.881)."""
+turns (6 at d 64, 3 at d 128; none without them, nor with TMA alone or TMA pipelined), and
+without turns the kernel was as fast or faster (at 8192 keys d 128 causal 0.935 of SDPA against
+0.881). The hazards pair the output staging's stores of warpgroup 0 with warpgroup 1's loads
+past the block barrier between them: ordered by it, and what a checker counting barrier waits
+(not arrivals) reports (docs/performance.md, "Racecheck and the warpgroups' turns"; off until
+racecheck with `EVEN_WAITS` confirms it on the GPU)."""
+EVEN_WAITS = False
+"""With turns, whether warpgroup 1 also syncs once after the loop, alone, on barrier `ALONE` (of
+its 128 threads): then each warpgroup has waited at as many barriers as the other when they
+reach the block barrier after the loop (warpgroup 0 syncs once more on barrier 1 than
+warpgroup 1 does on 2; warpgroup 1's arrivals are not waits). It orders nothing across the
+warpgroups: an experiment for compute-sanitizer racecheck, whose hazards with the turns are
+those of a checker counting barrier waits (docs/performance.md, "Racecheck and the warpgroups'
+turns"): if they vanish with it on, the tool's count was their cause."""
 WARP = 32
+ALONE = 3
 TURNS = (1, 2)
 """The named barriers of the turns: warpgroup `g` syncs on `TURNS[g]` before issuing a product
 and arrives on `TURNS[1 - g]` after."""
@@ -261,10 +273,13 @@ class TmaLoop(WgmmaLoop):
 
     def after_loop(self) -> None:
         """Every load was waited for in the loop: a barrier ends the stages' use (with turns,
-        warpgroup 0 first takes warpgroup 1's last turn)."""
+        warpgroup 0 first takes warpgroup 1's last turn; with `EVEN_WAITS` warpgroup 1 syncs
+        alone on `ALONE`)."""
         ctx = self.ctx
         if self.turns:
             _unsafe(ctx, simt.NamedBarrierOp(TURNS[0], ctx.threads, False, self.groups[0]))
+            if EVEN_WAITS:
+                _unsafe(ctx, simt.NamedBarrierOp(ALONE, WARPGROUP, False, self.groups[1]))
         ctx.sync()
 
 
@@ -378,7 +393,7 @@ class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
         return out
 
 
-__all__ = ["PINGPONG", "TMA", "TmaLoop", "TmaPipelinedLoop", "fits"]
+__all__ = ["EVEN_WAITS", "PINGPONG", "TMA", "TmaLoop", "TmaPipelinedLoop", "fits"]
 
 
 knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

@@ -13,6 +13,15 @@ write completed on), a TMA write must follow the retirement of every warp's read
 previous contents, and every wait and barrier must complete (no deadlock). A warp is one agent:
 lane 0's arrival after the warp's `wgmma.wait_group` stands for its lanes, as CUTLASS's one
 arrival a warpgroup does (docs/performance.md, "Fused attention, ninth session": the race audit).
+
+The record also holds each warp's plain shared stores and loads (`simt.shared_store`,
+`simt.shared_load`: the epilogue's staging of the output, after the loop) with every lane's
+element, and `replay` checks them with the same clocks: two accesses of one element by different
+warps, one a store, must be ordered (a block barrier, or a named barrier's phase: its arrivals
+release, its syncs acquire). `racecheck_model` is the other reading of the same record that
+explains compute-sanitizer's report on the H200 with the turns on (docs/performance.md, "Racecheck
+and the warpgroups' turns"): accesses ordered by how many barriers each warp has *waited* at,
+arrivals not counted.
 """
 
 # The fixture `example` comes from test_attention_fused; ruff takes its uses for redefinitions:
@@ -54,8 +63,19 @@ def _stage(array, at: int) -> tuple[str, int]:
     return array.name.lstrip("%"), at // (array.length // 2)  # two stages an array
 
 
-def _events(op, args, lane: int, lanes: int):
-    """The event `op` is for the record, or None."""
+def _elements(array, indices: list, lanes: list[int]) -> frozenset[int]:
+    """The row-major elements of `array` at `indices` for each of `lanes`."""
+    out = set()
+    for lane in lanes:
+        flat = 0
+        for size, i in zip(array.shape, indices):
+            flat = flat * size + _value(i, lane)
+        out.add(flat)
+    return frozenset(out)
+
+
+def _events(op, args, lane: int, lanes: int, every: list[int]):
+    """The event `op` is for the record, or None (`every`: the warp's active lanes)."""
     at = {id(v): i for i, v in enumerate(op.operands)}
 
     def arg(v):
@@ -88,12 +108,17 @@ def _events(op, args, lane: int, lanes: int):
         return ("bar", op.id.value.data, op.threads.value.data, op.arrive is not None, lanes)
     if isinstance(op, simt.SyncThreadsOp):
         return ("bar", 0, 0, False, lanes)
+    if isinstance(op, simt.SharedStoreOp | simt.SharedLoadOp):
+        array = arg(op.array)
+        where = _elements(array, [arg(i) for i in op.indices], every)
+        return ("st" if isinstance(op, simt.SharedStoreOp) else "ld", array.name, where)
     return None
 
 
 KINDS = (MbarrierInitOp, MbarrierArriveExpectTxOp, MbarrierArriveOp, MbarrierWaitOp, TmaLoadOp,
          simt.WgmmaOp, simt.WgmmaRegAOp, simt.WgmmaCommitOp, simt.WgmmaWaitOp,
-         simt.NamedBarrierOp, simt.SyncThreadsOp)  # fmt: skip
+         simt.NamedBarrierOp, simt.SyncThreadsOp, simt.SharedStoreOp,
+         simt.SharedLoadOp)  # fmt: skip
 
 
 def record(monkeypatch, interpreter, module, name, tile_args) -> dict[int, dict[int, list]]:
@@ -118,7 +143,7 @@ def record(monkeypatch, interpreter, module, name, tile_args) -> dict[int, dict[
                     block = int(ex.block_local[lane]) + ex.first_block
                     warps[(block, int(ex.linear[lane]) >> 5)].append(int(lane))
                 for (block, warp), lanes in sorted(warps.items()):
-                    event = _events(op, args, lanes[0], len(lanes))
+                    event = _events(op, args, lanes[0], len(lanes), lanes)
                     if event is not None:
                         out[block][warp].append(event)
                 return result
@@ -151,6 +176,7 @@ def replay(traces: dict[int, list], seed: int) -> None:
     landed: dict = {}  # stage -> the agent of its last TMA write
     blocked: dict = {}
     agents = 0
+    plain: dict = {}  # (array, element) -> [its last store (warp, clock), {warp: clock} of loads]
 
     def join(into, other) -> None:
         for k, v in other.items():
@@ -225,6 +251,19 @@ def replay(traces: dict[int, list], seed: int) -> None:
                     reading[stage].discard(w)
                     retired[stage][w] = c[w]
             groups[w] = groups[w][keep:]
+        elif kind in ("st", "ld"):
+            _, name, elements = event
+            for x in elements:
+                last, loads = plain.setdefault((name, x), [None, {}])
+                if last is not None and last[0] != w and c[last[0]] < last[1]:
+                    raise Race(f"{name}[{x}]: warp {w}'s {kind} races warp {last[0]}'s store")
+                if kind == "ld":
+                    loads[w] = c[w]
+                    continue
+                for r, t in loads.items():
+                    if r != w and c[r] < t:
+                        raise Race(f"{name}[{x}]: warp {w}'s store races warp {r}'s load")
+                plain[(name, x)] = [(w, c[w]), {}]
         elif kind == "bar":
             _, bid, threads, arrive, lanes = event
             threads = threads or 32 * len(warps)
@@ -264,6 +303,30 @@ def check(traces_by_block, seeds: int) -> None:
                 replay(traces, seed)
             except Race as e:
                 raise Race(f"block {block}, seed {seed}: {e}") from None
+
+
+def racecheck_model(traces: dict[int, list]) -> set[tuple[int, int, str]]:
+    """What a checker reports from one block's record if it orders plain accesses (`st`, `ld`)
+    only by how many barriers each warp has waited at (a `bar` event that is not an arrival;
+    arrivals are not counted): each (storing warp, other warp, the other's access) where both
+    touch one element at equal counts. Not the GPU's order, which `replay` follows (an arrival
+    releases, the phase's syncs acquire): a model that reproduces compute-sanitizer racecheck's
+    report on the H200 (module docstring)."""
+    seen = defaultdict(list)  # (array, element) -> [(warp, waits, kind)]
+    for w, events in traces.items():
+        waits = 0
+        for e in events:
+            if e[0] == "bar" and not e[3]:
+                waits += 1
+            elif e[0] in ("st", "ld"):
+                for x in e[2]:
+                    seen[(e[1], x)].append((w, waits, e[0]))
+    out = set()
+    for accesses in seen.values():
+        for w, n, kind in accesses:
+            if kind == "st":
+                out |= {(w, x, k) for x, m, k in accesses if x != w and m == n}
+    return out
 
 
 def run(monkeypatch, interpreter, kernel, name, heads, seq, dim, causal, bn):
@@ -313,20 +376,62 @@ def test_two_loops_with_warps_apart(example, interpreter, monkeypatch):
     check(traces, 24)
 
 
+@pytest.mark.parametrize(
+    "pingpong, even, pipe, dim, causal",
+    [
+        (True, False, False, 64, False),  # the racecheck run on the H200: hazards reported
+        (True, False, True, 128, True),  # pipelined: reported too
+        (False, False, False, 64, False),  # none reported without the turns
+        (False, False, True, 128, True),
+        (True, True, False, 64, False),  # `EVEN_WAITS`: the counts even, none predicted
+        (True, True, True, 128, True),
+    ],
+)
+def test_racecheck_hazards_are_its_count_of_waits(
+    example, interpreter, monkeypatch, pingpong, even, pipe, dim, causal
+):
+    """The epilogue's staging of the output (plain stores, a block barrier, plain loads) is
+    ordered under every schedule `replay` tries, turns or not; but counted by barrier waits
+    (`racecheck_model`), with the turns warpgroup 0 has waited once more than warpgroup 1 (its
+    sync on barrier 1 after the loop, where warpgroup 1 only arrived), so its staging stores
+    fall at the count of warpgroup 1's loads past the block barrier: exactly the pairs racecheck
+    reported (stores of warpgroup 0's rows, loads by warpgroup 1's threads), and none without
+    the turns, nor with `EVEN_WAITS` (warpgroup 1's lone sync after the loop)."""
+    monkeypatch.setattr(attention_tma, "TMA", True)
+    monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
+    monkeypatch.setattr(attention_tma, "EVEN_WAITS", even)
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
+    traces = run(monkeypatch, interpreter, example.attention, "attention", 1, 200, dim, causal,
+                 64)  # fmt: skip
+    check(traces, 6)
+    for block in traces.values():
+        assert any(e[0] == "ld" for events in block.values() for e in events)
+        pairs = racecheck_model(block)
+        if not pingpong or even:
+            assert pairs == set()
+            continue
+        assert pairs
+        assert all(w < 4 <= x and k == "ld" for w, x, k in pairs), sorted(pairs)
+
+
 def test_the_replay_sees_a_broken_protocol(example, interpreter, monkeypatch):
     """The check is not vacuous: the records with warp 0's waits for free stages dropped, the
-    `empty` barriers expecting 4 arrivals of the 8 warps, or the `full` waits' parity flipped,
-    each made from one recording of the kernel."""
+    `empty` barriers expecting 4 arrivals of the 8 warps, the `full` waits' parity flipped, or
+    the block barrier between the epilogue's staging stores and loads dropped, each made from one
+    recording of the kernel."""
     monkeypatch.setattr(attention_tma, "TMA", True)
     monkeypatch.setattr(attention_tma, "PINGPONG", True)
     traces = run(monkeypatch, interpreter, example.attention, "attention", 1, 333, 64, False, 64)
-    for broken in ("no empty wait", "empty counts 4", "full parity"):
+    for broken in ("no empty wait", "empty counts 4", "full parity", "no staging barrier"):
         edited = {}
         for key, block in traces.items():
             edited[key] = {}
             for w, events in block.items():
                 out = []
-                for e in events:
+                for i, e in enumerate(events):
+                    after = events[i + 1][0] if i + 1 < len(events) else None
+                    if broken == "no staging barrier" and e[0] == "bar" and after == "ld":
+                        continue
                     if broken == "no empty wait" and e[0] == "wait" and e[1][0] == "empty":
                         continue
                     if broken == "empty counts 4" and e[0] == "init" and e[1][0] == "empty":
