@@ -74,11 +74,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     all collected; a test that needs a collection at a point asks for it (`gc.collect()`).
 
     Also: each compile's ptxas run is kept for the tests that then ask ptxas about the same PTX
-    (`assembled`, tests/support/compiled.py)."""
+    (`assembled`, tests/support/compiled.py), and `ferrox-opt` and `parse_source` in the test
+    processes parse a text once (tests/support/parsed_once.py)."""
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
     import compiled
+    import parsed_once
 
     compiled.remember_compiles_ptxas()
+    parsed_once.install()
     # The imported modules and the collected items, frozen without a collection first (0.47 s
     # of CPU a worker over its whole heap): what garbage the imports and the collection left
     # stays, once.
