@@ -15,8 +15,9 @@ import hashlib
 from collections import OrderedDict
 from pathlib import Path
 
+from parsed_once import parse_once
+
 from ferrox.artifact import ModuleArtifact
-from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets.cache import compile_cached
 from ferrox.targets.ptx import device_chip
@@ -31,7 +32,7 @@ def compiled(path: Path, chip: str, text: str | None = None) -> ModuleArtifact:
     an example's artifact and of those that run it. Callers must not change the artifact they
     are given (each gets the same object)."""
     source = path.read_text() if text is None else text
-    module = parse_module(make_context(), source, str(path))
+    module = parse_once(make_context(), source, str(path))
     return compile_cached(module, chip=device_chip(module, chip))
 
 

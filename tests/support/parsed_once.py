@@ -1,9 +1,10 @@
 """One parse per text in a test process, for the entry points that parse on their way to
 something else: `ferrox-opt` run in the worker (lit's RUN lines, the expectation mutations of
 tests/filecheck/test_expectations_bite.py: each file's chunks parsed again for every RUN line
-and every mutation) and `ferrox.parser.parse_module` as `parse_source` reaches it (`ferrox run`,
-the run API, the host program). About 3,000 of a run's 7,700 parses were repeats of a text the
-same worker had parsed, 36 of its 56 seconds of parsing.
+and every mutation), `ferrox.parser.parse_module` as `parse_source` reaches it (`ferrox run`,
+the run API, the host program), and the test helpers that parse an example as their setup
+(`parse_once`: to compile, run or lower it). About 3,000 of a run's 7,700 parses were
+repeats of a text the same worker had parsed, 36 of its 56 seconds of parsing.
 
 A repeat gets a copy of the first parse's module (`faithful_copy`: the same ops, attributes,
 locations and value names, so it prints the same, locations included), about a tenth of a parse.
@@ -89,3 +90,11 @@ def install() -> None:
     once = ParsedOnce(ferrox.parser.parse_module)
     ferrox.parser.parse_module = once  # type: ignore[assignment]
     opt.parse_module = once  # type: ignore[assignment]
+
+
+def parse_once(ctx: Context, text: Any, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:
+    """For a test helper whose parse is setup (an example to compile, run or lower), not what
+    it tests: the process's shared parse where `install` ran, else the real one."""
+    import ferrox.parser
+
+    return ferrox.parser.parse_module(ctx, text, name, line_offset)
