@@ -71,8 +71,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     the collector's passes over it, mostly whole-heap ones, were about a tenth of the CPU of
     tests that lower or interpret outside `compile_module` (which pauses it itself: the walk
     orders, the fused attention's interpreter runs: 3.1 -> 1.5 s of 28 s). A test's garbage is
-    all collected; a test that needs a collection at a point asks for it (`gc.collect()`)."""
+    all collected; a test that needs a collection at a point asks for it (`gc.collect()`).
+
+    Also: each compile's ptxas run is kept for the tests that then ask ptxas about the same PTX
+    (`assembled`, tests/support/compiled.py), and `ferrox-opt` and `parse_source` in the test
+    processes parse a text once (tests/support/parsed_once.py)."""
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
+    import compiled
+    import parsed_once
+
+    compiled.remember_compiles_ptxas()
+    parsed_once.install()
     # The imported modules and the collected items, frozen without a collection first (0.47 s
     # of CPU a worker over its whole heap): what garbage the imports and the collection left
     # stays, once.

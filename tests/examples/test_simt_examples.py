@@ -10,9 +10,9 @@ from pathlib import Path
 
 import in_process
 import pytest
+from parsed_once import parse_once
 
 from ferrox.dialects.simt import KernelOp
-from ferrox.parser import parse_module
 from ferrox.passes.verify_disjoint import collect
 from ferrox.registry import make_context
 from ferrox.verify import verify_module
@@ -49,7 +49,7 @@ FERROX_OPT = (
 
 
 def _kernels(text: str, name: str = "<example>"):
-    module = parse_module(make_context(), text, name)
+    module = parse_once(make_context(), text, name)
     verify_module(module)
     return module, [op for op in module.walk() if isinstance(op, KernelOp)]
 

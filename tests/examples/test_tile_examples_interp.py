@@ -15,6 +15,7 @@ from pathlib import Path
 import in_process
 import numpy as np
 import pytest
+from parsed_once import parse_once
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation
@@ -49,7 +50,7 @@ NAMES = [
 
 def load(name: str) -> ModuleOp:
     path = EXAMPLES / f"{name}.mlir"
-    module = parse_module(make_context(), path.read_text(), str(path))
+    module = parse_once(make_context(), path.read_text(), str(path))
     verify_module(module)
     return module
 
@@ -183,7 +184,7 @@ def test_a_forgotten_store_leaves_poison_that_fails_the_check():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_kernel_is_the_one_in_kernels_mlir(name):
-    tested = parse_module(make_context(), KERNELS.read_text(), str(KERNELS))
+    tested = parse_once(make_context(), KERNELS.read_text(), str(KERNELS))
     ours = find_tile_kernel(load(name), name)
     theirs = find_tile_kernel(tested, name)
     assert str(ours) == str(theirs)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from compiled import compiled
+from parsed_once import parse_once
 
 from ferrox.artifact import (
     AbiSlot,
@@ -22,7 +23,6 @@ from ferrox.artifact import (
     Write,
 )
 from ferrox.diagnostics import DiagnosticError
-from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
 from ferrox.targets.toolchain import find_ptxas
@@ -39,7 +39,7 @@ ONE_D = IndexSpace("1d")
 
 
 def parse(text: str, name: str = "test.mlir"):
-    return parse_module(make_context(), text, name)
+    return parse_once(make_context(), text, name)
 
 
 def compile_example(path: str, **options) -> ModuleArtifact:

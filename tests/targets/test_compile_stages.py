@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from compiled import compiled
+from parsed_once import parse_once
 from xdsl.dialects.builtin import StringAttr
 
 from ferrox.diagnostics import DiagnosticError
@@ -25,7 +26,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("simt/*.mlir")) + sorted(
 
 
 def parse(path: Path):
-    return parse_module(make_context(), path.read_text(), str(path))
+    return parse_once(make_context(), path.read_text(), str(path))
 
 
 def test_the_compile_path_drops_only_stages_that_change_nothing():

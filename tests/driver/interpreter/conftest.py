@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from parsed_once import parse_once
 
-from ferrox.parser import parse_module
 from ferrox.registry import make_context
 from ferrox.verify import verify_module
 
@@ -16,7 +16,7 @@ EXAMPLES = ROOT / "examples" / "simt"
 
 
 def parse(text: str, name: str = "test.mlir"):
-    module = parse_module(make_context(), text, name)
+    module = parse_once(make_context(), text, name)
     verify_module(module)
     return module
 

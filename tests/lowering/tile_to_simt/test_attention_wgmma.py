@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from compiled import assembled
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import StringAttr
 
@@ -123,8 +124,6 @@ def test_two_loops_share_q_and_the_stages():
 @pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
 @pytest.mark.parametrize("dim, bn", [(64, 64), (128, 64)])
 def test_ptx_assembles_for_sm90a_without_spills(example, dim, bn):
-    from ferrox.targets.toolchain import run_ptxas
-
     art = example.attention.artifact("sm_90", D=dim, CAUSAL=True, BN=bn)
     assert art.chip == "sm_90a"
     assert f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.bf16.bf16" in art.ptx
@@ -134,7 +133,7 @@ def test_ptx_assembles_for_sm90a_without_spills(example, dim, bn):
     assert art.ptx.count("fence.proxy.async") == 1
     # p rounded to bf16 and packed, two values an instruction (lowering/simt_to_nvvm/pack.py)
     assert art.ptx.count("cvt.rn.bf16x2.f32") == bn // 4
-    info = run_ptxas(art.ptx, "sm_90a").resources["attention"]
+    info = assembled(art.ptx, "sm_90a").resources["attention"]  # the compile's ptxas run
     assert info.spill_stores == 0 and info.spill_loads == 0
 
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 from compiled import assembled
+from parsed_once import parse_once
 
 from ferrox.diagnostics import DiagnosticError
 from ferrox.dialects import simt, tile
 from ferrox.driver.interpreter.bf16 import to_bf16
 from ferrox.lowering.tile_to_simt import GRID_ATTR, LOWERING_ATTR, PARAMS_ATTR
-from ferrox.parser import parse_module
 from ferrox.passes.verify_disjoint import collect
 from ferrox.registry import make_context
 from ferrox.targets.compile import compile_module
@@ -329,7 +329,7 @@ def lowered_with(examples_text, lower):
 
     def get(name: str, threads: int, elems: int):
         if (name, threads, elems) not in modules:
-            module = parse_module(make_context(), examples_text, "kernels.mlir")
+            module = parse_once(make_context(), examples_text, "kernels.mlir")
             for op in list(module.ops):
                 if isinstance(op, tile.KernelOp) and op.sym_name.data != name:
                     op.detach()
