@@ -129,7 +129,7 @@ class _State(KernelState):
     def __init__(self, fn: Callable[..., Any]):
         super().__init__(fn)
         self.global_names: list[tuple[str, str]] | None = None
-        self.quick: dict[tuple[str, bool, str, str, str], Any] = {}
+        self.quick: dict[tuple[str, bool, tuple[Any, ...], str, str], Any] = {}
 
 
 class TileKernel:
@@ -255,7 +255,7 @@ class TileKernel:
         sha256 key, the disk cache and the compiler only on the first)."""
         state = self._state
         values = self._globals()
-        moved = repr(knobs.changed())  # a flipped lowering knob compiles anew
+        moved = knobs.changed()  # a flipped lowering knob compiles anew
         quick = (chip, ptx, moved, repr(sorted(consts.items())), repr(sorted(values.items())))
         artifact = state.quick.get(quick)
         if artifact is None:
