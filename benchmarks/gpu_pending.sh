@@ -10,7 +10,8 @@
 #    with `EVEN_WAITS` too (warpgroup 1's lone sync after the loop: orders nothing, evens the
 #    count of waits; 0 hazards confirms them racecheck's count, docs/performance.md "Racecheck and
 #    the warpgroups' turns");
-# 4. the attention table at 1024-8192 keys, other tile shapes at 1024 and 2048 keys; the tile GEMM at 4096, more rounds; compile latency.
+# 4. the attention table at 1024-8192 keys, other tile shapes at 1024 and 2048 keys; the tile GEMM at 4096, more rounds; the launch, the
+#    cold start and compile latency (today's baselines for issue 14).
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; export OUT
@@ -52,8 +53,10 @@ ATT=(python3 -m benchmarks.attention --table)
 step attention-sizes 66 "${ATT[@]}" --seqs 1024,2048,4096,8192 --variants wgmma
 step attention-short-configs 80 "${ATT[@]}" --seqs 1024,2048 --variants wgmma \
   --configs 64:64:64,64:128:128,128:128:64,128:64:64
-step gemm-default 90 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096 \
+step gemm-default 85 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096 \
   --configs default:128x256x64
+step launch 91 python3 benchmarks/launch.py --batches 100
+step cold-start 95 python3 benchmarks/cold_start.py --reps 5 --modes torch triton
 step compile-latency 100 python3 benchmarks/compile_latency.py --reps 5 --no-new-process \
   --examples simt/vecadd simt/transpose tile/softmax tile/layernorm
 echo "total $(( $(date +%s) - T0 )) s"
