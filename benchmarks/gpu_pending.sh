@@ -10,8 +10,9 @@
 #    with `EVEN_WAITS` too (warpgroup 1's lone sync after the loop: orders nothing, evens the
 #    count of waits; 0 hazards confirms them racecheck's count, docs/performance.md "Racecheck and
 #    the warpgroups' turns");
-# 4. the attention table at 1024-8192 keys, other tile shapes at 1024 and 2048 keys; the tile GEMM at 4096, more rounds; the launch, the
-#    cold start and compile latency (today's baselines for issue 14).
+# 4. the attention table at 1024-8192 keys, other tile shapes at 1024 and 2048 keys; the tile
+#    GEMM at 4096, more rounds; the launch, the cold start and compile latency (today's
+#    baselines for issue 14).
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; export OUT
