@@ -165,14 +165,16 @@ KNOBS = {
     "imm": ("ferrox.lowering.simt_to_nvvm.pipeline", "IMMEDIATE_OFFSETS"),
     "tma": ("ferrox.lowering.tile_to_simt.attention_tma", "TMA"),
     "pp": ("ferrox.lowering.tile_to_simt.attention_tma", "PINGPONG"),
+    "even": ("ferrox.lowering.tile_to_simt.attention_tma", "EVEN_WAITS"),
 }
 """The lowering's module-level knobs a variant may set, by short name (module, attribute):
 `pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
 by the static head dim, `desc` a stage's wgmma B descriptor from its array's base with the
 stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates, `tma` the
 K and V stages loaded by TMA on mbarriers, no block barrier in the loop, `pp` with `tma` and 256
-threads, the warpgroups' turns at the products (named barriers). On by default since the
-twelfth session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None); the rest off."""
+threads, the warpgroups' turns at the products (named barriers), `even` with `pp` warpgroup 1's
+lone sync after the loop (evens racecheck's count of waits). On by default since the
+twelfth session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None), `even`; the rest off."""
 _OFF = dict.fromkeys(KNOBS, False)
 _CUTS = {"desc": True, "rows": True, "imm": True}
 PRESETS = {

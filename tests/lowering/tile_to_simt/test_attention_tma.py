@@ -72,8 +72,11 @@ def test_the_warpgroups_take_turns(example, turns):
     ]
     assert got == [(1, False), (2, False), (2, True), (1, True)] * 2
     # before the loop warpgroup 1 arrives on 0's barrier, after it 0 syncs on it once more
+    # and (`EVEN_WAITS`, on by default) 1 syncs alone on `ALONE`, evening racecheck's count
     outside = [op for op in kernel.walk() if isinstance(op, simt.NamedBarrierOp)]
-    assert len(outside) == 8 + 2 and collect(kernel) == []
+    assert len(outside) == 8 + 3 and collect(kernel) == []
+    alone = [op for op in outside if op.id.value.data == attention_tma.ALONE]
+    assert len(alone) == 1 and alone[0].arrive is None
 
 
 @pytest.mark.parametrize("dim, bn", [(64, 64), (128, 128)])
