@@ -207,8 +207,6 @@ class TmaLoop(WgmmaLoop):
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> None:
         ctx = self.ctx
-        self.full = ctx.shared(i64, 4, "full")
-        self.empty = ctx.shared(i64, 4, "empty")
         tid = ctx.tid()
         self.first = ctx.cmp("eq", tid, 0)
         self.warp0 = ctx.cmp("ult", tid, WARP)
@@ -238,8 +236,14 @@ class TmaLoop(WgmmaLoop):
 
     def barriers(self) -> None:
         """q's copies waited for and fenced; thread 0 initialises the barriers (`full`: one
-        arrival, `empty`: one a warp); a block barrier."""
+        arrival, `empty`: one a warp); a block barrier. The barriers' arrays are made here,
+        after the stages' and q's: a kernel's dynamic arrays lie in the order they are made,
+        each at its alignment, and 64 bytes of barriers before the 1024-aligned stages cost 960
+        bytes of padding (d 128, 64 x 64: 115,968 bytes a block, 256 more than two blocks an
+        SM may have; 115,008 so)."""
         ctx = self.ctx
+        self.full = ctx.shared(i64, 4, "full")
+        self.empty = ctx.shared(i64, 4, "empty")
         warps = ctx.index(ctx.threads // WARP)
         ctx.emit(simt.AsyncCommitOp())
         ctx.emit(simt.AsyncWaitOp(0))
