@@ -1,10 +1,11 @@
-"""The fused attention kernel's small tiles for short sequences (issue 13 item 5: at 1024-2048
+"""The fused attention kernel's variants for short sequences (issue 13 item 5: at 1024-2048
 keys one block of 8 warps an SM leaves each block's prologue and epilogue unhidden): one
 warpgroup of 64 query rows (`BM = 64`, 128 threads) on the default sm_90 path (TMA stages, the
-pipelined loop), so that two to four blocks share an SM. Checked here: the shared bytes a block
-that decide how many fit (the barriers laid out after the 1024-aligned stages, not before
-them), and the results on the CPU interpreter against float64 NumPy with a poisoned output,
-ragged sequences, full and causal."""
+pipelined loop), so that two to four blocks share an SM, and the example's `RECIPROCAL`
+epilogue (a division a row, not an element). Checked here: the shared bytes a block that decide
+how many fit (the barriers laid out after the 1024-aligned stages, not before them), the
+epilogue's f64 work, and the results on the CPU interpreter against float64 NumPy with a
+poisoned output, ragged sequences, full and causal."""
 
 # The fixture `example` comes from test_attention_fused; ruff takes its uses for redefinitions:
 # ruff: noqa: F811
@@ -12,6 +13,7 @@ ragged sequences, full and causal."""
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects import arith
 
 from ferrox.dialects import simt
 from ferrox.dialects.simt.shared import dynamic_layout
@@ -61,4 +63,32 @@ def test_blocks_an_sm_by_shared_memory(example, dim, bm, bn, blocks):
 def test_bm64_matches_numpy_on_the_interpreter(example, interpreter, heads, seq, dim, causal, bn):
     module, op = lowered(example.attention, D=dim, CAUSAL=causal, BM=64, BN=bn)
     assert count(op, TmaLoadOp) > 0 and count(op, simt.WgmmaOp) > 0
+    matches_numpy(example, interpreter, module, "attention", heads, seq, dim, causal)
+
+
+def divisions(kernel: simt.KernelOp) -> int:
+    """The kernel's f32 divisions (`arith.divf`, each lowered to some 8 instructions)."""
+    return count(kernel, arith.DivfOp)
+
+
+@pytest.mark.parametrize("dim, bm, bn", [(128, 128, 128), (64, 64, 64)])
+def test_reciprocal_divides_once_a_row(example, dim, bm, bn):
+    """Without it each thread divides each of its output elements (BM x D in all); with it
+    each of its rows' sums, once."""
+    _, plain = lowered(example.attention, D=dim, CAUSAL=False, BM=bm, BN=bn)
+    _, recip = lowered(example.attention, D=dim, CAUSAL=False, BM=bm, BN=bn, RECIPROCAL=True)
+    per_thread = bm * dim // (2 * bm)
+    assert divisions(plain) == per_thread and divisions(recip) <= 4
+    assert collect(recip) == []
+
+
+@pytest.mark.parametrize(
+    "heads, seq, dim, causal, bm, bn",
+    [(1, 200, 128, True, 128, 128), (2, 130, 64, False, 64, 64), (1, 200, 64, True, 128, 64)],
+)
+def test_reciprocal_matches_numpy_on_the_interpreter(
+    example, interpreter, heads, seq, dim, causal, bm, bn
+):
+    constants = dict(D=dim, CAUSAL=causal, BM=bm, BN=bn, RECIPROCAL=True)
+    module, _ = lowered(example.attention, **constants)
     matches_numpy(example, interpreter, module, "attention", heads, seq, dim, causal)
