@@ -292,12 +292,12 @@ class TmaLoop(WgmmaLoop):
         self.first_turn()
 
     def barriers(self) -> None:
-        """q's copies waited for and fenced; thread 0 initialises the barriers (`full`: one
-        arrival, `empty`: one a warp); a block barrier. The barriers' arrays are made here,
-        after the stages' and q's: a kernel's dynamic arrays lie in the order they are made,
-        each at its alignment, and 64 bytes of barriers before the 1024-aligned stages cost 960
-        bytes of padding (d 128, 64 x 64: 115,968 bytes a block, 256 more than two blocks an
-        SM may have; 115,008 so)."""
+        """q's copies waited for and fenced (with `TMA_Q`: none; q's load follows, `load_q`);
+        thread 0 initialises the barriers (`full`: one arrival, `empty`: one a warp); a block
+        barrier. The barriers' arrays are made here, after the stages' and q's: a kernel's
+        dynamic arrays lie in the order they are made, each at its alignment, and 64 bytes of
+        barriers before the 1024-aligned stages cost 960 bytes of padding (d 128, 64 x 64:
+        115,968 bytes a block, 256 more than two blocks an SM may have; 115,008 so)."""
         ctx = self.ctx
         self.full = ctx.shared(i64, Q_BAR + self.q_tma, "full")
         self.empty = ctx.shared(i64, 4, "empty")
