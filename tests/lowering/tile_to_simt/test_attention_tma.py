@@ -171,12 +171,18 @@ def test_matches_numpy_on_the_interpreter(
     kernel = attention_split if two else example.attention
     module, op = lowered(kernel, D=dim, CAUSAL=causal, BN=bn)
     assert count(op, TmaLoadOp) > 0
+    name = "attention_split" if two else "attention"
+    matches_numpy(example, interpreter, module, name, heads, seq, dim, causal)
+
+
+def matches_numpy(example, interpreter, module, name, heads, seq, dim, causal) -> None:
+    """Kernel `name` of the lowered `module` on the interpreter, q, k and v random bf16 of
+    `[heads, seq, dim]`, against the example's float64 reference (the output poisoned first)."""
     rng = np.random.default_rng()
     q, k, v = (ferrox.to_bf16(rng.standard_normal((heads, seq, dim))) for _ in range(3))
     out = np.full((heads, seq, dim), np.nan, np.float32)
-    interpreter(module, "attention_split" if two else "attention", [out, q, k, v])
-    x, y, z = q.float32(), k.float32(), v.float32()
-    expected = example.reference(x, y, z, causal)
+    interpreter(module, name, [out, q, k, v])
+    expected = example.reference(q.float32(), k.float32(), v.float32(), causal)
     assert not np.isnan(out).any()
     np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
 
@@ -195,10 +201,4 @@ def test_the_default_matches_numpy_on_the_interpreter(
     assert waits == [0, 1] and count(op, TmaLoadOp) > 0 and count(op, simt.NamedBarrierOp) == 0
     space = op.body.blocks[0].args[0].type.space
     assert space.get_grid_reverse() == ((1,) if causal else ())
-    rng = np.random.default_rng()
-    q, k, v = (ferrox.to_bf16(rng.standard_normal((heads, seq, dim))) for _ in range(3))
-    out = np.full((heads, seq, dim), np.nan, np.float32)
-    interpreter(module, "attention", [out, q, k, v])
-    expected = example.reference(q.float32(), k.float32(), v.float32(), causal)
-    assert not np.isnan(out).any()
-    np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)
+    matches_numpy(example, interpreter, module, "attention", heads, seq, dim, causal)
