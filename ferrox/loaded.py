@@ -89,11 +89,13 @@ class Kernel:
 
     def __call__(self, *args: Any, stream: Any = None) -> None:
         """A tile kernel over its output partition's tile grid (a SIMT kernel needs `k[grid]`)."""
-        if self.artifact.tile is None:
+        artifact = self.artifact
+        if artifact.tile is None:
             raise TypeError(
                 f"@{self.name} is a SIMT kernel: give its grid, k[grid](...) or k[grid, block](...)"
             )
-        self[None, None](*args, stream=stream)
+        launch = self._device.launches.get((artifact.name, None, None)) or self[None, None]
+        launch(*args, stream=stream)
 
     def check(self, grid: Any, block: Any, *args: Any, shared_bytes: int | None = None):
         """What the checker makes of this launch (a `CheckedLaunch`), launching nothing."""

@@ -12,8 +12,8 @@ for the addresses, which the relaunch writes into its packed parameters.
 
 Reading a signature must be cheaper than checking: each argument type has one reader, chosen
 once per type (`reader_for`); a torch tensor, the common case, is read inline. Types without a
-reader (NumPy arrays, which are copied in; other libraries' arrays, which may need stream
-ordering) give None: such launches are always checked in full. So does a reader that raises
+reader (NumPy arrays, which are copied in; other libraries' arrays but CuPy's, which may need
+stream ordering) give None: such launches are always checked in full. So does a reader that raises
 (a sparse tensor has no address): the full check then says what is wrong.
 """
 
@@ -54,6 +54,20 @@ def _device_view(v: Any, addresses: list) -> Any:
     return (v.nbytes, v.shape, v.element, v.ordinal, v.readonly)
 
 
+def _cuda_array(a: Any, addresses: list) -> Any:
+    """A CuPy array, read through its CUDA array interface (what the full check's view reads:
+    address, element type, shape, strides, read-only) and its device. Only an array whose
+    producer is on the legacy default stream (version 3's `stream` 1: CuPy's null stream) has
+    a key: a launch on it needs no ordering (its relaunch goes on that stream too); any other
+    stream, or an interface that names none, is checked in full, which orders the streams."""
+    cai = a.__cuda_array_interface__
+    if cai.get("version", 0) < 3 or cai.get("stream") != 1:
+        return None
+    ptr, readonly = cai["data"]
+    addresses.append(ptr)
+    return (cai["typestr"], cai["shape"], cai.get("strides"), readonly, a.device.id)
+
+
 def _scalar(x: Any, addresses: list) -> Any:
     return x  # with its type, added by `signature`
 
@@ -84,6 +98,8 @@ def reader_for(cls: type) -> Reader | None:
         reader = _torch_tensor
         if cls.__name__ == "Tensor":
             _tensor = cls
+    elif cls.__module__.split(".")[0] == "cupy" and cls.__name__ == "ndarray":
+        reader = _cuda_array
     elif cls.__module__ == "numpy" and issubclass(cls, _numpy_scalar_types()):
         reader = _float if issubclass(cls, _numpy_float_types()) else _scalar
     _readers[cls] = reader
