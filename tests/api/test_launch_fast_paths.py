@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import loaded, simt, tile
+from ferrox import simt, tile
 from ferrox.simt import DisjointSlice, Slice, f32
 from ferrox.tile import Partition, Tensor
 
@@ -33,20 +33,6 @@ def fake(monkeypatch, tmp_path):
     with fake_gpu.installed(monkeypatch, tmp_path) as fake:
         fake.torch, fake.cupy = fake_arrays.install(monkeypatch)
         yield fake
-
-
-@pytest.fixture
-def checks(monkeypatch):
-    """The kernels the checker saw, one entry a full check."""
-    seen: list[str] = []
-    real = loaded.check_launch
-
-    def counted(artifact, *args, **kwargs):
-        seen.append(artifact.name)
-        return real(artifact, *args, **kwargs)
-
-    monkeypatch.setattr(loaded, "check_launch", counted)
-    return seen
 
 
 def cupy(fake, values: np.ndarray, **kw) -> fake_arrays.ndarray:

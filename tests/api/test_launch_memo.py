@@ -33,20 +33,6 @@ def fake(monkeypatch, tmp_path):
         yield fake
 
 
-@pytest.fixture
-def checks(monkeypatch):
-    """How many launches the checker saw."""
-    seen: list[str] = []
-    real = loaded.check_launch
-
-    def counted(artifact, *args, **kwargs):
-        seen.append(artifact.name)
-        return real(artifact, *args, **kwargs)
-
-    monkeypatch.setattr(loaded, "check_launch", counted)
-    return seen
-
-
 def device(values: np.ndarray) -> DeviceArray:
     return DeviceArray.from_numpy(values)
 
