@@ -75,7 +75,9 @@ class Kernel:
             grid, block = config[0], config[1]
         else:
             grid, block = config, None
-        if not (_exact(grid) and _exact(block)):  # 4.0 == 4: never another launch's entry
+        if not (
+            (type(grid) is int or _exact(grid)) and (type(block) is int or _exact(block))
+        ):  # 4.0 == 4: never another launch's entry
             return Launch(self, grid, block)
         launches = self._device.launches
         key = (self.artifact.name, grid, block)

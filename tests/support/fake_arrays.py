@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import sys
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -36,19 +36,11 @@ float32, float16, bfloat16, int32 = (
 )  # fmt: skip
 
 
-class Device:
-    """torch.device: a type and an index, compared by value."""
+class Device(NamedTuple):
+    """torch.device: a type and an index, compared by value (in C, as torch's are)."""
 
-    __slots__ = ("index", "type")
-
-    def __init__(self, type: str, index: int | None):
-        self.type, self.index = type, index
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is Device and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
+    type: str
+    index: int | None
 
 
 CUDA0 = Device("cuda", 0)
