@@ -19,3 +19,17 @@ def checks(monkeypatch):
 
     monkeypatch.setattr(loaded, "check_launch", counted)
     return seen
+
+
+@pytest.fixture
+def bindings(monkeypatch):
+    """How many launches bound their arguments afresh (DLPack, array interfaces)."""
+    seen: list[str] = []
+    real = loaded.GpuDevice.arguments
+
+    def counted(self, artifact, args, stream):
+        seen.append(artifact.name)
+        return real(self, artifact, args, stream)
+
+    monkeypatch.setattr(loaded.GpuDevice, "arguments", counted)
+    return seen

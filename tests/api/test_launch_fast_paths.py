@@ -16,6 +16,7 @@ import pytest
 
 import ferrox
 from ferrox import simt, tile
+from ferrox.driver.runtime.errors import ArgumentError
 from ferrox.simt import DisjointSlice, Slice, f32
 from ferrox.tile import Partition, Tensor
 
@@ -186,3 +187,22 @@ def test_a_decorated_tile_kernels_cached_relaunch_still_checks(fake, checks):
         "an exclusive output (partition) and must not alias any other argument (pass a copy)"
     ]
     assert checks == ["tile_copy"] * 2 and len(fake.launches) == 3
+
+
+def test_a_written_out_unsafe_relaunch_binds_again_whatever_changed(fake, checks, bindings):
+    """`unsafe_launch` repeats go through the written-out relaunch of its (grid, block, shared
+    bytes), ints only; another length, element type or grid binds the arguments afresh (never
+    checked: the caller vouches for it; an element type the ABI cannot pack still refused)."""
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    a, b, out = (tensor(fake, np.ones(N, np.float32)) for _ in range(3))
+    for _ in range(3):
+        k.unsafe_launch(4, 256, a, b, out)
+    assert bindings == ["vecadd"] and len(fake.launches) == 3
+    k.unsafe_launch(4, 256, a, b, tensor(fake, np.zeros(N // 2, np.float32)))
+    with pytest.raises(ArgumentError) as info:  # the packing's own refusal stays
+        k.unsafe_launch(4, 256, a, b, fake_arrays.Tensor(out.ptr, (N,), fake_arrays.int32))
+    assert str(info.value) == "argument 'out' (f32 disjoint slice): expected f32 elements, got i32"
+    k.unsafe_launch(2, 256, a, b, out)
+    np.testing.assert_array_equal(read(fake, out)[:512], np.full(512, 2, np.float32))
+    k.unsafe_launch(2, 256, a, b, out)
+    assert bindings == ["vecadd"] * 4 and checks == [] and len(fake.launches) == 6

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import loaded, simt
+from ferrox import simt
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.runtime.buffers import DeviceArray
 from ferrox.simt import DisjointSlice, Slice, f32
@@ -322,20 +322,6 @@ def test_shared_bytes_that_only_equal_an_int_are_checked_in_full(fake, checks):
     )
     k[4, 256](a, b, out, shared_bytes=0.0)  # the checker takes int(0.0), checked in full
     assert checks == ["vecadd"] * 3 and len(fake.launches) == 3
-
-
-@pytest.fixture
-def bindings(monkeypatch):
-    """How many launches bound their arguments afresh (DLPack, array interfaces)."""
-    seen: list[str] = []
-    real = loaded.GpuDevice.arguments
-
-    def counted(self, artifact, args, stream):
-        seen.append(artifact.name)
-        return real(self, artifact, args, stream)
-
-    monkeypatch.setattr(loaded.GpuDevice, "arguments", counted)
-    return seen
 
 
 def test_a_repeated_unsafe_launch_rewrites_only_the_addresses(fake, checks, bindings):
