@@ -18,7 +18,7 @@ the checker passed in full, what every later launch with that key needs:
   explicit stream is taken as it is for device arrays (their views need no ordering), and for
   torch tensors only when it is torch's current stream: on any other the full path's DLPack
   export orders it after torch's work, which a relaunch would skip. CuPy arrays have a key only
-  while their producer is on the legacy stream (`signature._cuda_array`), so their relaunch
+  while their producer is on the legacy stream (`signature._cupy_array`), so their relaunch
   takes that stream alone (never beside torch tensors, whose stream is torch's).
 
 A torch training loop that allocates new activations of the same shapes each step therefore
@@ -40,7 +40,7 @@ from ferrox.driver.checker.aliasing import checked_pairs
 from ferrox.driver.checker.args import BufferArg
 from ferrox.driver.checker.check import CheckedLaunch
 from ferrox.driver.checker.relaunch_hot import Hot, hot
-from ferrox.driver.checker.signature import _cuda_array, reader_for
+from ferrox.driver.checker.signature import _cupy_array, reader_for
 from ferrox.driver.runtime.streams import LEGACY, stream_handle, torch_current_stream
 
 
@@ -151,7 +151,7 @@ def relaunch_for(
     nothing checked) keeps no pairs to compare: the caller vouches for every launch."""
     if artifact.tensor_maps:  # a TMA tensor map holds a buffer's address: built at each launch
         return None
-    legacy = any(reader_for(cls) is _cuda_array for cls in key[::2])
+    legacy = any(reader_for(cls) is _cupy_array for cls in key[::2])
     if legacy and device is not None:  # with torch tensors: torch's stream, which CuPy's is not
         return None
     args = checked.args

@@ -28,7 +28,7 @@ from ferrox.driver.runtime.streams import LEGACY, stream_handle
 Hot = Callable[[tuple, Any], bool]
 """hot(args, stream) -> whether it launched (False: nothing done, take the generic path)."""
 
-_ADDRESSES = {"_device_array": 1, "_device_view": 1, "_cuda_array": 1, "_scalar": 0, "_float": 0}
+_ADDRESSES = {"_device_array": 1, "_device_view": 1, "_cupy_array": 1, "_scalar": 0, "_float": 0}
 """How many addresses each reader of `signature` appends (a torch tensor's: one, inline)."""
 
 

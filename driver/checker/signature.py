@@ -19,6 +19,7 @@ stream ordering) give None: such launches are always checked in full. So does a 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,18 +55,18 @@ def _device_view(v: Any, addresses: list) -> Any:
     return (v.nbytes, v.shape, v.element, v.ordinal, v.readonly)
 
 
-def _cuda_array(a: Any, addresses: list) -> Any:
-    """A CuPy array, read through its CUDA array interface (what the full check's view reads:
-    address, element type, shape, strides, read-only) and its device. Only an array whose
-    producer is on the legacy default stream (version 3's `stream` 1: CuPy's null stream) has
-    a key: a launch on it needs no ordering (its relaunch goes on that stream too); any other
-    stream, or an interface that names none, is checked in full, which orders the streams."""
-    cai = a.__cuda_array_interface__
-    if cai.get("version", 0) < 3 or cai.get("stream") != 1:
+def _cupy_array(a: Any, addresses: list) -> Any:
+    """A CuPy array: its address, element type, shape, byte strides and device (what the full
+    check's view reads; CuPy arrays are never read-only), read from the array and its memory
+    pointer (its CUDA array interface would cost a dict and NumPy's `dtype.descr` per call).
+    Only while CuPy's current stream is its null stream, the legacy one, does it have a key: a
+    launch then needs no ordering (its relaunch goes on that stream too); on any other the full
+    check's export orders the producer's work first."""
+    if sys.modules["cupy"].cuda.get_current_stream().ptr:
         return None
-    ptr, readonly = cai["data"]
-    addresses.append(ptr)
-    return (cai["typestr"], cai["shape"], cai.get("strides"), readonly, a.device.id)
+    data = a.data
+    addresses.append(data.ptr)
+    return (a.dtype, a.shape, a.strides, data.device_id)
 
 
 def _scalar(x: Any, addresses: list) -> Any:
@@ -99,7 +100,7 @@ def reader_for(cls: type) -> Reader | None:
         if cls.__name__ == "Tensor":
             _tensor = cls
     elif cls.__module__.split(".")[0] == "cupy" and cls.__name__ == "ndarray":
-        reader = _cuda_array
+        reader = _cupy_array
     elif cls.__module__ == "numpy" and issubclass(cls, _numpy_scalar_types()):
         reader = _float if issubclass(cls, _numpy_float_types()) else _scalar
     _readers[cls] = reader

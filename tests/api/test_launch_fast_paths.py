@@ -48,8 +48,12 @@ def tensor(fake, values: np.ndarray, **kw) -> fake_arrays.Tensor:
     return fake_arrays.Tensor(ptr, values.shape, **kw)
 
 
+def address(array) -> int:
+    return array.data.ptr if isinstance(array, fake_arrays.ndarray) else array.data_ptr()
+
+
 def read(fake, array, n: int = N) -> np.ndarray:
-    return fake.view(array.ptr, 4 * n).view(np.float32).copy()
+    return fake.view(address(array), 4 * n).view(np.float32).copy()
 
 
 def test_cupy_arrays_are_relaunched_without_the_checker(fake, checks):
@@ -71,7 +75,7 @@ def test_a_cupy_overlap_is_refused_after_a_cached_relaunch(fake, checks):
     a, out, b = (fake_arrays.ndarray(base + at, (N,)) for at in (4000, 8000, 16000))
     k[4, 256](a, b, out)
     k[4, 256](a, b, out)
-    for start, shared in ((a.ptr, 4000), (a.ptr + 400, 3600), (a.ptr - 3996, 4)):
+    for start, shared in ((a.data.ptr, 4000), (a.data.ptr + 400, 3600), (a.data.ptr - 3996, 4)):
         with pytest.raises(ferrox.LaunchError) as info:
             k[4, 256](a, b, fake_arrays.ndarray(start, (N,)))
         assert info.value.problems == [OVERLAP.format(shared)]
@@ -83,9 +87,9 @@ def test_a_cupy_array_that_changed_is_checked_in_full_and_refused(fake, checks):
     a, b, out = (cupy(fake, np.ones(N, np.float32)) for _ in range(3))
     k[4, 256](a, b, out)
     k[4, 256](a, b, out)
-    strided = fake_arrays.ndarray(out.ptr, (N // 2,), strides=(8,))
-    elsewhere = fake_arrays.ndarray(out.ptr, (N,), device=1)
-    halves = fake_arrays.ndarray(out.ptr, (N,), np.float16)
+    strided = fake_arrays.ndarray(out.data.ptr, (N // 2,), strides=(8,))
+    elsewhere = fake_arrays.ndarray(out.data.ptr, (N,), device=1)
+    halves = fake_arrays.ndarray(out.data.ptr, (N,), np.float16)
     refusals = {
         strided: "%out (argument #2) of @vecadd: ndarray of shape (500,) with strides (2,) (in "
         "elements) is not C-contiguous: make it contiguous first (.contiguous() in PyTorch, "

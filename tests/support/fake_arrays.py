@@ -6,9 +6,9 @@ with the values a test chooses, and no library installed.
 a test can move (`FakeTorch.current`, `FakeCupy.current`). A `Tensor` says what a torch CUDA
 tensor says (class `torch.Tensor`, dtype objects that print as `torch.float32`, `data_ptr()`,
 `stride()`, `is_contiguous()`, `device`, `get_device()`); an `ndarray` says what a CuPy array
-says (class `cupy.ndarray`, `__cuda_array_interface__` version 3 with the current stream,
-`device.id`). Every attribute is plain so a test can change one in place, as `resize_` or
-`as_strided_` would.
+says (class `cupy.ndarray`, its memory pointer `data`, byte strides, `__cuda_array_interface__`
+version 3 with the current stream). Every attribute is plain so a test can change one in
+place, as `resize_` or `as_strided_` would.
 """
 
 from __future__ import annotations
@@ -128,24 +128,27 @@ class FakeTorch(types.ModuleType):
 
 
 class ndarray:  # noqa: N801  (CuPy's class name)
-    """A CuPy array's reads: its CUDA array interface (byte strides, None when C-contiguous,
-    and the stream CuPy's current one) and its device."""
+    """A CuPy array's reads: `data` (its memory pointer: `ptr`, `device_id`), `dtype`, `shape`,
+    byte `strides`, and its CUDA array interface (strides None when C-contiguous, the stream
+    CuPy's current one), which the full check's view reads."""
 
     def __init__(self, ptr: int, shape=(1024,), dtype: Any = np.float32, strides=None,
                  device: int = 0):  # fmt: skip
-        self.ptr, self.shape, self.dtype = ptr, tuple(shape), np.dtype(dtype)
-        self.strides = strides  # in bytes; None: C-contiguous
-        self.device = types.SimpleNamespace(id=device)
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+        self.data = types.SimpleNamespace(ptr=ptr, device_id=device)
+        dense = tuple(s * self.dtype.itemsize for s in _dense(self.shape))
+        self.strides = dense if strides is None else tuple(strides)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         current = sys.modules["cupy"].current
+        dense = tuple(s * self.dtype.itemsize for s in _dense(self.shape))
         return {
             "shape": self.shape,
             "typestr": self.dtype.str,
             "descr": [("", self.dtype.str)],
-            "data": (self.ptr, False),
-            "strides": self.strides,
+            "data": (self.data.ptr, False),
+            "strides": None if self.strides == dense else self.strides,
             "version": 3,
             "stream": current or 1,  # 1: the legacy default stream, CuPy's null stream
         }
@@ -155,12 +158,16 @@ ndarray.__module__ = "cupy"
 
 
 class FakeCupy(types.ModuleType):
-    """`cupy`: its current stream (`current`: 0 its null stream, the legacy one)."""
+    """`cupy`: its current stream (`current`, a raw handle: 0 its null stream, the legacy
+    one) through `cuda.get_current_stream()`."""
 
     def __init__(self) -> None:
         super().__init__("cupy")
         self.current = 0
         self.ndarray = ndarray
+        self.cuda = types.SimpleNamespace(
+            get_current_stream=lambda device_id=None: types.SimpleNamespace(ptr=self.current)
+        )
 
 
 def strided_memory_view(obj: Any, stream_ptr: int) -> Any:
@@ -174,7 +181,7 @@ def strided_memory_view(obj: Any, stream_ptr: int) -> Any:
         shape=cai["shape"],
         strides=None if strides is None else tuple(s // dtype.itemsize for s in strides),
         dtype=dtype,
-        device_id=obj.device.id,
+        device_id=obj.data.device_id,
         is_device_accessible=True,
         readonly=cai["data"][1],
     )
