@@ -6,7 +6,8 @@ the reads, all joined into a key that is then compared with the memo's. A loop t
 launch compares against one key each time, so `hot(relaunch)` writes that comparison out for
 that key: per argument, `type(a) is C` and each read compared with the value the key holds (a
 torch tensor's dtype, shape, contiguity and device; a DeviceArray's shape, element type and
-device; a scalar's value; any other reader, a CuPy array's, called as `signature` calls it),
+device; a CuPy array's element type, shape, strides and device, once CuPy's current stream
+is its null one; a scalar's value; any other reader called as `signature` calls it),
 then the aliasing rule's pairs on the addresses, the stream rule and the locked launch exactly
 as `Relaunch.__call__` does them. It reads every argument the key covers on every call, as
 `signature` does, and returns False, launching nothing, wherever `signature(args)` would give
@@ -28,7 +29,7 @@ from ferrox.driver.runtime.streams import LEGACY, stream_handle
 Hot = Callable[[tuple, Any], bool]
 """hot(args, stream) -> whether it launched (False: nothing done, take the generic path)."""
 
-_ADDRESSES = {"_device_array": 1, "_device_view": 1, "_cupy_array": 1, "_scalar": 0, "_float": 0}
+_ADDRESSES = {"_device_array": 1, "_device_view": 1, "_scalar": 0, "_float": 0}
 """How many addresses each reader of `signature` appends (a torch tensor's: one, inline)."""
 
 
@@ -62,6 +63,17 @@ def hot(relaunch: Any) -> Hot | None:
                 "return False"
             )
             reads.append(f"p{count} = a{i}.ptr")
+            count += 1
+            continue
+        if reader is _signature._cupy_array:  # inline too, its stream rule first
+            names["CUPY_STREAM"] = _signature.cupy_stream
+            names[f"T{i}"], names[f"S{i}"], names[f"R{i}"], names[f"V{i}"] = part
+            reads.append(f"if CUPY_STREAM(): return False\n        d{i} = a{i}.data")
+            reads.append(
+                f"if a{i}.dtype != T{i} or a{i}.shape != S{i} or a{i}.strides != R{i} "
+                f"or d{i}.device_id != V{i}: return False"
+            )
+            reads.append(f"p{count} = d{i}.ptr")
             count += 1
             continue
         if reader is None or reader.__name__ not in _ADDRESSES:

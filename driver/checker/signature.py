@@ -55,6 +55,11 @@ def _device_view(v: Any, addresses: list) -> Any:
     return (v.nbytes, v.shape, v.element, v.ordinal, v.readonly)
 
 
+def cupy_stream() -> int:
+    """CuPy's current stream on its current device (0: its null stream, the legacy one)."""
+    return sys.modules["cupy"].cuda.get_current_stream().ptr
+
+
 def _cupy_array(a: Any, addresses: list) -> Any:
     """A CuPy array: its address, element type, shape, byte strides and device (what the full
     check's view reads; CuPy arrays are never read-only), read from the array and its memory
@@ -62,7 +67,7 @@ def _cupy_array(a: Any, addresses: list) -> Any:
     Only while CuPy's current stream is its null stream, the legacy one, does it have a key: a
     launch then needs no ordering (its relaunch goes on that stream too); on any other the full
     check's export orders the producer's work first."""
-    if sys.modules["cupy"].cuda.get_current_stream().ptr:
+    if cupy_stream():
         return None
     data = a.data
     addresses.append(data.ptr)
