@@ -412,14 +412,14 @@ class GpuDevice:
         """`Kernel.__getitem__`'s launches by (kernel name, grid, block), exact ints only: a
         `k[grid, block](...)` written per call finds the one made before, and its memo."""
         self._passed: dict[tuple, Relaunch] = {}
+        """Launches the checker passed, by (kernel, grid, block, shared bytes, signature key):
+        what launches them again on other addresses (`driver/checker/relaunch.py`)."""
         self._unchecked: dict[tuple, Relaunch] = {}
         """`unsafe_launch`'s repeats, by the same key as `_passed` (`launch_unchecked`)."""
         self._unchecked_hot: dict[tuple, Any] = {}
         """(kernel, grid, block, shared bytes), ints only -> the written-out relaunch
         (`Relaunch.hot`) of the `unsafe_launch` served last with them: a loop repeating one
         raw launch is one look-up and that call."""
-        """Launches the checker passed, by (kernel, grid, block, shared bytes, signature key):
-        what launches them again on other addresses (`driver/checker/relaunch.py`)."""
 
     def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """`checked_call`, or, when no TMA map can describe the tensors (`NoTensorMap`) and the
