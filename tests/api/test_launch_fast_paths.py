@@ -56,6 +56,14 @@ def read(fake, array, n: int = N) -> np.ndarray:
     return fake.view(address(array), 4 * n).view(np.float32).copy()
 
 
+def refuses(launch, a, b, refusals: dict) -> None:
+    """`launch(a, b, out)` for each `out` of `refusals` raises its one problem."""
+    for out, problem in refusals.items():
+        with pytest.raises(ferrox.LaunchError) as info:
+            launch(a, b, out)
+        assert info.value.problems == [problem]
+
+
 def test_cupy_arrays_are_relaunched_without_the_checker(fake, checks):
     k = ferrox.load(VECADD, device="gpu")["vecadd"]
     a, b = np.arange(N, dtype=np.float32), np.full(N, 2, np.float32)
@@ -99,10 +107,7 @@ def test_a_cupy_array_that_changed_is_checked_in_full_and_refused(fake, checks):
         halves: "%out (argument #2) of @vecadd is a disjoint slice of f32, but the array holds "
         "f16 (its element type must be f32)",
     }
-    for array, problem in refusals.items():
-        with pytest.raises(ferrox.LaunchError) as info:
-            k[4, 256](a, b, array)
-        assert info.value.problems == [problem]
+    refuses(k[4, 256], a, b, refusals)
     assert len(fake.launches) == 2
 
 
@@ -210,3 +215,29 @@ def test_a_written_out_unsafe_relaunch_binds_again_whatever_changed(fake, checks
     np.testing.assert_array_equal(read(fake, out)[:512], np.full(512, 2, np.float32))
     k.unsafe_launch(2, 256, a, b, out)
     assert bindings == ["vecadd"] * 4 and checks == [] and len(fake.launches) == 6
+
+
+def test_torch_relaunches_still_refuse_what_changed(fake, checks):
+    """`ferrox.load`'s `k[grid, block]` on torch tensors, served by its written-out relaunch,
+    then each changed read checked in full and refused with its message, launching nothing."""
+    k = ferrox.load(VECADD, device="gpu")["vecadd"]
+    launch = k[4, 256]
+    a, b, out = (tensor(fake, np.ones(N, np.float32)) for _ in range(3))
+    for _ in range(3):
+        launch(a, b, out)
+    assert launch._hot is not None and checks == ["vecadd"]
+    halves = fake_arrays.Tensor(out.ptr, (N,), fake_arrays.float16)
+    strided = fake_arrays.Tensor(out.ptr, (N // 2,), strides=(2,))
+    on_cpu = fake_arrays.Tensor(out.ptr, (N,), device=fake_arrays.Device("cpu", None))
+    refusals = {
+        fake_arrays.Tensor(a.ptr - 400, (N,)): OVERLAP.format(3600),
+        halves: "%out (argument #2) of @vecadd is a disjoint slice of f32, but the array holds "
+        "f16 (its element type must be f32)",
+        strided: "%out (argument #2) of @vecadd is a disjoint slice of f32, but the array is a "
+        "strided view: a kernel buffer must be contiguous (pass a contiguous copy)",
+        on_cpu: "%out (argument #2) of @vecadd is a CPU tensor: move it to the GPU (.cuda()) or "
+        "pass a NumPy array, which is copied in and back",
+    }
+    refuses(launch, a, b, refusals)
+    launch(a, b, out)  # the CPU tensor is refused by the binding, before the checker
+    assert checks == ["vecadd"] * 4 and len(fake.launches) == 4
