@@ -17,8 +17,9 @@ chunked layout of a store does, for a tile of more rows than one pass of the thr
 What it is for: the fused attention's output staging (f32 `[BM, D]`, 16-64 KiB) decides how
 many blocks share an SM at the BM 64 tiles (docs/performance.md, "Attention at short
 sequences"): d 64 at 64 x 64 takes 57,664 bytes a block, three an SM, where 2 slabs make it
-four. That staging takes `attention_wgmma.OUTPUT_SLABS` (2 by default); `SLABS` is a knob for
-timing every other exchange of a kernel compiled with it set (unmeasured there, so 1).
+four. That staging, and any other exchange after a fused loop on the wgmma path in its kernel,
+takes `attention_wgmma.OUTPUT_SLABS` (2 by default); `SLABS` is a knob for timing every other
+exchange of a kernel compiled with it set (unmeasured there, so 1).
 """
 
 from __future__ import annotations
