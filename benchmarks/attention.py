@@ -23,10 +23,33 @@ from benchmarks.suite import measure  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "python" / "tile_attention.py"
 BATCH, HEADS, SEQ = 4, 16, 4096
-TILES = {64: (128, 64), 128: (128, 128)}
-"""Query rows and keys a block (BM, BN) by head dim: the fastest measured on sm_90's wgmma path
-(H100, 2026-12-06, docs/performance.md "Eighth session's GPU runs": d 64 128 x 64 0.68 of
-SDPA, d 128 128 x 128 0.59; BM 256 was the mma.sync path's best for d 64)."""
+SHORT = 2048
+"""Up to this many keys d 64 takes the BM 64 tile (`default_tile`)."""
+DIMS = (64, 128)
+
+
+def default_tile(dim: int, seq: int) -> tuple[int, int]:
+    """Query rows and keys a block (BM, BN) by head dim and keys: the fastest measured on sm_90's
+    wgmma path with the fourteenth session's defaults (q by TMA, the reciprocal epilogue, the
+    output staged in 2 slabs; H100, 2026-12-07, docs/performance.md "Attention defaults,
+    fourteenth session"). d 64: 64 x 64 up to `SHORT` keys (0.858-0.911 of SDPA at 1024 and 2048
+    keys, full and causal, against 0.773-0.836 at 128 x 64: four blocks of one warpgroup an SM
+    hide each other's prologue and epilogue), 128 x 64 beyond (the eighth session's choice, 0.68
+    of SDPA then; 64 x 64 is not yet timed past 2048 keys with these defaults:
+    benchmarks/gpu_pending.sh times both). d 128: 128 x 128 (0.710-0.831 at 1024-2048 keys).
+    BM 256 was the mma.sync path's best for d 64."""
+    if dim == 64:
+        return (64, 64) if seq <= SHORT else (128, 64)
+    return (128, 128)
+
+
+def default_configs(seqs: list[int], dims=DIMS) -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """(dim, BM, BN, the seqs it serves) for `table`: each head dim's `default_tile` by length."""
+    out: dict[tuple[int, int, int], list[int]] = {}
+    for dim in dims:
+        for seq in seqs:
+            out.setdefault((dim, *default_tile(dim, seq)), []).append(seq)
+    return [(*config, tuple(lengths)) for config, lengths in out.items()]
 
 
 SEQ_MAJOR = False
@@ -84,7 +107,7 @@ def rows(variants: bool = False) -> list[dict]:
         q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         sdpa_out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         o, flat, ref = _in_layout(q, k, v, sdpa_out, SEQ_MAJOR)
-        bm, bn = TILES[dim]
+        bm, bn = default_tile(dim, SEQ)
         constants = {
             "D": dim,
             "CAUSAL": causal,
@@ -157,7 +180,8 @@ f55553c, `wgmma-cuts` synchronous with the ninth session's instruction cuts (`de
 `wgmma-tma-pipe-pp` the pipelined loop on TMA stages, without and with turns), sm_80 keeps
 mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run in one process on
 a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of `KNOBS` or
-`CONSTANTS` (`wgmma-cuts:rows=0`, `wgmma:recip=1`): one build per distinct set."""
+`CONSTANTS` (`wgmma-cuts:rows=0`, `wgmma:recip=0`), or `NAME=N` of `INT_KNOBS`: one build per
+distinct set."""
 KNOBS = {
     "pipe": ("ferrox.lowering.tile_to_simt.attention_wgmma", "PIPELINE"),
     "rows": ("ferrox.lowering.tile_to_simt.attention_wgmma", "STATIC_ROWS"),
@@ -168,6 +192,7 @@ KNOBS = {
     "even": ("ferrox.lowering.tile_to_simt.attention_tma", "EVEN_WAITS"),
     "tmaq": ("ferrox.lowering.tile_to_simt.attention_tma", "TMA_Q"),
     "slabs": ("ferrox.lowering.tile_to_simt.exchange_slabs", "SLABS"),
+    "oslabs": ("ferrox.lowering.tile_to_simt.attention_wgmma", "OUTPUT_SLABS"),
 }
 """The lowering's module-level knobs a variant may set, by short name (module, attribute):
 `pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
@@ -176,16 +201,20 @@ stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immed
 K and V stages loaded by TMA on mbarriers, no block barrier in the loop, `pp` with `tma` and 256
 threads, the warpgroups' turns at the products (named barriers), `even` with `pp` warpgroup 1's
 lone sync after the loop (evens racecheck's count of waits), `tmaq` with `tma`, q loaded by
-TMA too, overlapping the stages' first loads (off), `slabs=N` the output's staging in N slabs
-of rows (1: whole; 2 takes d 64 at 64 x 64 to four blocks an SM). On by default since the
-twelfth session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None), `even`; the rest off."""
-INT_KNOBS = frozenset({"slabs"})
+TMA too, overlapping the stages' first loads, `oslabs=N` the fused attention's output staging
+in N slabs of rows (1: whole; 2 takes d 64 at 64 x 64 to four blocks an SM), `slabs=N` every
+other exchange through shared memory in N slabs (1). On by default since the twelfth session:
+`tma`, and `pipe` on TMA stages only (`PIPELINE` None), `even`; since the fourteenth `tmaq`
+and `oslabs=2` (`tmaq=0:oslabs=1` and `recip=0`: the thirteenth session's kernel); the rest
+off."""
+INT_KNOBS = frozenset({"slabs", "oslabs"})
 """The knobs that take a count, not 0 or 1."""
 CONSTANTS = {"recip": "RECIPROCAL"}
 """The example's Constexpr switches a variant may set like a knob, by short name: `recip` the
 output divided by its row sums as a reciprocal a row and a product an element (`RECIPROCAL`,
-off)."""
-_OFF = {k: False for k in KNOBS if k not in INT_KNOBS}
+on since the fourteenth session; `recip=0`: the correctly rounded quotient)."""
+_OFF = {**{k: False for k in KNOBS if k not in INT_KNOBS}, "oslabs": 1, "recip": False}
+"""Every switch off: the presets of older kernels (before the fourteenth session's defaults)."""
 _CUTS = {"desc": True, "rows": True, "imm": True}
 PRESETS = {
     "wgmma-sync": {"pipe": False},
@@ -244,7 +273,7 @@ def table(
     seqs: list[int],
     batch: int,
     heads: int,
-    configs=((64, 128, 64), (128, 128, 128)),
+    configs=None,
     variants=("wgmma",),
     timed: bool = True,
     seq_major: bool = False,
@@ -255,12 +284,15 @@ def table(
     """One compact row per (head dim, tile shape, causal, seq, variant): the max error against
     SDPA's bf16 output (poisoned output first), ferrox's and SDPA's TFLOP/s (do_bench medians,
     SDPA timed once per shape) and their ratio. `configs` lists (dim, BM, BN), 0 for the
-    example's default; `variants` names `VARIANTS`. `timed` False: one checked launch a row, no
-    timing (for compute-sanitizer). `seq_major`: the output as [seq, batch * heads, D]
-    (`SEQ_MAJOR`). `heads_first`: blockIdx.x walks the heads (`HEADS_FIRST`, the old grid
-    order) rather than one head's query blocks. `heavy_first` False: causal query blocks walked
-    first to last (`CAUSAL_HEAVY_FIRST`, the walk before the reversal). `causals`: which of
-    full (False) and causal (True) to time."""
+    example's default, each timed at every one of `seqs`, or (dim, BM, BN, seqs) at those only;
+    None: `default_configs` (each head dim at its `default_tile` for each length). `variants`
+    names `VARIANTS`. `timed` False: one checked launch a row, no timing, SDPA's reference
+    computed on the CPU in f32 (for compute-sanitizer: the only kernels on the GPU are then
+    ferrox's and torch's fills and reductions, none of cuDNN's). `seq_major`: the output as
+    [seq, batch * heads, D] (`SEQ_MAJOR`). `heads_first`: blockIdx.x walks the heads
+    (`HEADS_FIRST`, the old grid order) rather than one head's query blocks. `heavy_first`
+    False: causal query blocks walked first to last (`CAUSAL_HEAVY_FIRST`, the walk before the
+    reversal). `causals`: which of full (False) and causal (True) to time."""
     import torch
     import torch.nn.functional as F
 
@@ -269,7 +301,7 @@ def table(
     kernel = example().attention
     out = []
     print(f"{'case':<30} {'max err':>8} {'ferrox':>8} {'sdpa':>8} {'ratio':>6}", flush=True)
-    for dim, bm, bn in configs:
+    for dim, bm, bn, *only in default_configs(seqs) if configs is None else configs:
         tiles = {k: v for k, v in (("BM", bm), ("BN", bn)) if v}
         for causal in causals:
             artifacts = {
@@ -285,10 +317,10 @@ def table(
                 )
                 for name in variants
             }
-            for seq in seqs:
+            for seq in only[0] if only else seqs:
                 shape = (batch, heads, seq, dim)
                 q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in "qkv")
-                sdpa_out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                sdpa_out = _sdpa(q, k, v, causal, on_gpu=timed)
                 peer = (
                     bench(
                         lambda q=q, k=k, v=v, c=causal: F.scaled_dot_product_attention(
@@ -330,6 +362,16 @@ def table(
     return out
 
 
+def _sdpa(q, k, v, causal: bool, on_gpu: bool):
+    """SDPA's output for q, k, v (on the GPU), computed there or, in f32, on the CPU."""
+    import torch.nn.functional as F
+
+    if on_gpu:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    cpu = (t.float().cpu() for t in (q, k, v))
+    return F.scaled_dot_product_attention(*cpu, is_causal=causal).to(q.device)
+
+
 def _print_row(row: dict, tiles: bool) -> None:
     tag = f" {row['bm']}x{row['bn']}" if tiles else ""
     kind = "causal" if row["causal"] else "full"
@@ -350,7 +392,9 @@ if __name__ == "__main__":
     parser.add_argument("--batch", type=int, default=BATCH)
     parser.add_argument("--heads", type=int, default=HEADS)
     parser.add_argument(
-        "--configs", default="64:128:64,128:128:128", help="DIM:BM:BN,... (0: default)"
+        "--configs",
+        help="DIM:BM:BN,... (0: the example's default); without it each head dim at the "
+        "measured default tile for each length (default_tile)",
     )
     parser.add_argument(
         "--variants",
@@ -374,12 +418,18 @@ if __name__ == "__main__":
     )
     parser.add_argument("--causal-only", action="store_true", help="time the causal rows only")
     parser.add_argument(
-        "--untimed", action="store_true", help="one checked launch a row (compute-sanitizer)"
+        "--untimed",
+        action="store_true",
+        help="one checked launch a row, SDPA's reference on the CPU (compute-sanitizer)",
     )
     args = parser.parse_args()
     if args.table:
         seqs = [int(x) for x in args.seqs.split(",")]
-        configs = [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
+        configs = (
+            [tuple(int(x) for x in c.split(":")) for c in args.configs.split(",")]
+            if args.configs
+            else None
+        )
         variants = tuple(args.variants.split(","))
         for name in variants:
             try:

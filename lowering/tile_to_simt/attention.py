@@ -232,6 +232,8 @@ def lower_fused(ctx: Lowering, op: scf.ForOp) -> bool:
         PipelinedLoop(ctx, f, wg).run()
     else:
         WgmmaLoop(ctx, f, wg).run()
+    if wg is not None:  # the output's staging after the loop (`OUTPUT_SLABS`)
+        ctx.slabs = attention_wgmma.OUTPUT_SLABS
     extra = wg.m * wg.bn // ctx.threads if wg is not None and wg.pipelined else 0
     if (blocks := blocks_an_sm(f, ctx.threads, extra)) > 1:
         kernel = ctx.entry.parent_op()

@@ -42,7 +42,7 @@ output of t as two groups, retires the scores (each warp then arrives on k's `em
 carries the output in flight. k of iteration `trips` (scores that are dropped) is loaded too,
 so that its wait completes; nothing past it.
 
-q by TMA (`TMA_Q`, off by default): q's tile, `[BM, D]` as `D / 64` boxes of `[BM, 64]` into
+q by TMA (`TMA_Q`, on by default): q's tile, `[BM, D]` as `D / 64` boxes of `[BM, 64]` into
 its swizzled array (the layout `WgmmaLoop` copies it into), is loaded by thread 0 on a fifth
 `full` barrier right after the barriers' initialisation, before the stages' first loads, and
 every thread waits for its phase 0 before its first scores; no `cp.async`, wait or proxy fence
@@ -110,12 +110,18 @@ warpgroups and costs one barrier after the loop; it keeps compute-sanitizer race
 counts barrier waits, from reporting the staging after the loop (docs/performance.md,
 "Racecheck and the warpgroups' turns": 6 hazards without it at d 64, 0 with it, on the GPU,
 thirteenth session). On by default so that the turns, when timed, run racecheck-clean."""
-TMA_Q = False
+TMA_Q = True
 """Whether q's tile comes by TMA too (`load_q`: thread 0, on a fifth `full` barrier, just
 before the stages' first loads) rather than by every thread's `cp.async`, waited for and
 fenced before the barriers are initialised: q's load then overlaps k's and v's first loads
-instead of coming before them. At 1024 keys one block of 8 warps an SM leaves each block's
-prologue unhidden (docs/performance.md, twelfth session's ncu); a knob for timing."""
+instead of coming before them, which matters where a block's prologue is unhidden (at 1024
+keys one block of 8 warps an SM: docs/performance.md, twelfth session's ncu). On by default
+(fourteenth session): on the H100 it and the example's reciprocal epilogue, measured together,
+took d 128 at 128 x 128 from 0.644 to 0.710 of SDPA at 1024 keys full (0.783 to 0.831 at 2048;
+causal 0.659 to 0.721 and 0.767 to 0.825); at 4096 keys its share (against the reciprocal
+alone) was neutral to 1 %; compute-sanitizer racecheck clean (docs/performance.md, "Attention
+defaults, fourteenth session"). False: q by `cp.async`, for A/B timing (`tmaq=0` in
+benchmarks/attention.py)."""
 Q_BAR = 4
 """q's barrier in `full`, after the four of the stages."""
 MAX_BOX = 256

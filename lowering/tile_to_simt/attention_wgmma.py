@@ -106,6 +106,18 @@ STATIC_ROWS = False
 head dim), the whole-tile test holding only where the parameter equals it (`row_length`): a
 knob for timing, off until the GPU has run it (docs/performance.md, "Fused attention, ninth
 session")."""
+OUTPUT_SLABS = 2
+"""Slabs of rows (a power of two; 1: the whole tile at once) in which the layout changes after
+a loop on this path go through shared memory (`attention.lower_fused` sets the kernel's
+`Lowering.slabs`): the output's staging, f32 `[BM, D]`, from the accumulator's rows to the
+store's chunks (`exchange_slabs`; where its target does not allow them, the whole tile). Each
+slab costs two block barriers; the staging array holds one slab, so d 64 at 64 x 64 takes
+49,344 bytes a block instead of 57,664, four blocks an SM instead of three. On the H100 with q
+by TMA and the reciprocal epilogue (fourteenth session, docs/performance.md "Attention defaults,
+fourteenth session") all three took d 64 at 64 x 64 from 0.759 to 0.858 of SDPA at 1024 keys
+full (causal 0.789 to 0.911), and the slabs alone gave 0.06-0.10 at d 128 64 x 32; at 128 x 64
+and 128 x 128 they were neutral (within 0.005). Every other kernel's exchanges keep
+`exchange_slabs.SLABS` (1). A knob for timing (`oslabs=N` in benchmarks/attention.py)."""
 
 
 @dataclass(frozen=True)

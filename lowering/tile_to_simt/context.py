@@ -114,6 +114,10 @@ class Lowering:
     persistent: Any = None
     """The persistent loop the kernel's body runs in (`persistent.Loop`), or None: one block a
     tile."""
+    slabs: int | None = None
+    """Slabs of rows the layout changes through shared memory take from here on
+    (`exchange.through_shared`); None: `exchange_slabs.SLABS`. A fused attention loop on the
+    wgmma path sets it for its epilogue (`attention_wgmma.OUTPUT_SLABS`)."""
     specialized: Operation | None = None
     """The `simt.specialize` whose consumer region the rest of the kernel goes into
     (`gemm_specialized.py`): the tile kernel's return ends that region instead."""

@@ -1,7 +1,8 @@
-"""A layout change through shared memory a slab of rows at a time (the knob `SLABS`; 1, the
-default: the whole tile at once, `exchange.through_shared`).
+"""A layout change through shared memory a slab of rows at a time (`exchange.through_shared`
+passes the count: the kernel's `Lowering.slabs` where set, else the knob `SLABS`; 1: the whole
+tile at once).
 
-With `SLABS = 2^s` the staging array holds `1 / 2^s` of the tile: slab `j` is the elements
+With `2^s` slabs the staging array holds `1 / 2^s` of the tile: slab `j` is the elements
 whose top `s` flat-index bits (those of the first dimension of more than one element) are
 `j`. For each slab in turn
 every thread writes its registers of the slab, a barrier, every thread reads its target
@@ -16,7 +17,9 @@ chunked layout of a store does, for a tile of more rows than one pass of the thr
 What it is for: the fused attention's output staging (f32 `[BM, D]`, 16-64 KiB) decides how
 many blocks share an SM at the BM 64 tiles (docs/performance.md, "Attention at short
 sequences"): d 64 at 64 x 64 takes 57,664 bytes a block, three an SM, where 2 slabs make it
-four. A knob for timing: it applies to every exchange of a kernel compiled with it set.
+four. That staging, and any other exchange after a fused loop on the wgmma path in its kernel,
+takes `attention_wgmma.OUTPUT_SLABS` (2 by default); `SLABS` is a knob for timing every other
+exchange of a kernel compiled with it set (unmeasured there, so 1).
 """
 
 from __future__ import annotations
@@ -31,15 +34,16 @@ from ferrox.lowering.tile_to_simt.context import Dist, Lowering
 from ferrox.lowering.tile_to_simt.layout import Layout, log2
 
 SLABS = 1
-"""Slabs an exchange through shared memory takes, a power of two (module docstring)."""
+"""Slabs an exchange through shared memory takes, a power of two (module docstring), where the
+kernel's lowering sets no count of its own (`Lowering.slabs`)."""
 
 
-def applies(source: Layout, target: Layout) -> bool:
-    """Whether `SLABS` slabs serve this layout change (module docstring)."""
+def applies(source: Layout, target: Layout, slabs: int) -> bool:
+    """Whether `slabs` slabs serve this layout change (module docstring)."""
     d = _leading(target)
-    if SLABS <= 1 or d is None:
+    if slabs <= 1 or d is None:
         return False
-    s = log2(SLABS)
+    s = log2(slabs)
     top = range(target.bits - s, target.bits)
     return log2(target.shape[d]) >= s and all(b in target.regs for b in top)
 
@@ -49,13 +53,14 @@ def _leading(layout: Layout) -> int | None:
     return next((d for d, n in enumerate(layout.shape) if n > 1), None)
 
 
-def through_slabs(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
-    """`value` in layout `target`, through a staging array of one slab (module docstring)."""
+def through_slabs(ctx: Lowering, value: Dist, target: Layout, slabs: int) -> list[SSAValue]:
+    """`value` in layout `target`, through a staging array of one of `slabs` slabs (module
+    docstring; `applies` first)."""
     from ferrox.lowering.tile_to_simt.exchange import _stored_type, staging_size, staging_strides
 
     element = value.regs[0].type
     stored = _stored_type(element)
-    s = log2(SLABS)
+    s = log2(slabs)
     low = target.bits - s  # the slab's bits: low .. low + s - 1
     d = _leading(target)
     assert d is not None
@@ -64,13 +69,13 @@ def through_slabs(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
     strides = staging_strides(slab)
     array = ctx.shared(stored, staging_size(slab), "stage")
     read: dict[int, SSAValue] = {}
-    for j in range(SLABS):
+    for j in range(slabs):
         shift = j * rows * strides[d]  # the slab's first element in the tile's staging order
         _write(ctx, value, array, strides, j, low, shift, stored)
         ctx.sync()
         mine = [r for r in target.distinct_regs() if target.static_element(r) >> low == j]
         read.update(zip(mine, _read(ctx, target, array, strides, mine, shift)))
-        if j < SLABS - 1:
+        if j < slabs - 1:
             ctx.sync()
     ctx.sync_if_repeated()
     values = [read[r] for r in target.distinct_regs()]

@@ -39,8 +39,10 @@ def test_a_tma_attention_launch_builds_3d_maps_and_matches_numpy(example, fake, 
     out = np.full((heads, seq, dim), np.nan, np.float32)
     example.attention.on("gpu")(out, q, k, v, D=dim, CAUSAL=True, BM=128)
     assert [launch[0] for launch in fake.launches] == ["attention"]
-    # k's and v's maps: bf16, rows = seq, cols = dim, a [64, 64] swizzled box, planes = heads
-    assert [a[2:] for a in asked] == [(seq, dim, (64, 64), 128, heads)] * 2
+    # q's, k's and v's maps: bf16, rows = seq, cols = dim, a [BM, 64] box for q (`TMA_Q`) and
+    # [BN, 64] for k and v, swizzled, planes = heads
+    q_map, kv_map = (seq, dim, (128, 64), 128, heads), (seq, dim, (64, 64), 128, heads)
+    assert [a[2:] for a in asked] == [q_map, kv_map, kv_map]
     expected = example.reference(q.float32(), k.float32(), v.float32(), True)
     assert not np.isnan(out).any()
     np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-2)

@@ -2,7 +2,8 @@
 keys one block of 8 warps an SM leaves each block's prologue and epilogue unhidden): one
 warpgroup of 64 query rows (`BM = 64`, 128 threads) on the default sm_90 path (TMA stages, the
 pipelined loop), so that two to four blocks share an SM, and the example's `RECIPROCAL`
-epilogue (a division a row, not an element). Checked here: the shared bytes a block that decide
+epilogue (a division a row, not an element; on by default since the fourteenth session, off
+still right). Checked here: the shared bytes a block that decide
 how many fit (the barriers laid out after the 1024-aligned stages, not before them), the
 epilogue's f64 work, and the results on the CPU interpreter against float64 NumPy with a
 poisoned output, ragged sequences, full and causal."""
@@ -18,6 +19,7 @@ from xdsl.dialects import arith
 from ferrox.dialects import simt
 from ferrox.dialects.simt.shared import dynamic_layout
 from ferrox.dialects.simt.tma import TmaLoadOp
+from ferrox.lowering.tile_to_simt import attention_wgmma
 from ferrox.passes.verify_disjoint import collect
 
 from .test_attention_fused import count, example  # noqa: F401
@@ -35,20 +37,23 @@ def blocks_by_shared(kernel: simt.KernelOp) -> int:
 
 
 @pytest.mark.parametrize(
-    "dim, bm, bn, blocks",
-    [(128, 64, 64, 2), (128, 64, 32, 2), (64, 64, 64, 3), (64, 128, 64, 2)],
+    "dim, bm, bn, blocks, whole",
+    [(128, 64, 64, 2, 2), (128, 64, 32, 3, 2), (64, 64, 64, 4, 3), (64, 128, 64, 3, 2)],
 )
-def test_blocks_an_sm_by_shared_memory(example, dim, bm, bn, blocks):
-    """d 128 at 64 x 64 takes 115,008 bytes: two blocks an SM (115,968 with the barriers
-    first, which left one)."""
-    _, kernel = lowered(example.attention, D=dim, CAUSAL=True, BM=bm, BN=bn)
-    assert kernel.contract is not None and kernel.contract.block_xyz[0] == 2 * bm
-    assert blocks_by_shared(kernel) == blocks
-    offsets, total = dynamic_layout(kernel)
-    by_name = {op.result.name_hint: at for op, at in offsets.items()}
-    assert by_name["full"] > by_name["q"] > by_name["stream1"] > by_name["stream0"] == 0
-    assert total == kernel.contract.shared_bytes.data
-    assert collect(kernel) == []
+def test_blocks_an_sm_by_shared_memory(example, monkeypatch, dim, bm, bn, blocks, whole):
+    """`blocks` by default (the output staged in `OUTPUT_SLABS` = 2 slabs), `whole` with it
+    staged at once: d 128 at 64 x 64 then takes 115,024 bytes (q's barrier included), two
+    blocks an SM (the barriers laid out before the stages had cost 960 more, which left one)."""
+    for expected in (blocks, whole):
+        _, kernel = lowered(example.attention, D=dim, CAUSAL=True, BM=bm, BN=bn)
+        assert kernel.contract is not None and kernel.contract.block_xyz[0] == 2 * bm
+        assert blocks_by_shared(kernel) == expected
+        offsets, total = dynamic_layout(kernel)
+        by_name = {op.result.name_hint: at for op, at in offsets.items()}
+        assert by_name["full"] > by_name["q"] > by_name["stream1"] > by_name["stream0"] == 0
+        assert total == kernel.contract.shared_bytes.data
+        assert collect(kernel) == []
+        monkeypatch.setattr(attention_wgmma, "OUTPUT_SLABS", 1)
 
 
 @pytest.mark.parametrize(
@@ -75,7 +80,7 @@ def divisions(kernel: simt.KernelOp) -> int:
 def test_reciprocal_divides_once_a_row(example, dim, bm, bn):
     """Without it each thread divides each of its output elements (BM x D in all); with it
     each of its rows' sums, once."""
-    _, plain = lowered(example.attention, D=dim, CAUSAL=False, BM=bm, BN=bn)
+    _, plain = lowered(example.attention, D=dim, CAUSAL=False, BM=bm, BN=bn, RECIPROCAL=False)
     _, recip = lowered(example.attention, D=dim, CAUSAL=False, BM=bm, BN=bn, RECIPROCAL=True)
     per_thread = bm * dim // (2 * bm)
     assert divisions(plain) == per_thread and divisions(recip) <= 4
@@ -91,4 +96,27 @@ def test_reciprocal_matches_numpy_on_the_interpreter(
 ):
     constants = dict(D=dim, CAUSAL=causal, BM=bm, BN=bn, RECIPROCAL=True)
     module, _ = lowered(example.attention, **constants)
+    matches_numpy(example, interpreter, module, "attention", heads, seq, dim, causal)
+
+
+def test_reciprocal_is_the_default(example):
+    """The example's default kernel is its `RECIPROCAL` one, to the op."""
+    tiles = dict(D=64, CAUSAL=True, BM=64, BN=64)
+    default = str(example.attention.module(**tiles))
+    assert default == str(example.attention.module(**tiles, RECIPROCAL=True))
+    assert default != str(example.attention.module(**tiles, RECIPROCAL=False))
+
+
+@pytest.mark.parametrize(
+    "heads, seq, dim, causal, bm, bn",
+    [(1, 200, 128, True, 128, 128), (2, 130, 64, False, 64, 64), (2, 100, 64, True, 128, 64)],
+)
+def test_quotient_matches_numpy_on_the_interpreter(
+    example, interpreter, heads, seq, dim, causal, bm, bn
+):
+    """`RECIPROCAL=False`: the correctly rounded quotient an element, as before the fourteenth
+    session."""
+    constants = dict(D=dim, CAUSAL=causal, BM=bm, BN=bn, RECIPROCAL=False)
+    module, op = lowered(example.attention, **constants)
+    assert divisions(op) == bm * dim // (2 * bm)
     matches_numpy(example, interpreter, module, "attention", heads, seq, dim, causal)

@@ -139,7 +139,7 @@ def test_ptx_assembles_for_sm90a_without_spills(example, tma, monkeypatch, dim, 
     assert art.chip == wgmma.WGMMA_CHIP
     assert "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier" in art.ptx
     assert ("bar.sync 1, 256" in art.ptx) == attention_tma.PINGPONG
-    assert len(art.kernels["attention"].tensor_maps) == 2  # k's and v's
+    assert len(art.kernels["attention"].tensor_maps) == 3  # q's (`TMA_Q`), k's and v's
     assert {m.planes_param for m in art.kernels["attention"].tensor_maps} != {-1}
     info = assembled(art.ptx, wgmma.WGMMA_CHIP).resources["attention"]  # the compile's run
     assert info.spill_stores == 0 and info.spill_loads == 0

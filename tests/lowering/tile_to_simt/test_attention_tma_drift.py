@@ -396,11 +396,15 @@ def test_racecheck_hazards_are_its_count_of_waits(
     sync on barrier 1 after the loop, where warpgroup 1 only arrived), so its staging stores
     fall at the count of warpgroup 1's loads past the block barrier: exactly the pairs racecheck
     reported (stores of warpgroup 0's rows, loads by warpgroup 1's threads), and none without
-    the turns, nor with `EVEN_WAITS` (warpgroup 1's lone sync after the loop)."""
+    the turns, nor with `EVEN_WAITS` (warpgroup 1's lone sync after the loop). The uneven cases
+    stage the output at once, as the racecheck run did (`OUTPUT_SLABS = 1`; in slabs the pairs
+    fall elsewhere); the others at the default, 2 slabs."""
     monkeypatch.setattr(attention_tma, "TMA", True)
     monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
     monkeypatch.setattr(attention_tma, "EVEN_WAITS", even)
     monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
+    if pingpong and not even:
+        monkeypatch.setattr(attention_wgmma, "OUTPUT_SLABS", 1)
     traces = run(monkeypatch, interpreter, example.attention, "attention", 1, 200, dim, causal,
                  64)  # fmt: skip
     check(traces, 6)

@@ -1,9 +1,10 @@
 """q by TMA in the fused attention loop (lowering/tile_to_simt/attention_tma.py, the knob
-`TMA_Q`, off by default): what the kernel is made of (q's boxes on a fifth barrier, no
-`cp.async` left, a third tensor map), that it passes verify-disjoint and ptxas without spills,
-and its results on the CPU interpreter against float64 NumPy with a poisoned output: pipelined
-and not, head dims 64 and 128, BM 64 and 128, ragged sequences, and the kernel of two loops
-(the second reads q as the first loaded it)."""
+`TMA_Q`, on by default since the fourteenth session): what the kernel is made of (q's boxes on
+a fifth barrier, no `cp.async` left, a third tensor map), that it passes verify-disjoint and
+ptxas without spills, and its results on the CPU interpreter against float64 NumPy with a
+poisoned output: pipelined and not, head dims 64 and 128, BM 64 and 128, ragged sequences, and
+the kernel of two loops (the second reads q as the first loaded it); and the knob off (q by
+`cp.async`, for A/B timing) still right."""
 
 # The fixture `example` comes from test_attention_fused; ruff takes its uses for redefinitions:
 # ruff: noqa: F811
@@ -27,8 +28,15 @@ from .test_attention_tma import lowered, matches_numpy
 
 @pytest.fixture
 def tma_q(monkeypatch):
-    """The default loop (TMA stages, `PIPELINE` None: pipelined there) with q by TMA."""
+    """The default loop (TMA stages, `PIPELINE` None: pipelined there) with q by TMA (the
+    default, set here so that these tests keep testing it)."""
     monkeypatch.setattr(attention_tma, "TMA_Q", True)
+
+
+@pytest.fixture
+def q_by_cp_async(monkeypatch):
+    """`TMA_Q` off: q copied by every thread's `cp.async`, as before the fourteenth session."""
+    monkeypatch.setattr(attention_tma, "TMA_Q", False)
 
 
 def _constant(v) -> int | None:
@@ -52,10 +60,16 @@ def test_q_comes_by_tma_on_its_own_barrier(example, tma_q, dim, bm, bn):
     assert collect(kernel) == []
 
 
-def test_off_by_default_q_by_cp_async(example):
-    assert not attention_tma.TMA_Q
+def test_on_by_default(example):
+    assert attention_tma.TMA_Q
+    _, kernel = lowered(example.attention, D=64, CAUSAL=False)
+    assert count(kernel, simt.UncheckedAsyncCopyOp) == 0 and count(kernel, MbarrierInitOp) == 9
+
+
+def test_off_q_by_cp_async(example, q_by_cp_async):
     _, kernel = lowered(example.attention, D=64, CAUSAL=False)
     assert count(kernel, simt.UncheckedAsyncCopyOp) > 0 and count(kernel, MbarrierInitOp) == 8
+    assert count(kernel, simt.AsyncWaitOp) > 0 and collect(kernel) == []
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="no ptxas")
@@ -97,3 +111,19 @@ def test_two_loops_share_q_on_the_interpreter(example, interpreter, tma_q):
     inits = [w for w in op.walk() if isinstance(w, MbarrierInitOp)]
     assert len(inits) == 9 + 8
     matches_numpy(example, interpreter, module, "attention_split", 1, 200, 64, True)
+
+
+@pytest.mark.parametrize(
+    "heads, seq, dim, causal, bm, bn, pipe",
+    [
+        (2, 130, 128, False, 64, 64, None),  # pipelined on TMA stages, a ragged query block
+        (1, 200, 64, True, 128, 64, False),  # the synchronous loop
+    ],
+)
+def test_off_matches_numpy_on_the_interpreter(
+    example, interpreter, q_by_cp_async, monkeypatch, heads, seq, dim, causal, bm, bn, pipe
+):
+    monkeypatch.setattr(attention_wgmma, "PIPELINE", pipe)
+    module, op = lowered(example.attention, D=dim, CAUSAL=causal, BM=bm, BN=bn)
+    assert count(op, simt.UncheckedAsyncCopyOp) > 0 and count(op, MbarrierInitOp) == 8
+    matches_numpy(example, interpreter, module, "attention", heads, seq, dim, causal)
