@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseArrayBase,
     Float16Type,
     IndexType,
@@ -41,6 +42,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
     f32,
+    i16,
     i32,
     i64,
 )
@@ -302,6 +304,42 @@ def _invariant_load(
     return e(load)
 
 
+def _chunk_value(e: SimtEmitter, values: Sequence[SSAValue]) -> SSAValue:
+    """The vector a whole chunk's store writes: its elements in order, or, for an even number
+    of 16-bit floats each rounded from f32 (a bf16 output's epilogue), the same bytes as i32
+    pairs (`low | high << 16`, the first element in the low half: little-endian, as the vector
+    of halves lays them out), which `pack.py` makes one `cvt.rn.bf16x2.f32` each instead of two
+    conversions and a byte permute. Other 16-bit values (loaded, say) keep the plain vector."""
+    element = values[0].type
+    w = len(values)
+    if w % 2 == 0 and all(_rounded_from_f32(v) for v in values):
+        words = [_pair(e, values[j], values[j + 1]) for j in range(0, w, 2)]
+        if len(words) == 1:
+            return words[0]
+        element, values = i32, words
+    vec = e(PoisonOp(VectorType(memory_type(element), [len(values)])))
+    for j, v in enumerate(values):
+        vec = e(insert_element(vec, v, e.const(j, i32)))
+    return vec
+
+
+def _rounded_from_f32(v: SSAValue) -> bool:
+    """Whether `v` is a bf16 or f16 `arith.truncf` of an f32 (what `pack.py` pairs)."""
+    op = v.owner
+    return (
+        isinstance(v.type, BFloat16Type | Float16Type)
+        and isinstance(op, arith.TruncFOp)
+        and op.input.type == f32
+    )
+
+
+def _pair(e: SimtEmitter, low: SSAValue, high: SSAValue) -> SSAValue:
+    """Two 16-bit values as one i32, `low` in the low half (`matrix._pack`'s form)."""
+    lo = e(arith.ExtUIOp(e(arith.BitcastOp(low, i16)), i32))
+    hi = e(arith.ExtUIOp(e(arith.BitcastOp(high, i16)), i32))
+    return e(arith.OrIOp(lo, e(arith.ShLIOp(hi, e.const(16, i32)))))
+
+
 class StoreChunkToStores(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: StoreChunkOp, rewriter: PatternRewriter, /) -> None:
@@ -334,10 +372,7 @@ class StoreChunkToStores(RewritePattern):
             fast = e(same_type(arith.AndIOp, full, _aligned(e, address, align)), "vector")
 
             def vector(inner: SimtEmitter) -> list[SSAValue]:
-                vec = inner(PoisonOp(VectorType(mem, [w])))
-                for j, v in enumerate(values):
-                    vec = inner(insert_element(vec, v, inner.const(j, i32)))
-                inner.emit(llvm.StoreOp(vec, address, alignment=align))
+                inner.emit(llvm.StoreOp(_chunk_value(inner, values), address, alignment=align))
                 return []
 
             _if(e, fast, [], vector, scalar)
@@ -465,10 +500,7 @@ class UncheckedStoreChunkToStore(RewritePattern):
         if w == 1:
             e.emit(llvm.StoreOp(op.values[0], address, alignment=align))
         else:
-            vec = e(PoisonOp(vector))
-            for j, v in enumerate(op.values):
-                vec = e(insert_element(vec, v, e.const(j, i32)))
-            e.emit(llvm.StoreOp(vec, address, alignment=align))
+            e.emit(llvm.StoreOp(_chunk_value(e, list(op.values)), address, alignment=align))
         rewriter.erase(op)
 
 

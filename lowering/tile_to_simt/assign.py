@@ -7,7 +7,9 @@ layout, elementwise ops the operand spread over most threads). `None` means "any
 the layout its user needs. Values that cross control flow need one layout: a loop-carried tile
 takes its initial value's layout, or, if that is "any", the layout its yielded value has after
 one pass over the body (so an accumulator starts in the layout the loop computes it in); a
-still undecided one, and an `scf.if` result that neither branch decides, is chunked.
+still undecided one, and an `scf.if` result that neither branch decides, is chunked. A GEMM loop
+on wgmma hands its result on in the chunked layout of the store it reaches
+(`gemm_wgmma.result_layout`), and the ops between take that layout.
 """
 
 from __future__ import annotations
@@ -78,6 +80,10 @@ def _for(op: scf.ForOp, layouts: Layouts, config: Config) -> None:
     _block(body, layouts, config)
     for result, layout in zip(op.results, final):
         layouts[result] = layout
+    from ferrox.lowering.tile_to_simt.gemm_wgmma import result_layout
+
+    if (made := result_layout(op, config)) is not None:  # a wgmma GEMM loop's epilogue
+        layouts[op.results[0]] = made
 
 
 def _if(op: scf.IfOp, layouts: Layouts, config: Config) -> None:

@@ -72,12 +72,14 @@ def flatten(ctx: Lowering, values, targets) -> list[SSAValue]:
     return out
 
 
-def unflatten(ctx: Lowering, olds, news: list[SSAValue]) -> None:
-    """Bind each of `olds` to its share of `news`, in the order `flatten` gave them."""
+def unflatten(ctx: Lowering, olds, news: list[SSAValue], like=None) -> None:
+    """Bind each of `olds` to its share of `news`, in the order `flatten` gave them: a tile in
+    its own layout, or in that of the matching value of `like` (a loop's results are in its
+    carried values' layouts, whatever layout the assignment hinted for them)."""
     i = 0
-    for old in olds:
+    for n, old in enumerate(olds):
         if isinstance(old.type, TileType):
-            layout = ctx.layout_of(old)
+            layout = ctx.layout_of(old if like is None else like[n])
             ctx.bind(old, Dist(layout, news[i : i + layout.num_regs]))
             i += layout.num_regs
         else:
@@ -114,7 +116,7 @@ def _for(ctx: Lowering, op: scf.ForOp) -> None:
     ctx.lowering(op)
     new = scf.ForOp(lb, ub, step, inits, Region(new_body))
     ctx.emit(new)
-    unflatten(ctx, op.results, list(new.results))
+    unflatten(ctx, op.results, list(new.results), like=carried)
 
 
 def _if(ctx: Lowering, op: scf.IfOp) -> None:

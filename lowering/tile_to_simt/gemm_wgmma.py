@@ -49,7 +49,10 @@ What was settled, and why:
   its chunks. 128 x 256 then takes 4 stages beside 32-row slabs; on the H100
   (2026-12-05, medians of 5 interleaved rounds) 4096^3 went 0.898 -> 0.918 of cuBLAS in bf16
   and 0.881 -> 0.904 in f16 (8192^3: 0.932 -> 0.915 and 0.931 -> 0.944, within the rounds'
-  spread). Ops after the loop see an ordinary value.
+  spread). Ops after the loop see an ordinary value. Where the sums reach a bf16 or f16
+  store (`bf16(acc)`, `stored_element`), the target is that store's chunked layout (8-element
+  chunks): the conversion is made there in registers, and the layout assignment is told so
+  (`result_layout`), so nothing converts the sums back to the fragment layout.
 - **The chip**: the target reaches the tile lowering as `Config.chip`, from the module's
   `"ferrox.chip"` attribute or the pass option `chip`; `compile` stamps the chip it compiles for
   onto its copy of the module and asks `target_chip` whether sm_90 must become sm_90a (the
@@ -76,7 +79,7 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ferrox.dialects import simt, tile
@@ -87,7 +90,9 @@ from ferrox.dialects.simt.tma import (
     TmaLoadOp,
 )
 from ferrox.dialects.simt.wgmma import SWIZZLE_ROW, SWIZZLE_ROWS, WARPGROUP
+from ferrox.dialects.tile.types import PartitionType
 from ferrox.lowering import knobs
+from ferrox.lowering.tile_to_simt.config import VECTOR_BYTES, element_bytes
 from ferrox.lowering.tile_to_simt.context import SHARED_LIMIT, Dist, Lowering
 from ferrox.lowering.tile_to_simt.layout import Layout, assign, chunked, log2
 
@@ -112,8 +117,6 @@ and one block an SM to 2 stages and two: 0.72 -> 0.79 of cuBLAS at 4096^3 bf16, 
 at 8192^3 (f16 0.77 -> 0.84, 0.81 -> 0.90)."""
 PITCH_PAD = 8
 """f32 padding of a staging row: a warp's fragment rows land in distinct banks."""
-DEFAULT_WIDTH = 4
-"""The f32 chunk a store takes by default (16 bytes)."""
 PENDING = 1
 PERSISTENT = False
 """Lower a kernel whose loop takes this path (on the default schedule, not the warp-specialised
@@ -174,27 +177,88 @@ def plan(g, chip: str) -> Plan | None:
     wm, wn = (2, 1) if m >= 128 else (1, 2) if n >= 128 else (1, 1)
     if m * n // (WARPGROUP * wm * wn) > MAX_ACCUMULATORS:
         return None
-    stage_bytes = 2 * k * (m + n)
-    # The epilogue's staging array (`Wgmma.epilogue`) comes on top of the stages: slabs cut on
-    # lane bits too where that leaves room for more stages.
-    options = len(_lane_cuts(Plan(m, n, k, wm, wn, 0), DEFAULT_WIDTH))
-    best = (0, 0, 0)  # (stages, -split, staging bytes)
-    for split in range(options + 1):
-        shape = Plan(m, n, k, wm, wn, 0, split)
-        staging = 4 * slab_rows(shape, DEFAULT_WIDTH)[0] * (n + PITCH_PAD)
-        budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
-        best = max(best, (min(MAX_STAGES, budget // stage_bytes), -split, staging))
-    stages, split, staging = best[0], -best[1], best[2]
-    if stages < 2:
+    width = VECTOR_BYTES // element_bytes(stored_element(g.loop))
+    found = _stages(Plan(m, n, k, wm, wn, 0), width)
+    if found is None:
         return None
-    if m * n // shape.threads <= TWO_BLOCKS_ACCUMULATORS:  # registers for two blocks an SM
-        fewer = (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes
-        if fewer >= 2:
-            stages = min(stages, fewer)
+    stages, split = found
+    threads = Plan(m, n, k, wm, wn, 0).threads
     from ferrox.lowering.tile_to_simt import gemm_specialized
 
-    producers = 1 if gemm_specialized.applies(g, m * n // shape.threads) else 0
+    producers = 1 if gemm_specialized.applies(g, m * n // threads) else 0
     return Plan(m, n, k, wm, wn, stages, split, producers)
+
+
+def _stages(p: Plan, width: int) -> tuple[int, int] | None:
+    """(stages, split) for tile `p` whose store takes chunks of `width`, or None where fewer
+    than 2 stages fit. The epilogue's staging array (`Wgmma.epilogue`) comes on top of the
+    stages; its slabs may be cut on lane bits too (`split`), which leaves room for more stages:
+    the split that gives the most stages, the fewest cuts among those. Where a thread holds at
+    most `TWO_BLOCKS_ACCUMULATORS`, the stages are then capped so that two blocks fit an SM, at
+    least 2. A 16-bit output's store (8-element chunks) shares fewer row bits with the
+    fragments, so its unsplit slabs are twice the f32 output's: at 128 x 128 they would leave
+    one block an SM, so there the split that lets two blocks share an SM comes first. (The f32
+    output keeps the rule it was timed with; the same preference would move only 256 x 64 f32,
+    from 4 stages and one block to 2 and two, untimed.)"""
+    stage_bytes = 2 * p.k * (p.m + p.n)
+    two_blocks = p.m * p.n // p.threads <= TWO_BLOCKS_ACCUMULATORS  # registers for two an SM
+    sharing_first = width > VECTOR_BYTES // 4  # a 16-bit output
+    best = (0, 0, 0, 0)  # (stages beside another block if first, stages alone, -split, shared)
+    for split in range(len(_lane_cuts(p, width)) + 1):
+        shape = Plan(p.m, p.n, p.k, p.wm, p.wn, 0, split)
+        staging = 4 * slab_rows(shape, width)[0] * (p.n + PITCH_PAD)
+        budget = min(STAGE_BUDGET, SHARED_LIMIT - staging - EPILOGUE_MARGIN)
+        alone = min(MAX_STAGES, budget // stage_bytes)
+        fewer = (TWO_BLOCKS_SHARED - staging - EPILOGUE_MARGIN) // stage_bytes
+        shared = min(alone, fewer) if two_blocks and fewer >= 2 else 0
+        best = max(best, (shared if sharing_first else 0, alone, -split, shared))
+    alone, split, shared = best[1], -best[2], best[3]
+    if alone < 2:
+        return None
+    return (shared or alone), split
+
+
+def stored_element(loop: scf.ForOp) -> Attribute:
+    """The element type the loop's sums are stored as: its result followed through ops of one
+    use each (elementwise ops, `tile.astype` among them) to a `tile.store`'s partition of bf16 or
+    f16; f32 where it reaches none (or a partition of another type). The epilogue hands the sums
+    on in the chunked layout of that type's store (8-element chunks for a bf16 output,
+    `epilogue_layout`), so the conversion to bf16 happens in registers, in the layout the store
+    takes."""
+    from ferrox.lowering.tile_to_simt.elementwise import SCALARS
+
+    value: SSAValue = loop.results[0]
+    while value.has_one_use():
+        user = next(iter(value.uses)).operation
+        if isinstance(user, tile.StoreOp) and isinstance(user.dest.type, PartitionType):
+            element = user.dest.type.element_type
+            return element if isinstance(element, BFloat16Type | Float16Type) else f32
+        if type(user) not in SCALARS:  # elementwise: a result of the operands' shape
+            break
+        value = user.results[0]
+    return f32
+
+
+def epilogue_layout(p: Plan, loop: scf.ForOp, config) -> Layout:
+    """The layout `Wgmma.epilogue` hands the loop's sums on in: the chunked layout of the
+    store they reach (`stored_element`)."""
+    return slab_rows(p, config.width(stored_element(loop), p.n))[2]
+
+
+def result_layout(loop: scf.ForOp, config) -> Layout | None:
+    """For the layout assignment (`assign.py`): the layout the loop's result is made in where
+    the loop takes this path (`epilogue_layout`), so that what follows the loop (a conversion
+    to bf16) is computed there rather than in the fragment layout; None elsewhere. A hint only:
+    every lowering binds its results with the layout they are in."""
+    from ferrox.lowering.tile_to_simt.gemm import match
+
+    g = match(loop)
+    if g is None or not config.chip:
+        return None
+    p = plan(g, config.chip)
+    if p is None or p.threads != config.threads:
+        return None
+    return epilogue_layout(p, loop, config)
 
 
 def _lane_cuts(p: Plan, width: int) -> list[int]:
@@ -448,7 +512,7 @@ class Wgmma:
         next slab. Smaller than a whole-tile exchange, which would not fit beside the stages."""
         ctx, p = self.ctx, self.p
         src = layout(p)
-        rows, bits, dst = slab_rows(p, ctx.config.width(f32, p.n))
+        rows, bits, dst = slab_rows(p, ctx.config.width(stored_element(self.g.loop), p.n))
         pitch = p.n + PITCH_PAD
         stage = ctx.shared(f32, rows * pitch, "wout")
         ln = log2(p.n)
@@ -603,12 +667,15 @@ __all__ = [
     "Plan",
     "Wgmma",
     "accumulator_tile",
+    "epilogue_layout",
     "kernel_threads",
     "layout",
     "layout_for",
     "module_chip",
     "pipeline",
     "plan",
+    "result_layout",
+    "stored_element",
     "target_chip",
 ]
 

@@ -7,15 +7,30 @@ from __future__ import annotations
 import numpy as np
 
 
-def matmul(bm: int, bn: int, bk: int, el: str = "bf16", chip: str = "", part: bool = False):
+def matmul(
+    bm: int,
+    bn: int,
+    bk: int,
+    el: str = "bf16",
+    chip: str = "",
+    part: bool = False,
+    out: str = "f32",
+):
     """A tile matmul kernel with `[bm, bk] x [bk, bn]` tiles; `part`: the loop runs over K
-    tiles 1 .. ktiles - 2 only (lower bound 1, upper bound ktiles - 1)."""
+    tiles 1 .. ktiles - 2 only (lower bound 1, upper bound ktiles - 1); `out`: the output's
+    element type (`bf16`: the f32 sums rounded once, `tile.astype`, then stored)."""
     attrs = f' attributes {{"ferrox.chip" = "{chip}"}}' if chip else ""
     t = f"!tile.tensor<{el}, [?, ?]>"
     acc = f"!tile.tile<f32, [{bm}, {bn}]>"
     lo, hi = ("%c1", "%kt1") if part else ("%c0", "%kt")
+    part_t = f"!tile.partition<{out}, [{bm}, {bn}]>"
+    store = f"tile.store %r, %c : {acc}, {part_t}"
+    if out != "f32":  # the f32 sums rounded once, then stored
+        rounded = f"!tile.tile<{out}, [{bm}, {bn}]>"
+        store = f"%o = tile.astype %r : {acc} -> {rounded}\n    "
+        store += f"tile.store %o, %c : {rounded}, {part_t}"
     return f"""builtin.module{attrs} {{
-  tile.kernel @mm(%c: !tile.partition<f32, [{bm}, {bn}]>, %a: {t}, %b: {t}) {{
+  tile.kernel @mm(%c: {part_t}, %a: {t}, %b: {t}) {{
     %i = tile.block_id 0
     %j = tile.block_id 1
     %k = tile.dim %a, 1 : {t}
@@ -31,7 +46,7 @@ def matmul(bm: int, bn: int, bk: int, el: str = "bf16", chip: str = "", part: bo
       %next = tile.mma %x, %y, %sum : !tile.tile<{el}, [{bm}, {bk}]>, !tile.tile<{el}, [{bk}, {bn}]>, {acc}
       scf.yield %next : {acc}
     }}
-    tile.store %r, %c : {acc}, !tile.partition<f32, [{bm}, {bn}]>
+    {store}
     tile.return
   }}
 }}
