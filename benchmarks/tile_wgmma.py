@@ -8,8 +8,14 @@ twin (`@matmul_bf16__portable`, mma.sync), run directly. FLOP count 2 m n k.
     python -m benchmarks.tile_wgmma --small    # one small checked run (for compute-sanitizer)
     python -m benchmarks.tile_wgmma --ab 5     # AB_CONFIGS in 5 interleaved rounds, medians
 
-Each kernel's result is checked against an f32 product of the same operands (relative error);
-`$OUT/tile_wgmma_<tiles>_<type>.ptx` is its PTX (for `ptxas -v`).
+The example writes an f32 C, where cuBLAS writes the inputs' 16-bit type: `--outs 16` times the
+kernel with a 16-bit C as well (the f32 sums rounded once in registers, `out16`), `--outs
+f32,16` both, in the same rounds against the same cuBLAS runs; `--elements bf16` leaves out
+f16; `--small --outs 16` the sanitizer's runs with a 16-bit C.
+
+Each kernel's result is checked against an f32 product of the same operands (relative error,
+up to 1e-4, and 2^-8 more for a 16-bit C, its own rounding); `$OUT/tile_wgmma_<tiles>_<type>.ptx`
+is its PTX (for `ptxas -v`).
 """
 
 from __future__ import annotations
@@ -25,9 +31,21 @@ EXAMPLE = ROOT / "examples" / "tile" / "matmul_bf16.mlir"
 TILES = ((64, 64, 32), (128, 128, 64), (256, 128, 64), (128, 256, 64))
 
 
-def kernel_text(bm: int, bn: int, bk: int, element: str = "bf16") -> str:
-    """The example's kernel (without its host program) with `[bm, bk] x [bk, bn]` tiles."""
+def kernel_text(bm: int, bn: int, bk: int, element: str = "bf16", out16: bool = False) -> str:
+    """The example's kernel (without its host program) with `[bm, bk] x [bk, bn]` tiles;
+    `out16`: C in the inputs' 16-bit type, the f32 sums rounded once (`tile.astype`) and
+    stored, as cuBLAS's C is."""
     text = EXAMPLE.read_text().split("func.func @main", 1)[0].rstrip() + "\n}\n"
+    if out16:
+        acc = "!tile.tile<f32, [128, 256]>"
+        store = f"tile.store %acc, %c : {acc}, !tile.partition<f32, [128, 256]>"
+        assert store in text
+        rounded = "%out = tile.astype %acc : " + acc + " -> !tile.tile<bf16, [128, 256]>\n    "
+        rounded += "tile.store %out, %c : !tile.tile<bf16, [128, 256]>, "
+        rounded += "!tile.partition<bf16, [128, 256]>"
+        text = text.replace(store, rounded)
+        old = "%c: !tile.partition<f32, [128, 256]>"
+        text = text.replace(old, old.replace("f32", "bf16"))
     # the example's C, A and B tiles ([128, 256], [128, 64], [64, 256]) and its k step (64)
     for old, new in (("[128, 256]", "<C>"), ("[128, 64]", "<A>"), ("[64, 256]", "<B>")):
         text = text.replace(old, new)
@@ -60,7 +78,7 @@ K step (`PENDING = 0`, loads 3 steps ahead; 0.65-0.79 of cuBLAS), and the main l
 without its proxy fence (TMA alone writes the stages; within the rounds' spread)."""
 
 
-def _variant(tiles, element: str, settings: dict):
+def _variant(tiles, element: str, settings: dict, out16: bool = False):
     """The kernel compiled with lowering constants set to `settings` (not cached, though the
     cache's key holds a flipped knob since 97fad72, lowering/knobs.py): `NAME` is
     `gemm_wgmma.NAME`, `module.NAME` that module's of `ferrox.lowering.tile_to_simt`
@@ -78,7 +96,7 @@ def _variant(tiles, element: str, settings: dict):
     for name, value in settings.items():
         setattr(*where(name), value)
     try:
-        return ferrox.compile(kernel_text(*tiles, element), cache=False)
+        return ferrox.compile(kernel_text(*tiles, element, out16), cache=False)
     finally:
         for name, value in saved.items():
             setattr(*where(name), value)
@@ -125,9 +143,29 @@ def _picked(spec: str) -> list[tuple[str, tuple[int, int, int], dict]]:
     return out
 
 
-def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16"), configs: str = "") -> list[dict]:
+OUT16_TOLERANCE = 2.0**-8
+"""What a 16-bit C adds to the relative error it is checked with: its own rounding (bf16's unit
+roundoff; f16's is smaller)."""
+
+
+def _outs(outs: tuple[str, ...]) -> list[bool]:
+    """`out16` for each of `outs` (`f32`, `16`)."""
+    unknown = set(outs) - {"f32", "16"}
+    if unknown:
+        raise ValueError(f"unknown output {sorted(unknown)}: f32 or 16")
+    return [o == "16" for o in outs]
+
+
+def ab(
+    rounds: int,
+    sizes=(4096, 8192),
+    elements=("bf16", "f16"),
+    configs: str = "",
+    outs: tuple[str, ...] = ("f32",),
+) -> list[dict]:
     """Median over `rounds` of each `AB_CONFIGS` kernel (those `configs` names) 's ratio to
-    cuBLAS, the kernels and cuBLAS taking turns (the order rotated each round); each result
+    cuBLAS, for each of `outs` (`f32`: the example's C; `16`: C in the inputs' type, as
+    cuBLAS's), the kernels and cuBLAS taking turns (the order rotated each round); each result
     checked once."""
     import statistics
 
@@ -135,23 +173,28 @@ def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16"), configs: str =
 
     from benchmarks.common import bench, launcher
 
-    picked = _picked(configs)
+    picked = [(name, t, settings, o) for name, t, settings in _picked(configs) for o in _outs(outs)]
     out: list[dict] = []
     for element in elements:
         dtype = torch.bfloat16 if element == "bf16" else torch.float16
-        arts = [_variant(t, element, settings) for _, t, settings in picked]
+        arts = [_variant(t, element, settings, o) for _, t, settings, o in picked]
         for size in sizes:
             a, b = _operands(torch, size, size, size, dtype, size)
-            c = torch.empty(size, size, device="cuda")
+            cs = {o: torch.empty(size, size, device="cuda", dtype=dtype if o else None)
+                  for o in {o for *_, o in picked}}  # fmt: skip
             ref = a.float() @ b.float()
             flops = 2 * size**3
-            runs = [launcher(art, f"matmul_{element}", [c, a, b]) for art in arts]
+            runs = [
+                launcher(art, f"matmul_{element}", [cs[o], a, b])
+                for art, (*_, o) in zip(arts, picked)
+            ]
             errors = []
-            for go in runs:
+            for go, (*_, o) in zip(runs, picked):
+                c = cs[o]
                 c.fill_(float("nan"))
                 go()
                 torch.cuda.synchronize()
-                errors.append(((c - ref).abs().max() / ref.abs().max()).item())
+                errors.append(((c.float() - ref).abs().max() / ref.abs().max()).item())
             ratios: list[list[float]] = [[] for _ in runs]
             tflops: list[list[float]] = [[] for _ in runs]
             for r in range(rounds):
@@ -162,9 +205,11 @@ def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16"), configs: str =
                     ms = bench(runs[i])
                     ratios[i].append(peer / ms)
                     tflops[i].append(flops / ms / 1e9)
-            for (name, tiles, _), err, rs, ts in zip(picked, errors, ratios, tflops):
+            for (name, tiles, _, o), err, rs, ts in zip(picked, errors, ratios, tflops):
+                tolerance = 1e-4 + (OUT16_TOLERANCE if o else 0.0)
                 row = {"element": element, "size": size, "tiles": list(tiles), "config": name,
-                       "max_rel_err": err, "correct": bool(err <= 1e-4),
+                       "out": element if o else "f32",
+                       "max_rel_err": err, "correct": bool(err <= tolerance),
                        "ratio_median": statistics.median(rs), "ratio_min": min(rs),
                        "ratio_max": max(rs), "tflops_median": statistics.median(ts),
                        "rounds": rounds}  # fmt: skip
@@ -173,7 +218,7 @@ def ab(rounds: int, sizes=(4096, 8192), elements=("bf16", "f16"), configs: str =
     return out
 
 
-def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
+def rows(sizes=(4096, 8192), elements=("bf16", "f16"), outs: tuple[str, ...] = ("f32",)):
     import torch
 
     import ferrox
@@ -181,39 +226,46 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
 
     out: list[dict] = []
     out_dir = Path(os.environ.get("OUT", "."))
+    wanted = _outs(outs)
     for element in elements:
         dtype = torch.bfloat16 if element == "bf16" else torch.float16
         arts = {}
-        for tiles in TILES:
-            art = ferrox.compile(kernel_text(*tiles, element))
-            arts[tiles] = art
-            (out_dir / f"tile_wgmma_{'x'.join(map(str, tiles))}_{element}.ptx").write_text(art.ptx)
+        for o in wanted:
+            for tiles in TILES:
+                art = ferrox.compile(kernel_text(*tiles, element, o))
+                arts[tiles, o] = art
+                label = f"{'x'.join(map(str, tiles))}_{element}{'_out16' if o else ''}"
+                (out_dir / f"tile_wgmma_{label}.ptx").write_text(art.ptx)
         extra = {v: _variant(t, element, b) for v, (t, b) in VARIANTS.items()}
         for u, art in enumerate(extra.values()):
             (out_dir / f"tile_wgmma_variant{u}_{element}.ptx").write_text(art.ptx)
         for size in sizes:
             m = n = k = size
             a, b = _operands(torch, m, n, k, dtype, size)
-            c = torch.empty(m, n, device="cuda")
+            cs = {o: torch.empty(m, n, device="cuda", dtype=dtype if o else None) for o in wanted}
+            cs[False] = cs.get(False, torch.empty(m, n, device="cuda"))
             ref = a.float() @ b.float()
             flops = 2 * m * n * k
             peer_ms = bench(lambda a=a, b=b: a @ b)
-            runs = [(tiles, art, f"matmul_{element}", "") for tiles, art in arts.items()]
-            runs.append((TILES[-1], arts[TILES[-1]], f"matmul_{element}__portable", ""))
             name = f"matmul_{element}"
-            runs += [(VARIANTS[v][0], art, name, v.strip()) for v, art in extra.items()]
-            for tiles, art, name, variant in runs:
-                row = {"element": element, "tiles": list(tiles), "kernel": name, "size": size,
-                       "variant": variant,
+            runs = [(tiles, art, name, "", o) for (tiles, o), art in arts.items()]
+            for o in wanted:
+                runs.append((TILES[-1], arts[TILES[-1], o], f"{name}__portable", "", o))
+            runs += [(VARIANTS[v][0], art, name, v.strip(), False) for v, art in extra.items()]
+            for tiles, art, kernel, variant, o in runs:
+                row = {"element": element, "tiles": list(tiles), "kernel": kernel, "size": size,
+                       "variant": variant, "out": element if o else "f32",
                        "chip": art.chip, "cublas_ms": peer_ms,
                        "cublas_tflops": flops / peer_ms / 1e9}  # fmt: skip
+                c = cs[o]
                 try:
-                    go = launcher(art, name, [c, a, b])
+                    go = launcher(art, kernel, [c, a, b])
                     c.fill_(float("nan"))
                     go()
                     torch.cuda.synchronize()
-                    err = ((c - ref).abs().max() / ref.abs().max()).item()
-                    row.update(max_rel_err=err, correct=bool(err <= 1e-4))
+                    err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
+                    tolerance = 1e-4 + (OUT16_TOLERANCE if o else 0.0)
+                    row.update(max_rel_err=err, correct=bool(err <= tolerance))
                     ms = bench(go)
                     row.update(ms=ms, tflops=flops / ms / 1e9, ratio=peer_ms / ms)
                 except Exception as exc:  # record and go on
@@ -223,35 +275,45 @@ def rows(sizes=(4096, 8192), elements=("bf16", "f16")) -> list[dict]:
     return out
 
 
-def small() -> int:
+def small(out16: bool = False) -> int:
     """Checked small runs for compute-sanitizer: the 128 x 128 and 128 x 256 wgmma kernels
     (300 x 264 x 200, 300 x 280 x 200), the example's tiles on 200-byte rows (its portable
-    twin), and the warp-specialised 128 x 256 and 256 x 128 kernels (`WS`)."""
+    twin), and the warp-specialised 128 x 256 and 256 x 128 kernels (`WS`); `out16`: each with
+    a bf16 C (and the 256 x 128 default schedule's too)."""
     import numpy as np
     import torch
 
     import ferrox
 
     worst = 0.0
-    cases = (
+    cases = [
         ((128, 128, 64), (300, 264, 200), {}),
         ((128, 256, 64), (300, 280, 200), {}),  # 4 stages, the epilogue's slabs cut on warpgroups
         ((128, 256, 64), (300, 150, 100), {}),
         ((128, 256, 64), (300, 280, 200), WS),  # a producer warpgroup, mbarrier hand-offs
         ((256, 128, 64), (300, 264, 520), WS),
-    )
+    ]
+    if out16:
+        cases.append(((256, 128, 64), (300, 264, 520), {}))
     for tiles, (m, n, k), settings in cases:
-        source = _variant(tiles, "bf16", settings) if settings else kernel_text(*tiles)
+        if settings:
+            source = _variant(tiles, "bf16", settings, out16)
+        else:
+            source = kernel_text(*tiles, out16=out16)
         kernel = ferrox.load(source, device="gpu")["matmul_bf16"]
         a, b = _operands(torch, m, n, k, torch.bfloat16, 7)
-        c = torch.full((m, n), float("nan"), device="cuda")
+        dtype = torch.bfloat16 if out16 else torch.float32
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
         kernel(c, a, b)  # k = 100: 200-byte rows, no TMA map: the portable twin runs
         torch.cuda.synchronize()
         x = a.float().cpu().numpy().astype(np.float64)
         y = b.float().cpu().numpy().astype(np.float64)
-        err = float(np.abs(c.cpu().numpy() - x @ y).max())
+        exact = x @ y
+        err = float(np.abs(c.float().cpu().numpy() - exact).max())
+        if out16:  # relative to the largest magnitude, less the output's own rounding
+            err = max(0.0, err / float(np.abs(exact).max()) - OUT16_TOLERANCE)
         worst = max(worst, err)
-        label = " warp-specialised" if settings else ""
+        label = (" warp-specialised" if settings else "") + (", bf16 C" if out16 else "")
         print(f"small tile bf16 matmul {tiles}{label} {m}x{k} @ {k}x{n}: max abs error {err:.3g}")
     return 0 if worst < 1e-3 else 1
 
@@ -262,15 +324,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--ab", type=int, default=0, metavar="ROUNDS")
     parser.add_argument("--configs", default="", help="AB_CONFIGS to run (default: all)")
+    parser.add_argument(
+        "--outs", default="f32", help="C's types, comma-separated: f32, 16 (the inputs' type)"
+    )
+    parser.add_argument("--elements", default="bf16,f16", help="the inputs' types")
     args = parser.parse_args(argv)
+    outs = tuple(args.outs.split(","))
+    try:
+        _outs(outs)
+    except ValueError as problem:
+        parser.error(str(problem))
+    elements = tuple(args.elements.split(","))
     if args.small:
-        return small()
+        return max(small(o) for o in _outs(outs))
     sizes = tuple(int(s) for s in args.sizes.split(","))
     if args.ab:
-        result = ab(args.ab, sizes, configs=args.configs)
+        result = ab(args.ab, sizes, elements, args.configs, outs)
         Path(os.environ.get("OUT", "."), "tile_wgmma_ab.json").write_text(json.dumps(result))
         return 0 if all(r["correct"] for r in result) else 1
-    result = rows(sizes)
+    result = rows(sizes, elements, outs)
     Path(os.environ.get("OUT", "."), "tile_wgmma.json").write_text(json.dumps(result, indent=2))
     return 0
 

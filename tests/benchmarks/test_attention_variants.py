@@ -66,3 +66,22 @@ def test_the_default_tile_by_head_dim_and_length():
         (64, 128, 64, (4096,)),
         (128, 128, 128, (1024, 2048, 4096)),
     ]
+
+
+def test_the_bf16_output_switch():
+    """`obf16=1` is the example's `OUT_BF16`: a bf16 output, staged in half the bytes (d 64 at
+    64 x 64 then fits the 48 KiB of static shared memory)."""
+    assert attention.parse_variant("wgmma:obf16=1") == ("wgmma", {"obf16": True})
+    kernel = attention.example().attention
+    arts = [
+        attention.variant_artifact(kernel, name, D=64, CAUSAL=True, BM=64, BN=64)
+        for name in ("wgmma", "wgmma:obf16=1")
+    ]
+    outs = [art.kernels["attention"].params[0] for art in arts]
+    assert [(p.name, p.element) for p in outs] == [("out", "f32"), ("out", "bf16")]
+    shared = [
+        art.kernels["attention"].contract.shared_bytes
+        + art.kernels["attention"].contract.static_shared_bytes
+        for art in arts
+    ]
+    assert shared == [49360, 46080]

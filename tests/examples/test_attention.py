@@ -182,3 +182,14 @@ def test_the_command_line(monkeypatch, capsys):
         runpy.run_path(str(EXAMPLE), run_name="__main__")
     assert done.value.code == 0
     assert capsys.readouterr().out == "tile attention (full) 1x33x64 on cpu: matches NumPy\n"
+
+
+def test_the_command_line_with_a_bf16_output(monkeypatch, capsys):
+    """`--bf16-out` (`OUT_BF16`): the output in bf16, ragged and causal."""
+    argv = [str(EXAMPLE), "--device", "cpu", "--heads", "1", "--seq", "33", "--causal"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--bf16-out"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(EXAMPLE), run_name="__main__")
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out == "tile attention (causal, bf16 out) 1x33x64 on cpu: matches NumPy\n"

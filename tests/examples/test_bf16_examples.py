@@ -84,6 +84,41 @@ def test_python_matmul_bf16_example_on_the_cpu():
     assert done.stdout.splitlines()[-1] == "tile matmul bf16 65x33 @ 33x129 on cpu: matches NumPy"
 
 
+def test_python_matmul_bf16_example_with_a_bf16_output_on_the_cpu():
+    """`--bf16-out` (`OUT_BF16`): C in bf16, each element between the roundings of the f32
+    bound's two ends."""
+    done = in_process.script(
+        ROOT / "examples" / "python" / "tile_matmul_bf16.py",
+        *("--device", "cpu", "--m", "65", "--n", "129", "--k", "33", "--bf16-out"),
+        cwd=ROOT / "examples",
+    )
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.splitlines()[-1]
+    assert last == "tile matmul bf16 65x33 @ 33x129 (bf16 out) on cpu: matches NumPy"
+
+
+def test_the_bf16_output_check_has_teeth(rng):
+    """The example's check of a bf16 C takes the f32 sums rounded, and refuses a sum left
+    unrounded or rounded a step off."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "tile_matmul_bf16_check", ROOT / "examples" / "python" / "tile_matmul_bf16.py"
+    )
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    x = ferrox.to_bf16(rng.uniform(-1, 1, (8, 40))).float32()
+    y = ferrox.to_bf16(rng.uniform(-1, 1, (40, 8))).float32()
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    good = ferrox.to_bf16(exact).float32()
+    assert example.within(good, x, y, True).all()
+    assert not example.within(exact.astype(np.float32), x, y, True).all()
+    off = good.copy()
+    off[2, 3] = ferrox.to_bf16(np.float64(good[2, 3]) * (1 + 2.0**-7)).float32()  # a step up
+    assert off[2, 3] != good[2, 3] and not example.within(off, x, y, True)[2, 3]
+
+
 def test_the_bound_has_teeth(rng):
     x, y = rng.uniform(-1, 1, (8, 40)).astype(np.float32), rng.uniform(-1, 1, (40, 8))
     exact = x.astype(np.float64) @ y
