@@ -170,6 +170,35 @@ def test_wgmma_gemm_with_a_16_bit_output_matches_numpy(interpreter, el, tiles, m
     assert np.array_equal(got, rounded(sums.astype(np.float64), el))
 
 
+@pytest.mark.parametrize(
+    "knob, tiles, mnk",
+    [
+        ("gemm_specialized.WARP_SPECIALIZE", (128, 256, 64), (300, 280, 200)),
+        ("gemm_wgmma.PERSISTENT", (256, 128, 64), (300, 264, 130)),
+    ],
+)
+def test_the_other_schedules_round_the_same(interpreter, monkeypatch, knob, tiles, mnk):
+    """The warp-specialised loop and the persistent one take the same epilogue: their bf16 C
+    is their f32 C rounded once, bit for bit."""
+    import importlib
+
+    module_name, _, name = knob.partition(".")
+    target = importlib.import_module(f"ferrox.lowering.tile_to_simt.{module_name}")
+    monkeypatch.setattr(target, name, True)
+    m, n, k = mnk
+    a, b, _, _ = operands(np.random.default_rng(), m, n, k, "bf16")
+    got = {}
+    made = simt.SpecializeOp if "SPECIALIZE" in knob else simt.TileScheduleOp
+    for out in ("f32", "bf16"):
+        module = lower_text(matmul(*tiles, chip="sm_90a", out=out))
+        assert count(simt_kernel(module, "mm"), made) == 1  # the schedule the knob asks for
+        c = poisoned((m, n), out)
+        interpreter(module, "mm", [c, a, b])
+        got[out] = values(c)
+    assert not np.isnan(got["bf16"]).any()
+    assert np.array_equal(got["bf16"], rounded(got["f32"].astype(np.float64), "bf16"))
+
+
 @pytest.mark.parametrize("chip, tiles", [("", (64, 64, 32)), ("sm_90a", (64, 64, 32))])
 def test_mma_sync_gemm_with_a_bf16_output_matches_numpy(interpreter, chip, tiles):
     """The portable path (mma.sync): its output converted in the fragment layout and staged in
