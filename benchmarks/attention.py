@@ -195,6 +195,7 @@ KNOBS = {
     "tmaq": ("ferrox.lowering.tile_to_simt.attention_tma", "TMA_Q"),
     "slabs": ("ferrox.lowering.tile_to_simt.exchange_slabs", "SLABS"),
     "oslabs": ("ferrox.lowering.tile_to_simt.attention_wgmma", "OUTPUT_SLABS"),
+    "pairs": ("ferrox.lowering.tile_to_simt.exchange_pairs", "PAIRS"),
 }
 """The lowering's module-level knobs a variant may set, by short name (module, attribute):
 `pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
@@ -205,10 +206,11 @@ threads, the warpgroups' turns at the products (named barriers), `even` with `pp
 lone sync after the loop (evens racecheck's count of waits), `tmaq` with `tma`, q loaded by
 TMA too, overlapping the stages' first loads, `oslabs=N` the fused attention's output staging
 in N slabs of rows (1: whole; 2 takes d 64 at 64 x 64 to four blocks an SM), `slabs=N` every
-other exchange through shared memory in N slabs (1). On by default since the twelfth session:
-`tma`, and `pipe` on TMA stages only (`PIPELINE` None), `even`; since the fourteenth `tmaq`
-and `oslabs=2` (`tmaq=0:oslabs=1` and `recip=0`: the thirteenth session's kernel); the rest
-off."""
+other exchange through shared memory in N slabs (1), `pairs` a bf16 output (`obf16=1`) staged
+two halves a 32-bit word (`pairs=0`: a half at a time). On by default since the twelfth
+session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None), `even`; since the fourteenth
+`tmaq` and `oslabs=2` (`tmaq=0:oslabs=1` and `recip=0`: the thirteenth session's kernel), and
+`pairs`; the rest off."""
 INT_KNOBS = frozenset({"slabs", "oslabs"})
 """The knobs that take a count, not 0 or 1."""
 CONSTANTS = {"recip": "RECIPROCAL", "obf16": "OUT_BF16"}

@@ -20,7 +20,8 @@
 # 5. the GEMM at 4096^3 and 8192^3, 128 x 256 and 128 x 128 tiles, f32 C against bf16 C in the
 #    same rounds (`--outs f32,16`), each against cuBLAS's bf16 C;
 # 6. the attention table at 1024-4096 keys, d 64 at 64 x 64 and d 128 at 128 x 128, full, with
-#    and without the bf16 output (`obf16=1`), against SDPA's bf16 output;
+#    and without the bf16 output (`obf16=1`), against SDPA's bf16 output, and the bf16 output
+#    staged a half at a time (`pairs=0`) rather than two a word;
 # 7. racecheck and memcheck of the bf16-output kernels at small ragged shapes.
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
@@ -60,7 +61,8 @@ step bf16-tests 390 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider tests/g
 step gemm-bf16-out 425 python3 -m benchmarks.tile_wgmma --ab 3 --sizes 4096,8192 --elements bf16 \
   --configs default:128x256x64,default:128x128x64 --outs f32,16
 step attention-bf16-out 460 python3 -m benchmarks.attention --table --full-only \
-  --configs 64:64:64,128:128:128 --seqs 1024,2048,4096 --variants wgmma,wgmma:obf16=1
+  --configs 64:64:64,128:128:128 --seqs 1024,2048,4096 \
+  --variants wgmma,wgmma:obf16=1,wgmma:obf16=1:pairs=0
 CHECKED16=(python3 -m benchmarks.attention --table --untimed --batch 1 --heads 2 --seqs 200
   --configs 64:64:64,128:128:128 --variants wgmma:obf16=1)
 step racecheck-attention-bf16 472 "${SAN[@]}" --tool racecheck "${CHECKED16[@]}"

@@ -309,11 +309,13 @@ def _chunk_value(e: SimtEmitter, values: Sequence[SSAValue]) -> SSAValue:
     of 16-bit floats each rounded from f32 (a bf16 output's epilogue), the same bytes as i32
     pairs (`low | high << 16`, the first element in the low half: little-endian, as the vector
     of halves lays them out), which `pack.py` makes one `cvt.rn.bf16x2.f32` each instead of two
-    conversions and a byte permute. Other 16-bit values (loaded, say) keep the plain vector."""
+    conversions and a byte permute; a pair that is the two halves of one i32 (`_word_of`) is that
+    word. Other 16-bit values (loaded, say) keep the plain vector."""
     element = values[0].type
     w = len(values)
-    if w % 2 == 0 and all(_rounded_from_f32(v) for v in values):
-        words = [_pair(e, values[j], values[j + 1]) for j in range(0, w, 2)]
+    pairs = [(values[j], values[j + 1]) for j in range(0, w - 1, 2)]
+    if w % 2 == 0 and all(_word_of(*p) or _rounded_from_f32(*p) for p in pairs):
+        words = [_word_of(*p) or _pair(e, *p) for p in pairs]
         if len(words) == 1:
             return words[0]
         element, values = i32, words
@@ -323,14 +325,39 @@ def _chunk_value(e: SimtEmitter, values: Sequence[SSAValue]) -> SSAValue:
     return vec
 
 
-def _rounded_from_f32(v: SSAValue) -> bool:
-    """Whether `v` is a bf16 or f16 `arith.truncf` of an f32 (what `pack.py` pairs)."""
-    op = v.owner
-    return (
+def _rounded_from_f32(*values: SSAValue) -> bool:
+    """Whether each of `values` is a bf16 or f16 `arith.truncf` of an f32 (what `pack.py`
+    pairs)."""
+    return all(
         isinstance(v.type, BFloat16Type | Float16Type)
-        and isinstance(op, arith.TruncFOp)
-        and op.input.type == f32
+        and isinstance(v.owner, arith.TruncFOp)
+        and v.owner.input.type == f32
+        for v in values
     )
+
+
+def _word_of(low: SSAValue, high: SSAValue) -> SSAValue | None:
+    """The i32 `w` where `low` and `high` are its two halves as 16-bit floats
+    (`bitcast(trunci(w))`, `bitcast(trunci(w >> 16))`: a word that `exchange_pairs.py` moved
+    and split), else None: the store writes `w` again rather than two halves re-packed."""
+    lo, hi = _word_half(low), _word_half(high)
+    if lo is None or hi is None or not isinstance(hi.owner, arith.ShRUIOp):
+        return None
+    amount = hi.owner.rhs.owner
+    if not isinstance(amount, arith.ConstantOp) or amount.value != IntegerAttr(16, i32):
+        return None
+    return lo if hi.owner.lhs is lo else None
+
+
+def _word_half(v: SSAValue) -> SSAValue | None:
+    """`x` where `v` is `bitcast(trunci(x : i32 to i16))` to a 16-bit float."""
+    cast = v.owner
+    if not isinstance(cast, arith.BitcastOp) or not isinstance(v.type, BFloat16Type | Float16Type):
+        return None
+    trunc = cast.input.owner
+    if not isinstance(trunc, arith.TruncIOp) or trunc.result.type != i16:
+        return None
+    return trunc.input if trunc.input.type == i32 else None
 
 
 def _pair(e: SimtEmitter, low: SSAValue, high: SSAValue) -> SSAValue:

@@ -5,7 +5,8 @@ The round trip: every element is written once (by the replica whose replicated t
 0, from its first copy of the element), a barrier, each thread reads the elements the target
 layout gives it, and, inside a loop, a second barrier so that the next iteration's writes wait
 for this one's reads. The array's rows are padded by one element when they are 32 or more wide,
-so that threads walking a column (a transpose) hit different banks.
+so that threads walking a column (a transpose) hit different banks. 16-bit floats go two a
+32-bit word where both layouts hold adjacent pairs in register pairs (`exchange_pairs.py`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def convert(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
         return [
             value.regs[source.register_of(target.static_element(r))] for r in range(target.num_regs)
         ]
+    from ferrox.lowering.tile_to_simt import exchange_pairs
+
+    if exchange_pairs.applies(source, target, value.regs[0].type):  # 16-bit: two a word
+        return exchange_pairs.through_pairs(ctx, value, target)
     return through_shared(ctx, value, target)
 
 
