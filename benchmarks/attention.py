@@ -156,8 +156,8 @@ f55553c, `wgmma-cuts` synchronous with the ninth session's instruction cuts (`de
 `wgmma-tma-pp` that with the two warpgroups taking turns at the products, `wgmma-tma-pipe` and
 `wgmma-tma-pipe-pp` the pipelined loop on TMA stages, without and with turns), sm_80 keeps
 mma.sync (its PTX, JIT-compiled by the driver for the GPU at hand), so all run in one process on
-a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of `KNOBS`
-(`wgmma-cuts:rows=0`): one build per distinct set."""
+a Hopper GPU. A name may add knobs after colons, `NAME=0` or `NAME=1` of `KNOBS` or
+`CONSTANTS` (`wgmma-cuts:rows=0`, `wgmma:recip=1`): one build per distinct set."""
 KNOBS = {
     "pipe": ("ferrox.lowering.tile_to_simt.attention_wgmma", "PIPELINE"),
     "rows": ("ferrox.lowering.tile_to_simt.attention_wgmma", "STATIC_ROWS"),
@@ -165,15 +165,27 @@ KNOBS = {
     "imm": ("ferrox.lowering.simt_to_nvvm.pipeline", "IMMEDIATE_OFFSETS"),
     "tma": ("ferrox.lowering.tile_to_simt.attention_tma", "TMA"),
     "pp": ("ferrox.lowering.tile_to_simt.attention_tma", "PINGPONG"),
+    "even": ("ferrox.lowering.tile_to_simt.attention_tma", "EVEN_WAITS"),
+    "tmaq": ("ferrox.lowering.tile_to_simt.attention_tma", "TMA_Q"),
+    "slabs": ("ferrox.lowering.tile_to_simt.exchange_slabs", "SLABS"),
 }
 """The lowering's module-level knobs a variant may set, by short name (module, attribute):
 `pipe` FlashAttention-3's overlap inside a warpgroup, `rows` the whole-tile K/V copies indexed
 by the static head dim, `desc` a stage's wgmma B descriptor from its array's base with the
 stage's offset added in the asm, `imm` constant copy offsets as `cp.async` immediates, `tma` the
 K and V stages loaded by TMA on mbarriers, no block barrier in the loop, `pp` with `tma` and 256
-threads, the warpgroups' turns at the products (named barriers). On by default since the
-twelfth session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None); the rest off."""
-_OFF = dict.fromkeys(KNOBS, False)
+threads, the warpgroups' turns at the products (named barriers), `even` with `pp` warpgroup 1's
+lone sync after the loop (evens racecheck's count of waits), `tmaq` with `tma`, q loaded by
+TMA too, overlapping the stages' first loads (off), `slabs=N` the output's staging in N slabs
+of rows (1: whole; 2 takes d 64 at 64 x 64 to four blocks an SM). On by default since the
+twelfth session: `tma`, and `pipe` on TMA stages only (`PIPELINE` None), `even`; the rest off."""
+INT_KNOBS = frozenset({"slabs"})
+"""The knobs that take a count, not 0 or 1."""
+CONSTANTS = {"recip": "RECIPROCAL"}
+"""The example's Constexpr switches a variant may set like a knob, by short name: `recip` the
+output divided by its row sums as a reciprocal a row and a product an element (`RECIPROCAL`,
+off)."""
+_OFF = {k: False for k in KNOBS if k not in INT_KNOBS}
 _CUTS = {"desc": True, "rows": True, "imm": True}
 PRESETS = {
     "wgmma-sync": {"pipe": False},
@@ -187,17 +199,20 @@ PRESETS = {
 }
 
 
-def parse_variant(name: str) -> tuple[str, dict[str, bool]]:
-    """(base variant, knob settings) of `name` (`VARIANTS`, then `:knob=0|1` parts)."""
+def parse_variant(name: str) -> tuple[str, dict[str, int]]:
+    """(base variant, knob settings) of `name` (`VARIANTS`, then `:knob=N` parts: 0 or 1 for
+    a switch, a count for `INT_KNOBS`)."""
     base, *parts = name.split(":")
     if base not in VARIANTS:
         raise ValueError(f"unknown variant {base!r}: choose from {list(VARIANTS)}")
-    knobs = dict(PRESETS.get(base, {}))
+    knobs: dict[str, int] = dict(PRESETS.get(base, {}))
     for part in parts:
         key, _, value = part.partition("=")
-        if key not in KNOBS or value not in ("0", "1"):
-            raise ValueError(f"bad knob {part!r} in {name!r}: NAME=0|1 of {list(KNOBS)}")
-        knobs[key] = value == "1"
+        known = key in KNOBS or key in CONSTANTS
+        if not known or not value.isdigit() or key not in INT_KNOBS and value not in ("0", "1"):
+            names = [*KNOBS, *CONSTANTS]
+            raise ValueError(f"bad knob {part!r} in {name!r}: NAME=0|1 (or N) of {names}")
+        knobs[key] = int(value) if key in INT_KNOBS else value == "1"
     return base, knobs
 
 
@@ -205,6 +220,8 @@ def variant_artifact(kernel, variant: str, **constants):
     """The kernel compiled as `variant` (`VARIANTS`, `parse_variant`), its knobs set for the
     compile only (a flipped knob is part of the compile cache's key, `lowering/knobs.py`)."""
     base, knobs = parse_variant(variant)
+    constants.update({CONSTANTS[k]: on for k, on in knobs.items() if k in CONSTANTS})
+    knobs = {k: on for k, on in knobs.items() if k in KNOBS}
     if not knobs:
         return kernel.artifact(VARIANTS[base], **constants)
     import importlib
@@ -339,7 +356,7 @@ if __name__ == "__main__":
         "--variants",
         default="wgmma",
         help=f"paths to time beside SDPA, comma-separated, of {','.join(VARIANTS)}, each "
-        f"with optional :KNOB=0|1 of {','.join(KNOBS)}",
+        f"with optional :KNOB=0|1 of {','.join([*KNOBS, *CONSTANTS])}",
     )
     parser.add_argument(
         "--seq-major", action="store_true", help="the output as [seq, heads, D] (SEQ_MAJOR)"

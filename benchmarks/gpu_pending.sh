@@ -2,15 +2,13 @@
 # What is built but not yet timed or checked on a GPU, most wanted first, each step under a
 # deadline counted from the start (so a short device lease still gets the first answers):
 #   source gpu-preamble.sh && bash benchmarks/gpu_pending.sh [SECONDS]   (default 560)
-# 1. the `gpu` tests at the attention default of the twelfth session's end (TMA stages, pipelined,
-#    no turns: its racecheck and memcheck were run, its gpu tests were not);
-# 2. compute-sanitizer on that default for the cases not yet run (racecheck d 64 causal, d 128
-#    full; memcheck without host API codes; synccheck d 128);
-# 3. racecheck with the warpgroups' turns (`PINGPONG`, off by default since its hazards), then
-#    with `EVEN_WAITS` too (warpgroup 1's lone sync after the loop: orders nothing, evens the
-#    count of waits; 0 hazards confirms them racecheck's count, docs/performance.md "Racecheck and
-#    the warpgroups' turns");
-# 4. the attention table at 1024-8192 keys; the tile GEMM at 4096, more rounds; compile latency.
+# 1. the short-sequence attention switches (helper branch attn-short-13: q by TMA `tmaq`, the
+#    reciprocal epilogue `recip`, the staging in slabs `slabs`, BM 64 tiles): their gpu tests
+#    and racecheck; the launch's gpu tests and its before/after (helper branch launch-14;
+#    .lead/base: a copy of main before it, `git archive 78cca6b`, carried);
+# 2. the attention table at 1024 and 2048 keys over tile shapes and switches, then at 4096 keys
+#    for the default shapes with and without the switches (a default candidate must not lose
+#    at long sequences).
 # Each step's log goes to $OUT/NAME.txt (or ./gpu-out); its tail is printed.
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; export OUT
@@ -37,21 +35,19 @@ as t; [setattr(t, k, v == 'True') for k, v in (kv.split('=') for kv in '$set'.sp
 sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')" \
     "$@")
 }
-step gpu-tests 22 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider
-step racecheck-attention-d64-causal 28 compute-sanitizer --tool racecheck python3 "${EX[@]}" \
-  --dim 64 --causal
-step racecheck-attention-d128 34 compute-sanitizer --tool racecheck python3 "${EX[@]}" --dim 128
-step memcheck-attention 40 compute-sanitizer --tool memcheck --report-api-errors no \
-  python3 "${EX[@]}" --dim 64 --causal
-step synccheck-attention 45 compute-sanitizer --tool synccheck python3 "${EX[@]}" --dim 128
-step racecheck-turns 51 compute-sanitizer --tool racecheck --print-limit 20 \
-  bash -c "$(declare -f knobbed); knobbed 'PINGPONG=True' ${EX[*]} --dim 64"
-step racecheck-turns-even 57 compute-sanitizer --tool racecheck --print-limit 20 \
-  bash -c "$(declare -f knobbed); knobbed 'PINGPONG=True;EVEN_WAITS=True' ${EX[*]} --dim 64"
+step gpu-tests-new 12 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider \
+  tests/gpu/test_attention_short_gpu.py tests/gpu/test_attention_wgmma_gpu.py \
+  tests/gpu/test_launch_relaunch_gpu.py tests/gpu/test_launch_graph_gpu.py \
+  tests/gpu/test_runtime_gpu.py tests/gpu/test_bad_launch_gpu.py
+step racecheck-short 22 compute-sanitizer --tool racecheck --print-limit 20 python3 -m \
+  benchmarks.attention --table --untimed --batch 1 --heads 2 --seqs 200 \
+  --configs 64:64:64,64:128:64,128:64:32,128:128:128 --variants wgmma:tmaq=1:recip=1:slabs=2
+[ -d .lead/base ] && step launch-ab 34 python3 benchmarks/launch_ab.py .lead/base --rounds 2 \
+  --batches 40
 ATT=(python3 -m benchmarks.attention --table)
-step attention-sizes 72 "${ATT[@]}" --seqs 1024,2048,4096,8192 --variants wgmma,wgmma:pp=1
-step gemm-default 88 python3 -m benchmarks.tile_wgmma --ab 5 --sizes 4096 \
-  --configs default:128x256x64
-step compile-latency 100 python3 benchmarks/compile_latency.py --reps 5 --no-new-process \
-  --examples simt/vecadd simt/transpose tile/softmax tile/layernorm
+step attention-short 85 "${ATT[@]}" --seqs 1024,2048 \
+  --configs 64:128:64,64:64:64,64:64:32,128:128:128,128:64:64,128:64:32 \
+  --variants wgmma,wgmma:tmaq=1:recip=1,wgmma:tmaq=1:recip=1:slabs=2
+step attention-long 100 "${ATT[@]}" --seqs 4096 --configs 64:128:64,128:128:128 \
+  --variants wgmma,wgmma:recip=1,wgmma:tmaq=1:recip=1
 echo "total $(( $(date +%s) - T0 )) s"

@@ -18,7 +18,11 @@ prepared driver call alone (what a relaunch does once its checks passed); a
 `@ferrox.simt.kernel` called again beside the same kernel's IR through `ferrox.load`. Then the
 memo's rows again with the driver call stubbed (what the host's Python and torch's reads
 cost), and what each torch read costs. Last, checked launches are captured in a CUDA graph
-with `torch.cuda.graph`, replayed, and the result compared with torch's.
+with `torch.cuda.graph`, replayed, and the result compared with torch's. The bare ctypes
+`cuLaunchKernelEx` row is timed again after what a torch relaunch reads, and after a spin as
+long (`spaced_rows`): whether host work between driver calls makes the call dearer. CuPy arrays
+go through the checked API too (their relaunch). `benchmarks/launch_host.py` times the host
+part of every path with no GPU.
 Only the launch calls are timed (they return before the kernel runs); the rows take turns
 batch by batch and the device is synchronised between batches. The figure is the median over
 batches of the mean per call, in microseconds, with its ratio to cuda.core's `launch`. A
@@ -138,6 +142,47 @@ def ctypes_ex_row(kernel, a, b) -> dict[str, Callable[[], None]]:
     if status:
         raise RuntimeError(f"the ctypes cuLaunchKernelEx row's launch failed: {status}")
     return {"ctypes cuLaunchKernelEx (pre-built config)": run}
+
+
+def spaced_rows(kernel, a, b, n: int) -> dict[str, Callable[[], None]]:
+    """The bare ctypes `cuLaunchKernelEx` row again, each call after what a checked torch
+    relaunch reads (two tensors' five reads and torch's current stream), and after a spin of
+    about as long, with those two alone: whether the driver call costs more once host work
+    separates the calls (the checked relaunch's whole time has been 2 µs above its stubbed
+    host part plus the bare call), and whether torch's reads in particular make it so."""
+    import torch
+
+    bare = ctypes_ex_row(kernel, a, b)
+    if not bare:
+        return {}
+    (launch,) = bare.values()
+    x, y = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
+    stream = torch._C._cuda_getCurrentRawStream
+
+    def reads() -> None:
+        for t in (x, y):
+            t.dtype, t.shape, t.is_contiguous(), t.device, t.data_ptr()
+        stream(0)
+
+    def spin(ns: int = 1200) -> None:
+        end = time.perf_counter_ns() + ns
+        while time.perf_counter_ns() < end:
+            pass
+
+    def after_reads() -> None:
+        reads()
+        launch()
+
+    def after_spin() -> None:
+        spin()
+        launch()
+
+    return {
+        "a relaunch's torch reads alone (2 tensors, stream)": reads,
+        "ctypes cuLaunchKernelEx after those reads": after_reads,
+        "a 1.2 us spin alone": spin,
+        "ctypes cuLaunchKernelEx after a 1.2 us spin": after_spin,
+    }
 
 
 def torch_rows(kernel, n: int) -> dict[str, Callable[[], None]]:
@@ -263,7 +308,15 @@ def cupy_row(n: int) -> dict[str, Callable[[], None]]:
     a, b = cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.float32)
     m = np.int64(n)
     kernel((1,), (32,), (a, m, b, m))
-    return {"CuPy RawKernel": lambda: kernel((1,), (32,), (a, m, b, m))}
+    import ferrox
+
+    checked = ferrox.load(EMPTY, device="gpu")["empty"][1, 32]
+    checked(a, b)
+    return {
+        "CuPy RawKernel": lambda: kernel((1,), (32,), (a, m, b, m)),
+        # CuPy arrays on CuPy's null stream: relaunched from the memo, read through their CAI
+        "ferrox API k[grid, block](CuPy arrays), checked": lambda: checked(a, b),
+    }
 
 
 def triton_row(n: int) -> dict[str, Callable[[], None]]:
@@ -448,6 +501,7 @@ def main() -> None:
     missing = []
     for name, make in (
         ("torch", lambda: torch_rows(kernel, n)),
+        ("spaced driver calls", lambda: spaced_rows(kernel, a, b, n)),
         ("ferrox API", lambda: api_rows(n)),
         ("ferrox.simt", lambda: frontend_rows(n)),
         ("cupy", lambda: cupy_row(n)),

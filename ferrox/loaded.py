@@ -75,7 +75,9 @@ class Kernel:
             grid, block = config[0], config[1]
         else:
             grid, block = config, None
-        if not (_exact(grid) and _exact(block)):  # 4.0 == 4: never another launch's entry
+        if not (
+            (type(grid) is int or _exact(grid)) and (type(block) is int or _exact(block))
+        ):  # 4.0 == 4: never another launch's entry
             return Launch(self, grid, block)
         launches = self._device.launches
         key = (self.artifact.name, grid, block)
@@ -89,11 +91,13 @@ class Kernel:
 
     def __call__(self, *args: Any, stream: Any = None) -> None:
         """A tile kernel over its output partition's tile grid (a SIMT kernel needs `k[grid]`)."""
-        if self.artifact.tile is None:
+        artifact = self.artifact
+        if artifact.tile is None:
             raise TypeError(
                 f"@{self.name} is a SIMT kernel: give its grid, k[grid](...) or k[grid, block](...)"
             )
-        self[None, None](*args, stream=stream)
+        launch = self._device.launches.get((artifact.name, None, None)) or self[None, None]
+        launch(*args, stream=stream)
 
     def check(self, grid: Any, block: Any, *args: Any, shared_bytes: int | None = None):
         """What the checker makes of this launch (a `CheckedLaunch`), launching nothing."""
@@ -408,10 +412,14 @@ class GpuDevice:
         """`Kernel.__getitem__`'s launches by (kernel name, grid, block), exact ints only: a
         `k[grid, block](...)` written per call finds the one made before, and its memo."""
         self._passed: dict[tuple, Relaunch] = {}
-        self._unchecked: dict[tuple, Relaunch] = {}
-        """`unsafe_launch`'s repeats, by the same key as `_passed` (`launch_unchecked`)."""
         """Launches the checker passed, by (kernel, grid, block, shared bytes, signature key):
         what launches them again on other addresses (`driver/checker/relaunch.py`)."""
+        self._unchecked: dict[tuple, Relaunch] = {}
+        """`unsafe_launch`'s repeats, by the same key as `_passed` (`launch_unchecked`)."""
+        self._unchecked_hot: dict[tuple, Any] = {}
+        """(kernel, grid, block, shared bytes), ints only -> the written-out relaunch
+        (`Relaunch.hot`) of the `unsafe_launch` served last with them: a loop repeating one
+        raw launch is one look-up and that call."""
 
     def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """`checked_call`, or, when no TMA map can describe the tensors (`NoTensorMap`) and the
@@ -605,6 +613,12 @@ class GpuDevice:
         with no aliasing pairs), as a checked relaunch does: binding the arguments afresh
         (DLPack, torch's array interface) costs several times the launch."""
         # No portable twin here: the twin takes its own block, which the caller did not give.
+        fast = None
+        if type(grid) is int and type(block) is int and type(shared_bytes) is int:
+            fast = (artifact.name, grid, block, shared_bytes)
+            hot = self._unchecked_hot.get(fast)
+            if hot is not None and hot(args, stream):
+                return
         found = key = None
         if _exact(grid) and _exact(block) and None not in (grid, block):
             found = signature(args)
@@ -612,6 +626,7 @@ class GpuDevice:
                 key = (artifact.name, grid, block, shared_bytes, found[0])
                 known = self._unchecked.get(key)
                 if known is not None and known(found[1], stream):
+                    self._keep_hot(fast, known)
                     return
         with self.arguments(artifact, args, stream) as bound:
             on = bound.stream
@@ -636,6 +651,14 @@ class GpuDevice:
                 if len(self._unchecked) >= 256:
                     self._unchecked.clear()
                 self._unchecked[key] = relaunch
+                self._keep_hot(fast, relaunch)
+
+    def _keep_hot(self, fast: tuple | None, relaunch: Relaunch) -> None:
+        """`relaunch` written out, for the next `unsafe_launch` with the dims `fast`."""
+        if fast is not None:
+            if len(self._unchecked_hot) >= 256:
+                self._unchecked_hot.clear()
+            self._unchecked_hot[fast] = relaunch.hot()
 
 
 def _dim3(config: int | tuple[int, ...]) -> tuple[int, int, int]:

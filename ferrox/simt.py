@@ -383,6 +383,10 @@ class _Launch:
         `ferrox.load` kernel's repeated call, from this launcher's own dict. The key holds
         every argument's type and dtype, so it also picks the specialisation."""
         self._signature: Any = None  # `driver/checker/signature.signature`, once kept one
+        self._hot: Any = None
+        """The last `Relaunch` kept or served without shared bytes, written out as one function
+        (`Relaunch.hot`), as `ferrox.loaded.Launch` keeps it: a loop repeating one launch is
+        served by that call, and any other call falls through to the look-up below."""
         self._knobs: tuple[Any, ...] = ()
         """The lowering knobs (`knobs.changed()`) the kept launches were compiled under: a
         flip forgets them, as it would compile another schedule's kernel."""
@@ -394,12 +398,19 @@ class _Launch:
             if knobs.changed() != self._knobs:  # kept under other knobs: another kernel
                 self._ready.clear()
                 self._relaunches.clear()
+                self._hot = None
                 self._knobs = knobs.changed()
+            if shared_bytes is None:
+                hot = self._hot
+                if hot is not None and hot(args, stream):
+                    return
             if self._relaunches:
                 found = self._signature(args)
                 if found is not None:
                     relaunch = self._relaunches.get((shared_bytes, found[0]))
                     if relaunch is not None and relaunch(found[1], stream):
+                        if shared_bytes is None:
+                            self._hot = relaunch.hot()
                         return
             kinds: list[Any] = []  # a plain loop: cheaper than a comprehension on Python 3.11
             for a in args:
@@ -420,6 +431,8 @@ class _Launch:
             if len(self._relaunches) >= _KEPT:
                 self._relaunches.clear()
             self._relaunches[(shared_bytes, relaunch.key)] = relaunch
+            if shared_bytes is None:
+                self._hot = relaunch.hot()
 
     def _first(
         self, args: tuple[Any, ...], shared_bytes: int | None, stream: Any, constants: Any

@@ -145,11 +145,12 @@ class TileKernel:
             tuple[int, tuple[tuple[str, Any], ...], Callable[..., None], tuple[Any, ...]] | None
         ) = None
         """For a call with every Constexpr at its default: (its number of arguments, the
-        globals the kernel read with the objects they held, the loaded kernel's checked
-        launch, the lowering knobs it was compiled under, `knobs.changed()`). A repeated call
-        whose globals still hold those objects, under the same knobs, goes straight to the
-        launch; the key holds nothing else (argument types do not shape a tile kernel's IR,
-        and the launch checker checks the arguments)."""
+        globals the kernel read with the objects they held, the loaded kernel's checked launch
+        over its tile grid (`loaded[None, None]`, a `ferrox.loaded.Launch`: its memo of passed
+        launches and its written-out relaunch), the lowering knobs it was compiled under,
+        `knobs.changed()`). A repeated call whose globals still hold those objects, under the
+        same knobs, goes straight to the launch; the key holds nothing else (argument types do
+        not shape a tile kernel's IR, and the launch checker checks the arguments)."""
         functools.update_wrapper(self, self._state.fn)
 
     @property
@@ -301,7 +302,7 @@ class TileKernel:
                 if scope.get(name, _UNBOUND) is not value:
                     break
             else:
-                ready[2](None, args, stream)
+                ready[2](*args, stream=stream)
                 return
         params = self._params()
         runtime, consts = specialisation(params, self.name, args, constants)
@@ -313,7 +314,7 @@ class TileKernel:
             self._ready = (
                 len(args),
                 self._global_objects(),
-                functools.partial(loaded._device.call, loaded.artifact, None, None),
+                loaded[None, None],
                 moved,
             )
         loaded(*runtime, stream=stream)

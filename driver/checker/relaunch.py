@@ -17,7 +17,9 @@ the checker passed in full, what every later launch with that key needs:
   raw-handle getter: no stream object is made), else the legacy default stream. A caller's
   explicit stream is taken as it is for device arrays (their views need no ordering), and for
   torch tensors only when it is torch's current stream: on any other the full path's DLPack
-  export orders it after torch's work, which a relaunch would skip.
+  export orders it after torch's work, which a relaunch would skip. CuPy arrays have a key only
+  while their producer is on the legacy stream (`signature._cupy_array`), so their relaunch
+  takes that stream alone (never beside torch tensors, whose stream is torch's).
 
 A torch training loop that allocates new activations of the same shapes each step therefore
 pays the address comparisons, not the checker. The packed parameters are shared by every
@@ -38,6 +40,7 @@ from ferrox.driver.checker.aliasing import checked_pairs
 from ferrox.driver.checker.args import BufferArg
 from ferrox.driver.checker.check import CheckedLaunch
 from ferrox.driver.checker.relaunch_hot import Hot, hot
+from ferrox.driver.checker.signature import _cupy_array, reader_for
 from ferrox.driver.runtime.streams import LEGACY, stream_handle, torch_current_stream
 
 
@@ -58,12 +61,20 @@ class Relaunch:
     )  # fmt: skip
 
     def __init__(self, key: tuple, launch: Callable[[int], None], cells: list, pairs: list,
-                 device: int | None, written: Sequence[int] = ()):  # fmt: skip
+                 device: int | None, written: Sequence[int] = (), *,
+                 legacy: bool = False):  # fmt: skip
         self.key = key
         self._launch = launch
         self._cells = cells  # (address index, the ctypes cell it is written to)
         self._pairs = pairs  # (address index, bytes, address index, bytes): both non-empty
-        self._current = None if device is None else _stream_getter()
+        self._current: Callable[[int], int] | None = None
+        """What gives the stream the launch must go on (else the caller's, any): torch's
+        current stream, or (`legacy`: arrays whose producer is on the legacy stream, CuPy's)
+        always the legacy one."""
+        if legacy:
+            self._current = _legacy_stream
+        elif device is not None:
+            self._current = _stream_getter()
         self._device = device or 0  # `_current(_device)`: torch's current stream there
         lock = threading.Lock()
         self._acquire, self._release = lock.acquire, lock.release
@@ -107,6 +118,12 @@ class Relaunch:
         return found or None
 
 
+def _legacy_stream(device: int) -> int:
+    """The stream a relaunch on arrays of a producer on the legacy stream goes on: that one (on
+    any other the full check's export orders the producer's work first)."""
+    return LEGACY
+
+
 def _stream_getter() -> Callable[[int], int]:
     """What reads torch's current stream on a device (0 for its legacy default): torch's own
     raw-handle getter, called directly, where torch has one."""
@@ -133,6 +150,9 @@ def relaunch_for(
     `aliasing=False` (`unsafe_launch`'s memo: `checked` is the caller's launch as given, which
     nothing checked) keeps no pairs to compare: the caller vouches for every launch."""
     if artifact.tensor_maps:  # a TMA tensor map holds a buffer's address: built at each launch
+        return None
+    legacy = any(reader_for(cls) is _cupy_array for cls in key[::2])
+    if legacy and device is not None:  # with torch tensors: torch's stream, which CuPy's is not
         return None
     args = checked.args
     index: dict[int, int] = {}  # caller argument -> its address's position
@@ -165,7 +185,8 @@ def relaunch_for(
         slot += len(param.abi)
     packed.moved(slots)
     dims = kernel.dims(checked.grid, checked.block, checked.shared_bytes)
-    return Relaunch(key, kernel.prepared(dims, packed), cells, pairs, device, addresses)
+    launch = kernel.prepared(dims, packed)
+    return Relaunch(key, launch, cells, pairs, device, addresses, legacy=legacy)
 
 
 __all__ = ["Relaunch", "relaunch_for"]

@@ -5,12 +5,14 @@ relaunch of the same key, without the generic signature loop.
 the reads, all joined into a key that is then compared with the memo's. A loop that repeats one
 launch compares against one key each time, so `hot(relaunch)` writes that comparison out for
 that key: per argument, `type(a) is C` and each read compared with the value the key holds (a
-torch tensor's dtype, shape, contiguity and device; a scalar's value; a device array's reader
-called as `signature` calls it), then the aliasing rule's pairs on the addresses, the stream
-rule and the locked launch exactly as `Relaunch.__call__` does them. It reads every argument
-the key covers on every call, as `signature` does, and returns False, launching nothing,
-wherever `signature(args)` would give another key or none (an argument whose reads raise), or
-`Relaunch.__call__` would return False: the caller then takes the generic path, which checks.
+torch tensor's dtype, shape, contiguity and device; a DeviceArray's shape, element type and
+device; a CuPy array's element type, shape, strides and device, once CuPy's current stream
+is its null one; a scalar's value; any other reader called as `signature` calls it),
+then the aliasing rule's pairs on the addresses, the stream rule and the locked launch exactly
+as `Relaunch.__call__` does them. It reads every argument the key covers on every call, as
+`signature` does, and returns False, launching nothing, wherever `signature(args)` would give
+another key or none (an argument whose reads raise), or `Relaunch.__call__` would return
+False: the caller then takes the generic path, which checks.
 
 Python compiles the text once per kept launch (`compile`: about 0.1 ms, against a relaunch's
 few µs); the values the function compares with are its globals, never text.
@@ -52,6 +54,26 @@ def hot(relaunch: Any) -> Hot | None:
                 f"or a{i}.is_contiguous() is not K{i} or a{i}.device != V{i}: return False"
             )
             reads.append(f"p{count} = a{i}.data_ptr()")
+            count += 1
+            continue
+        if reader is _signature._device_array:  # ferrox's own: read inline as a tensor is
+            names[f"S{i}"], names[f"E{i}"], names[f"O{i}"] = part
+            reads.append(
+                f"if a{i}.shape != S{i} or a{i}.element != E{i} or a{i}.ordinal != O{i}: "
+                "return False"
+            )
+            reads.append(f"p{count} = a{i}.ptr")
+            count += 1
+            continue
+        if reader is _signature._cupy_array:  # inline too, its stream rule first
+            names["CUPY_STREAM"] = _signature.cupy_stream
+            names[f"T{i}"], names[f"S{i}"], names[f"R{i}"], names[f"V{i}"] = part
+            reads.append(f"if CUPY_STREAM(): return False\n        d{i} = a{i}.data")
+            reads.append(
+                f"if a{i}.dtype != T{i} or a{i}.shape != S{i} or a{i}.strides != R{i} "
+                f"or d{i}.device_id != V{i}: return False"
+            )
+            reads.append(f"p{count} = d{i}.ptr")
             count += 1
             continue
         if reader is None or reader.__name__ not in _ADDRESSES:

@@ -12,13 +12,14 @@ for the addresses, which the relaunch writes into its packed parameters.
 
 Reading a signature must be cheaper than checking: each argument type has one reader, chosen
 once per type (`reader_for`); a torch tensor, the common case, is read inline. Types without a
-reader (NumPy arrays, which are copied in; other libraries' arrays, which may need stream
-ordering) give None: such launches are always checked in full. So does a reader that raises
+reader (NumPy arrays, which are copied in; other libraries' arrays but CuPy's, which may need
+stream ordering) give None: such launches are always checked in full. So does a reader that raises
 (a sparse tensor has no address): the full check then says what is wrong.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,6 +55,25 @@ def _device_view(v: Any, addresses: list) -> Any:
     return (v.nbytes, v.shape, v.element, v.ordinal, v.readonly)
 
 
+def cupy_stream() -> int:
+    """CuPy's current stream on its current device (0: its null stream, the legacy one)."""
+    return sys.modules["cupy"].cuda.get_current_stream().ptr
+
+
+def _cupy_array(a: Any, addresses: list) -> Any:
+    """A CuPy array: its address, element type, shape, byte strides and device (what the full
+    check's view reads; CuPy arrays are never read-only), read from the array and its memory
+    pointer (its CUDA array interface would cost a dict and NumPy's `dtype.descr` per call).
+    Only while CuPy's current stream is its null stream, the legacy one, does it have a key: a
+    launch then needs no ordering (its relaunch goes on that stream too); on any other the full
+    check's export orders the producer's work first."""
+    if cupy_stream():
+        return None
+    data = a.data
+    addresses.append(data.ptr)
+    return (a.dtype, a.shape, a.strides, data.device_id)
+
+
 def _scalar(x: Any, addresses: list) -> Any:
     return x  # with its type, added by `signature`
 
@@ -84,6 +104,8 @@ def reader_for(cls: type) -> Reader | None:
         reader = _torch_tensor
         if cls.__name__ == "Tensor":
             _tensor = cls
+    elif cls.__module__.split(".")[0] == "cupy" and cls.__name__ == "ndarray":
+        reader = _cupy_array
     elif cls.__module__ == "numpy" and issubclass(cls, _numpy_scalar_types()):
         reader = _float if issubclass(cls, _numpy_float_types()) else _scalar
     _readers[cls] = reader

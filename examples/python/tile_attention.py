@@ -28,6 +28,11 @@ FlashAttention launches them; `CAUSAL_HEAVY_FIRST=False` keeps the light-first w
 (`benchmarks/attention.py --causal-light-first`). On sm_90 the loop lowers as FlashAttention-3
 does: K and V stages loaded by TMA, and the next scores' product issued before this block's
 output product (0.84-0.89 of torch's SDPA at 4096 keys on the H200, docs/performance.md).
+`RECIPROCAL` (off) divides the output by its row sums as one reciprocal a row and a product an
+element: the division (correctly rounded, lowering/to_llvm/divf.py) is 8 instructions an
+element, two of them f64 conversions, where a block with few key blocks spends a noticeable
+part of its time (BM x D of them after the loop); the product differs from the quotient by at
+most about an ulp.
 """
 
 # Tile shapes name the kernel's Constexpr parameters, which linters cannot see:
@@ -60,6 +65,7 @@ def attention(
     SEQ_MAJOR: Constexpr = False,
     HEADS_FIRST: Constexpr = False,
     CAUSAL_HEAVY_FIRST: Constexpr = True,
+    RECIPROCAL: Constexpr = False,
 ):
     # out is [heads, seq, D], or [seq, heads, D] when SEQ_MAJOR. blockIdx.x walks the tile grid's
     # query-block axis (axis 1, or 0 when SEQ_MAJOR), so the blocks that run together share one
@@ -114,7 +120,10 @@ def attention(
         row_sum = tile.fma(row_sum, scale, tile.sum(p, axis=1, keepdims=True))
         acc = acc * tile.broadcast(scale, (BM, D)) + bf16(p) @ vt
         row_max = new_max
-    o = acc / tile.broadcast(row_sum, (BM, D))
+    if RECIPROCAL:  # a division a row, then a product an element (as FlashAttention does)
+        o = acc * tile.broadcast(1.0 / row_sum, (BM, D))
+    else:
+        o = acc / tile.broadcast(row_sum, (BM, D))
     tile.store(tile.reshape(o, (BM if SEQ_MAJOR else 1, 1 if SEQ_MAJOR else BM, D)), out)
 
 

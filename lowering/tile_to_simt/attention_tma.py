@@ -42,6 +42,13 @@ output of t as two groups, retires the scores (each warp then arrives on k's `em
 carries the output in flight. k of iteration `trips` (scores that are dropped) is loaded too,
 so that its wait completes; nothing past it.
 
+q by TMA (`TMA_Q`, off by default): q's tile, `[BM, D]` as `D / 64` boxes of `[BM, 64]` into
+its swizzled array (the layout `WgmmaLoop` copies it into), is loaded by thread 0 on a fifth
+`full` barrier right after the barriers' initialisation, before the stages' first loads, and
+every thread waits for its phase 0 before its first scores; no `cp.async`, wait or proxy fence
+precedes the initialisation then. Only where the loop makes q's array (the first loop of a
+kernel of two: the second reads it as made).
+
 Turns (`PINGPONG`, two warpgroups): each warpgroup syncs on its named barrier before issuing a
 product and arrives on the other's after issuing it (`simt.named_barrier`, 256 threads), so the
 products go warpgroup 0's scores, 1's scores, 0's output, 1's output, ...: one warpgroup's
@@ -77,6 +84,7 @@ from ferrox.lowering.tile_to_simt.attention import Fused, Stream
 from ferrox.lowering.tile_to_simt.attention_wgmma import PipelinedLoop, Plan, WgmmaLoop
 from ferrox.lowering.tile_to_simt.config import element_bytes
 from ferrox.lowering.tile_to_simt.context import Lowering
+from ferrox.lowering.tile_to_simt.gemm_wgmma import _swizzled
 
 TMA = True
 """Whether loops that allow it (`fits`) take `TmaLoop` (False: `WgmmaLoop`'s `cp.async`
@@ -86,22 +94,32 @@ stages; a knob for timing). On, with the pipelined loop and without `PINGPONG`: 
 stages; compute-sanitizer memcheck and racecheck clean."""
 PINGPONG = False
 """Whether the two warpgroups of a 256-thread `TmaLoop` take turns issuing their products
-(FlashAttention-3's ping-pong, module docstring "Turns"; a knob for timing). Off: on the H200
-(twelfth session) compute-sanitizer racecheck reported shared-memory hazards in the kernels with
-turns (6 at d 64, 3 at d 128; none without them, nor with TMA alone or TMA pipelined), and
-without turns the kernel was as fast or faster (at 8192 keys d 128 causal 0.935 of SDPA against
-0.881). The hazards pair the output staging's stores of warpgroup 0 with warpgroup 1's loads
-past the block barrier between them: ordered by it, and what a checker counting barrier waits
-(not arrivals) reports (docs/performance.md, "Racecheck and the warpgroups' turns"; off until
-racecheck with `EVEN_WAITS` confirms it on the GPU)."""
-EVEN_WAITS = False
+(FlashAttention-3's ping-pong, module docstring "Turns"; a knob for timing). Off: without turns
+the kernel was as fast or faster on the H200 (twelfth session: at 8192 keys d 128 causal 0.935
+of SDPA against 0.881). compute-sanitizer racecheck reported shared-memory hazards with the
+turns (6 at d 64, 3 at d 128) until `EVEN_WAITS`: they pair the output staging's stores of
+warpgroup 0 with warpgroup 1's loads past the block barrier between them, which orders them;
+racecheck counts barrier waits, not arrivals (docs/performance.md, "Racecheck and the
+warpgroups' turns"), and with the waits evened it reports none (thirteenth session)."""
+EVEN_WAITS = True
 """With turns, whether warpgroup 1 also syncs once after the loop, alone, on barrier `ALONE` (of
 its 128 threads): then each warpgroup has waited at as many barriers as the other when they
 reach the block barrier after the loop (warpgroup 0 syncs once more on barrier 1 than
 warpgroup 1 does on 2; warpgroup 1's arrivals are not waits). It orders nothing across the
-warpgroups: an experiment for compute-sanitizer racecheck, whose hazards with the turns are
-those of a checker counting barrier waits (docs/performance.md, "Racecheck and the warpgroups'
-turns"): if they vanish with it on, the tool's count was their cause."""
+warpgroups and costs one barrier after the loop; it keeps compute-sanitizer racecheck, which
+counts barrier waits, from reporting the staging after the loop (docs/performance.md,
+"Racecheck and the warpgroups' turns": 6 hazards without it at d 64, 0 with it, on the GPU,
+thirteenth session). On by default so that the turns, when timed, run racecheck-clean."""
+TMA_Q = False
+"""Whether q's tile comes by TMA too (`load_q`: thread 0, on a fifth `full` barrier, just
+before the stages' first loads) rather than by every thread's `cp.async`, waited for and
+fenced before the barriers are initialised: q's load then overlaps k's and v's first loads
+instead of coming before them. At 1024 keys one block of 8 warps an SM leaves each block's
+prologue unhidden (docs/performance.md, twelfth session's ncu); a knob for timing."""
+Q_BAR = 4
+"""q's barrier in `full`, after the four of the stages."""
+MAX_BOX = 256
+"""TMA's largest box side."""
 WARP = 32
 ALONE = 3
 TURNS = (1, 2)
@@ -115,7 +133,7 @@ def fits(f: Fused, ctx: Lowering) -> bool:
         return False
     for s in f.streams:
         rank = len(ctx.tensor(s.load.source).dims)
-        if rank not in (2, 3) or s.cols % SWIZZLE_ROW or s.rows > 256:
+        if rank not in (2, 3) or s.cols % SWIZZLE_ROW or s.rows > MAX_BOX:
             return False
     return True
 
@@ -132,20 +150,26 @@ class TmaLoop(WgmmaLoop):
 
     # -- loads -------------------------------------------------------------------------------
     def load(self, u: int, kk: SSAValue, stage: SSAValue, pred: SSAValue) -> list[SSAValue]:
-        """Thread 0's loads (`pred`) of stream `u`'s tile at loop variable `kk` into `stage`:
-        the bytes expected on the stage's `full`, then a box per 64 columns. Coordinates are
-        clamped to the tensor's extent (a box there reads zeros), so none exceeds its dims."""
+        """Thread 0's loads (`pred`) of stream `u`'s tile at loop variable `kk` into `stage`
+        (`boxes`)."""
         ctx = self.ctx
         s = self.f.streams[u]
+        idx = [self.index(v, kk) for v in s.load.indices]
+        base = ctx.mul(stage, s.rows * s.cols)
+        self.boxes(s, idx, self.arrays[s], base, ctx.add(stage, 2 * u), pred)
+        return []
+
+    def boxes(self, s: Stream, idx: list[SSAValue], array, base, bar, pred: SSAValue) -> None:
+        """The loads (`pred`) of `s`'s tile at indices `idx` into `array` at `base`: the bytes
+        expected on `full[bar]`, then a box per 64 columns. Coordinates are clamped to the
+        tensor's extent (a box there reads zeros), so none exceeds its dims."""
+        ctx = self.ctx
         tensor = ctx.tensor(s.load.source)
         dims = tensor.dims
         r = len(dims)
-        idx = [self.index(v, kk) for v in s.load.indices]
         row = ctx(arith.MinUIOp(ctx.mul(idx[r - 2], s.rows), dims[r - 2]))
         col0 = ctx.mul(idx[r - 1], s.cols)
         plane = (ctx(arith.MinUIOp(idx[0], dims[0])), dims[0]) if r == 3 else None
-        bar = ctx.add(stage, 2 * u)
-        base = ctx.mul(stage, s.rows * s.cols)
         tx = ctx.index(s.rows * s.cols * self.bytes)
         ctx.emit(MbarrierArriveExpectTxOp(self.full, bar, tx, pred))
         for q in range(s.cols // SWIZZLE_ROW):
@@ -153,10 +177,42 @@ class TmaLoop(WgmmaLoop):
             at = ctx.add(base, q * s.rows * SWIZZLE_ROW)
             box = (s.rows, SWIZZLE_ROW)
             ctx.emit(
-                TmaLoadOp(tensor.slice, row, col, dims[r - 2], dims[r - 1], self.arrays[s], at,
+                TmaLoadOp(tensor.slice, row, col, dims[r - 2], dims[r - 1], array, at,
                           self.full, bar, box, 128, pred, plane)
             )  # fmt: skip
-        return []
+
+    def invariant_operands(self) -> None:
+        """q's array; with `TMA_Q`, where this loop makes it and q's tensor has rank 2 or 3,
+        filled by TMA (`load_q`), else by `WgmmaLoop`'s copies."""
+        ctx, p = self.ctx, self.p
+        made = ctx.__dict__.setdefault("_fused_q_arrays", {})
+        key = (self.f.mmas[0].lhs, self.f.loop.parent_block())
+        rank = len(ctx.tensor(p.q.load.source).dims)
+        self.q_tma = TMA_Q and key not in made and rank in (2, 3) and p.m <= MAX_BOX
+        if not self.q_tma:
+            super().invariant_operands()
+            return
+        self.q_array = made[key] = _swizzled(ctx.shared(self.element, p.m * p.d, "q"))
+
+    def load_q(self) -> None:
+        """With `TMA_Q`, after the barriers' initialisation: thread 0 loads q on `full[Q_BAR]`
+        (before the stages' first loads, which then overlap it)."""
+        if self.q_tma:
+            ctx, q = self.ctx, self.p.q
+            idx = [self.index(v, ctx.index(0)) for v in q.load.indices]
+
+            def load() -> list[SSAValue]:
+                self.boxes(q, idx, self.q_array, ctx.index(0), ctx.index(Q_BAR), self.first)
+                return []
+
+            ctx.unsafe(load)
+
+    def wait_q(self) -> None:
+        """With `TMA_Q`, every thread waits for q's load (phase 0 of `full[Q_BAR]`) before its
+        first scores."""
+        if self.q_tma:
+            ctx = self.ctx
+            _unsafe(ctx, MbarrierWaitOp(self.full, ctx.index(Q_BAR), ctx.index(0)))
 
     # -- products ----------------------------------------------------------------------------
     def mma(self, mma: tile.MmaOp, stage) -> None:
@@ -207,8 +263,6 @@ class TmaLoop(WgmmaLoop):
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> None:
         ctx = self.ctx
-        self.full = ctx.shared(i64, 4, "full")
-        self.empty = ctx.shared(i64, 4, "empty")
         tid = ctx.tid()
         self.first = ctx.cmp("eq", tid, 0)
         self.warp0 = ctx.cmp("ult", tid, WARP)
@@ -234,21 +288,30 @@ class TmaLoop(WgmmaLoop):
                 return self.load(u, lb, ctx.index(0), start)
 
             ctx.unsafe(first)
+        self.wait_q()
         self.first_turn()
 
     def barriers(self) -> None:
-        """q's copies waited for and fenced; thread 0 initialises the barriers (`full`: one
-        arrival, `empty`: one a warp); a block barrier."""
+        """q's copies waited for and fenced (with `TMA_Q`: none; q's load follows, `load_q`);
+        thread 0 initialises the barriers (`full`: one arrival, `empty`: one a warp); a block
+        barrier. The barriers' arrays are made here, after the stages' and q's: a kernel's
+        dynamic arrays lie in the order they are made, each at its alignment, and 64 bytes of
+        barriers before the 1024-aligned stages cost 960 bytes of padding (d 128, 64 x 64:
+        115,968 bytes a block, 256 more than two blocks an SM may have; 115,008 so)."""
         ctx = self.ctx
+        self.full = ctx.shared(i64, Q_BAR + self.q_tma, "full")
+        self.empty = ctx.shared(i64, 4, "empty")
         warps = ctx.index(ctx.threads // WARP)
-        ctx.emit(simt.AsyncCommitOp())
-        ctx.emit(simt.AsyncWaitOp(0))
-        self.copies_done()
+        if not self.q_tma:
+            ctx.emit(simt.AsyncCommitOp())
+            ctx.emit(simt.AsyncWaitOp(0))
+            self.copies_done()
 
         def init() -> list[SSAValue]:
             def each() -> None:
-                for b in range(4):
+                for b in range(Q_BAR + self.q_tma):
                     ctx.emit(MbarrierInitOp(self.full, ctx.index(b), ctx.index(1)))
+                for b in range(4):
                     ctx.emit(MbarrierInitOp(self.empty, ctx.index(b), warps))
 
             ctx.when(self.first, each)
@@ -256,6 +319,7 @@ class TmaLoop(WgmmaLoop):
 
         ctx.unsafe(init)
         ctx.sync()
+        self.load_q()
 
     def first_turn(self) -> None:
         """With turns, warpgroup 1 arrives on warpgroup 0's barrier: 0 goes first."""
@@ -334,6 +398,7 @@ class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
         """Iteration 0's scores before the loop: k of stage 0 waited for, the product retired,
         each warp's arrival on its `empty`."""
         ctx = self.ctx
+        self.wait_q()
         _unsafe(ctx, MbarrierWaitOp(self.full, ctx.index(0), ctx.index(0)))
         out = super().scores_now(acc, stage)
         self.release(ctx.index(0))
@@ -393,7 +458,7 @@ class TmaPipelinedLoop(TmaLoop, PipelinedLoop):
         return out
 
 
-__all__ = ["EVEN_WAITS", "PINGPONG", "TMA", "TmaLoop", "TmaPipelinedLoop", "fits"]
+__all__ = ["EVEN_WAITS", "PINGPONG", "TMA", "TMA_Q", "TmaLoop", "TmaPipelinedLoop", "fits"]
 
 
 knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key

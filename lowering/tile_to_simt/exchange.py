@@ -114,6 +114,10 @@ def read_all(ctx: Lowering, array: SSAValue, target: Layout, element: Attribute)
 
 
 def through_shared(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
+    from ferrox.lowering.tile_to_simt import exchange_slabs
+
+    if exchange_slabs.applies(value.layout, target):  # a slab of rows at a time (a knob)
+        return exchange_slabs.through_slabs(ctx, value, target)
     element = value.regs[0].type
     array = ctx.shared(_stored_type(element), staging_size(target.shape), "stage")
     write_all(ctx, value, array)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import loaded, simt
+from ferrox import simt
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.runtime.buffers import DeviceArray
 from ferrox.simt import DisjointSlice, Slice, f32
@@ -31,20 +31,6 @@ SAXPY = ROOT / "examples" / "simt" / "saxpy.mlir"
 def fake(monkeypatch, tmp_path):
     with fake_gpu.installed(monkeypatch, tmp_path) as fake:
         yield fake
-
-
-@pytest.fixture
-def checks(monkeypatch):
-    """How many launches the checker saw."""
-    seen: list[str] = []
-    real = loaded.check_launch
-
-    def counted(artifact, *args, **kwargs):
-        seen.append(artifact.name)
-        return real(artifact, *args, **kwargs)
-
-    monkeypatch.setattr(loaded, "check_launch", counted)
-    return seen
 
 
 def device(values: np.ndarray) -> DeviceArray:
@@ -336,20 +322,6 @@ def test_shared_bytes_that_only_equal_an_int_are_checked_in_full(fake, checks):
     )
     k[4, 256](a, b, out, shared_bytes=0.0)  # the checker takes int(0.0), checked in full
     assert checks == ["vecadd"] * 3 and len(fake.launches) == 3
-
-
-@pytest.fixture
-def bindings(monkeypatch):
-    """How many launches bound their arguments afresh (DLPack, array interfaces)."""
-    seen: list[str] = []
-    real = loaded.GpuDevice.arguments
-
-    def counted(self, artifact, args, stream):
-        seen.append(artifact.name)
-        return real(self, artifact, args, stream)
-
-    monkeypatch.setattr(loaded.GpuDevice, "arguments", counted)
-    return seen
 
 
 def test_a_repeated_unsafe_launch_rewrites_only_the_addresses(fake, checks, bindings):

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import ferrox
-from ferrox import loaded
 from ferrox.driver.checker.relaunch import relaunch_for
 from ferrox.driver.runtime import launcher
 from ferrox.driver.runtime.buffers import DeviceArray
@@ -31,20 +30,6 @@ SUCCESS = launcher._cu.CUresult.CUDA_SUCCESS
 def fake(monkeypatch, tmp_path):
     with fake_gpu.installed(monkeypatch, tmp_path) as fake:
         yield fake
-
-
-@pytest.fixture
-def checks(monkeypatch):
-    """How many launches the checker saw."""
-    seen: list[str] = []
-    real = loaded.check_launch
-
-    def counted(artifact, *args, **kwargs):
-        seen.append(artifact.name)
-        return real(artifact, *args, **kwargs)
-
-    monkeypatch.setattr(loaded, "check_launch", counted)
-    return seen
 
 
 @pytest.fixture

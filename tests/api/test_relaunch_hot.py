@@ -171,3 +171,39 @@ def test_no_and_one_argument(count):
     assert function(args, None) is generic_call(generic, args) is True
     assert function((Tensor(0x1000), 1)[: count + 1], None) is False
     assert seen_written == seen_generic
+
+
+def test_device_arrays_and_cupy_arrays_are_compared_as_their_readers_read_them(monkeypatch):
+    """A DeviceArray's reads are written out inline; a CuPy array's reader (its CUDA array
+    interface, the legacy stream only) is called: both answer as `signature` does."""
+    import fake_arrays
+
+    from ferrox.driver.runtime.buffers import DeviceArray
+
+    _, cupy = fake_arrays.install(monkeypatch)
+    a, c = DeviceArray(0x1000, (1024,), "f32"), fake_arrays.ndarray(0x4000, (1024,))
+    generic, seen_generic, function, seen_written = kept((a, c))
+    for args in [
+        (a, c),
+        (DeviceArray(0x9000, (1024,), "f32"), fake_arrays.ndarray(0xA000, (1024,))),
+        (DeviceArray(0x1000, (512,), "f32"), c),
+        (DeviceArray(0x1000, (1024,), "i32"), c),
+        (DeviceArray(0x1000, (1024,), "f32", ordinal=1), c),
+        (a, fake_arrays.ndarray(0x4000, (1024,), np.float16)),
+        (a, fake_arrays.ndarray(0x4000, (1024,), device=1)),
+        (a, fake_arrays.ndarray(0x4000, (512,), strides=(8,))),
+        (a, fake_arrays.ndarray(0x1000 + KB // 2, (1024,))),  # overlapping: refused
+        (a, c),
+    ]:
+        assert function(args, None) is generic_call(generic, args), args
+    cupy.current = 0x900  # its producer on another stream: no key, so no relaunch
+    assert function((a, c), None) is generic_call(generic, (a, c)) is False
+    assert (
+        seen_written
+        == seen_generic
+        == [
+            (LEGACY, [0x1000, 0x4000]),
+            (LEGACY, [0x9000, 0xA000]),
+            (LEGACY, [0x1000, 0x4000]),
+        ]
+    )

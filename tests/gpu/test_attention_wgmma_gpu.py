@@ -9,9 +9,8 @@ Run on the GPU host: `python -m pytest -q -m gpu tests/gpu/test_attention_wgmma_
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from tile_attention_example import load
+from tile_attention_example import load, matches_numpy_on_gpu
 
 from ferrox.lowering.tile_to_simt import attention_wgmma
 
@@ -40,11 +39,4 @@ def test_wgmma_attention_matches_numpy(
     constants = {"D": dim, "CAUSAL": causal, "BM": bm, "BN": bn}
     ptx = ex.attention.ptx("sm_90", **constants)
     assert "wgmma.mma_async" in ptx and ("wait_group.sync.aligned 1" in ptx) == pipelined
-    q, k, v = (torch.randn(heads, seq, dim, device="cuda").to(torch.bfloat16) for _ in "qkv")
-    out = torch.full((heads, seq, dim), float("nan"), device="cuda")
-    ex.attention.on("gpu")(out, q, k, v, **constants)
-    torch.cuda.synchronize()
-    got = out.cpu().numpy()
-    x, y, z = (t.float().cpu().numpy() for t in (q, k, v))
-    assert not np.isnan(got).any()
-    np.testing.assert_allclose(got, ex.reference(x, y, z, causal), rtol=1e-2, atol=1e-2)
+    matches_numpy_on_gpu(torch, ex, heads, seq, **constants)

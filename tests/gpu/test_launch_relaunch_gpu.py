@@ -127,3 +127,27 @@ def test_relaunches_from_several_threads(vecadd, torch):
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_cupy_relaunches_match_numpy_and_order_after_cupys_stream(vecadd):
+    """CuPy arrays on CuPy's null stream are relaunched from the memo (on the legacy stream);
+    on another CuPy stream each launch is checked in full, which orders it after that stream's
+    pending work (a long fill queued there first)."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(23)
+    launch = vecadd[4, 256]
+    for _ in range(4):
+        x, y = rng.standard_normal((2, 1000), dtype=np.float32)
+        out = cupy.full(1000, cupy.nan, dtype=cupy.float32)
+        launch(cupy.asarray(x), cupy.asarray(y), out)
+        np.testing.assert_array_equal(cupy.asnumpy(out), x + y)
+    with cupy.cuda.Stream(non_blocking=True) as side:
+        big = cupy.zeros(1 << 26, dtype=cupy.float32)
+        a, b = cupy.ones(1000, dtype=cupy.float32), cupy.ones(1000, dtype=cupy.float32)
+        out = cupy.full(1000, cupy.nan, dtype=cupy.float32)
+        big += 1  # pending work on the side stream before the inputs are written
+        a *= 3
+        launch(a, b, out)
+        side.synchronize()
+    cupy.cuda.Device().synchronize()
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.full(1000, 4, np.float32))
