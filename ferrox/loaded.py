@@ -469,11 +469,14 @@ class GpuDevice:
         return found
 
     def _compile_twin(self, kernel: str, name: str) -> KernelArtifact | str:
-        """The twin `name` of `kernel`, loaded (`_modules`), or why it cannot be made."""
+        """The twin `name` of `kernel`, loaded (`_modules`), or why it cannot be made. An
+        artifact stored before twins were compiled apart holds it itself: that one is taken."""
         from ferrox.diagnostics import DiagnosticError
         from ferrox.driver.runtime.launcher import LoadedModule
         from ferrox.targets.cache import portable_artifact
 
+        if (inside := self.loaded.artifact.kernels.get(name)) is not None:
+            return inside
         try:
             made = portable_artifact(self.loaded.artifact, kernel)
         except DiagnosticError as e:

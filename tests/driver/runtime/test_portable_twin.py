@@ -274,3 +274,16 @@ def test_ferrox_run_reports_a_twin_that_cannot_be_made_at_the_launch(fake, monke
     assert text.startswith(f"{EXAMPLE}:") and "rows must be a multiple of 16 bytes" in text
     assert "its portable twin @matmul_bf16__portable cannot be made" in text and "forced" in text
     assert fake.launches == []
+
+
+def test_an_artifact_that_holds_its_twin_needs_no_compile(fake, monkeypatch):
+    """An artifact stored before twins were compiled apart has the twin among its kernels: the
+    launcher takes that one, and compiles nothing."""
+    from ferrox.targets import cache
+
+    art = ferrox.compile(KERNEL, chip="sm_90")
+    twin = portable_artifact(art, "mm")["mm__portable"]
+    old = dataclasses.replace(art, kernels={**art.kernels, "mm__portable": twin})
+    monkeypatch.setattr(cache, "portable_artifact", lambda *args: pytest.fail("compiled"))
+    device = ferrox.load(old, device="gpu")._device
+    assert device.portable(old["mm"]) is twin
