@@ -35,9 +35,11 @@ def default_tile(dim: int, seq: int) -> tuple[int, int]:
     output staged in 2 slabs; H100, 2026-12-07, docs/performance.md "Attention defaults,
     fourteenth session"). d 64: 64 x 64 up to `SHORT` keys (0.858-0.911 of SDPA at 1024 and 2048
     keys, full and causal, against 0.773-0.836 at 128 x 64: four blocks of one warpgroup an SM
-    hide each other's prologue and epilogue), 128 x 64 beyond (the eighth session's choice, 0.68
-    of SDPA then; 64 x 64 is not yet timed past 2048 keys with these defaults:
-    benchmarks/gpu_pending.sh times both). d 128: 128 x 128 (0.710-0.831 at 1024-2048 keys).
+    hide each other's prologue and epilogue), 128 x 64 beyond (full at 4096 keys 0.860 against
+    64 x 64's 0.815; at 8192 0.860 / 0.859; causal would keep 64 x 64, 0.878 / 0.892 against
+    0.850 / 0.872: one tile a length serves both, and the full case's loss is the larger;
+    "Fourteenth session's GPU run"). d 128: 128 x 128 (0.713-0.950 at 1024-8192 keys; 128 x 64
+    0.63-0.85).
     BM 256 was the mma.sync path's best for d 64."""
     if dim == 64:
         return (64, 64) if seq <= SHORT else (128, 64)

@@ -239,10 +239,12 @@ class TileLaunch:
     ceil(shape[d] / grid_tile[d]) blocks, and CUDA grid axis i walks tile-grid axis
     `grid_order[i]` (empty: the identity, axis d on x, y, z), `launch_grid`.
 
-    `portable` names the module's kernel to launch instead when this one's TMA tensor maps
-    cannot be made for a launch's tensors (a row not a multiple of 16 bytes, an address not
-    16-byte aligned): the same tile kernel lowered without TMA ("": none, such a launch is
-    refused).
+    `portable` names the kernel to launch instead when this one's TMA tensor maps cannot be
+    made for a launch's tensors (a row not a multiple of 16 bytes, an address not 16-byte
+    aligned): the same tile kernel lowered without TMA, its portable twin ("": none, such a
+    launch is refused). The twin is not in this module's artifact: it is an artifact of its
+    own, compiled from the module's source the first time a launch needs it
+    (`ferrox.targets.cache.portable_artifact`), whose one kernel is the twin.
     """
 
     sources: tuple[tuple[int, int | None], ...]

@@ -26,7 +26,7 @@ from ferrox.driver.checker import (
 from ferrox.driver.checker.relaunch import Relaunch, relaunch_for
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.checker.tile import simt_arguments
-from ferrox.driver.runtime.errors import NoTensorMap
+from ferrox.driver.runtime.errors import InternalError, NoTensorMap
 
 if TYPE_CHECKING:  # xDSL loads only when something is parsed (the CPU interpreter's module)
     from xdsl.dialects.builtin import ModuleOp
@@ -420,6 +420,12 @@ class GpuDevice:
         """(kernel, grid, block, shared bytes), ints only -> the written-out relaunch
         (`Relaunch.hot`) of the `unsafe_launch` served last with them: a loop repeating one
         raw launch is one look-up and that call."""
+        self._twins: dict[str, KernelArtifact | str] = {}
+        """Twin name -> its artifact (its module in `_modules`), or why it cannot be made;
+        compiled when a launch first needs it (`portable`)."""
+        self._modules: dict[str, Any] = {}
+        """Kernel name -> the loaded module it lives in, for the twins (the others are in
+        `loaded`)."""
 
     def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """`checked_call`, or, when no TMA map can describe the tensors (`NoTensorMap`) and the
@@ -430,7 +436,7 @@ class GpuDevice:
         try:
             return self.checked_call(artifact, grid, block, shared_bytes, args, stream)
         except NoTensorMap as e:
-            twin = self.portable(artifact)
+            twin = self.portable(artifact, e)
             if twin is None:
                 raise
             why, by_address = str(e), e.by_address
@@ -443,10 +449,50 @@ class GpuDevice:
                 [f"{p} (@{twin.name}, run because {why})" for p in e.problems],
             ) from None
 
-    def portable(self, artifact: KernelArtifact) -> KernelArtifact | None:
-        """The portable twin of a tile kernel whose loads go through TMA, if it has one."""
+    def portable(
+        self, artifact: KernelArtifact, refused: NoTensorMap | None = None
+    ) -> KernelArtifact | None:
+        """The portable twin of a tile kernel whose loads go through TMA, if it has one:
+        compiled and loaded the first time a launch needs it (`portable_artifact`, through
+        the kernel cache), once a device. A twin that cannot be made leaves such launches
+        refused, as without one; `refused` (the refusal) then gets a note saying why."""
         name = artifact.tile.portable if artifact.tile is not None else ""
-        return self.loaded.artifact.kernels.get(name) if name else None
+        if not name:
+            return None
+        found = self._twins.get(name)
+        if found is None:
+            found = self._twins[name] = self._compile_twin(artifact.name, name)
+        if isinstance(found, str):
+            if refused is not None:
+                refused.add_note(found)
+            return None
+        return found
+
+    def _compile_twin(self, kernel: str, name: str) -> KernelArtifact | str:
+        """The twin `name` of `kernel`, loaded (`_modules`), or why it cannot be made. An
+        artifact stored before twins were compiled apart holds it itself: that one is taken."""
+        from ferrox.diagnostics import DiagnosticError
+        from ferrox.driver.runtime.launcher import LoadedModule
+        from ferrox.targets.cache import portable_artifact
+
+        if (inside := self.loaded.artifact.kernels.get(name)) is not None:
+            return inside
+        try:
+            made = portable_artifact(self.loaded.artifact, kernel)
+        except DiagnosticError as e:
+            return f"@{kernel}'s portable twin @{name} cannot be made: {e}"
+        twin = made.kernels.get(name)
+        if twin is None or len(made.kernels) != 1:
+            raise InternalError(
+                f"@{kernel}'s twin compiled to {', '.join(made.kernels) or 'no kernel'}, "
+                f"not @{name}"
+            )
+        self._modules[name] = LoadedModule.load(made, self.ordinal)
+        return twin
+
+    def _loaded_for(self, artifact: KernelArtifact) -> Any:
+        """The loaded module `artifact`'s kernel lives in: the module's own, or its twin's."""
+        return self._modules.get(artifact.name, self.loaded) if self._modules else self.loaded
 
     def checked_call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """A checked launch. One whose signature key (`driver/checker/signature.py`: all the
@@ -475,7 +521,7 @@ class GpuDevice:
                 self.launch(artifact, checked, bound, stream)
                 return None
             assert found is not None
-            kernel = self.loaded.kernel(artifact.name)
+            kernel = self._loaded_for(artifact).kernel(artifact.name)
             entry = self._entry(artifact, checked.entry_args, bound, bound.stream)
             packed = kernel.pack(entry, stream=bound.stream)
             kernel.launch_packed(
@@ -603,7 +649,7 @@ class GpuDevice:
     def launch(self, artifact, checked: CheckedLaunch, bound: _Bound, stream: Any) -> None:
         on = bound.stream
         entry = self._entry(artifact, checked.entry_args, bound, on)
-        self.loaded.kernel(artifact.name).launch(
+        self._loaded_for(artifact).kernel(artifact.name).launch(
             checked.grid, checked.block, entry, shared_bytes=checked.shared_bytes, stream=on
         )
 

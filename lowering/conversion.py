@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from types import UnionType
-from typing import Any, Self, Union, get_args, get_origin
+from typing import Any, Self, TypeVar, Union, get_args, get_origin
 
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, Region, SSAValue
@@ -350,7 +350,7 @@ class DispatchWalker(PatternRewriteWalker):
         return bool(self.pattern.plan(type(op)))
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
-        if isinstance(op, Region) and not self.walk_reverse and not self.walk_regions_first:
+        if isinstance(op, Region) and not self.walk_regions_first:
             self._push_region(op)  # the walk below in the same order, without its generators
             return
         for sub_op in op.walk(
@@ -361,12 +361,14 @@ class DispatchWalker(PatternRewriteWalker):
 
     def _push_region(self, region: Region) -> None:
         """Push the wanted ops of `region` as `region.walk(reverse=True, region_first=True)`
-        yields them: last block first, last op first, an op's regions before the op."""
+        yields them: last block first, last op first, an op's regions before the op (with
+        `walk_reverse`, as `region.walk(region_first=True)` yields them: first to last)."""
         plans = self.pattern._plans  # pyright: ignore[reportPrivateUsage]
         plan, push = self.pattern.plan, self._worklist.push
-        for block in reversed(region.blocks):
-            for op in reversed(block.ops):
-                for inner in reversed(op.regions):
+        order = _forward if self.walk_reverse else reversed
+        for block in order(region.blocks):
+            for op in order(block.ops):
+                for inner in order(op.regions):
                     self._push_region(inner)
                 wanted = plans.get(type(op))
                 if wanted is None:
@@ -402,12 +404,26 @@ class DispatchWalker(PatternRewriteWalker):
                         self._worklist.push(user.operation)
 
 
+_T = TypeVar("_T")
+
+
+def _forward(items: Iterable[_T]) -> Iterable[_T]:
+    return items
+
+
 def rewrite_module(
-    patterns: Sequence[RewritePattern], module: ModuleOp, *, apply_recursively: bool = True
+    patterns: Sequence[RewritePattern],
+    module: ModuleOp,
+    *,
+    apply_recursively: bool = True,
+    reverse: bool = False,
 ) -> bool:
     """`PatternRewriteWalker(dispatch(patterns)).rewrite_module(module)`, on a `DispatchWalker`:
-    the same rewrites in the same order. Whether anything changed."""
-    walker = DispatchWalker(dispatch(patterns), apply_recursively=apply_recursively)
+    the same rewrites in the same order (`reverse`: the walker's `walk_reverse`, each block's
+    ops last first). Whether anything changed."""
+    walker = DispatchWalker(
+        dispatch(patterns), apply_recursively=apply_recursively, walk_reverse=reverse
+    )
     return walker.rewrite_module(module)
 
 

@@ -561,6 +561,7 @@ def compile_cached(
     filename: str | None = None,
     timings: Timings | None = None,
     ptx: bool = True,
+    portable: str = "",
 ) -> ModuleArtifact:
     """The `ModuleArtifact` of `source`: a path (`Path`, or a `str` naming an `.mlir` file),
     MLIR text, or a parsed module. On a miss it is parsed and verified (op verifiers, then
@@ -569,27 +570,36 @@ def compile_cached(
     `chip=None`: the module's `ferrox.chip` attribute, else sm_90. `filename` names text in
     diagnostics; `timings` gets each stage's time (`key`, `cache` for the lookup, `parse`,
     `verify`, the compile's stages, `store`). `ptx=False`: the CPU interpreter's artifact
-    (`compile_module`'s, without NVPTX and ptxas), under a key of its own."""
+    (`compile_module`'s, without NVPTX and ptxas), under a key of its own. `portable`: the
+    artifact of that tile kernel's portable twin alone (`portable_artifact`), under a key of
+    its own; its source is `source`'s with the module's `"ferrox.portable"` naming the kernel."""
     with stage(timings, "read"):
         text, name, module = _source_text(source, filename)
     with stage(timings, "key"):
-        key = artifact_key(text, chip, features, opt, **({} if ptx else {"ptx": False}))
+        more: dict[str, Any] = {} if ptx else {"ptx": False}
+        if portable:
+            more["portable"] = portable
+        key = artifact_key(text, chip, features, opt, **more)
         key.digest()  # the toolchain's versions, once per process
 
     built: list[ModuleArtifact] = []  # what `build` made: its JSON's own decoding
 
     def make() -> ModuleArtifact:
         parsed, ctx, rest = module, None, None
+        if portable and parsed is not None:
+            parsed = parsed.clone()  # (the caller's module keeps its attributes)
         if parsed is None:
             with stage(timings, "parse"):
                 parsed, ctx, rest = _parse(text, name)
+        if portable:
+            _request_twin(parsed, portable)
         # The op verifiers run inside the compile, while ptxas works (`verified=False`): a
         # module that fails them gets their errors all the same, and no artifact. The parse's
         # context serves the lowering.
         # Likewise the parse of its host code (`rest`), while LLVM works. A module given
         # parsed was printed for the key already: that text is the artifact's source.
         options = {"ctx": ctx, "verified": False, "rest": rest, "ptx": ptx, **_timed(timings)}
-        if module is not None:
+        if module is not None and not portable:
             options["source"] = text
         else:  # (parsed here: `verify-disjoint` may check it as it is, while LLVM works)
             options["fresh"] = True
@@ -613,6 +623,34 @@ def compile_cached(
     if found is not None:
         return found
     return default_cache().get_or_compile(key, build, decode)
+
+
+def portable_artifact(artifact: ModuleArtifact, kernel: str) -> ModuleArtifact:
+    """The artifact of the portable twin of tile kernel `kernel` of `artifact` (the kernel
+    named `artifact[kernel].tile.portable`, lowered without TMA: `cp.async` + `mma.sync`),
+    compiled the first time a launch needs it, for the tensors no TMA map can describe: the
+    compile of the kernel itself leaves it out (it was a third to a half of the compile of the
+    tile GEMMs and attention). The same source, target and options, with the module's
+    `"ferrox.portable"` naming `kernel`, under a key of its own in the same cache; the twin
+    goes through the whole compile (the verifiers, `verify-disjoint` on what the lowering
+    made, the artifact's facts), and a twin that cannot be made is its `DiagnosticError`."""
+    return compile_cached(
+        artifact.source,
+        chip=artifact.chip,
+        features=artifact.features,
+        opt=artifact.opt,
+        filename="<artifact>",
+        portable=kernel,
+    )
+
+
+def _request_twin(module: ModuleOp, kernel: str) -> None:
+    """Mark `module` to be lowered to `kernel`'s portable twin alone."""
+    from xdsl.dialects.builtin import ArrayAttr, StringAttr
+
+    from ferrox.lowering.tile_to_simt.kernel import PORTABLE_ATTR
+
+    module.attributes[PORTABLE_ATTR] = ArrayAttr([StringAttr(kernel)])
 
 
 def _timed(timings: Timings | None) -> dict[str, Any]:

@@ -411,10 +411,9 @@ def kernel_artifacts(
     same after `extract-device-code` (every kernel a verified SIMT kernel)."""
     funcs = {op.sym_name.data: op for op in device.ops if isinstance(op, simt.FuncOp)}
     tiles = {op.sym_name.data: op for op in module.ops if isinstance(op, tile.KernelOp)}
-    for op in device.ops:  # a TMA kernel's portable twin takes the same tile parameters
-        if isinstance(op, simt.KernelOp) and op.sym_name.data in tiles:
-            if portable := kernel_facts.portable_of(op):
-                tiles[portable] = tiles[op.sym_name.data]
+    for op in device.ops:  # a portable twin takes its tile kernel's parameters
+        if isinstance(op, simt.KernelOp) and (of := kernel_facts.twin_of(op)) in tiles:
+            tiles[op.sym_name.data] = tiles[of]
     kernels: dict[str, KernelArtifact] = {}
     for op in device.ops:
         if not isinstance(op, simt.KernelOp):

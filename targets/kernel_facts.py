@@ -63,6 +63,7 @@ from ferrox.lowering.tile_to_simt.kernel import (
     LOWERING_ATTR,
     PARAMS_ATTR,
     PORTABLE_KEY,
+    TWIN_OF_KEY,
 )
 from ferrox.passes.disjoint.common import walk
 
@@ -306,9 +307,18 @@ def tile_launch(lowered: simt.KernelOp) -> TileLaunch:
 
 def portable_of(lowered: simt.KernelOp) -> str:
     """The portable twin a lowered tile kernel names (`TileLaunch.portable`), or ""."""
+    return _lowering_string(lowered, PORTABLE_KEY)
+
+
+def twin_of(lowered: simt.KernelOp) -> str:
+    """The tile kernel a lowered portable twin is the twin of, or "" (not a twin)."""
+    return _lowering_string(lowered, TWIN_OF_KEY)
+
+
+def _lowering_string(lowered: simt.KernelOp, key: str) -> str:
     lowering = lowered.attributes.get(LOWERING_ATTR)
-    portable = lowering.data.get(PORTABLE_KEY) if isinstance(lowering, DictionaryAttr) else None
-    return portable.data if isinstance(portable, StringAttr) else ""
+    found = lowering.data.get(key) if isinstance(lowering, DictionaryAttr) else None
+    return found.data if isinstance(found, StringAttr) else ""
 
 
 __all__ = [
@@ -322,5 +332,6 @@ __all__ = [
     "portable_of",
     "tile_launch",
     "tile_params",
+    "twin_of",
     "writes",
 ]

@@ -42,6 +42,10 @@ class Backend(Protocol):
     def load(self, module: ModuleOp, artifact: ModuleArtifact) -> None:
         """Get the module's kernels ready (load the compiled ones), before the program starts."""
 
+    def load_portable(self, artifact: ModuleArtifact) -> None:
+        """Get a portable twin's kernel ready (its own artifact, compiled when a launch first
+        needs it: `targets.cache.portable_artifact`)."""
+
     def describe(self, tensor: Tensor) -> BufferArg:
         """A tensor's buffer as the launch checker sees it (its byte range, element, shape)."""
 

@@ -55,6 +55,9 @@ class CpuBackend:
     def load(self, module: ModuleOp, artifact: ModuleArtifact) -> None:
         return None
 
+    def load_portable(self, artifact: ModuleArtifact) -> None:
+        return None  # (the interpreter takes any tensor: no launch of it needs a twin)
+
     def describe(self, tensor: Tensor) -> BufferArg:
         """The tensor's array, of the tensor's element type (bf16 is held as float32 where
         NumPy has no bf16)."""

@@ -211,9 +211,8 @@ class HostFunctions(InterpreterFunctions):
 
         try:
             interp.tile_launch(op, kernel, checked(artifact), values, stream)
-        except NoTensorMap:  # no TMA map fits these tensors: the portable twin runs instead
-            assert artifact.tile is not None
-            twin = interp.kernels[artifact.tile.portable]
+        except NoTensorMap as e:  # no TMA map fits these tensors: the portable twin runs instead
+            twin = interp.portable(op, artifact, e)
             interp.tile_launch(op, kernel, checked(twin), values, stream, twin)
         return tuple(Partition(p.tensor.given_back(), p.tile) for p in outs)
 

@@ -44,6 +44,7 @@ class GpuBackend:
         self.device_name = self.limits.name
         self.chip = chip or self.limits.chip
         self.loaded: Any = None
+        self._twins: dict[str, Any] = {}  # a portable twin's name -> its loaded module
         self._streams: list[Any] = []
         self._foreign: dict[int, Any] = {}
         self._kept: list[Any] = []
@@ -53,6 +54,12 @@ class GpuBackend:
         from ferrox.driver.runtime.launcher import LoadedModule
 
         self.loaded = LoadedModule.load(artifact, self.ordinal)
+
+    def load_portable(self, artifact: ModuleArtifact) -> None:
+        from ferrox.driver.runtime.launcher import LoadedModule
+
+        loaded = LoadedModule.load(artifact, self.ordinal)
+        self._twins.update(dict.fromkeys(artifact.kernels, loaded))
 
     def describe(self, tensor: Tensor) -> BufferArg:
         view = tensor.data.view
@@ -92,7 +99,8 @@ class GpuBackend:
         values = [
             _device_value(a.obj) if isinstance(a, BufferArg) else a for a in checked.entry_args
         ]
-        self.loaded.kernel(kernel.name).launch(
+        loaded = self._twins.get(kernel.name, self.loaded)
+        loaded.kernel(kernel.name).launch(
             checked.grid, checked.block, values, shared_bytes=checked.shared_bytes, stream=stream
         )
 

@@ -110,6 +110,7 @@ class HostInterpreter(Interpreter):
         self.out = out
         self.checks: list[CheckResult] = []
         self.kernels: dict[str, Any] = {}  # name -> KernelArtifact, once the module is compiled
+        self.compiled: ModuleArtifact | None = None  # the module's artifact, once compiled
         self._static: dict[Any, Any] = {}
         self.steps, self.max_steps = 0, host_max_steps()
 
@@ -189,6 +190,29 @@ class HostInterpreter(Interpreter):
         except Exception as e:
             raise _launch_error(op, kernel, e) from None
         stream.pending.append(op)
+
+    def portable(self, op: Operation, artifact: Any, refused: NoTensorMap) -> Any:
+        """The portable twin of `artifact` (a TMA kernel that `refused` a launch's tensors),
+        compiled and loaded the first time a launch needs it (`portable_artifact`); a twin
+        that cannot be made leaves the launch refused, located, with why."""
+        from ferrox.targets.cache import portable_artifact
+
+        name = artifact.tile.portable
+        twin = self.kernels.get(name)
+        if twin is not None:
+            return twin
+        assert self.compiled is not None
+        try:
+            made = portable_artifact(self.compiled, artifact.name)
+        except DiagnosticError as e:
+            raise HostRunError(
+                op,
+                f"launch of @{artifact.name} failed: {_describe(refused)}; its portable twin "
+                f"@{name} cannot be made: {e}",
+            ) from None
+        self.backend.load_portable(made)
+        twin = self.kernels[name] = made[name]
+        return twin
 
     def sync(self, op: Operation, stream: Stream) -> None:
         """Wait for `stream`; a failure there is a kernel that faulted after its launch returned
@@ -329,6 +353,7 @@ def run_host_program(
         if has_kernels(module):
             artifact = artifact or module_artifact(module, backend.chip, ptx=backend.name != "cpu")
             interp.kernels = dict(artifact.kernels)
+            interp.compiled = artifact
             backend.load(module, artifact)
         try:
             results = interp.call_op(fn, ())

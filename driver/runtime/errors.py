@@ -40,7 +40,8 @@ class ArgumentError(TypeError):
 class NoTensorMap(ArgumentError):
     """An argument no TMA tensor map can describe (its rows not a multiple of 16 bytes, its
     address not 16-byte aligned, an empty or huge side): a tile kernel with a portable twin
-    (`TileLaunch.portable`) launches the twin instead; any other kernel refuses the launch.
+    (`TileLaunch.portable`) launches the twin instead (compiled then, the first time); any
+    other kernel, or one whose twin cannot be made, refuses the launch.
 
     `by_address`: the reason is the address alone, which a launch's signature key leaves out
     (`driver/checker/signature.py`), so a relaunch with the same shapes may well fit TMA: the

@@ -11,7 +11,8 @@ slice. A launch is refused, naming the argument, unless `rows * cols <= len` (a 
 `planes * rows * cols <= len`), and unless the
 map can be made at all: the slice's address 16-byte aligned, a row a multiple of 16 bytes,
 `rows` and `cols` from 1 to 2^32 (docs/safety.md, "TMA loads"). Those last refusals are
-`NoTensorMap`: a tile kernel's launch goes to its portable twin then (`TileLaunch.portable`).
+`NoTensorMap`: a tile kernel's launch goes to its portable twin then (`TileLaunch.portable`,
+compiled the first time a launch needs it).
 """
 
 from __future__ import annotations

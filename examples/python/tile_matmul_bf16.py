@@ -1,7 +1,7 @@
 """bf16 matrix multiply written in Python: C = A @ B with bf16 inputs and an f32 accumulator
 (the tensor-core case on the GPU), one 128 x 256 tile of C per tile block: on an H100/H200 the
 loop becomes TMA loads and wgmma; tensors whose rows are not a multiple of 16 bytes run the
-kernel's portable twin (cp.async + mma.sync), which the compile makes beside it.
+kernel's portable twin (cp.async + mma.sync), compiled when a launch first needs it.
 
     python examples/python/tile_matmul_bf16.py [--device auto|gpu|cpu] [--m 200] [--n 150] [--k 100]
         [--bf16-out]

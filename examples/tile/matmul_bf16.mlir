@@ -2,7 +2,7 @@
 // case). Each product of two bf16 values is exact in f32; only the order of the f32 sums is
 // the kernel's. On an H100/H200 (sm_90) the loop lowers to TMA loads and wgmma on 128 x 256
 // tiles; tensors whose rows are not a multiple of 16 bytes (as the 100 x 150 here) run the
-// same kernel's portable twin (cp.async + mma.sync), which the compile makes beside it.
+// same kernel's portable twin (cp.async + mma.sync), compiled when a launch first needs it.
 builtin.module {
   // doc:begin matmul_bf16
   tile.kernel @matmul_bf16(%c: !tile.partition<f32, [128, 256]>, %a: !tile.tensor<bf16, [?, ?]>, %b: !tile.tensor<bf16, [?, ?]>) {

@@ -15,7 +15,6 @@ from __future__ import annotations
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
-    DenseArrayBase,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -40,6 +39,7 @@ from ferrox.dialects.simt.pipeline import (
 )
 from ferrox.dialects.simt.types import SharedArrayType
 from ferrox.lowering import knobs
+from ferrox.lowering.build import extract_value, position
 from ferrox.lowering.nvvm_to_llvm.support import ptx_asm as _asm
 from ferrox.lowering.simt_to_nvvm.shared import shared_element
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
@@ -226,10 +226,7 @@ class LdMatrixToNvvm(RewritePattern):
         address = shared_element(e, op.array, [op.offset])
         layout = MMALayout.COL if op.trans is not None else MMALayout.ROW
         matrices = e(nvvm.LdMatrixOp(address, 4, layout))
-        parts = [
-            e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), matrices, i32))
-            for k in range(4)
-        ]
+        parts = [e(extract_value(position(k), matrices, i32)) for k in range(4)]
         rewriter.replace(op, [], parts)
 
 

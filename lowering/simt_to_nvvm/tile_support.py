@@ -34,7 +34,6 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    DenseArrayBase,
     Float16Type,
     IndexType,
     IntegerAttr,
@@ -68,8 +67,10 @@ from ferrox.lowering.build import (
     call_intrinsic,
     cmpi,
     convert,
+    extract_value,
     if_,
     insert_element,
+    position,
     same_type,
     yield_,
 )
@@ -544,9 +545,7 @@ class MmaSyncToNvvm(RewritePattern):
         else:
             ptx_type, a, b = MMAType.BF16, list(op.a), list(op.b)
         d = e(nvvm.MmaSyncOp(a, b, list(op.c), (16, 8, 16), ptx_type))
-        parts = [
-            e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), d, f32)) for i in range(4)
-        ]
+        parts = [e(extract_value(position(i), d, f32)) for i in range(4)]
         rewriter.replace(op, [], parts)
 
 

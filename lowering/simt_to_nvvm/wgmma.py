@@ -48,13 +48,13 @@ the canonical MN-major 128-byte-swizzle layout of the PTX ISA's "Shared Memory M
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    DenseArrayBase,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
@@ -80,6 +80,7 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaWaitOp,
 )
 from ferrox.lowering import knobs
+from ferrox.lowering.build import extract_value, position
 from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
 from ferrox.lowering.simt_to_nvvm.shared import shared_element
 from ferrox.lowering.simt_to_nvvm.support import SimtEmitter
@@ -131,6 +132,7 @@ def _asm(asm: str, constraints: str, args, result=None) -> llvm.InlineAsmOp:
     return op
 
 
+@functools.cache
 def _struct(count: int) -> llvm.LLVMStructType:
     return llvm.LLVMStructType.from_type_list([f32] * count)
 
@@ -145,9 +147,7 @@ def _tied(e: SimtEmitter, asm: str, values, extra_constraints: str, extra) -> li
         e.emit(_asm(asm, extra_constraints, list(extra)))
         return []
     result = e(_asm(asm, constraints, [*values, *extra], _struct(n)))
-    return [
-        e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), result, f32)) for k in range(n)
-    ]
+    return [e(extract_value(position(k), result, f32)) for k in range(n)]
 
 
 _CHECKED: weakref.WeakKeyDictionary[Operation, bool] = weakref.WeakKeyDictionary()

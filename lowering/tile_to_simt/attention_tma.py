@@ -60,8 +60,8 @@ stages stay guarded by the mbarriers.
 Where: the loop at the top of the kernel (its barriers start at phase 0), each stream's tensor of
 rank 2 or 3 with its tile's last dimension a multiple of 64 (`plan`), as `WgmmaLoop` otherwise.
 The launch needs the tensor maps (the runtime refuses an unaligned tensor, and a tile kernel then
-launches its portable twin: `convert._portable`). All of it is the lowering's trusted code
-(docs/safety.md#trusted-fused-attention-tma).
+launches its portable twin, compiled then: `convert._portable`). All of it is the lowering's
+trusted code (docs/safety.md#trusted-fused-attention-tma).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -54,7 +54,9 @@ from ferrox.lowering.tile_to_simt.gemm_wgmma import (
 from ferrox.lowering.tile_to_simt.helpers import Helpers
 from ferrox.lowering.tile_to_simt.kernel import (
     LOWERING_ATTR,
+    PORTABLE_ATTR,
     PORTABLE_KEY,
+    TWIN_OF_KEY,
     bind_params,
     kernel_tiles,
     new_kernel,
@@ -148,8 +150,13 @@ def convert_tile_to_simt(
 ) -> None:
     """Replace every tile kernel in `module` by its SIMT kernel; raise one `DiagnosticError`
     with every problem (bad options, ops that cannot be lowered, an unsafe result). `chip`: the
-    target ("": the module's `"ferrox.chip"`, if any)."""
+    target ("": the module's `"ferrox.chip"`, if any).
+
+    A kernel whose loads go through TMA names its portable twin (`PORTABLE_KEY`), which is not
+    made here: a module whose `PORTABLE_ATTR` names tile kernels is lowered to those kernels'
+    twins alone, every other kernel dropped (the twin's own compile, when a launch needs it)."""
     chip = chip or module_chip(module)
+    twins = portable_request(module)
     state = ConversionState("SIMT")
     diagnostics = state.diagnostics
     if threads and not (is_pow2(threads) and 32 <= threads <= 1024):
@@ -164,20 +171,23 @@ def convert_tile_to_simt(
     first: Operation | None = None
     for op in list(module.walk()):
         if isinstance(op, tile.KernelOp):
-            new = lower_kernel(op, threads, elems, state, helpers, chip)
+            if twins is None:
+                new = lower_kernel(op, threads, elems, state, helpers, chip)
+                if new is not None and _uses_tma(new):
+                    _name_twin(new, _twin_name(op, helpers))
+            elif op.sym_name.data in twins:
+                twin_threads = threads or _twin_threads(op, chip)
+                new = _portable(op, twin_threads, elems, state, helpers)
+            else:
+                Rewriter.erase_op(op)  # (the twin's compile: the kernel itself is the other's)
+                continue
             if new is None:
                 continue
-            portable = (
-                _portable(op, new, threads or _twin_threads(op, chip), elems, helpers)
-                if _uses_tma(new)
-                else None
-            )
             Rewriter.replace_op(op, new)
             lowered.append(new)
             first = first or new
-            if portable is not None:
-                Rewriter.insert_op(portable, InsertPoint.after(new))
-                lowered.append(portable)
+        elif twins is not None and isinstance(op, simt.KernelOp):
+            Rewriter.erase_op(op)
     diagnostics.raise_if_errors()
     if first is not None:
         for fn in helpers.settle():
@@ -197,6 +207,20 @@ def convert_tile_to_simt(
 
 PORTABLE_SUFFIX = "__portable"
 """The portable twin of kernel `@k` is `@k__portable` (or that with a number, if taken)."""
+
+
+def portable_request(module: ModuleOp) -> frozenset[str] | None:
+    """The tile kernels whose twins alone `module`'s lowering makes (`PORTABLE_ATTR`), or None
+    (every kernel lowered itself)."""
+    attr = module.attributes.get(PORTABLE_ATTR)
+    if attr is None:
+        return None
+    names = attr.data if isinstance(attr, ArrayAttr) else ()
+    if not names or not all(isinstance(n, StringAttr) for n in names):
+        raise _option_error(
+            module, f'"{PORTABLE_ATTR}" must be an array of tile kernel names, got {attr}'
+        )
+    return frozenset(n.data for n in names)
 
 
 def _uses_tma(kernel: simt.KernelOp) -> bool:
@@ -223,28 +247,43 @@ def _twin_threads(kernel: tile.KernelOp, chip: str) -> int:
     return min(1024, wanted) if wanted > default else 0
 
 
-def _portable(
-    kernel: tile.KernelOp, lowered: simt.KernelOp, threads: int, elems: int, helpers: Helpers
-) -> simt.KernelOp | None:
-    """The same tile kernel lowered without TMA (`cp.async` + `mma.sync`), for the launches
-    whose tensors no TMA map can describe (a row not a multiple of 16 bytes, an address not
-    16-byte aligned): the runtime launches this twin instead of refusing. `lowered` (the TMA
-    kernel) names it in its `tile.lowering` attribute. None when the portable lowering fails
-    (then such launches are refused, as without a twin)."""
+def _twin_name(kernel: tile.KernelOp, helpers: Helpers) -> str:
+    """`@k__portable`, or that with a number where the module names it already; taken from
+    then on. The same in both compiles of a module: its symbols and the twins named before
+    decide it (the helper functions' `__ferrox_` names never end so)."""
     name = kernel.sym_name.data + PORTABLE_SUFFIX
     n = 1
     while name in helpers.names:
         n += 1
         name = f"{kernel.sym_name.data}{PORTABLE_SUFFIX}{n}"
-    twin = kernel.clone()
-    twin.sym_name = StringAttr(name)
-    made = lower_kernel(twin, threads, elems, ConversionState("SIMT"), helpers, chip="")
-    if made is None:
-        return None
     helpers.names.add(name)
+    return name
+
+
+def _name_twin(lowered: simt.KernelOp, name: str) -> None:
+    """Name the portable twin in the TMA kernel's `tile.lowering` (`TileLaunch.portable`)."""
     attrs = dict(lowered.attributes[LOWERING_ATTR].data)  # type: ignore[attr-defined]
     attrs[PORTABLE_KEY] = StringAttr(name)
     lowered.attributes[LOWERING_ATTR] = DictionaryAttr(attrs)
+
+
+def _portable(
+    kernel: tile.KernelOp, threads: int, elems: int, state: ConversionState, helpers: Helpers
+) -> simt.KernelOp | None:
+    """The tile kernel lowered without TMA (`cp.async` + `mma.sync`), for the launches whose
+    tensors no TMA map can describe (a row not a multiple of 16 bytes, an address not 16-byte
+    aligned): the runtime launches this twin instead of refusing, and compiles it, apart, the
+    first time a launch needs it (`targets.cache.portable_artifact`). Named as the TMA kernel
+    names it (`_twin_name`), linked back to `kernel` (`TWIN_OF_KEY`). None after reporting
+    (in `state`) what could not be lowered: such launches are refused, as without a twin."""
+    twin = kernel.clone()
+    twin.sym_name = StringAttr(_twin_name(kernel, helpers))
+    made = lower_kernel(twin, threads, elems, state, helpers, chip="")
+    if made is None:
+        return None
+    attrs = dict(made.attributes[LOWERING_ATTR].data)  # type: ignore[attr-defined]
+    attrs[TWIN_OF_KEY] = kernel.sym_name
+    made.attributes[LOWERING_ATTR] = DictionaryAttr(attrs)
     return made
 
 

@@ -59,7 +59,14 @@ GRID_REVERSE_KEY = "reverse"
 """In GRID_ATTR of a kernel with a grid reversal: the tile-grid axes walked last tile first."""
 PORTABLE_KEY = "portable"
 """In LOWERING_ATTR of a kernel whose loads go through TMA: the kernel to launch instead when a
-launch's tensors cannot have TMA maps (`convert.py`, `_portable`)."""
+launch's tensors cannot have TMA maps, its portable twin, compiled apart when a launch first
+needs it (`convert.py`, `PORTABLE_ATTR`)."""
+TWIN_OF_KEY = "twin_of"
+"""In LOWERING_ATTR of a portable twin: the tile kernel it is the twin of (whose parameters it
+takes)."""
+PORTABLE_ATTR = "ferrox.portable"
+"""On a module: the names of the tile kernels whose portable twins the tile lowering makes, and
+nothing else (the twins' own compile: `targets.cache.portable_artifact`)."""
 
 
 @dataclass(frozen=True)

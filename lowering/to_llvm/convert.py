@@ -66,13 +66,26 @@ def _report_leftovers(ops: list[Operation], state: ConversionState) -> None:
             state.cannot_lower(op, "no conversion pattern for it")
 
 
-def _walk(patterns: list[RewritePattern], module: ModuleOp) -> None:
-    rewrite_module(patterns, module)
+SCF_LAST_FIRST = True
+"""scf to cf each block's last op first (see `convert_to_llvm`); False: first to last, as the
+test that holds the two the same runs it."""
+
+
+def _walk(patterns: list[RewritePattern], module: ModuleOp, reverse: bool = False) -> None:
+    rewrite_module(patterns, module, reverse=reverse)
 
 
 def convert_to_llvm(module: ModuleOp) -> None:
-    """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered."""
-    _walk([Located(p) for p in SCF_TO_CF_PATTERNS], module)
+    """Lower `module` in place; raises one `DiagnosticError` listing every op left unlowered.
+
+    scf goes to cf each block's last op first: every `scf.if` or `scf.for` splits its block
+    before itself, moving the ops after it to a new block (`Block.split_before` sets each
+    one's parent, and finds the block's index in its region), so taken first to last a block
+    of n ops and k of them was O(n k) (the bf16 tile GEMM: 338 splits, 40 ms). Last first, each
+    split moves only the ops up to the split made before it, and the block split is its
+    region's first. The blocks come out in the same order with the same ops: each op's blocks
+    go between the ops before it and the ops after it, whichever is lowered first."""
+    _walk([Located(p) for p in SCF_TO_CF_PATTERNS], module, reverse=SCF_LAST_FIRST)
     state = ConversionState("llvm")
     with shared_reciprocals(), pools():  # the expansions' constants once a function
         _walk([Guarded(p, state) for p in (*NVVM_TO_LLVM_PATTERNS, *STANDARD_PATTERNS)], module)

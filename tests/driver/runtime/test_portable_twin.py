@@ -1,9 +1,11 @@
 """A tile GEMM on sm_90's TMA path and its portable twin (`TileLaunch.portable`), on the fake GPU:
-the compile makes `@mm__portable` (the same tile kernel lowered with `cp.async` + `mma.sync`)
-beside `@mm`, and names it in `@mm`'s launch facts; a launch whose tensors a TMA map can describe
-runs `@mm`, one whose rows are not a multiple of 16 bytes runs the twin instead of being refused;
-both match NumPy within the f32 summation bound, outputs poisoned with NaN. Kernels with no twin
-(a SIMT TMA kernel) still refuse such a launch, with the reason."""
+the compile of `@mm` names `@mm__portable` (the same tile kernel lowered with `cp.async` +
+`mma.sync`) in its launch facts but does not make it; the first launch whose tensors no TMA map
+can describe (rows not a multiple of 16 bytes, an address off 16 bytes) compiles the twin, apart
+and through the kernel cache (`portable_artifact`), and runs it instead of being refused; a
+launch TMA can take runs `@mm` and compiles nothing more. Both match NumPy within the f32
+summation bound, outputs poisoned with NaN. Kernels with no twin (a SIMT TMA kernel) still
+refuse such a launch, with the reason."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from tile_gemm import matmul, misaligned_operands, within_f32_sum_bound
 
 import ferrox
 from ferrox.driver.runtime.errors import ArgumentError, NoTensorMap
+from ferrox.targets.cache import compile_cached, default_cache, portable_artifact
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "tile" / "matmul_bf16.mlir"
 
@@ -26,29 +29,76 @@ KERNEL = matmul(128, 128, 64)
 
 def test_the_tma_kernel_names_its_twin_which_takes_the_same_arguments():
     art = ferrox.compile(KERNEL, chip="sm_90")
-    mm, twin = art["mm"], art["mm__portable"]
+    mm = art["mm"]
+    assert list(art.kernels) == ["mm"] and ".entry mm__portable" not in art.ptx
     assert mm.tensor_maps and mm.tile is not None and mm.tile.portable == "mm__portable"
+    made = portable_artifact(art, "mm")
+    assert list(made.kernels) == ["mm__portable"] and made.chip == art.chip
+    twin = made["mm__portable"]
     assert twin.tensor_maps == () and twin.tile is not None and twin.tile.portable == ""
     assert twin.params == mm.params and twin.tile.sources == mm.tile.sources
-    assert "wgmma" not in art.ptx.split(".entry mm__portable")[1]
+    assert "mma.sync" in made.ptx and "wgmma" not in made.ptx and "cp.async.bulk" not in made.ptx
 
 
 def test_a_twin_takes_threads_enough_for_64_accumulators_each():
     """A 128 x 256 tile: the wgmma kernel's two warpgroups, the twin's 512 threads (the default
     256 would hold 128 accumulators a thread)."""
     wide = matmul(128, 256, 64)
-    art = ferrox.compile(wide, chip="sm_90", ptx=False)
-    assert art["mm"].tile.threads == 256  # type: ignore[union-attr]
-    assert art["mm__portable"].tile.threads == 512  # type: ignore[union-attr]
-    # the artifact the other tests here compile (a hit in the test run's cache): the same
-    # lowering, so the same facts as a `ptx=False` compile of its own
-    narrow = ferrox.compile(KERNEL, chip="sm_90")
+    assert ferrox.compile(wide, chip="sm_90", ptx=False)["mm"].tile.threads == 256  # type: ignore[union-attr]
+    twin = compile_cached(wide, chip="sm_90", ptx=False, portable="mm")
+    assert twin["mm__portable"].tile.threads == 512  # type: ignore[union-attr]
+    # the twin the other tests here compile (a hit in the test run's cache)
+    narrow = portable_artifact(ferrox.compile(KERNEL, chip="sm_90"), "mm")
     assert narrow["mm__portable"].tile.threads == 256  # type: ignore[union-attr]
 
 
-def test_a_twin_that_cannot_be_lowered_leaves_the_kernel_without_one(monkeypatch):
-    """The twin's lowering failing (here forced) drops the twin, its diagnostics and its helper
-    functions: the TMA kernel compiles alone, names no twin, and its refusals stay refusals."""
+def test_the_kernels_compile_lowers_no_twin(monkeypatch):
+    """Counted, not timed: the compile of a TMA kernel lowers the tile kernel once (its twin
+    not at all), and the twin's compile lowers the twin alone."""
+    from ferrox.lowering.tile_to_simt import convert
+
+    lower, chips = convert.lower_kernel, []
+
+    def counted(kernel, threads, elems, state, helpers=None, chip=""):
+        chips.append((kernel.sym_name.data, chip))
+        return lower(kernel, threads, elems, state, helpers, chip)
+
+    monkeypatch.setattr(convert, "lower_kernel", counted)
+    art = ferrox.compile(KERNEL, chip="sm_90", cache=False, ptx=False)
+    assert chips == [("mm", "sm_90a")] and art["mm"].tile.portable == "mm__portable"  # type: ignore[union-attr]
+    chips.clear()
+    compile_cached(KERNEL, chip="sm_90", cache=False, ptx=False, portable="mm")
+    assert chips == [("mm__portable", "")]
+
+
+def test_a_launch_tma_takes_compiles_no_twin_and_one_that_needs_it_does(monkeypatch, tmp_path):
+    """In a cache of the test's own: loading and launching `@mm` on aligned tensors is one
+    compile; the first launch whose rows TMA cannot take is a second (the twin), and runs the
+    twin; its repeat, and a new load of the module, compile nothing more."""
+    with fake_gpu.installed(monkeypatch, tmp_path, own_cache=True) as fake:
+        cache = default_cache()
+        rng = np.random.default_rng()
+        kernel = ferrox.load(KERNEL, device="gpu")["mm"]
+        for m, k, n, compiles in [(130, 128, 136, 1), (130, 100, 136, 2), (70, 100, 150, 2)]:
+            a = ferrox.to_bf16(rng.uniform(-1, 1, (m, k)))
+            b = ferrox.to_bf16(rng.uniform(-1, 1, (k, n)))
+            c = np.full((m, n), np.nan, np.float32)
+            kernel(c, a, b)
+            assert cache.compiles == compiles
+            assert not np.isnan(c).any()
+            assert within_f32_sum_bound(c, a.float32(), b.float32())
+        assert [launch[0] for launch in fake.launches] == ["mm", "mm__portable", "mm__portable"]
+        again = ferrox.load(KERNEL, device="gpu")["mm"]
+        c = np.full((64, 100), np.nan, np.float32)
+        again(c, ferrox.to_bf16(np.ones((64, 100))), ferrox.to_bf16(np.ones((100, 100))))
+        assert (c == 100).all() and cache.compiles == 2
+        assert fake.launches[-1][0] == "mm__portable"
+
+
+def test_a_twin_that_cannot_be_made_leaves_the_launch_refused(monkeypatch, tmp_path):
+    """The twin's lowering failing (here forced) fails the twin's compile, not the kernel's:
+    `@mm` compiles and runs where TMA takes its tensors, and a launch that needs the twin is
+    refused with the map's reason and a note saying why there is no twin."""
     from ferrox.lowering.tile_to_simt import convert
 
     lower = convert.lower_kernel
@@ -61,9 +111,15 @@ def test_a_twin_that_cannot_be_lowered_leaves_the_kernel_without_one(monkeypatch
         return made
 
     monkeypatch.setattr(convert, "lower_kernel", no_portable)
-    art = ferrox.compile(KERNEL, chip="sm_90", cache=False)
-    assert list(art.kernels) == ["mm"] and art["mm"].tile.portable == ""  # type: ignore[union-attr]
-    assert ".entry mm__portable" not in art.ptx and "__ferrox_" not in art.ptx
+    with fake_gpu.installed(monkeypatch, tmp_path, own_cache=True) as fake:
+        kernel = ferrox.load(KERNEL, device="gpu")["mm"]
+        c = np.full((64, 64), np.nan, np.float32)
+        kernel(c, ferrox.to_bf16(np.ones((64, 64))), ferrox.to_bf16(np.ones((64, 64))))
+        assert (c == 64).all()
+        with pytest.raises(NoTensorMap, match="rows must be a multiple of 16 bytes") as info:
+            kernel(c, ferrox.to_bf16(np.zeros((64, 100))), ferrox.to_bf16(np.zeros((100, 64))))
+        assert any("portable twin @mm__portable cannot be made" in n for n in info.value.__notes__)
+        assert [launch[0] for launch in fake.launches] == ["mm"] and (c == 64).all()
 
 
 def test_other_chips_make_no_twin():
@@ -97,7 +153,8 @@ def test_the_twin_is_checked_in_full_before_it_runs(fake, monkeypatch):
     from ferrox.driver.runtime import device
 
     art = ferrox.compile(KERNEL, chip="sm_90")
-    need, twin_need = art["mm"].contract.shared_bytes, art["mm__portable"].contract.shared_bytes
+    twin = portable_artifact(art, "mm")["mm__portable"]
+    need, twin_need = art["mm"].contract.shared_bytes, twin.contract.shared_bytes  # type: ignore[union-attr]
     assert need < twin_need
     small = dataclasses.replace(fake_gpu.H200, max_shared_per_block_optin=need)
     monkeypatch.setattr(device, "_limits", {0: small})
@@ -184,7 +241,7 @@ def test_ferrox_run_reports_a_refused_twin_at_the_launch(fake, monkeypatch, tmp_
     # that the run below reads this compile from the test run's cache instead of making another
     art = compiled(program, "sm_90")
     need = art["matmul_bf16"].contract.shared_bytes
-    twin_need = art["matmul_bf16__portable"].contract.shared_bytes
+    twin_need = portable_artifact(art, "matmul_bf16")["matmul_bf16__portable"].contract.shared_bytes
     assert need < twin_need
     small = dataclasses.replace(fake_gpu.H200, max_shared_per_block_optin=need)
     monkeypatch.setattr(device, "_limits", {0: small})
@@ -196,3 +253,37 @@ def test_ferrox_run_reports_a_refused_twin_at_the_launch(fake, monkeypatch, tmp_
         f"but Fake H200 allows at most {need} per block"
     ) in str(info.value)
     assert fake.launches == []
+
+
+def test_ferrox_run_reports_a_twin_that_cannot_be_made_at_the_launch(fake, monkeypatch):
+    """The host runner's path: the example's ragged rows need the twin, whose compile fails
+    (here forced): a located refusal, the map's reason, and a note saying why; nothing runs."""
+    from ferrox.diagnostics import DiagnosticError, error
+    from ferrox.driver.host_runner import run_host_program
+    from ferrox.driver.host_runner.gpu import GpuBackend
+    from ferrox.run_api import load_program
+    from ferrox.targets import cache
+
+    def fails(artifact, kernel):
+        raise error(None, "forced")
+
+    monkeypatch.setattr(cache, "portable_artifact", fails)
+    with pytest.raises(DiagnosticError) as info:
+        run_host_program(load_program(EXAMPLE), GpuBackend(), out=None)
+    text = str(info.value)
+    assert text.startswith(f"{EXAMPLE}:") and "rows must be a multiple of 16 bytes" in text
+    assert "its portable twin @matmul_bf16__portable cannot be made" in text and "forced" in text
+    assert fake.launches == []
+
+
+def test_an_artifact_that_holds_its_twin_needs_no_compile(fake, monkeypatch):
+    """An artifact stored before twins were compiled apart has the twin among its kernels: the
+    launcher takes that one, and compiles nothing."""
+    from ferrox.targets import cache
+
+    art = ferrox.compile(KERNEL, chip="sm_90")
+    twin = portable_artifact(art, "mm")["mm__portable"]
+    old = dataclasses.replace(art, kernels={**art.kernels, "mm__portable": twin})
+    monkeypatch.setattr(cache, "portable_artifact", lambda *args: pytest.fail("compiled"))
+    device = ferrox.load(old, device="gpu")._device
+    assert device.portable(old["mm"]) is twin

@@ -117,6 +117,7 @@ def test_the_artifact_launches_it_persistent_and_its_ptx_assembles_without_spill
 ):
     import ferrox
     from ferrox.artifact import ModuleArtifact
+    from ferrox.targets.cache import compile_cached
     from ferrox.targets.toolchain import find_ptxas
 
     art = ferrox.compile(matmul(*tile, el=el), chip="sm_90", cache=False)
@@ -124,11 +125,13 @@ def test_the_artifact_launches_it_persistent_and_its_ptx_assembles_without_spill
     assert facts.tile.persistent and facts.writes[0].space.persistent
     assert facts.tile.launch_grid([32, 16], 132) == (132,)  # 4096^2 in 128 x 256: 512 tiles
     assert facts.tile.launch_grid([2, 1], 132) == (2,)
-    assert not art["mm__portable"].tile.persistent  # the cp.async twin keeps its grid
+    if (el, tile) == ("bf16", (128, 256, 64)):  # the cp.async twin keeps its grid
+        twin = compile_cached(matmul(*tile, el=el), chip="sm_90", ptx=False, portable="mm")
+        assert not twin["mm__portable"].tile.persistent  # type: ignore[union-attr]
     back = ModuleArtifact.from_json(art.to_json())  # the artifact's JSON keeps both
     assert back["mm"].tile == facts.tile and back["mm"].writes == facts.writes
-    tma = art.ptx.split(".entry mm__portable")[0]
-    assert "%nctaid.x" in tma and "%ctaid.y" in tma  # the schedule: grid.x, y = z = 0 alone
+    # the schedule: grid.x, y = z = 0 alone
+    assert "%nctaid.x" in art.ptx and "%ctaid.y" in art.ptx
     if find_ptxas() is None:
         pytest.skip("needs ptxas")
     got = assembled(art.ptx, "sm_90a").resources["mm"]  # the compile's ptxas run
