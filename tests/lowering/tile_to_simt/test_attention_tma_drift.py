@@ -190,9 +190,13 @@ class _Plain:
             return
         x = _indices(elements, self.elements)
         me, now = self.at[w], c[w]
-        seen = np.array([c.get(v, 0) for v in self.warps], np.int64)  # w's clock of each warp
-        last, stamp, loads = self.store[name][x], self.stamp[name][x], self.loads[name]
-        stored = (last >= 0) & (last != me) & (seen[last] < stamp)
+        # w's clock of each warp; its own and "no store" (position -1) never race
+        seen = [c.get(v, 0) for v in self.warps]
+        seen[me] = _NEVER
+        seen.append(_NEVER)
+        clocks = np.array(seen, np.int64)
+        last, loads = self.store[name][x], self.loads[name]
+        stored = clocks[last] < self.stamp[name][x]
         if kind == "ld":
             if stored.any():
                 k = int(np.argmax(stored))
@@ -200,10 +204,10 @@ class _Plain:
                            f"{self.warps[last[k]]}'s store")  # fmt: skip
             loads[me, x] = now
             return
-        unseen = seen[:, None] < loads[:, x]  # a warp's load this warp has not seen
-        unseen[me] = False
-        if stored.any() or unseen.any():
-            k = int(np.argmax(stored | unseen.any(axis=0)))
+        unseen = clocks[:-1, None] < loads[:, x]  # a warp's load this warp has not seen
+        bad = stored | unseen.any(axis=0)
+        if bad.any():
+            k = int(np.argmax(bad))
             if stored[k]:
                 raise Race(f"{name}[{x[k]}]: warp {w}'s st races warp "
                            f"{self.warps[last[k]]}'s store")  # fmt: skip
@@ -212,6 +216,10 @@ class _Plain:
         self.store[name][x] = me
         self.stamp[name][x] = now
         loads[:, x] = 0
+
+
+_NEVER = np.iinfo(np.int64).max
+"""A clock no recorded access reaches: a warp's own accesses, and no access at all."""
 
 
 def _indices(elements: frozenset, memo: dict) -> np.ndarray:
