@@ -219,6 +219,16 @@ def steps_disjoint(flat: np.ndarray, size: int) -> bool:
     return bool((stamp[flat] == step).all())
 
 
+def columns(a: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """`a[:, at]`, gathered the fast way for `a`'s layout: NumPy's `take` along axis 1 copies a
+    row-major array row by row but walks a column-major one element by element, where indexing
+    copies whole columns (a tile read's steps x lanes come in either: for 1024 x 1024, 0.8 ms by
+    `take` and 8 ms by indexing row-major; 11 and 0.4 ms column-major)."""
+    if a.flags.f_contiguous and not a.flags.c_contiguous:
+        return a[:, at]
+    return a.take(at, axis=1)
+
+
 def lane_classes(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(each class's first lane, each lane's class) of the lanes of `flat` (steps x lanes) that
     read the same element at every step; every lane its own class where lanes alike in the first
@@ -229,7 +239,7 @@ def lane_classes(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return alone
     _, first, cls = np.unique(flat[0], return_index=True, return_inverse=True)
     cls = cls.reshape(-1)
-    if not (flat == flat.take(first[cls], axis=1)).all():
+    if not (flat == columns(flat, first[cls])).all():
         return alone
     return first, cls
 
@@ -241,7 +251,7 @@ def deciding_lanes(ex: Any, acc: Accesses, flat: np.ndarray, lanes: np.ndarray, 
     if ex.warp_epochs.any():
         return None
     first, cls = classes
-    cols = flat.take(first, axis=1)  # (steps, classes): each class's elements
+    cols = columns(flat, first)  # (steps, classes): each class's elements
     _, interval = ex.lane_values(("interval", ex.barriers), lambda: _intervals(ex))
     mine = interval[lanes[first]]  # each class's barrier interval (one block's)
     live = (acc.thread[:, cols] >= 0) & (acc.interval[:, cols] == mine)

@@ -12,6 +12,7 @@ import numpy as np
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.memory import (
     checked,
+    columns,
     deciding_lanes,
     lane_classes,
     shared_buffer,
@@ -66,7 +67,7 @@ def tile_lanes(ex, buffer, idx: np.ndarray, mask: np.ndarray):
     """(lanes, flat elements steps x lanes) of a tile read `idx` (steps x every lane) by the
     lanes of `mask`; the step of the first index out of range (or `len(idx)`)."""
     lanes = ex.all_lanes if mask.all() else np.flatnonzero(mask)
-    sub = idx if len(lanes) == ex.n else idx[:, lanes]
+    sub = idx if len(lanes) == ex.n else columns(idx, lanes)
     stop = len(idx)
     if sub.size and (sub.min() < 0 or sub.max() >= buffer.length):
         stop = int(np.argmax(((sub < 0) | (sub >= buffer.length)).any(axis=1)))
@@ -77,7 +78,7 @@ def batched(buffer, flat: np.ndarray):
     """The lane classes (`memory.lane_classes`) of a tile read of `flat` (steps x lanes) when it
     may be tracked in one call (memory.py says when), else None."""
     classes = lane_classes(flat)
-    disjoint = steps_disjoint(flat.take(classes[0], axis=1), len(buffer.array))
+    disjoint = steps_disjoint(columns(flat, classes[0]), len(buffer.array))
     return classes if disjoint else None
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ferrox.dialects import simt
+from ferrox.lowering import knobs as lowering_knobs
 from ferrox.lowering.tile_to_simt import convert_tile_to_simt
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
@@ -24,11 +25,28 @@ def _impls():
     return simt_tile_impls
 
 
+# The latest lowerings, by text, choices, name and knobs (`lower_text`).
+_LOWERED: dict[tuple, object] = {}
+_KEEP = 16
+
+
 def lower_text(text: str, threads: int = 0, elems: int = 0, name: str = "test.mlir"):
-    module = parse_module(make_context(), text, name)
-    verify_module(module)
-    convert_tile_to_simt(module, threads, elems)
-    verify_module(module)
+    """`text` parsed, verified, lowered and verified again. The same text, choices and name
+    under the same knobs (every setting `knobs()` reads, and `ferrox.lowering.knobs.changed()`,
+    the compile cache's own) lowers to the same module, so the latest few are kept and a repeat
+    (a test's other sizes, another test of the same kernel) gets the kept module: callers read,
+    compile (`compile_module` lowers a copy) or run it, and must not change it. A lowering that
+    fails is not kept: it runs, and fails, each time."""
+    key = (text, threads, elems, name, knobs(), lowering_knobs.changed())
+    module = _LOWERED.pop(key, None)
+    if module is None:
+        module = parse_module(make_context(), text, name)
+        verify_module(module)
+        convert_tile_to_simt(module, threads, elems)
+        verify_module(module)
+    _LOWERED[key] = module  # the latest last
+    while len(_LOWERED) > _KEEP:
+        del _LOWERED[next(iter(_LOWERED))]
     return module
 
 
@@ -87,7 +105,8 @@ def examples_text() -> str:
 
 @pytest.fixture(scope="session")
 def lower():
-    """`lower(text, threads=0, elems=0)`: the module, its tile kernels lowered and verified."""
+    """`lower(text, threads=0, elems=0)`: the module, its tile kernels lowered and verified
+    (`lower_text`: kept for repeats, not to be changed)."""
     return lower_text
 
 

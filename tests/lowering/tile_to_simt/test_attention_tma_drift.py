@@ -64,14 +64,26 @@ def _stage(array, at: int) -> tuple[str, int]:
 
 
 def _elements(array, indices: list, lanes: list[int]) -> frozenset[int]:
-    """The row-major elements of `array` at `indices` for each of `lanes`."""
-    out = set()
-    for lane in lanes:
-        flat = 0
-        for size, i in zip(array.shape, indices):
-            flat = flat * size + _value(i, lane)
-        out.add(flat)
-    return frozenset(out)
+    """The row-major elements of `array` at `indices` for each of `lanes` (each index as
+    `_value` reads it, every lane at once)."""
+    flat = np.zeros(len(lanes), np.int64)
+    for size, i in zip(array.shape, indices):
+        a = np.asarray(i).reshape(-1)
+        flat = flat * size + (a[lanes] if a.size > 1 else a[0]).astype(np.int64)
+    return frozenset(set(flat.tolist()))
+
+
+def _by_warp(ex, lanes: np.ndarray):
+    """(block, warp, its lanes in order) for the active `lanes`, by block then warp."""
+    if len(lanes) == 0:
+        return []
+    block = ex.block_local[lanes].astype(np.int64) + ex.first_block
+    warp = ex.linear[lanes].astype(np.int64) >> 5
+    key = block * (int(warp.max()) + 1) + warp
+    order = np.argsort(key, kind="stable")  # lanes in order within a warp
+    starts = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1]])
+    groups = np.split(lanes[order], starts[1:])
+    return [(int(block[order[s]]), int(warp[order[s]]), g.tolist()) for s, g in zip(starts, groups)]
 
 
 def _events(op, args, lane: int, lanes: int, every: list[int]):
@@ -138,11 +150,7 @@ def record(monkeypatch, interpreter, module, name, tile_args) -> dict[int, dict[
                 on = np.broadcast_to(np.asarray(mask).astype(bool), (ex.n,))
                 if pred is not None:
                     on = on & np.broadcast_to(np.asarray(args[at[id(pred)]]).astype(bool), on.shape)
-                warps = defaultdict(list)
-                for lane in np.flatnonzero(on):
-                    block = int(ex.block_local[lane]) + ex.first_block
-                    warps[(block, int(ex.linear[lane]) >> 5)].append(int(lane))
-                for (block, warp), lanes in sorted(warps.items()):
+                for block, warp, lanes in _by_warp(ex, np.flatnonzero(on)):
                     event = _events(op, args, lanes[0], len(lanes), lanes)
                     if event is not None:
                         out[block][warp].append(event)
@@ -158,9 +166,75 @@ def record(monkeypatch, interpreter, module, name, tile_args) -> dict[int, dict[
     return out
 
 
-def replay(traces: dict[int, list], seed: int) -> None:
+class _Plain:
+    """The plain shared accesses' clocks, per array: each element's last store (its warp and
+    that warp's clock) and, per warp, the clock of its last load since; 0 where none. An event's
+    elements are distinct (a set), so checking and recording them all at once finds what one by
+    one in the set's order does, the first racing element named."""
+
+    def __init__(self, warps: list[int], traces: dict[int, list], elements: dict):
+        self.warps = warps
+        self.at = {w: i for i, w in enumerate(warps)}
+        sizes: dict[str, int] = defaultdict(int)
+        for events in traces.values():
+            for e in events:
+                if e[0] in ("st", "ld") and e[2]:
+                    sizes[e[1]] = max(sizes[e[1]], int(_indices(e[2], elements).max()) + 1)
+        self.elements = elements
+        self.store = {a: np.full(n, -1, np.int64) for a, n in sizes.items()}  # warp position
+        self.stamp = {a: np.zeros(n, np.int64) for a, n in sizes.items()}  # its clock
+        self.loads = {a: np.zeros((len(warps), n), np.int64) for a, n in sizes.items()}
+
+    def access(self, w: int, c: dict, kind: str, name: str, elements: frozenset) -> None:
+        if not elements:
+            return
+        x = _indices(elements, self.elements)
+        me, now = self.at[w], c[w]
+        # w's clock of each warp; its own and "no store" (position -1) never race
+        seen = [c.get(v, 0) for v in self.warps]
+        seen[me] = _NEVER
+        seen.append(_NEVER)
+        clocks = np.array(seen, np.int64)
+        last, loads = self.store[name][x], self.loads[name]
+        stored = clocks[last] < self.stamp[name][x]
+        if kind == "ld":
+            if stored.any():
+                k = int(np.argmax(stored))
+                raise Race(f"{name}[{x[k]}]: warp {w}'s ld races warp "
+                           f"{self.warps[last[k]]}'s store")  # fmt: skip
+            loads[me, x] = now
+            return
+        unseen = clocks[:-1, None] < loads[:, x]  # a warp's load this warp has not seen
+        bad = stored | unseen.any(axis=0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            if stored[k]:
+                raise Race(f"{name}[{x[k]}]: warp {w}'s st races warp "
+                           f"{self.warps[last[k]]}'s store")  # fmt: skip
+            r = self.warps[int(np.argmax(unseen[:, k]))]
+            raise Race(f"{name}[{x[k]}]: warp {w}'s store races warp {r}'s load")
+        self.store[name][x] = me
+        self.stamp[name][x] = now
+        loads[:, x] = 0
+
+
+_NEVER = np.iinfo(np.int64).max
+"""A clock no recorded access reaches: a warp's own accesses, and no access at all."""
+
+
+def _indices(elements: frozenset, memo: dict) -> np.ndarray:
+    """A set of elements as an array, in the set's order (made once per set)."""
+    got = memo.get(id(elements))
+    if got is None or got[0] is not elements:
+        got = memo[id(elements)] = (elements, np.fromiter(elements, np.int64, len(elements)))
+    return got[1]
+
+
+def replay(traces: dict[int, list], seed: int, elements: dict | None = None) -> None:
     """Each warp's record run on its own under a random schedule (module docstring); raise
-    `Race` for a race or a deadlock."""
+    `Race` for a race or a deadlock. `elements`: the plain accesses' element arrays, kept across
+    the seeds of one record."""
+    elements = {} if elements is None else elements
     rng = random.Random(seed)
     bias = (0.5, 0.9, 0.99)[seed % 3]  # how strongly one warpgroup is run ahead
     warps = sorted(traces)
@@ -176,7 +250,7 @@ def replay(traces: dict[int, list], seed: int) -> None:
     landed: dict = {}  # stage -> the agent of its last TMA write
     blocked: dict = {}
     agents = 0
-    plain: dict = {}  # (array, element) -> [its last store (warp, clock), {warp: clock} of loads]
+    plain = _Plain(warps, traces, elements)
 
     def join(into, other) -> None:
         for k, v in other.items():
@@ -252,18 +326,7 @@ def replay(traces: dict[int, list], seed: int) -> None:
                     retired[stage][w] = c[w]
             groups[w] = groups[w][keep:]
         elif kind in ("st", "ld"):
-            _, name, elements = event
-            for x in elements:
-                last, loads = plain.setdefault((name, x), [None, {}])
-                if last is not None and last[0] != w and c[last[0]] < last[1]:
-                    raise Race(f"{name}[{x}]: warp {w}'s {kind} races warp {last[0]}'s store")
-                if kind == "ld":
-                    loads[w] = c[w]
-                    continue
-                for r, t in loads.items():
-                    if r != w and c[r] < t:
-                        raise Race(f"{name}[{x}]: warp {w}'s store races warp {r}'s load")
-                plain[(name, x)] = [(w, c[w]), {}]
+            plain.access(w, c, kind, event[1], event[2])
         elif kind == "bar":
             _, bid, threads, arrive, lanes = event
             threads = threads or 32 * len(warps)
@@ -298,9 +361,10 @@ def check(traces_by_block, seeds: int) -> None:
         if key in seen:
             continue
         seen.add(key)
+        elements: dict = {}
         for seed in range(seeds):
             try:
-                replay(traces, seed)
+                replay(traces, seed, elements)
             except Race as e:
                 raise Race(f"block {block}, seed {seed}: {e}") from None
 
