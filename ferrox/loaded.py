@@ -26,7 +26,7 @@ from ferrox.driver.checker import (
 from ferrox.driver.checker.relaunch import Relaunch, relaunch_for
 from ferrox.driver.checker.signature import signature
 from ferrox.driver.checker.tile import simt_arguments
-from ferrox.driver.runtime.errors import InternalError, NoTensorMap
+from ferrox.driver.runtime.errors import NoTensorMap
 
 if TYPE_CHECKING:  # xDSL loads only when something is parsed (the CPU interpreter's module)
     from xdsl.dialects.builtin import ModuleOp
@@ -473,7 +473,7 @@ class GpuDevice:
         artifact stored before twins were compiled apart holds it itself: that one is taken."""
         from ferrox.diagnostics import DiagnosticError
         from ferrox.driver.runtime.launcher import LoadedModule
-        from ferrox.targets.cache import portable_artifact
+        from ferrox.targets.cache import portable_artifact, twin_in
 
         if (inside := self.loaded.artifact.kernels.get(name)) is not None:
             return inside
@@ -481,12 +481,7 @@ class GpuDevice:
             made = portable_artifact(self.loaded.artifact, kernel)
         except DiagnosticError as e:
             return f"@{kernel}'s portable twin @{name} cannot be made: {e}"
-        twin = made.kernels.get(name)
-        if twin is None or len(made.kernels) != 1:
-            raise InternalError(
-                f"@{kernel}'s twin compiled to {', '.join(made.kernels) or 'no kernel'}, "
-                f"not @{name}"
-            )
+        twin = twin_in(made, self.loaded.artifact.kernels[kernel])
         self._modules[name] = LoadedModule.load(made, self.ordinal)
         return twin
 

@@ -35,7 +35,7 @@ from ferrox.driver.host_runner.functions import HostFunctions
 from ferrox.driver.host_runner.kernels import has_kernels, module_artifact
 from ferrox.driver.host_runner.scalars import for_formula
 from ferrox.driver.host_runner.values import Dim3, Partition, Stream, Tensor
-from ferrox.driver.runtime.errors import NoTensorMap
+from ferrox.driver.runtime.errors import InternalError, NoTensorMap
 
 
 @dataclass
@@ -195,7 +195,7 @@ class HostInterpreter(Interpreter):
         """The portable twin of `artifact` (a TMA kernel that `refused` a launch's tensors),
         compiled and loaded the first time a launch needs it (`portable_artifact`); a twin
         that cannot be made leaves the launch refused, located, with why."""
-        from ferrox.targets.cache import portable_artifact
+        from ferrox.targets.cache import portable_artifact, twin_in
 
         name = artifact.tile.portable
         twin = self.kernels.get(name)
@@ -204,14 +204,15 @@ class HostInterpreter(Interpreter):
         assert self.compiled is not None
         try:
             made = portable_artifact(self.compiled, artifact.name)
-        except DiagnosticError as e:
+            twin = twin_in(made, artifact)  # the twin alone, with the kernel's parameters
+        except (DiagnosticError, InternalError) as e:
             raise HostRunError(
                 op,
                 f"launch of @{artifact.name} failed: {_describe(refused)}; its portable twin "
                 f"@{name} cannot be made: {e}",
             ) from None
         self.backend.load_portable(made)
-        twin = self.kernels[name] = made[name]
+        self.kernels[name] = twin
         return twin
 
     def sync(self, op: Operation, stream: Stream) -> None:

@@ -287,3 +287,59 @@ def test_an_artifact_that_holds_its_twin_needs_no_compile(fake, monkeypatch):
     monkeypatch.setattr(cache, "portable_artifact", lambda *args: pytest.fail("compiled"))
     device = ferrox.load(old, device="gpu")._device
     assert device.portable(old["mm"]) is twin
+
+
+def _wrong_twin(art, kernel: str, how: str):
+    """`portable_artifact`'s result for `kernel`, made wrong `how`: its twin under another
+    parameter name ("params"), beside a second kernel named as the TMA kernel ("extra"), or
+    gone ("empty"): what a stale or foreign cache entry could hold."""
+    made = portable_artifact(art, kernel)
+    name = f"{kernel}__portable"
+    twin = made[name]
+    if how == "params":
+        first = dataclasses.replace(twin.params[0], name="other")
+        kernels = {name: dataclasses.replace(twin, params=(first, *twin.params[1:]))}
+    elif how == "extra":
+        kernels = {name: twin, kernel: twin}
+    else:
+        kernels = {}
+    return dataclasses.replace(made, kernels=kernels)
+
+
+@pytest.mark.parametrize("how", ["params", "extra", "empty"])
+def test_a_twin_artifact_not_holding_exactly_the_twin_is_never_launched(fake, monkeypatch, how):
+    """The Python API: a twin's artifact whose one kernel is not the twin, with the TMA kernel's
+    parameters, is an internal error; nothing runs."""
+    from ferrox.driver.runtime.errors import InternalError
+    from ferrox.targets import cache
+
+    art = ferrox.compile(KERNEL, chip="sm_90")
+    wrong = _wrong_twin(art, "mm", how)
+    monkeypatch.setattr(cache, "portable_artifact", lambda *args: wrong)
+    kernel = ferrox.load(art, device="gpu")["mm"]
+    c = np.full((64, 64), np.nan, np.float32)
+    with pytest.raises(InternalError, match="twin"):
+        kernel(c, ferrox.to_bf16(np.zeros((64, 100))), ferrox.to_bf16(np.zeros((100, 64))))
+    assert fake.launches == []
+
+
+@pytest.mark.parametrize("how", ["params", "extra", "empty"])
+def test_ferrox_run_refuses_a_twin_artifact_not_holding_exactly_the_twin(fake, monkeypatch, how):
+    """The host runner's path: the same wrong twin artifacts are a located refusal at the
+    launch (not a KeyError, not a launch of whatever the artifact holds); nothing runs."""
+    from ferrox.diagnostics import DiagnosticError
+    from ferrox.driver.host_runner import run_host_program
+    from ferrox.driver.host_runner.gpu import GpuBackend
+    from ferrox.run_api import load_program
+    from ferrox.targets import cache
+
+    program = load_program(EXAMPLE)
+    art = compiled(EXAMPLE, "sm_90")
+    wrong = _wrong_twin(art, "matmul_bf16", how)
+    monkeypatch.setattr(cache, "portable_artifact", lambda *args: wrong)
+    with pytest.raises(DiagnosticError) as info:
+        run_host_program(program, GpuBackend(), out=None)
+    text = str(info.value)
+    assert text.startswith(f"{EXAMPLE}:") and "rows must be a multiple of 16 bytes" in text
+    assert "its portable twin @matmul_bf16__portable cannot be made" in text
+    assert fake.launches == []
