@@ -8,6 +8,7 @@ CUDA runtime: `ferrox.compile`, a cache hit in a new process, imports none of th
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -424,6 +425,7 @@ class GpuDevice:
         """Twin name -> its artifact (its module in `_modules`), or why it cannot be made;
         compiled when a launch first needs it (`portable`)."""
         self._modules: dict[str, Any] = {}
+        self._twin_lock = threading.Lock()
         """Kernel name -> the loaded module it lives in, for the twins (the others are in
         `loaded`)."""
 
@@ -461,7 +463,10 @@ class GpuDevice:
             return None
         found = self._twins.get(name)
         if found is None:
-            found = self._twins[name] = self._compile_twin(artifact.name, name)
+            with self._twin_lock:  # one compile and one module, whichever thread asks first
+                found = self._twins.get(name)
+                if found is None:
+                    found = self._twins[name] = self._compile_twin(artifact.name, name)
         if isinstance(found, str):
             if refused is not None:
                 refused.add_note(found)

@@ -343,3 +343,35 @@ def test_ferrox_run_refuses_a_twin_artifact_not_holding_exactly_the_twin(fake, m
     assert text.startswith(f"{EXAMPLE}:") and "rows must be a multiple of 16 bytes" in text
     assert "its portable twin @matmul_bf16__portable cannot be made" in text
     assert fake.launches == []
+
+
+def test_two_threads_needing_the_twin_at_once_compile_and_load_it_once(fake, monkeypatch):
+    """Two threads asking for the twin together (each launch that needs it does): one compile,
+    one loaded module, and both get the twin of that module, so the artifact a launch checks is
+    the one whose kernel it launches (a second compile would replace the first's module under
+    the first thread's checked artifact)."""
+    import threading
+    import time
+
+    from ferrox.targets import cache
+
+    art = ferrox.compile(KERNEL, chip="sm_90")
+    made = portable_artifact(art, "mm")
+    calls: list[int] = []
+
+    def slow(*args):
+        calls.append(1)
+        time.sleep(0.2)  # the other thread arrives while this one compiles
+        return dataclasses.replace(made)  # a new artifact each compile, as a real one is
+
+    monkeypatch.setattr(cache, "portable_artifact", slow)
+    device = ferrox.load(art, device="gpu")._device
+    got: list = []
+    threads = [threading.Thread(target=lambda: got.append(device.portable(art["mm"])))]
+    threads.append(threading.Thread(target=lambda: got.append(device.portable(art["mm"]))))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(got) == 2 and got[0] is got[1]
+    assert device._loaded_for(got[0]).artifact["mm__portable"] == got[0]
