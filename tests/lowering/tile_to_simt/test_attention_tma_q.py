@@ -94,6 +94,8 @@ def test_ptx_assembles_without_spills_with_three_maps(example, tma_q, dim, bm, b
         (1, 190, 128, True, 128, 128, None),
         (2, 100, 64, False, 128, 64, False),  # the synchronous loop: q waited before the loop
         (1, 200, 64, True, 64, 32, False),
+        (1, 20, 64, True, 128, 64, None),  # one key block, q's box zeros past row 20
+        (2, 1, 128, False, 64, 64, False),  # one query, one key
     ],
 )
 def test_matches_numpy_on_the_interpreter(

@@ -151,6 +151,7 @@ def test_whole_chunks_are_16_byte_stores_of_packed_pairs():
         ("bf16", (128, 256, 64), (140, 270, 130)),  # slabs cut on the warpgroup bit
         ("bf16", (128, 128, 64), (130, 200, 300)),
         ("f16", (256, 128, 64), (260, 130, 70)),
+        ("bf16", (128, 128, 64), (129, 131, 70)),  # odd rows: no chunk whole and aligned
     ],
 )
 def test_wgmma_gemm_with_a_16_bit_output_matches_numpy(interpreter, el, tiles, mnk):
