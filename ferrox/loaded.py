@@ -478,7 +478,8 @@ class GpuDevice:
         artifact stored before twins were compiled apart holds it itself: that one is taken."""
         from ferrox.diagnostics import DiagnosticError
         from ferrox.driver.runtime.launcher import LoadedModule
-        from ferrox.targets.cache import portable_artifact, twin_in
+        from ferrox.driver.runtime.twin import twin_in
+        from ferrox.targets.cache import portable_artifact
 
         if (inside := self.loaded.artifact.kernels.get(name)) is not None:
             return inside

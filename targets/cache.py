@@ -644,28 +644,6 @@ def portable_artifact(artifact: ModuleArtifact, kernel: str) -> ModuleArtifact:
     )
 
 
-def twin_in(made: ModuleArtifact, kernel: Any) -> Any:
-    """The portable twin of `kernel` (a TMA tile kernel's `KernelArtifact`) in `made`, its
-    `portable_artifact`: checked to be the one kernel there, named as `kernel`'s
-    `TileLaunch.portable`, taking `kernel`'s parameters from the same tensors (its `params`
-    and tile sources); anything else (a stale or foreign cache entry) is an `InternalError`,
-    and no launch runs it on these arguments."""
-    from ferrox.driver.runtime.errors import InternalError
-
-    name = kernel.tile.portable
-    twin = made.kernels.get(name)
-    if twin is None or len(made.kernels) != 1:
-        raise InternalError(
-            f"@{kernel.name}'s twin compiled to {', '.join(made.kernels) or 'no kernel'}, "
-            f"not @{name}"
-        )
-    if twin.params != kernel.params or (
-        twin.tile is None or twin.tile.sources != kernel.tile.sources
-    ):
-        raise InternalError(f"@{kernel.name}'s twin @{name} takes other parameters")
-    return twin
-
-
 def _request_twin(module: ModuleOp, kernel: str) -> None:
     """Mark `module` to be lowered to `kernel`'s portable twin alone."""
     from xdsl.dialects.builtin import ArrayAttr, StringAttr

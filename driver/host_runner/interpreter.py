@@ -195,7 +195,8 @@ class HostInterpreter(Interpreter):
         """The portable twin of `artifact` (a TMA kernel that `refused` a launch's tensors),
         compiled and loaded the first time a launch needs it (`portable_artifact`); a twin
         that cannot be made leaves the launch refused, located, with why."""
-        from ferrox.targets.cache import portable_artifact, twin_in
+        from ferrox.driver.runtime.twin import twin_in
+        from ferrox.targets.cache import portable_artifact
 
         name = artifact.tile.portable
         twin = self.kernels.get(name)
