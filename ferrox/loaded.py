@@ -425,9 +425,11 @@ class GpuDevice:
         """Twin name -> its artifact (its module in `_modules`), or why it cannot be made;
         compiled when a launch first needs it (`portable`)."""
         self._modules: dict[str, Any] = {}
-        self._twin_lock = threading.Lock()
         """Kernel name -> the loaded module it lives in, for the twins (the others are in
         `loaded`)."""
+        self._twin_lock = threading.Lock()
+        """Held while a twin is compiled: one compile and one module, whichever thread asks
+        first."""
 
     def call(self, artifact, grid, block, shared_bytes, args, stream) -> Relaunch | None:
         """`checked_call`, or, when no TMA map can describe the tensors (`NoTensorMap`) and the

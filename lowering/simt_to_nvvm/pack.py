@@ -1,7 +1,7 @@
 """Two f32 values rounded to a packed pair of 16-bit floats in one instruction.
 
 The tile lowering packs two bf16 (or f16) values into an i32 as `low | high << 16` of their
-bits (`matrix._pack`: the A fragments of `mma.sync` and `simt.wgmma_reg_a`, where `p` of the
+bits (`matrix.pack_pair`: the A fragments of `mma.sync` and `simt.wgmma_reg_a`, where `p` of the
 attention loop becomes bf16); where both halves are `arith.truncf` of f32, that `arith.ori` is
 PTX's `cvt.rn.bf16x2.f32 d, high, low` (`cvt.rn.f16x2.f32` for f16): the same round to nearest
 even of each half, one instruction (SASS `F2FP.PACK_AB`) where LLVM made two conversions and a

@@ -362,7 +362,7 @@ def _word_half(v: SSAValue) -> SSAValue | None:
 
 
 def _pair(e: SimtEmitter, low: SSAValue, high: SSAValue) -> SSAValue:
-    """Two 16-bit values as one i32, `low` in the low half (`matrix._pack`'s form)."""
+    """Two 16-bit values as one i32, `low` in the low half (`matrix.pack_pair`'s form)."""
     lo = e(arith.ExtUIOp(e(arith.BitcastOp(low, i16)), i32))
     hi = e(arith.ExtUIOp(e(arith.BitcastOp(high, i16)), i32))
     return e(arith.OrIOp(lo, e(arith.ShLIOp(hi, e.const(16, i32)))))

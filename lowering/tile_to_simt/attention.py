@@ -53,7 +53,7 @@ from ferrox.lowering.tile_to_simt.control_flow import flatten, lower_op, unflatt
 from ferrox.lowering.tile_to_simt.gemm import _inside, _swizzle
 from ferrox.lowering.tile_to_simt.gemm import match as gemm_match
 from ferrox.lowering.tile_to_simt.layout import Layout, log2
-from ferrox.lowering.tile_to_simt.matrix import _pack, row_tensor_core_layout
+from ferrox.lowering.tile_to_simt.matrix import pack_pair, row_tensor_core_layout
 from ferrox.lowering.tile_to_simt.memory import branch
 from ferrox.lowering.tile_to_simt.uniform import check
 
@@ -427,7 +427,7 @@ class _Loop:
             for ks in range(k // 16):
 
                 def pair(row: int, col: int) -> SSAValue:
-                    return _pack(ctx, at[row * k + col], at[row * k + col + 1])
+                    return pack_pair(ctx, at[row * k + col], at[row * k + col + 1])
 
                 c = 16 * ks
                 frags[(mt, ks)] = [

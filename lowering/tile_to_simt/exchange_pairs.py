@@ -2,7 +2,7 @@
 
 Where both layouts hold flat-index bit 0 (the last dimension's lowest bit) in register bit 0,
 registers `2i` and `2i + 1` of a thread hold adjacent elements, in either layout: the tile is
-exchanged as i32 words, each `low | high << 16` of such a pair (`matrix._pack`'s form, the
+exchanged as i32 words, each `low | high << 16` of such a pair (`matrix.pack_pair`'s form, the
 first element in the low half), over the halved tile whose layouts are the two layouts with
 that bit taken out (`halved`). The exchange itself is the ordinary one (`exchange.through_shared`:
 its indices, slabs and barriers, on a staging array of words), so half the shared stores and
@@ -21,6 +21,7 @@ from xdsl.ir import SSAValue
 from ferrox.lowering import knobs
 from ferrox.lowering.tile_to_simt.context import Dist, Lowering
 from ferrox.lowering.tile_to_simt.layout import Layout
+from ferrox.lowering.tile_to_simt.matrix import pack_pair
 
 PAIRS = True
 """Exchange 16-bit floats two a word where both layouts allow it (module docstring)."""
@@ -55,7 +56,7 @@ def through_pairs(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
     from ferrox.lowering.tile_to_simt.exchange import through_shared
 
     regs = value.regs
-    words = [_pack(ctx, regs[r], regs[r + 1]) for r in range(0, len(regs), 2)]
+    words = [pack_pair(ctx, regs[r], regs[r + 1]) for r in range(0, len(regs), 2)]
     got = through_shared(ctx, Dist(halved(value.layout), words), halved(target))
     element = regs[0].type
     out: list[SSAValue] = []
@@ -63,12 +64,6 @@ def through_pairs(ctx: Lowering, value: Dist, target: Layout) -> list[SSAValue]:
         high = ctx(arith.ShRUIOp(word, ctx.constant(16, i32)))
         out += [_half(ctx, word, element), _half(ctx, high, element)]
     return out
-
-
-def _pack(ctx: Lowering, low: SSAValue, high: SSAValue) -> SSAValue:
-    lo = ctx(arith.ExtUIOp(ctx(arith.BitcastOp(low, i16)), i32))
-    hi = ctx(arith.ExtUIOp(ctx(arith.BitcastOp(high, i16)), i32))
-    return ctx(arith.OrIOp(lo, ctx(arith.ShLIOp(hi, ctx.constant(16, i32)))))
 
 
 def _half(ctx: Lowering, word: SSAValue, element) -> SSAValue:

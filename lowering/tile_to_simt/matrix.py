@@ -219,7 +219,7 @@ def lower_mma(ctx: Lowering, op: tile.MmaOp) -> None:
     ctx.bind(op.result, Dist(layout, result))
 
 
-def _pack(ctx: Lowering, low: SSAValue, high: SSAValue) -> SSAValue:
+def pack_pair(ctx: Lowering, low: SSAValue, high: SSAValue) -> SSAValue:
     """Two 16-bit elements in one i32, `low` in the low half (PTX's fragment order)."""
     lo = ctx(arith.ExtUIOp(ctx(arith.BitcastOp(low, i16)), i32))
     hi = ctx(arith.ExtUIOp(ctx(arith.BitcastOp(high, i16)), i32))
@@ -265,13 +265,13 @@ def _tensor_cores(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAVal
 
         loaded = ctx.unsafe(loads)
         a_frag = {
-            s: [_pack(ctx, loaded[8 * j + 2 * i], loaded[8 * j + 2 * i + 1]) for i in range(4)]
+            s: [pack_pair(ctx, loaded[8 * j + 2 * i], loaded[8 * j + 2 * i + 1]) for i in range(4)]
             for j, s in enumerate(rows)
         }
         base = 8 * len(rows)
         b_frag = {
             s: [
-                _pack(ctx, loaded[base + 4 * j + 2 * i], loaded[base + 4 * j + 2 * i + 1])
+                pack_pair(ctx, loaded[base + 4 * j + 2 * i], loaded[base + 4 * j + 2 * i + 1])
                 for i in range(2)
             ]
             for j, s in enumerate(cols)
@@ -323,7 +323,13 @@ def _fmas(ctx, layout: Layout, acc, xs, ys, mkn, element) -> list[SSAValue]:
     return list(loop.results)
 
 
-__all__ = ["mma_layout", "row_tensor_core_layout", "tensor_core_layout", "uses_tensor_cores"]
+__all__ = [
+    "mma_layout",
+    "pack_pair",
+    "row_tensor_core_layout",
+    "tensor_core_layout",
+    "uses_tensor_cores",
+]
 
 
 knobs.watch(globals())  # its upper-case settings are benchmark knobs, in the cache key
