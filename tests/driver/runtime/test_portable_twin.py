@@ -306,6 +306,16 @@ def _wrong_twin(art, kernel: str, how: str):
     return dataclasses.replace(made, kernels=kernels)
 
 
+INTERNAL = "internal error (a ferrox bug, please report it): "
+WRONG_TWIN = {
+    "params": "@{k}'s twin @{k}__portable takes other parameters",
+    "extra": "@{k}'s twin compiled to {k}__portable, {k}, not @{k}__portable",
+    "empty": "@{k}'s twin compiled to no kernel, not @{k}__portable",
+}
+"""`twin_in`'s message for each wrong twin artifact of `_wrong_twin`, for kernel `k` (after
+`INTERNAL`: a bug of ours or a foreign cache entry, never the user's)."""
+
+
 @pytest.mark.parametrize("how", ["params", "extra", "empty"])
 def test_a_twin_artifact_not_holding_exactly_the_twin_is_never_launched(fake, monkeypatch, how):
     """The Python API: a twin's artifact whose one kernel is not the twin, with the TMA kernel's
@@ -318,8 +328,9 @@ def test_a_twin_artifact_not_holding_exactly_the_twin_is_never_launched(fake, mo
     monkeypatch.setattr(cache, "portable_artifact", lambda *args: wrong)
     kernel = ferrox.load(art, device="gpu")["mm"]
     c = np.full((64, 64), np.nan, np.float32)
-    with pytest.raises(InternalError, match="twin"):
+    with pytest.raises(InternalError) as info:
         kernel(c, ferrox.to_bf16(np.zeros((64, 100))), ferrox.to_bf16(np.zeros((100, 64))))
+    assert str(info.value) == INTERNAL + WRONG_TWIN[how].format(k="mm")
     assert fake.launches == []
 
 
@@ -341,7 +352,8 @@ def test_ferrox_run_refuses_a_twin_artifact_not_holding_exactly_the_twin(fake, m
         run_host_program(program, GpuBackend(), out=None)
     text = str(info.value)
     assert text.startswith(f"{EXAMPLE}:") and "rows must be a multiple of 16 bytes" in text
-    assert "its portable twin @matmul_bf16__portable cannot be made" in text
+    made = "its portable twin @matmul_bf16__portable cannot be made: "
+    assert text.endswith(made + INTERNAL + WRONG_TWIN[how].format(k="matmul_bf16"))
     assert fake.launches == []
 
 
