@@ -31,9 +31,15 @@ SHARED = 3
 def convert_module(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> ir.Module:
     """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export.
     A module that names no `llvm.target_triple` gets `default_triple` (`ferrox-opt -t llvm`
-    passes the host's for input that is not GPU code, see `gpu_input`)."""
+    passes the host's for input that is not GPU code, see `gpu_input`). For NVPTX, wide structs
+    become named types (`types.wide_structs_named`); other targets get xDSL's literal ones, as
+    `xdsl-opt -t llvm` prints them."""
     out = ir.Module(name=_module_name(module), context=ir.Context())  # its own named types
-    with wide_structs_named(out.context):
+    triple = _string_attr(module, "llvm.target_triple") or default_triple
+    if triple.startswith("nvptx"):
+        with wide_structs_named(out.context):
+            _convert_into(module, out, default_triple)
+    else:
         _convert_into(module, out, default_triple)
     return out
 

@@ -9,10 +9,10 @@ vectors, structs) accept it.
 
 A literal struct of `WIDE_STRUCT` members or more (a wgmma's 64 or 128 accumulators, returned
 by its inline asm) is exported as a named type, `%"ferrox.struct.N" = type {...}`, while
-`wide_structs_named` is active (`convert_module`): each `extractvalue` of it then spells the name
-instead of the whole member list. The bf16 GEMM's LLVM IR is 0.48 MB instead of 2.9 MB (2,688
-extractvalues of a 128-float struct), which LLVM parses in 14 ms instead of 49, and the PTX is
-the same. Smaller structs stay literal.
+`wide_structs_named` is active (`convert_module`, for NVPTX): each `extractvalue` of it then
+spells the name instead of the whole member list. The bf16 GEMM's LLVM IR is 0.48 MB instead
+of 2.9 MB (2,688 extractvalues of a 128-float struct), which LLVM parses in 14 ms instead of
+49, and the PTX is the same. Smaller structs stay literal.
 
 `intrinsic_suffix` is LLVM's name mangling of an overload type (`f32`, `v4f32`, `v2bf16`, `p1`):
 llvmlite's `declare_intrinsic` and xDSL's `intrinsic_suffix` know only scalar int/half/float/

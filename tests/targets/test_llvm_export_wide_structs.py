@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr, f32, i32
 
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
-from ferrox.targets.llvm_export import to_llvm_ir
+from ferrox.targets.llvm_export import NVPTX_TRIPLE, host_triple, to_llvm_ir
 from ferrox.targets.llvm_export.types import WIDE_STRUCT, wide_structs_named
 from ferrox.targets.ptx import compile_ptx
 
@@ -57,8 +57,8 @@ llvm.func @k(%p: !llvm.ptr<1>, %x: f32) attributes {{nvvm.kernel}} {{
 """
 
 
-def _export() -> str:
-    return to_llvm_ir(parse_module(make_context(), SOURCE, "t.mlir"))
+def _export(default_triple: str = NVPTX_TRIPLE) -> str:
+    return to_llvm_ir(parse_module(make_context(), SOURCE, "t.mlir"), default_triple)
 
 
 def _literal(text: str) -> str:
@@ -89,6 +89,13 @@ def test_each_export_names_its_own_types():
     first, second = _export(), _export()
     assert first == second
     assert '"ferrox.struct.2"' not in second
+
+
+def test_an_export_for_another_target_keeps_the_literal_structs_xdsl_prints():
+    text = _export(host_triple())
+    wide = "{" + ", ".join(["float"] * WIDE_STRUCT) + "}"
+    assert "ferrox.struct" not in text
+    assert f'extractvalue {wide} %"r", 0' in text
 
 
 def test_the_ptx_is_what_the_literal_spelling_gives():
