@@ -522,11 +522,23 @@ class Emitter:
         """Insert `new` and return it."""
         if self.location is not None:
             new.location = self.location
+        self._insert(new)
+        return new
+
+    def emit_all(self, new: Sequence[Operation]) -> Sequence[Operation]:
+        """Insert every op of `new`, in order, as `emit` inserts each (one insertion for all:
+        a wgmma's 128 `llvm.extractvalue`s)."""
+        if self.location is not None:
+            for op in new:
+                op.location = self.location
+        self._insert(new)
+        return new
+
+    def _insert(self, new: Operation | Sequence[Operation]) -> None:
         if self.rewriter is not None:
             self.rewriter.insert(new, self.point)
         else:
             Rewriter.insert_op(new, self.point)
-        return new
 
     def __call__(self, new: Operation, name: str | None = None) -> SSAValue:
         """Insert `new` and return its only result (named `name`, for readable IR)."""

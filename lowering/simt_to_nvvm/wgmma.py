@@ -147,7 +147,8 @@ def _tied(e: SimtEmitter, asm: str, values, extra_constraints: str, extra) -> li
         e.emit(_asm(asm, extra_constraints, list(extra)))
         return []
     result = e(_asm(asm, constraints, [*values, *extra], _struct(n)))
-    return [e(extract_value(position(k), result, f32)) for k in range(n)]
+    parts = e.emit_all([extract_value(position(k), result, f32) for k in range(n)])
+    return [part.results[0] for part in parts]
 
 
 _CHECKED: weakref.WeakKeyDictionary[Operation, bool] = weakref.WeakKeyDictionary()

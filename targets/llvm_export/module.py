@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import LLVMTranslationException
 from ferrox.diagnostics import DiagnosticEngine
 from ferrox.targets.llvm_export.functions import declare_function
 from ferrox.targets.llvm_export.ops import ExportError, convert_op
+from ferrox.targets.llvm_export.types import wide_structs_named
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 NVPTX_DATALAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -30,9 +31,21 @@ SHARED = 3
 def convert_module(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> ir.Module:
     """The llvmlite module for `module`; a `DiagnosticError` lists every op it cannot export.
     A module that names no `llvm.target_triple` gets `default_triple` (`ferrox-opt -t llvm`
-    passes the host's for input that is not GPU code, see `gpu_input`)."""
+    passes the host's for input that is not GPU code, see `gpu_input`). For NVPTX, wide structs
+    become named types (`types.wide_structs_named`); other targets get xDSL's literal ones, as
+    `xdsl-opt -t llvm` prints them."""
+    out = ir.Module(name=_module_name(module), context=ir.Context())  # its own named types
+    triple = _string_attr(module, "llvm.target_triple") or default_triple
+    if triple.startswith("nvptx"):
+        with wide_structs_named(out.context):
+            _convert_into(module, out, default_triple)
+    else:
+        _convert_into(module, out, default_triple)
+    return out
+
+
+def _convert_into(module: ModuleOp, out: ir.Module, default_triple: str) -> None:
     diag = DiagnosticEngine()
-    out = ir.Module(name=_module_name(module))
     for key in ("llvm.target_triple", "llvm.data_layout"):  # misspelt, it would be ignored
         attr = module.attributes.get(key)
         if attr is not None and not isinstance(attr, StringAttr):
@@ -63,7 +76,6 @@ def convert_module(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> ir.M
         if op.body.blocks:
             _body(op, fn, diag)
     diag.raise_if_errors()
-    return out
 
 
 def _module_name(module: ModuleOp) -> str:

@@ -112,3 +112,30 @@ def test_emitted_ops_carry_the_lowered_ops_location() -> None:
     assert [c.location for c in constants] == locations
     assert [c.result.name_hint for c in constants] == ["seven", "seven"]
     assert [c.value for c in constants] == [IntegerAttr(7, i32)] * 2
+
+
+class ReplaceByThree(RewritePattern):
+    """Replaces a `test.op` by three constants placed at once (`Emitter.emit_all`), the last
+    its value; the walker is told of each (`seen`)."""
+
+    def __init__(self) -> None:
+        self.seen: list[Operation] = []
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.name == "test.op":
+            e = Emitter.before(rewriter, op)
+            if self.seen.append not in rewriter.operation_insertion_handler:
+                rewriter.operation_insertion_handler.append(self.seen.append)
+            made = e.emit_all([arith.ConstantOp(IntegerAttr(k, i32)) for k in (1, 2, 3)])
+            rewriter.replace(op, [], [made[-1].results[0]])
+
+
+def test_emit_all_inserts_in_order_each_with_the_lowered_ops_location() -> None:
+    module = _module()
+    locations = [o.location for o in module.walk() if isinstance(o, test.TestOp)]
+    pattern = ReplaceByThree()
+    PatternRewriteWalker(pattern).rewrite_module(module)
+    constants = [o for o in module.walk() if isinstance(o, arith.ConstantOp)]
+    assert [c.value.value.data for c in constants] == [1, 2, 3, 1, 2, 3]
+    assert [c.location for c in constants] == [loc for loc in locations for _ in range(3)]
+    assert sorted(map(id, pattern.seen)) == sorted(map(id, constants))
