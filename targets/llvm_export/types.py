@@ -12,7 +12,10 @@ by its inline asm) is exported as a named type, `%"ferrox.struct.N" = type {...}
 `wide_structs_named` is active (`convert_module`, for NVPTX): each `extractvalue` of it then
 spells the name instead of the whole member list. The bf16 GEMM's LLVM IR is 0.48 MB instead
 of 2.9 MB (2,688 extractvalues of a 128-float struct), which LLVM parses in 14 ms instead of
-49, and the PTX is the same. Smaller structs stay literal.
+49, and the PTX is the same. Smaller structs stay literal. The name is a pure abbreviation: it
+stands for one LLVM literal type, whatever xDSL type it comes from (`!llvm.ptr` and
+`!llvm.ptr<0>`, a struct xDSL names, a tuple: xDSL converts each to the same literal), so
+values that had one type in the literal spelling still have one type.
 
 `intrinsic_suffix` is LLVM's name mangling of an overload type (`f32`, `v4f32`, `v2bf16`, `p1`):
 llvmlite's `declare_intrinsic` and xDSL's `intrinsic_suffix` know only scalar int/half/float/
@@ -30,7 +33,7 @@ from xdsl.backend.llvm.convert_type import (  # pyright: ignore[reportPrivateUsa
     _TYPE_CONVERTERS,
     convert_type,
 )
-from xdsl.dialects.builtin import BFloat16Type
+from xdsl.dialects.builtin import BFloat16Type, TupleType
 from xdsl.dialects.llvm import LLVMStructType
 
 _BF16 = BFloat16Type()
@@ -63,13 +66,13 @@ WIDE_STRUCT = 16
 
 _named = threading.local()
 """`names`: while an export runs on this thread, its llvmlite context and the named types made
-so far, by the struct type they stand for."""
+so far, by the literal type they stand for (its LLVM spelling)."""
 
 
 @contextmanager
 def wide_structs_named(context: ir.Context) -> Iterator[None]:
     """Wide literal structs converted on this thread meanwhile become named types of `context`
-    (one per struct type, so every value of that type gets the same one)."""
+    (one per LLVM literal type, so every value of that type gets the same one)."""
     previous = getattr(_named, "names", None)
     _named.names = (context, {})
     try:
@@ -78,20 +81,30 @@ def wide_structs_named(context: ir.Context) -> Iterator[None]:
         _named.names = previous
 
 
-def _convert_struct(t: LLVMStructType) -> ir.Type:
-    members = [convert_type(m) for m in t.types.data]
-    naming: tuple[ir.Context, dict[LLVMStructType, ir.Type]] | None = getattr(_named, "names", None)
-    if naming is None or len(members) < WIDE_STRUCT or t.struct_name.data:
-        return ir.LiteralStructType(members)  # as xDSL's converter makes it
+def _literal_or_named(members: list[ir.Type]) -> ir.Type:
+    """The literal struct of `members`, or while an export names them and it is wide, its name.
+    Keyed by the literal's spelling, not by the xDSL type: xDSL types that differ (`!llvm.ptr`
+    and `!llvm.ptr<0>`, a named `!llvm.struct<"s", (...)>`, a tuple) convert to one literal type,
+    which LLVM lets them share (a call's argument, a return), so they must share one name."""
+    literal = ir.LiteralStructType(members)
+    naming: tuple[ir.Context, dict[str, ir.Type]] | None = getattr(_named, "names", None)
+    if naming is None or len(members) < WIDE_STRUCT:
+        return literal  # as xDSL's converter makes it
     context, names = naming
-    named = names.get(t)
+    key = str(literal)
+    named = names.get(key)
     if named is None:
-        named = names[t] = context.get_identified_type(f"ferrox.struct.{len(names)}")
+        named = names[key] = context.get_identified_type(f"ferrox.struct.{len(names)}")
         named.set_body(*members)
     return named
 
 
+def _convert_struct(t: LLVMStructType | TupleType) -> ir.Type:
+    return _literal_or_named([convert_type(m) for m in t.types.data])
+
+
 _TYPE_CONVERTERS[LLVMStructType] = _convert_struct
+_TYPE_CONVERTERS[TupleType] = _convert_struct
 
 
 def intrinsic_suffix(typ: ir.Type) -> str:

@@ -15,7 +15,7 @@ import threading
 from llvmlite import ir
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, f32, i32
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, TupleType, f32
 
 from ferrox.parser import parse_module
 from ferrox.registry import make_context
@@ -115,7 +115,52 @@ def test_outside_an_export_a_wide_struct_converts_as_xdsl_does():
         other.start()
         other.join()
         assert isinstance(seen[0], ir.LiteralStructType)  # another thread's export is its own
-        # a struct named in the IR converts as xDSL converts it
-        named = llvm.LLVMStructType.new([StringAttr("s"), ArrayAttr([i32] * 20)])
-        assert isinstance(convert_type(named), ir.LiteralStructType)
     assert isinstance(convert_type(wide), ir.LiteralStructType)
+
+
+def test_xdsl_types_of_one_llvm_type_get_one_name():
+    """xDSL converts `!llvm.ptr` and `!llvm.ptr<0>`, a struct it names and one it does not, a
+    tuple and a struct, to the same LLVM literal type: so they get the same name."""
+    same = [
+        llvm.LLVMStructType.from_type_list([llvm.LLVMPointerType()] * WIDE_STRUCT),
+        llvm.LLVMStructType.from_type_list([llvm.LLVMPointerType(IntAttr(0))] * WIDE_STRUCT),
+        llvm.LLVMStructType.new([StringAttr("s"), ArrayAttr([llvm.LLVMPointerType()] * 16)]),
+        TupleType([llvm.LLVMPointerType()] * WIDE_STRUCT),
+    ]
+    with wide_structs_named(ir.Context()):
+        named = [convert_type(t) for t in same]
+        assert isinstance(named[0], ir.IdentifiedStructType)
+        assert all(n is named[0] for n in named)
+    assert {str(convert_type(t)) for t in same} == {
+        str(ir.LiteralStructType([ir.PointerType()] * 16))
+    }
+
+
+def _wide(member: str, name: str = "") -> str:
+    spelt = f'"{name}", ' if name else ""
+    return f"!llvm.struct<{spelt}({', '.join([member] * WIDE_STRUCT)})>"
+
+
+def test_a_call_whose_argument_type_xdsl_spells_otherwise_still_exports():
+    """A value passed to a function whose parameter has the same LLVM type, spelt differently in
+    xDSL (its verifier accepts it; so does LLVM, for literal structs): one named type."""
+    source = f"""
+    llvm.func @ext(%s: {_wide("!llvm.ptr")}, %t: {_wide("f32", "acc")}) -> f32
+    llvm.func @k(%p: !llvm.ptr<1>) attributes {{nvvm.kernel}} {{
+      %u = llvm.mlir.undef : {_wide("!llvm.ptr<0>")}
+      %v = llvm.mlir.undef : {_wide("f32")}
+      %r = llvm.call @ext(%u, %v) : ({_wide("!llvm.ptr<0>")}, {_wide("f32")}) -> f32
+      llvm.store %r, %p : f32, !llvm.ptr<1>
+      llvm.return
+    }}
+    """
+    module = parse_module(make_context(), source, "t.mlir")
+    module.verify()
+    text = to_llvm_ir(module)
+    assert 'call float @"ext"(%"ferrox.struct.0" undef, %"ferrox.struct.1" undef)' in text
+    # (LLVM numbers each call's `// callseq N` comment on, one count for every compile of the
+    # process's NVPTX target machine)
+    ptx, literal = (
+        re.sub(r"callseq \d+", "callseq", compile_ptx(t)) for t in (text, _literal(text))
+    )
+    assert ptx == literal
