@@ -76,6 +76,21 @@ def test_an_abort_is_reported_and_the_next_compile_gets_a_new_child(worker: LLVM
     assert worker.pid not in (None, pid) and worker.started == 2
 
 
+def test_a_child_is_retired_after_its_requests(worker: LLVMWorker, monkeypatch):
+    """LLVM keeps part of every request, so a child serves `RETIRE_AFTER` requests, then ends
+    (between requests) and the next request starts another, which answers the same."""
+    import ferrox.targets.llvm_worker as module
+
+    monkeypatch.setattr(module, "RETIRE_AFTER", 2)
+    first = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    old = worker._proc
+    assert worker.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
+    assert worker.started == 1 and old is not None and old.poll() is None
+    assert worker.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
+    assert old.poll() == 0, "the retired child exited on its own, its input closed"
+    assert worker.pid not in (None, old.pid) and worker.started == 2
+
+
 def test_invalid_ir_is_an_answer_not_a_death(worker: LLVMWorker):
     worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
     pid = worker.pid
