@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from ferrox.dialects import simt
 from ferrox.driver.interpreter.ops import lowers
 from ferrox.driver.interpreter.simt_ops import tile_support as chunks
-from ferrox.driver.interpreter.simt_ops.shared import load, store_steps
+from ferrox.driver.interpreter.simt_ops.shared import load_steps, store_steps
 from ferrox.driver.interpreter.simt_ops.tile_support import chunk_range
 from ferrox.driver.interpreter.simt_ops.warp import collective
 
@@ -134,9 +134,11 @@ def _ldmatrix(op):
                 "multiple of 8 elements (16 bytes)",
             )
         where = collective(ex, op, mask, (at,), gather)
-        halves = [
-            _bits16(load(ex, op, array, [idx], mask, "simt.ldmatrix"), element) for idx in where
-        ]
+        # the eight loads in turn, as one tile read (`load_steps`: the same traps, races and
+        # records; it loads step by step where an element is read in two steps)
+        steps = np.stack([np.broadcast_to(idx, (ex.n,)) for idx in where])
+        loaded = load_steps(ex, op, array, steps, mask, "simt.ldmatrix")
+        halves = [_bits16(v, element) for v in loaded]
         return tuple(
             (halves[2 * r] | (halves[2 * r + 1] << np.uint32(16))).view(np.int32) for r in range(4)
         )
@@ -160,8 +162,9 @@ def _shared_load_vector(op):
                 f"simt.shared_load_vector at element {int(at[k])} of {array.name}: the offset "
                 f"must be a multiple of {w}",
             )
-        return tuple(
-            load(ex, op, array, [at + j], mask, "simt.shared_load_vector") for j in range(w)
-        )
+        # the w loads `at + j` in turn, as one tile read of w steps (`load_steps`: the same
+        # traps, races and records; aligned, no element is read in two steps)
+        steps = at[None, :] + np.arange(w, dtype=np.int64)[:, None]
+        return tuple(load_steps(ex, op, array, steps, mask, "simt.shared_load_vector"))
 
     return run

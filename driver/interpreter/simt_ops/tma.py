@@ -90,6 +90,13 @@ def _barrier(ex, op, buffer, flat: int, lane: int) -> _Barrier:
     return state
 
 
+def _one(ex, lane) -> np.ndarray:
+    """The mask of lane `lane` alone (a fault's lane)."""
+    one = np.zeros(ex.n, bool)
+    one[lane] = True
+    return one
+
+
 def _values(ex, value, lanes) -> np.ndarray:
     return np.broadcast_to(np.asarray(value).astype(np.int64), (ex.n,))[lanes]
 
@@ -149,11 +156,13 @@ def _wait(op):
     def run(ex, args, mask):
         buffer, index, parity = args
         lanes, flat = _lanes(ex, op, buffer, index, mask, op.name)
-        parities = _values(ex, parity, lanes) & 1
-        states = [_barrier(ex, op, buffer, int(at), int(lane)) for lane, at in zip(lanes, flat)]
+        # Python ints and lists: `ready` runs at every hand-over while the partitions wait
+        parities = (_values(ex, parity, lanes) & 1).tolist()
+        lanes, flat = lanes.tolist(), flat.tolist()
+        states = [_barrier(ex, op, buffer, at, lane) for lane, at in zip(lanes, flat)]
 
         def ready() -> bool:
-            return all(st.phase != int(p) for st, p in zip(states, parities))
+            return all(st.phase != p for st, p in zip(states, parities))
 
         if ex.partitions is not None and not ready():  # a `simt.specialize` region's coroutine
             why = "every partition of the block waits"
@@ -164,7 +173,7 @@ def _wait(op):
         fault = _forever(ex, op, buffer, (lanes, flat, states, parities), _NOTHING_BEFORE)
         if fault is not None:
             raise fault
-        for state in states:
+        for state in dict.fromkeys(states):  # each barrier once (a second `land` writes nothing)
             state.land()
         return ()
 
@@ -215,24 +224,23 @@ def _tma_load(op):
             p0, np_ = 0, 1
         lanes = np.flatnonzero(mask)  # checked on every lane that reaches it, predicated or not
         values = [_values(ex, v, lanes) for v in (row, col, rows, cols, offset, p0, np_)]
-        for k, lane in enumerate(lanes):
-            r0, c0, nr, nc, off, q0, nq = (int(v[k]) for v in values)
-            one = np.zeros(ex.n, bool)
-            one[lane] = True
+        # each lane's seven values as Python ints (`tolist`: one call, not seven NumPy scalars a
+        # lane; every lane of the block reaches the op), the fault made only for a lane that fails
+        for k, (r0, c0, nr, nc, off, q0, nq) in enumerate(zip(*(v.tolist() for v in values))):
             if nq * nr * nc > source.length or nr < 1 or nc < 1 or nq < 1:
                 shape = f"{nq} x {nr} x {nc}" if three else f"{nr} x {nc}"
                 raise ex.fault(
                     op,
-                    one,
+                    _one(ex, lanes[k]),
                     f"'{op.name}': a {shape} tensor map reaches past the {source.length} "
                     f"elements of {source.name} (the runtime refuses such a launch)",
                 )
-            coordinates_ok = all(0 <= x < 2**31 for x in (r0, c0, q0))
+            coordinates_ok = 0 <= r0 < 2**31 and 0 <= c0 < 2**31 and 0 <= q0 < 2**31
             if not (0 <= off and off + box <= tile.length) or not coordinates_ok:
                 origin = f"({q0}, {r0}, {c0})" if three else f"({r0}, {c0})"
                 raise ex.fault(
                     op,
-                    one,
+                    _one(ex, lanes[k]),
                     f"'{op.name}' out of range: a box of {box} elements at {off} of "
                     f"{tile.name} (length {tile.length}), from {origin}",
                 )
