@@ -51,14 +51,30 @@ def rounded(x: np.ndarray, out: str) -> np.ndarray:
     return x.astype(np.float16).astype(np.float32)  # NumPy rounds float64 to half correctly
 
 
-def within_rounded_bound(got, x, y, out: str) -> np.ndarray:
-    """Where `got` is a rounding to `out` of some f32 sum of `x @ y` within the f32 bound
-    (tile_gemm.within_f32_sum_bound): between the roundings of the bound's two ends (the
-    float64 ends widened far past their own rounding)."""
+def rounded_bounds(x, y, out: str) -> tuple[np.ndarray, np.ndarray]:
+    """The roundings to `out` of the two ends of the f32 bound around `x @ y`
+    (tile_gemm.within_f32_sum_bound), the float64 ends widened far past their own rounding:
+    every rounding of an f32 sum within the bound lies between them (rounding is monotonic)."""
     exact = x.astype(np.float64) @ y.astype(np.float64)
     bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
     slack = bound + 2.0**-40 * np.abs(exact)
-    return (rounded(exact - slack, out) <= got) & (got <= rounded(exact + slack, out))
+    return rounded(exact - slack, out), rounded(exact + slack, out)
+
+
+def within_rounded_bound(got, x, y, out: str) -> np.ndarray:
+    """Where `got` is a rounding to `out` of some f32 sum of `x @ y` within the f32 bound."""
+    low, high = rounded_bounds(x, y, out)
+    return (low <= got) & (got <= high)
+
+
+def bf16_step(value: float, up: bool) -> np.float32:
+    """The bf16 next to `value` (a bf16, as float32) towards +inf (`up`) or -inf: one unit in
+    bf16's 8-bit significand is 2**16 units of float32's bit pattern."""
+    if value == 0:
+        return np.float32(2.0**-133 if up else -(2.0**-133))  # the least bf16 subnormal
+    bits = int(np.float32(value).view(np.uint32))
+    bits += (1 << 16) if up == (value > 0) else -(1 << 16)
+    return np.uint32(bits).view(np.float32)
 
 
 def operands(rng, m: int, n: int, k: int, el: str):
@@ -72,15 +88,22 @@ def operands(rng, m: int, n: int, k: int, el: str):
 
 
 def test_the_check_has_teeth():
-    """One bf16 step off, or the f32 sum left unrounded, is caught."""
+    """One bf16 step past either end of the bound, or the f32 sum left unrounded, is caught
+    (the step is from the bound's end, not from the exact rounding, which may lie one step
+    inside it)."""
     rng = np.random.default_rng()
     _, _, x, y = operands(rng, 16, 16, 40, "bf16")
     exact = x.astype(np.float64) @ y.astype(np.float64)
     good = rounded(exact, "bf16")
     assert within_rounded_bound(good, x, y, "bf16").all()
-    off = good.copy()
-    off[3, 5] = np.nextafter(off[3, 5], np.inf) * (1 + 2.0**-8)  # the next bf16 up, or past it
-    assert not within_rounded_bound(off, x, y, "bf16")[3, 5]
+    low, high = rounded_bounds(x, y, "bf16")
+    assert bf16_step(1.0, True) == np.float32(1 + 2.0**-7)
+    assert bf16_step(-1.0, True) == np.float32(-1 + 2.0**-8)
+    for i, j in [(3, 5), (0, 0), (15, 15)]:
+        for past in (bf16_step(high[i, j], True), bf16_step(low[i, j], False)):
+            off = good.copy()
+            off[i, j] = past
+            assert not within_rounded_bound(off, x, y, "bf16")[i, j], (i, j, past)
     unrounded = exact.astype(np.float32)
     assert not within_rounded_bound(unrounded, x, y, "bf16").all()
 
