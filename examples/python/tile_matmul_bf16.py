@@ -80,10 +80,16 @@ def within(got: np.ndarray, x: np.ndarray, y: np.ndarray, out_bf16: bool) -> np.
     bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
     if not out_bf16:
         return np.abs(got - exact) <= bound
-    # Rounding is monotonic; the float64 ends are widened by far more than their own rounding.
-    slack = bound + 2.0**-40 * np.abs(exact)
-    low, high = ferrox.to_bf16(exact - slack).float32(), ferrox.to_bf16(exact + slack).float32()
+    low, high = bf16_ends(exact, bound)
     return (low <= got) & (got <= high)
+
+
+def bf16_ends(exact: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bf16 roundings of `exact - bound` and `exact + bound`, as float32: every bf16
+    rounding of a sum within the bound lies between them (rounding is monotonic; the float64
+    ends are widened by far more than their own rounding)."""
+    slack = bound + 2.0**-40 * np.abs(exact)
+    return ferrox.to_bf16(exact - slack).float32(), ferrox.to_bf16(exact + slack).float32()
 
 
 def main(

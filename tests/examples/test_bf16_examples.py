@@ -10,6 +10,7 @@ from pathlib import Path
 import in_process  # tests/support
 import numpy as np
 import pytest
+from bf16_step import bf16_step
 from compiled import compiled
 from tile_gemm import within_f32_sum_bound
 
@@ -99,7 +100,7 @@ def test_python_matmul_bf16_example_with_a_bf16_output_on_the_cpu():
 
 def test_the_bf16_output_check_has_teeth(rng):
     """The example's check of a bf16 C takes the f32 sums rounded, and refuses a sum left
-    unrounded or rounded a step off."""
+    unrounded or a bf16 one step past what the bound admits."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -114,9 +115,16 @@ def test_the_bf16_output_check_has_teeth(rng):
     good = ferrox.to_bf16(exact).float32()
     assert example.within(good, x, y, True).all()
     assert not example.within(exact.astype(np.float32), x, y, True).all()
-    off = good.copy()
-    off[2, 3] = ferrox.to_bf16(np.float64(good[2, 3]) * (1 + 2.0**-7)).float32()  # a step up
-    assert off[2, 3] != good[2, 3] and not example.within(off, x, y, True)[2, 3]
+    # one bf16 step past either end of what the check admits (a step from `good` itself may
+    # still be admitted: the bound's ends can round to neighbouring bf16 values)
+    bound = 40 * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    low, high = example.bf16_ends(exact, bound)
+    assert (low <= good).all() and (good <= high).all()
+    for i, j in [(2, 3), (0, 0), (7, 7)]:
+        for past in (bf16_step(high[i, j], True), bf16_step(low[i, j], False)):
+            off = good.copy()
+            off[i, j] = past
+            assert not example.within(off, x, y, True)[i, j], (i, j, past)
 
 
 def test_the_bound_has_teeth(rng):

@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 import pytest
+from bf16_step import bf16_step
 from tile_gemm import matmul
 from xdsl.dialects.builtin import BFloat16Type, StringAttr
 
@@ -65,16 +66,6 @@ def within_rounded_bound(got, x, y, out: str) -> np.ndarray:
     """Where `got` is a rounding to `out` of some f32 sum of `x @ y` within the f32 bound."""
     low, high = rounded_bounds(x, y, out)
     return (low <= got) & (got <= high)
-
-
-def bf16_step(value: float, up: bool) -> np.float32:
-    """The bf16 next to `value` (a bf16, as float32) towards +inf (`up`) or -inf: one unit in
-    bf16's 8-bit significand is 2**16 units of float32's bit pattern."""
-    if value == 0:
-        return np.float32(2.0**-133 if up else -(2.0**-133))  # the least bf16 subnormal
-    bits = int(np.float32(value).view(np.uint32))
-    bits += (1 << 16) if up == (value > 0) else -(1 << 16)
-    return np.uint32(bits).view(np.float32)
 
 
 def operands(rng, m: int, n: int, k: int, el: str):
