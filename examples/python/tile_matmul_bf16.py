@@ -76,12 +76,19 @@ def on_torch(device: str) -> bool:
 def within(got: np.ndarray, x: np.ndarray, y: np.ndarray, out_bf16: bool) -> np.ndarray:
     """Where `got` (float32 values of C) is x @ y within the f32 sums' bound (module
     docstring), or, for a bf16 C, a bf16 rounding of such a sum."""
-    exact = x.astype(np.float64) @ y.astype(np.float64)  # every bf16 product, summed exactly
-    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    exact, bound = sum_bound(x, y)
     if not out_bf16:
         return np.abs(got - exact) <= bound
     low, high = bf16_ends(exact, bound)
     return (low <= got) & (got <= high)
+
+
+def sum_bound(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x @ y summed exactly (every bf16 product is exact in float64) and the f32 sums' bound
+    around it (module docstring)."""
+    exact = x.astype(np.float64) @ y.astype(np.float64)
+    bound = x.shape[1] * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
+    return exact, bound
 
 
 def bf16_ends(exact: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,8 @@ its op, all at once, as a `DiagnosticError`.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from llvmlite import ir
 from xdsl.backend.llvm.convert import _convert_global  # pyright: ignore[reportPrivateUsage]
 from xdsl.backend.llvm.convert_type import convert_type
@@ -35,16 +37,6 @@ def convert_module(module: ModuleOp, default_triple: str = NVPTX_TRIPLE) -> ir.M
     become named types (`types.wide_structs_named`); other targets get xDSL's literal ones, as
     `xdsl-opt -t llvm` prints them."""
     out = ir.Module(name=_module_name(module), context=ir.Context())  # its own named types
-    triple = _string_attr(module, "llvm.target_triple") or default_triple
-    if triple.startswith("nvptx"):
-        with wide_structs_named(out.context):
-            _convert_into(module, out, default_triple)
-    else:
-        _convert_into(module, out, default_triple)
-    return out
-
-
-def _convert_into(module: ModuleOp, out: ir.Module, default_triple: str) -> None:
     diag = DiagnosticEngine()
     for key in ("llvm.target_triple", "llvm.data_layout"):  # misspelt, it would be ignored
         attr = module.attributes.get(key)
@@ -55,7 +47,15 @@ def _convert_into(module: ModuleOp, out: ir.Module, default_triple: str) -> None
     out.data_layout = (
         layout if layout is not None else NVPTX_DATALAYOUT if out.triple == NVPTX_TRIPLE else ""
     )
+    nvptx = out.triple.startswith("nvptx")
+    with wide_structs_named(out.context) if nvptx else nullcontext():
+        _convert_ops(module, out, diag)
+    diag.raise_if_errors()
+    return out
 
+
+def _convert_ops(module: ModuleOp, out: ir.Module, diag: DiagnosticEngine) -> None:
+    """The module's globals and functions into `out`, every problem reported to `diag`."""
     globals_: list[llvm.GlobalOp] = []
     functions: list[llvm.FuncOp] = []
     for op in module.ops:
@@ -75,7 +75,6 @@ def _convert_into(module: ModuleOp, out: ir.Module, default_triple: str) -> None
     for op, fn in declared:
         if op.body.blocks:
             _body(op, fn, diag)
-    diag.raise_if_errors()
 
 
 def _module_name(module: ModuleOp) -> str:

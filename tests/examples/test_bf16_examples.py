@@ -117,8 +117,7 @@ def test_the_bf16_output_check_has_teeth(rng):
     assert not example.within(exact.astype(np.float32), x, y, True).all()
     # one bf16 step past either end of what the check admits (a step from `good` itself may
     # still be admitted: the bound's ends can round to neighbouring bf16 values)
-    bound = 40 * 2.0**-23 * (np.abs(x).astype(np.float64) @ np.abs(y).astype(np.float64))
-    low, high = example.bf16_ends(exact, bound)
+    low, high = example.bf16_ends(*example.sum_bound(x, y))
     assert (low <= good).all() and (good <= high).all()
     for i, j in [(2, 3), (0, 0), (7, 7)]:
         for past in (bf16_step(high[i, j], True), bf16_step(low[i, j], False)):
