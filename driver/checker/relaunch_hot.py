@@ -6,13 +6,13 @@ the reads, all joined into a key that is then compared with the memo's. A loop t
 launch compares against one key each time, so `hot(relaunch)` writes that comparison out for
 that key: per argument, `type(a) is C` and each read compared with the value the key holds (a
 torch tensor's dtype, shape, contiguity and device; a DeviceArray's shape, element type and
-device; a CuPy array's element type, shape, strides and device, once CuPy's current stream
-is its null one; a scalar's value; any other reader called as `signature` calls it),
-then the aliasing rule's pairs on the addresses, the stream rule and the locked launch exactly
-as `Relaunch.__call__` does them. It reads every argument the key covers on every call, as
-`signature` does, and returns False, launching nothing, wherever `signature(args)` would give
-another key or none (an argument whose reads raise), or `Relaunch.__call__` would return
-False: the caller then takes the generic path, which checks.
+device; a CuPy array's element type, shape, strides and device, once CuPy's current stream is
+its null one, read once a call since it is per thread; a scalar's value; any other reader
+called as `signature` calls it), then the aliasing rule's pairs on the addresses, the stream
+rule and the locked launch exactly as `Relaunch.__call__` does them. It reads every argument
+the key covers on every call, as `signature` does, and returns False, launching nothing,
+wherever `signature(args)` would give another key or none (an argument whose reads raise), or
+`Relaunch.__call__` would return False: the caller then takes the generic path, which checks.
 
 Python compiles the text once per kept launch (`compile`: about 0.1 ms, against a relaunch's
 few µs); the values the function compares with are its globals, never text.
@@ -66,9 +66,11 @@ def hot(relaunch: Any) -> Hot | None:
             count += 1
             continue
         if reader is _signature._cupy_array:  # inline too, its stream rule first
-            names["CUPY_STREAM"] = _signature.cupy_stream
+            if "CUPY_STREAM" not in names:  # once a call: CuPy's current stream is per thread
+                names["CUPY_STREAM"] = _signature.cupy_stream
+                reads.append("if CUPY_STREAM(): return False")
             names[f"T{i}"], names[f"S{i}"], names[f"R{i}"], names[f"V{i}"] = part
-            reads.append(f"if CUPY_STREAM(): return False\n        d{i} = a{i}.data")
+            reads.append(f"d{i} = a{i}.data")
             reads.append(
                 f"if a{i}.dtype != T{i} or a{i}.shape != S{i} or a{i}.strides != R{i} "
                 f"or d{i}.device_id != V{i}: return False"

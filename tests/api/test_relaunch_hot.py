@@ -173,6 +173,34 @@ def test_no_and_one_argument(count):
     assert seen_written == seen_generic
 
 
+def test_cupy_arrays_read_cupys_stream_once_a_call(monkeypatch):
+    """CuPy's current stream is per thread, so one read a call answers for every CuPy array in
+    it: the written-out relaunch of three arrays reads it once where `signature` reads it three
+    times, and still launches nothing once it is not the null stream."""
+    import fake_arrays
+
+    from ferrox.driver.checker import signature as signature_module
+
+    _, cupy = fake_arrays.install(monkeypatch)
+    reads = []
+    real = signature_module.cupy_stream
+    monkeypatch.setattr(signature_module, "cupy_stream", lambda: reads.append(1) or real())
+    args = tuple(fake_arrays.ndarray(0x1000 * (k + 1), (256,)) for k in range(3))
+    generic, _, function, seen_written = kept(args, paired=False)
+    reads.clear()
+    assert function(args, None) is True
+    assert len(reads) == 1
+    assert seen_written == [(LEGACY, [0x1000, 0x2000, 0x3000])]
+    reads.clear()
+    assert generic_call(generic, args) is True
+    assert len(reads) == 3  # the generic path: once an array
+    cupy.current = 0x900
+    reads.clear()
+    assert function(args, None) is False
+    assert len(reads) == 1
+    assert seen_written == [(LEGACY, [0x1000, 0x2000, 0x3000])]
+
+
 def test_device_arrays_and_cupy_arrays_are_compared_as_their_readers_read_them(monkeypatch):
     """A DeviceArray's reads are written out inline; a CuPy array's reader (its CUDA array
     interface, the legacy stream only) is called: both answer as `signature` does."""
