@@ -44,13 +44,18 @@ the rest 2 MB at a time: 200 faults on transpose, 250 on the GEMM. The same ptxa
 text: the cubin and report are byte-identical (tests/targets/test_ptxas_env.py)."""
 
 
-def ptxas_env() -> dict[str, str]:
-    """The environment ptxas runs in: this process's, with `PTXAS_MALLOC` before any
+def tuned_env(tunables: str) -> dict[str, str]:
+    """This process's environment for a child, with glibc's `tunables` before any
     `GLIBC_TUNABLES` of the caller's (a later setting of the same tunable wins in glibc)."""
     env = dict(os.environ)
     given = env.get("GLIBC_TUNABLES")
-    env["GLIBC_TUNABLES"] = f"{PTXAS_MALLOC}:{given}" if given else PTXAS_MALLOC
+    env["GLIBC_TUNABLES"] = f"{tunables}:{given}" if given else tunables
     return env
+
+
+def ptxas_env() -> dict[str, str]:
+    """The environment ptxas runs in: `tuned_env(PTXAS_MALLOC)`."""
+    return tuned_env(PTXAS_MALLOC)
 
 
 def find_ptxas() -> str | None:

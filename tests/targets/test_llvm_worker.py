@@ -128,3 +128,27 @@ def test_a_late_inlined_function_is_optimised_once_then_inlined(worker: LLVMWork
     assert late.count("ld.global") == 2 and late.count("mul.rn.f32") == 2
     plain = worker.compile(LATE_IR.format(inlining="noinline"), "sm_90", "+ptx80", opt)
     assert ".func" in plain and "call" in plain, "only the marked function is inlined"
+
+
+def test_the_child_runs_with_the_malloc_settings_and_they_change_no_ptx(worker, monkeypatch):
+    from pathlib import Path
+
+    from ferrox.targets import llvm_worker
+
+    tuned = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    environ = Path(f"/proc/{worker.pid}/environ")
+    if environ.exists():
+        given = [
+            e.partition("=")[2]
+            for e in environ.read_bytes().decode().split("\0")
+            if e.startswith("GLIBC_TUNABLES=")
+        ]
+        # (glibc 2.36 leaves only the first setting in the text /proc shows, having read all)
+        assert len(given) == 1 and given[0]
+        assert set(given[0].split(":")) <= set(llvm_worker.WORKER_MALLOC.split(":"))
+    monkeypatch.setattr(llvm_worker, "tuned_env", lambda _: None)  # this process's environment
+    plain = LLVMWorker()
+    try:
+        assert plain.compile(VECADD_IR, "sm_90", "+ptx80", 3) == tuned
+    finally:
+        plain.close()
