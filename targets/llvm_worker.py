@@ -76,14 +76,17 @@ while True:
     request = json.loads(line)
     ir = requests.read(request["size"]).decode()
     if request.get("warm"):  # the steps of a request, on the last one's target, no answer
-        if last is not None:
-            module = llvm.parse_assembly(ir)
-            machine = machines[(module.triple, *last)]
-            if last[2] > 0:
-                tuning = llvm.create_pipeline_tuning_options(speed_level=last[2])
-                passes = llvm.create_pass_builder(machine, tuning)
-                passes.getModulePassManager().run(module, passes)
-            machine.emit_assembly(module)
+        try:
+            if last is not None:
+                module = llvm.parse_assembly(ir)
+                machine = machines[(module.triple, *last)]
+                if last[2] > 0:
+                    tuning = llvm.create_pipeline_tuning_options(speed_level=last[2])
+                    passes = llvm.create_pass_builder(machine, tuning)
+                    passes.getModulePassManager().run(module, passes)
+                machine.emit_assembly(module)
+        except Exception:  # (a warm-up never fails a compile)
+            pass
         continue
     chip, features, opt = request["chip"], request["features"], request["opt"]
     try:

@@ -20,11 +20,11 @@ not opened the link yet) reads the file. Should this process die without a word,
 only writer is gone with it: ptxas reads an empty input and exits; no orphan waits forever.
 
 It is the same ptxas with the same arguments (and environment, `toolchain.ptxas_env`) on the
-same text, and the cubin is byte-identical
-to `run_ptxas`'s (tests/targets/test_ptxas_job.py, every example). Anything unexpected (no
-`/proc`, not Linux, a non-zero exit, no cubin, ptxas not done after `TIMEOUT_S`) ends the job
-and runs `run_ptxas` instead, whose result or `ToolchainError` is then the answer: the early
-start can only save time, never change an outcome.
+same text, and the cubin is byte-identical to `run_ptxas`'s (tests/targets/test_ptxas_job.py,
+every example). Anything unexpected (no `/proc`, not Linux, a non-zero exit, no cubin, ptxas
+not done after `TIMEOUT_S`) ends the job and runs `run_ptxas` instead, whose result or
+`ToolchainError` is then the answer: the early start can only save time, never change an
+outcome.
 """
 
 from __future__ import annotations

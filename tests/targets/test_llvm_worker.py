@@ -198,3 +198,13 @@ def test_a_compile_with_warm_ups_makes_the_same_artifact(monkeypatch):
     warmed = [ferrox.compile(path, chip="sm_90", cache=False) for _ in range(2)]
     assert sent == [True, True]
     assert all(a.ptx == plain.ptx and a.cubin == plain.cubin for a in warmed)
+
+
+def test_a_warm_up_that_fails_fails_no_compile(worker: LLVMWorker, monkeypatch):
+    from ferrox.targets import llvm_worker
+
+    first = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    monkeypatch.setattr(llvm_worker, "WARM_IR", "this is not LLVM IR")
+    assert worker.warm()
+    assert worker.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
+    assert worker.started == 1
