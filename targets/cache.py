@@ -588,6 +588,10 @@ def compile_cached(
         parsed, ctx, rest = module, None, None
         if portable and parsed is not None:
             parsed = parsed.clone()  # (the caller's module keeps its attributes)
+        if ptx:  # (an experiment, off by default: `llvm_worker.WARM_UP`)
+            from ferrox.targets.llvm_worker import warm_up
+
+            warm_up()
         if parsed is None:
             with stage(timings, "parse"):
                 parsed, ctx, rest = _parse(text, name)

@@ -31,6 +31,8 @@ import tempfile
 import threading
 from typing import IO
 
+from ferrox.targets.toolchain import tuned_env
+
 _CHILD = r"""
 import json
 import sys
@@ -66,12 +68,26 @@ def reply(ok, text):
     replies.flush()
 
 
+last = None  # the last request's (chip, features, opt): a warm-up's target
 while True:
     line = requests.readline()
     if not line:
         break
     request = json.loads(line)
     ir = requests.read(request["size"]).decode()
+    if request.get("warm"):  # the steps of a request, on the last one's target, no answer
+        try:
+            if last is not None:
+                module = llvm.parse_assembly(ir)
+                machine = machines[(module.triple, *last)]
+                if last[2] > 0:
+                    tuning = llvm.create_pipeline_tuning_options(speed_level=last[2])
+                    passes = llvm.create_pass_builder(machine, tuning)
+                    passes.getModulePassManager().run(module, passes)
+                machine.emit_assembly(module)
+        except Exception:  # (a warm-up never fails a compile)
+            pass
+        continue
     chip, features, opt = request["chip"], request["features"], request["opt"]
     try:
         module = llvm.parse_assembly(ir)
@@ -94,6 +110,8 @@ while True:
     if LATE in ir:
         module = inline_late(module, machine)
     reply(True, machine.emit_assembly(module))
+    if module.triple == "nvptx64-nvidia-cuda":
+        last = (chip, features, opt)
 """
 
 
@@ -101,6 +119,94 @@ RETIRE_AFTER = 1000
 """Requests one child serves before it is ended and the next request starts another: its
 memory stays within some 60 MB of a fresh one's, for a new child's 70-100 ms once in a
 thousand compiles."""
+
+
+WORKER_MALLOC = (
+    "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864"
+    ":glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432"
+)
+"""glibc's allocator settings for the child (`toolchain.tuned_env`): what LLVM frees stays in
+the heap for the next request (no trim below 256 MB, blocks under 32 MB from the heap rather
+than mapped apart), grown 64 MB at a time on transparent huge pages. Page faults a request:
+SIMT transpose 76 -> 0, attention 1,580 -> 2, bf16 GEMM 2,240 -> 2; its resident memory after
+a bf16 GEMM 112 -> 119 MB. The same LLVM on the same IR: the same PTX."""
+
+
+WARM_UP = os.environ.get("FERROX_LLVM_WARM_UP", "") not in ("", "0")
+"""`warm_up()` sends the worker `WARM_IR` at the start of each compile (an experiment, off unless
+the environment sets `FERROX_LLVM_WARM_UP=1`): LLVM's time on a request grows with the time its
+process sat idle before it (SIMT transpose, 4.3 ms of its CPU back to back, 6.0 after 20 ms
+idle, on the CPU machine), and a small module compiled while the main process parses left the
+real request 8 ms later at 5.6 ms instead of 6.6. The cost: 4-6 ms of the worker's CPU a
+compile, which on a machine without an idle core competes with the compile itself (there the
+whole compile was slower), and a request that arrives before the warm-up is done waits for
+it. docs/performance.md, sixteenth session."""
+
+WARM_IR = """target triple = "nvptx64-nvidia-cuda"
+target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+@tile = internal addrspace(3) global [32 x [33 x float]] undef, align 16
+define ptx_kernel void @warm(ptr addrspace(1) noalias readonly align 4 %in, i64 %in_len,
+    ptr addrspace(1) noalias align 4 %out, i64 %out_len, i64 %rows, i64 %cols)
+    "nvvm.reqntid"="32,32,1" {
+entry:
+  %l = sext i64 %in_len to i128
+  %r = sext i64 %rows to i128
+  %c = sext i64 %cols to i128
+  %n = mul i128 %r, %c
+  %fits = icmp sge i128 %l, %n
+  call void @llvm.assume(i1 %fits)
+  %tid.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tx = zext i32 %tid.x to i64
+  %tid.y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+  %ty = zext i32 %tid.y to i64
+  %ctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bx = zext i32 %ctaid.x to i64
+  %bx32 = mul i64 %bx, 32
+  %row = add i64 %bx32, %ty
+  %row_ok = icmp ult i64 %row, %rows
+  %col_ok = icmp ult i64 %tx, %cols
+  %ok = and i1 %row_ok, %col_ok
+  br i1 %ok, label %load, label %join
+load:
+  %base = mul i64 %row, %cols
+  %idx = add i64 %base, %tx
+  %over = icmp uge i64 %idx, %in_len
+  br i1 %over, label %trap, label %read
+trap:
+  call void @llvm.trap()
+  br label %read
+read:
+  %p = getelementptr inbounds float, ptr addrspace(1) %in, i64 %idx
+  %x = load float, ptr addrspace(1) %p
+  br label %join
+join:
+  %v = phi float [%x, %read], [0.0, %entry]
+  %s = getelementptr [32 x [33 x float]], ptr addrspace(3) @tile, i32 0, i64 %ty, i64 %tx
+  store float %v, ptr addrspace(3) %s
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  %t = getelementptr [32 x [33 x float]], ptr addrspace(3) @tile, i32 0, i64 %tx, i64 %ty
+  %y = load float, ptr addrspace(3) %t
+  %wide = zext i64 %row to i128
+  %w = mul i128 %wide, %c
+  %lo = trunc i128 %w to i64
+  %at = add i64 %lo, %tx
+  %in_bounds = icmp ult i64 %at, %out_len
+  br i1 %in_bounds, label %store, label %exit
+store:
+  %q = getelementptr inbounds float, ptr addrspace(1) %out, i64 %at
+  store float %y, ptr addrspace(1) %q
+  br label %exit
+exit:
+  ret void
+}
+declare void @llvm.assume(i1)
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare void @llvm.trap()
+declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32) convergent
+"""
+"""A small SIMT kernel (transpose's shape): what `warm_up` has the worker compile."""
 
 
 class LLVMFailure(Exception):
@@ -150,6 +256,29 @@ class LLVMWorker:
             raise
         return PendingPtx(self, proc, log, start, sent)
 
+    def warm(self) -> bool:
+        """Have the running child compile `WARM_IR` on its last request's target, answering
+        nothing (see `WARM_UP`). Nothing where no child runs or has served a request yet (it
+        skips it), or another request is in flight. Whether it was sent."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            proc = self._proc
+            if proc is None or self._owner != os.getpid() or proc.poll() is not None:
+                return False
+            if self._served == 0 or self._served >= RETIRE_AFTER:
+                return False
+            assert proc.stdin is not None
+            data = WARM_IR.encode()
+            proc.stdin.write(json.dumps({"warm": True, "size": len(data)}).encode() + b"\n" + data)
+            proc.stdin.flush()
+            self._served += 1
+            return True
+        except (OSError, ValueError):  # (a dead child: the next request starts another)
+            return False
+        finally:
+            self._lock.release()
+
     def _answer(self, pending: PendingPtx) -> str:
         """The reply to `pending`'s request (the lock is held since `submit`)."""
         proc, log = pending.proc, pending.log
@@ -186,6 +315,7 @@ class LLVMWorker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._log,
+                env=tuned_env(WORKER_MALLOC),
             )
             self._owner = os.getpid()
             self.started += 1
@@ -259,6 +389,13 @@ def worker() -> LLVMWorker:
     return _worker
 
 
+def warm_up() -> None:
+    """`LLVMWorker.warm` on this process's worker where `WARM_UP` is on and a worker exists
+    (none is started for it)."""
+    if WARM_UP and _worker is not None:
+        _worker.warm()
+
+
 def compile_in_worker(llvm_ir: str, chip: str, features: str, opt: int) -> str:
     return worker().compile(llvm_ir, chip, features, opt)
 
@@ -273,5 +410,6 @@ __all__ = [
     "PendingPtx",
     "compile_in_worker",
     "submit_to_worker",
+    "warm_up",
     "worker",
 ]

@@ -19,11 +19,12 @@ the link is replaced by a plain file with the same text, so the second pass (or 
 not opened the link yet) reads the file. Should this process die without a word, the pipe's
 only writer is gone with it: ptxas reads an empty input and exits; no orphan waits forever.
 
-It is the same ptxas with the same arguments on the same text, and the cubin is byte-identical
-to `run_ptxas`'s (tests/targets/test_ptxas_job.py, every example). Anything unexpected (no
-`/proc`, not Linux, a non-zero exit, no cubin, ptxas not done after `TIMEOUT_S`) ends the job
-and runs `run_ptxas` instead, whose result or `ToolchainError` is then the answer: the early
-start can only save time, never change an outcome.
+It is the same ptxas with the same arguments (and environment, `toolchain.ptxas_env`) on the
+same text, and the cubin is byte-identical to `run_ptxas`'s (tests/targets/test_ptxas_job.py,
+every example). Anything unexpected (no `/proc`, not Linux, a non-zero exit, no cubin, ptxas
+not done after `TIMEOUT_S`) ends the job and runs `run_ptxas` instead, whose result or
+`ToolchainError` is then the answer: the early start can only save time, never change an
+outcome.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ferrox.targets.toolchain import (
     PtxasResult,
     find_ptxas,
     parse_ptxas_info,
+    ptxas_env,
     run_ptxas,
     scratch_dir,
 )
@@ -85,7 +87,7 @@ class PtxasJob:
         reader, writer = os.pipe()  # neither inherited but as ptxas's fd 0
         try:
             self._proc = subprocess.Popen(
-                command, stdin=reader, stdout=self._stdout, stderr=self._stderr
+                command, stdin=reader, stdout=self._stdout, stderr=self._stderr, env=ptxas_env()
             )
         except BaseException:
             os.close(writer)

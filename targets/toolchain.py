@@ -33,6 +33,31 @@ def scratch_dir() -> str | None:
     return None
 
 
+PTXAS_MALLOC = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864"
+"""glibc's allocator settings for ptxas (`GLIBC_TUNABLES`; another C library, or a glibc older
+than 2.35, ignores what it does not know). ptxas grows its heap a few pages at a time and
+touches each new page once: on SIMT transpose some 900 page faults after its input arrives,
+10,000 on the bf16 GEMM, about a microsecond each. With the heap grown 64 MB at a time
+(virtual memory: only touched pages are backed) and marked for transparent huge pages, the
+first 2 MB page is faulted in while a spare ptxas waits for its input (`ptxas_job.py`), and
+the rest 2 MB at a time: 200 faults on transpose, 250 on the GEMM. The same ptxas on the same
+text: the cubin and report are byte-identical (tests/targets/test_ptxas_env.py)."""
+
+
+def tuned_env(tunables: str) -> dict[str, str]:
+    """This process's environment for a child, with glibc's `tunables` before any
+    `GLIBC_TUNABLES` of the caller's (a later setting of the same tunable wins in glibc)."""
+    env = dict(os.environ)
+    given = env.get("GLIBC_TUNABLES")
+    env["GLIBC_TUNABLES"] = f"{tunables}:{given}" if given else tunables
+    return env
+
+
+def ptxas_env() -> dict[str, str]:
+    """The environment ptxas runs in: `tuned_env(PTXAS_MALLOC)`."""
+    return tuned_env(PTXAS_MALLOC)
+
+
 def find_ptxas() -> str | None:
     if found := shutil.which("ptxas"):
         return found
@@ -141,7 +166,7 @@ def run_ptxas(
         source.write_text(ptx, encoding="utf-8")
         command = [ptxas, f"-arch={chip}", *(["-v"] if verbose else []), *extra_args]
         command += ["-o", str(cubin), str(source)]
-        proc = subprocess.run(command, capture_output=True, text=True)
+        proc = subprocess.run(command, capture_output=True, text=True, env=ptxas_env())
         log = (proc.stdout + proc.stderr).replace(str(source), "<ptx>")
         if proc.returncode != 0:
             raise ToolchainError(f"ptxas rejected the PTX for {chip}:\n{log.strip()}")

@@ -128,3 +128,83 @@ def test_a_late_inlined_function_is_optimised_once_then_inlined(worker: LLVMWork
     assert late.count("ld.global") == 2 and late.count("mul.rn.f32") == 2
     plain = worker.compile(LATE_IR.format(inlining="noinline"), "sm_90", "+ptx80", opt)
     assert ".func" in plain and "call" in plain, "only the marked function is inlined"
+
+
+def test_the_child_runs_with_the_malloc_settings_and_they_change_no_ptx(worker, monkeypatch):
+    from pathlib import Path
+
+    from ferrox.targets import llvm_worker
+
+    tuned = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    environ = Path(f"/proc/{worker.pid}/environ")
+    if environ.exists():
+        given = [
+            e.partition("=")[2]
+            for e in environ.read_bytes().decode().split("\0")
+            if e.startswith("GLIBC_TUNABLES=")
+        ]
+        # (glibc 2.36 leaves only the first setting in the text /proc shows, having read all)
+        assert len(given) == 1 and given[0]
+        assert set(given[0].split(":")) <= set(llvm_worker.WORKER_MALLOC.split(":"))
+    monkeypatch.setattr(llvm_worker, "tuned_env", lambda _: None)  # this process's environment
+    plain = LLVMWorker()
+    try:
+        assert plain.compile(VECADD_IR, "sm_90", "+ptx80", 3) == tuned
+    finally:
+        plain.close()
+
+
+def test_a_warm_up_answers_nothing_and_changes_no_ptx(worker: LLVMWorker):
+    from ferrox.targets import llvm_worker
+
+    assert not worker.warm(), "no child yet: nothing to warm"
+    first = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    assert worker.warm() and worker.warm()  # two warm-ups queued, no answers to read
+    assert worker.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
+    assert worker.started == 1
+    # (the warm-up's module compiles as a request too)
+    assert ".entry warm(" in worker.compile(llvm_worker.WARM_IR, "sm_90", "+ptx80", 3)
+
+
+def test_warm_up_is_off_unless_asked_and_starts_no_worker(monkeypatch):
+    from ferrox.targets import llvm_worker
+
+    sent = []
+    monkeypatch.setattr(llvm_worker.LLVMWorker, "warm", lambda self: sent.append(self) or True)
+    monkeypatch.setattr(llvm_worker, "WARM_UP", False)
+    llvm_worker.warm_up()
+    monkeypatch.setattr(llvm_worker, "WARM_UP", True)
+    monkeypatch.setattr(llvm_worker, "_worker", None)
+    llvm_worker.warm_up()
+    assert sent == []
+    w = LLVMWorker()
+    monkeypatch.setattr(llvm_worker, "_worker", w)
+    llvm_worker.warm_up()
+    assert sent == [w]
+
+
+def test_a_compile_with_warm_ups_makes_the_same_artifact(monkeypatch):
+    from pathlib import Path
+
+    import ferrox
+    from ferrox.targets import llvm_worker
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "simt" / "transpose.mlir"
+    plain = ferrox.compile(path, chip="sm_90", cache=False)
+    sent = []
+    warm = llvm_worker.LLVMWorker.warm
+    monkeypatch.setattr(llvm_worker.LLVMWorker, "warm", lambda self: sent.append(warm(self)))
+    monkeypatch.setattr(llvm_worker, "WARM_UP", True)
+    warmed = [ferrox.compile(path, chip="sm_90", cache=False) for _ in range(2)]
+    assert sent == [True, True]
+    assert all(a.ptx == plain.ptx and a.cubin == plain.cubin for a in warmed)
+
+
+def test_a_warm_up_that_fails_fails_no_compile(worker: LLVMWorker, monkeypatch):
+    from ferrox.targets import llvm_worker
+
+    first = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    monkeypatch.setattr(llvm_worker, "WARM_IR", "this is not LLVM IR")
+    assert worker.warm()
+    assert worker.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
+    assert worker.started == 1
