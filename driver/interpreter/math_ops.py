@@ -90,9 +90,12 @@ def _may_round_twice(s: Any, p: Any, c: Any) -> bool:
     such places, and so does the exact sum that f64 rounded to it (rounding is monotone and
     keeps those places, which f64 holds exactly): both round the same way, and the round-to-odd
     correction (`round_to_odd_sum`) is not needed."""
-    few = (np.asarray(s).view(np.int64) & _LOW_28) == 0
-    # the arrays' own `any` (NumPy's `np.any` dispatches first: most of this call's time)
-    return bool(few.any()) and bool((few & (p != 0) & (c != 0)).any())
+    low = np.bitwise_and(np.asarray(s).view(np.int64), _LOW_28)
+    # no element with so few bits (the usual case) is one reduction (the array's own `min`:
+    # NumPy's `np.min` dispatches first); the low bits are never negative
+    if low.min() != 0:
+        return False
+    return bool(((low == 0) & (p != 0) & (c != 0)).any())
 
 
 def _fma64(x: float, y: float, z: float) -> float:
@@ -111,18 +114,26 @@ def _fma64(x: float, y: float, z: float) -> float:
 def _fma(op):
     dtype, to = _dtype(op), _to(op)
 
-    def run(ctx, args, mask):
-        a, b, c = (np.asarray(v, dtype=np.float64) for v in args)
-        if dtype == np.float64:
+    if dtype == np.float64:
+
+        def run(ctx, args, mask):
+            a, b, c = (np.asarray(v, dtype=np.float64) for v in args)
             out = np.vectorize(_fma64, otypes=[np.float64])(a, b, c)
-        else:
-            p = a * b
-            out = p + c
-            if _may_round_twice(out, p, c):
-                out = round_to_odd_sum(p, c)
+            return (to(np.asarray(out)),)
+
+        return run
+
+    def run_narrow(ctx, args, mask):
+        # f32 or f16 operands: the ufuncs compute in f64 (each operand converted exactly),
+        # without an f64 copy of each first
+        a, b, c = args
+        p = np.multiply(a, b, dtype=np.float64)  # exact: 2 x 24 bits fit in 53
+        out = np.add(p, c, dtype=np.float64)
+        if _may_round_twice(out, p, c):
+            out = round_to_odd_sum(p, np.asarray(c, dtype=np.float64))
         return (to(np.asarray(out)),)
 
-    return run
+    return run_narrow
 
 
 @lowers(mathd.SqrtOp)

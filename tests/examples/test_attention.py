@@ -153,7 +153,7 @@ def test_the_ordered_kernel_assembles_for_sm90(dim):
     for the query block) and the query blocks walked heaviest first, on the default sm_90 path,
     without spills."""
     text = str(example().attention.module(D=dim, CAUSAL=True))
-    art = ferrox.compile(text, chip="sm_90", cache=False)
+    art = ferrox.compile(text, chip="sm_90")
     assert art["attention"].tile is not None and art["attention"].tile.grid_order == (1, 0, 2)
     assert art["attention"].tile.grid_reverse == (1,)
     assert "%ctaid.y" in art.ptx and "%ctaid.x" in art.ptx

@@ -134,9 +134,7 @@ def test_ptx_assembles_for_sm90a_without_spills(example, tma, monkeypatch, dim, 
     monkeypatch.setattr(attention_tma, "PINGPONG", pingpong)
     from ferrox.lowering.simt_to_nvvm import wgmma
 
-    art = ferrox.compile(
-        str(example.attention.module(D=dim, CAUSAL=True, BN=bn)), chip="sm_90", cache=False
-    )
+    art = ferrox.compile(str(example.attention.module(D=dim, CAUSAL=True, BN=bn)), chip="sm_90")
     assert art.chip == wgmma.WGMMA_CHIP
     assert "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier" in art.ptx
     assert ("bar.sync 1, 256" in art.ptx) == attention_tma.PINGPONG

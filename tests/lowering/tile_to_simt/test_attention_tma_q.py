@@ -78,7 +78,7 @@ def test_ptx_assembles_without_spills_with_three_maps(example, tma_q, dim, bm, b
     from ferrox.lowering.simt_to_nvvm import wgmma
 
     text = str(example.attention.module(D=dim, CAUSAL=True, BM=bm, BN=bn))
-    art = ferrox.compile(text, chip="sm_90", cache=False)
+    art = ferrox.compile(text, chip="sm_90")
     assert art.chip == wgmma.WGMMA_CHIP and "cp.async.ca" not in art.ptx
     maps = art.kernels["attention"].tensor_maps
     assert len(maps) == 3 and sorted(m.box for m in maps)[-1] == (max(bm, bn), 64)

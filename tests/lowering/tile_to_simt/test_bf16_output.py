@@ -136,7 +136,7 @@ def test_the_epilogue_hands_on_the_chunks_of_the_bf16_store(tiles):
 
 
 def tma_kernel_ptx(text: str) -> str:
-    art = ferrox.compile(text, chip="sm_90", cache=False)
+    art = ferrox.compile(text, chip="sm_90")
     assert art.chip == "sm_90a"
     return art.ptx.split(".entry mm__portable")[0]
 

@@ -120,7 +120,7 @@ def test_the_artifact_launches_it_persistent_and_its_ptx_assembles_without_spill
     from ferrox.targets.cache import compile_cached
     from ferrox.targets.toolchain import find_ptxas
 
-    art = ferrox.compile(matmul(*tile, el=el), chip="sm_90", cache=False)
+    art = ferrox.compile(matmul(*tile, el=el), chip="sm_90")
     facts = art["mm"]
     assert facts.tile.persistent and facts.writes[0].space.persistent
     assert facts.tile.launch_grid([32, 16], 132) == (132,)  # 4096^2 in 128 x 256: 512 tiles

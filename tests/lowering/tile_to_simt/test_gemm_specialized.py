@@ -45,7 +45,7 @@ def test_other_tiles_and_the_knob_off_keep_the_default_schedule(monkeypatch):
 
 
 def test_ptx_splits_registers_and_names_the_consumers_barrier(specialised):
-    art = ferrox.compile(matmul(128, 256, 64, el="f16"), chip="sm_90", cache=False)
+    art = ferrox.compile(matmul(128, 256, 64, el="f16"), chip="sm_90")
     tma = art.ptx  # (the TMA kernel alone: its twin is compiled when a launch needs it)
     assert ".reqntid 384, 1, 1" in tma
     assert "setmaxnreg.dec.sync.aligned.u32 24;" in tma
