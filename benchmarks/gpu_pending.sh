@@ -2,10 +2,11 @@
 # What is built but not yet timed or checked on a GPU, most wanted first, each step under a
 # deadline counted from the start (so a short device lease still gets the first answers):
 #   source gpu-preamble.sh && bash benchmarks/gpu_pending.sh [SECONDS]   (default 300)
-# Every step below ran in the fifteenth session's GPU run (an H100; docs/performance.md), so
-# nothing built is unchecked on a GPU now. What is still wanted: the same steps on an H200 host,
-# which issue 14 names for its compile and launch figures (no H200 has been lent since the
-# twelfth session). The steps:
+# Every step below ran in the fifteenth and sixteenth sessions' GPU runs (H100s;
+# docs/performance.md), so nothing built is unchecked on a GPU now. What is still wanted: the
+# same steps on an H200 host, which issue 14 names for its compile and launch figures (no H200
+# has been lent since the twelfth session), and `benchmarks/malloc_settings.py` and
+# `FERROX_LLVM_WARM_UP=1` against the warm-up off on a quiet host. The steps:
 # 1. every gpu test;
 # 2. the attention with a bf16 output, causal too, at 1024 and 2048 keys (d 64 64 x 64, d 128
 #    128 x 128), against SDPA's bf16 output;
