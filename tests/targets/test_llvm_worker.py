@@ -49,6 +49,15 @@ def worker():
     w.close()
 
 
+def _vecadd_in_a_new_worker() -> str:
+    """vecadd's PTX from a worker of its own, closed after."""
+    fresh = LLVMWorker()
+    try:
+        return fresh.compile(VECADD_IR, "sm_90", "+ptx80", 3)
+    finally:
+        fresh.close()
+
+
 def test_one_child_serves_every_compile(worker: LLVMWorker):
     first = worker.compile(VECADD_IR, "sm_90", "+ptx80", 3)
     pid = worker.pid
@@ -58,11 +67,7 @@ def test_one_child_serves_every_compile(worker: LLVMWorker):
     assert ".target sm_80" in other and ".target sm_90" in again
     assert again == first, "a kept target machine changes nothing"
     assert (worker.pid, worker.started) == (pid, 1)
-    fresh = LLVMWorker()
-    try:
-        assert fresh.compile(VECADD_IR, "sm_90", "+ptx80", 3) == first
-    finally:
-        fresh.close()
+    assert _vecadd_in_a_new_worker() == first
 
 
 def test_an_abort_is_reported_and_the_next_compile_gets_a_new_child(worker: LLVMWorker):
@@ -147,11 +152,7 @@ def test_the_child_runs_with_the_malloc_settings_and_they_change_no_ptx(worker, 
         assert len(given) == 1 and given[0]
         assert set(given[0].split(":")) <= set(llvm_worker.WORKER_MALLOC.split(":"))
     monkeypatch.setattr(llvm_worker, "tuned_env", lambda _: None)  # this process's environment
-    plain = LLVMWorker()
-    try:
-        assert plain.compile(VECADD_IR, "sm_90", "+ptx80", 3) == tuned
-    finally:
-        plain.close()
+    assert _vecadd_in_a_new_worker() == tuned
 
 
 def test_a_warm_up_answers_nothing_and_changes_no_ptx(worker: LLVMWorker):
