@@ -62,6 +62,14 @@ def inline_late(module, machine):
     return module
 
 
+def optimise(module, machine, opt):
+    # LLVM's module pipeline at `opt` (none at 0)
+    if opt > 0:
+        tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
+        passes = llvm.create_pass_builder(machine, tuning)
+        passes.getModulePassManager().run(module, passes)
+
+
 def reply(ok, text):
     data = text.encode()
     replies.write(json.dumps({"ok": ok, "size": len(data)}).encode() + b"\n" + data)
@@ -80,10 +88,7 @@ while True:
             if last is not None:
                 module = llvm.parse_assembly(ir)
                 machine = machines[(module.triple, *last)]
-                if last[2] > 0:
-                    tuning = llvm.create_pipeline_tuning_options(speed_level=last[2])
-                    passes = llvm.create_pass_builder(machine, tuning)
-                    passes.getModulePassManager().run(module, passes)
+                optimise(module, machine, last[2])
                 machine.emit_assembly(module)
         except Exception:  # (a warm-up never fails a compile)
             pass
@@ -103,10 +108,7 @@ while True:
         machine = machines[key] = llvm.Target.from_triple(module.triple).create_target_machine(
             cpu=chip, features=features, opt=min(opt, 2)
         )
-    if opt > 0:
-        tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
-        passes = llvm.create_pass_builder(machine, tuning)
-        passes.getModulePassManager().run(module, passes)
+    optimise(module, machine, opt)
     if LATE in ir:
         module = inline_late(module, machine)
     reply(True, machine.emit_assembly(module))
