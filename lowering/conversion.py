@@ -472,18 +472,19 @@ def morph(
     and erasing `op` (xDSL's `replace` and its listeners) were most of what a one-to-one op's
     conversion cost."""
     assert len(types) == len(op.results) and not op.regions
-    if len(operands) != len(op.operands):
+    current = op.operands
+    if len(operands) != len(current):
         op.operands = operands
-    else:
-        for i, (old, new) in enumerate(zip(op.operands, operands, strict=True)):
+    else:  # (the lengths are equal: plain `zip`s, here and below, a few hundred times a kernel)
+        for i, (old, new) in enumerate(zip(current, operands)):
             if old is not new:
-                op.operands[i] = new
-    for result, t in zip(op.results, types, strict=True):
-        if result.type != t:
+                current[i] = new
+    for result, t in zip(op.results, types):
+        if result.type is not t and result.type != t:
             result._type = t  # pyright: ignore[reportPrivateUsage]
     op.__class__ = target
     default_properties, default_attributes = _defaults(target)
-    op.properties = {**properties}
+    op.properties = dict(properties)
     for name, value in default_properties:
         op.properties.setdefault(name, value)
     op.attributes = dict(default_attributes)
