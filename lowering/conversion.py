@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from types import UnionType
-from typing import Any, Self, TypeVar, Union, get_args, get_origin
+from typing import Any, Self, Union, get_args, get_origin
 
 from xdsl.dialects.builtin import LocationAttr, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, Region, SSAValue
@@ -363,18 +363,24 @@ class DispatchWalker(PatternRewriteWalker):
         """Push the wanted ops of `region` as `region.walk(reverse=True, region_first=True)`
         yields them: last block first, last op first, an op's regions before the op (with
         `walk_reverse`, as `region.walk(region_first=True)` yields them: first to last)."""
+        # Each block's ops followed through their links, not `block.ops`' iterator: the walk
+        # runs twice a conversion (its fixpoint sweep), over every op, and the iterator's two
+        # Python calls an op were a third of it.
         plans = self.pattern._plans  # pyright: ignore[reportPrivateUsage]
         plan, push = self.pattern.plan, self._worklist.push
-        order = _forward if self.walk_reverse else reversed
-        for block in order(region.blocks):
-            for op in order(block.ops):
-                for inner in order(op.regions):
-                    self._push_region(inner)
+        forward = self.walk_reverse
+        for block in region.blocks if forward else reversed(region.blocks):
+            op = block.first_op if forward else block.last_op
+            while op is not None:
+                if op.regions:
+                    for inner in op.regions if forward else reversed(op.regions):
+                        self._push_region(inner)
                 wanted = plans.get(type(op))
                 if wanted is None:
                     wanted = plan(type(op))
                 if wanted:
                     push(op)
+                op = op._next_op if forward else op._prev_op  # pyright: ignore[reportPrivateUsage]
 
     def _add_operands_to_worklist(self, operands: Iterable[SSAValue]) -> None:
         for operand in operands:
@@ -402,13 +408,6 @@ class DispatchWalker(PatternRewriteWalker):
                 for user in result.uses:
                     if self._wanted(user.operation):
                         self._worklist.push(user.operation)
-
-
-_T = TypeVar("_T")
-
-
-def _forward(items: Iterable[_T]) -> Iterable[_T]:
-    return items
 
 
 def rewrite_module(
@@ -473,18 +472,19 @@ def morph(
     and erasing `op` (xDSL's `replace` and its listeners) were most of what a one-to-one op's
     conversion cost."""
     assert len(types) == len(op.results) and not op.regions
-    if len(operands) != len(op.operands):
+    current = op.operands
+    if len(operands) != len(current):
         op.operands = operands
-    else:
-        for i, (old, new) in enumerate(zip(op.operands, operands, strict=True)):
+    else:  # (the lengths are equal: plain `zip`s, here and below, a few hundred times a kernel)
+        for i, (old, new) in enumerate(zip(current, operands)):
             if old is not new:
-                op.operands[i] = new
-    for result, t in zip(op.results, types, strict=True):
-        if result.type != t:
+                current[i] = new
+    for result, t in zip(op.results, types):
+        if result.type is not t and result.type != t:
             result._type = t  # pyright: ignore[reportPrivateUsage]
     op.__class__ = target
     default_properties, default_attributes = _defaults(target)
-    op.properties = {**properties}
+    op.properties = dict(properties)
     for name, value in default_properties:
         op.properties.setdefault(name, value)
     op.attributes = dict(default_attributes)

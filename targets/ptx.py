@@ -27,7 +27,7 @@ from typing import IO
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.target import Target
 
 from ferrox.diagnostics import DiagnosticEngine, DiagnosticError, error
@@ -200,15 +200,12 @@ def check_lowerable(module: ModuleOp) -> None:
     diag = DiagnosticEngine()
     for op in walk(module):
         scope = op.properties.get("syncscope") or op.attributes.get("syncscope")
-        if isinstance(scope, StringAttr) and scope.data not in NVPTX_SYNCSCOPES:
-            diag.error(
-                op,
-                f'syncscope("{scope.data}") is not an NVPTX scope; use "block", "cluster", '
-                '"device", "singlethread", or none for the whole system',
-            )
-        if type(op) in _UNLOWERABLE:
-            diag.error(op, f"NVPTX has no lowering for '{op.name}'; {_UNLOWERABLE[type(op)]}")
-        if type(op) in _NEEDS_AFN:
+        if scope is not None:  # (`isinstance` against an ABC, only where there is a scope)
+            _check_scope(diag, op, scope)
+        cls = type(op)
+        if cls in _UNLOWERABLE:
+            diag.error(op, f"NVPTX has no lowering for '{op.name}'; {_UNLOWERABLE[cls]}")
+        if cls in _NEEDS_AFN:
             flags = op.properties.get("fastmathFlags")
             names = {f.value for f in flags.data} if isinstance(flags, llvm.FastMathAttr) else set()
             if not names & {"afn", "fast"}:
@@ -219,6 +216,15 @@ def check_lowerable(module: ModuleOp) -> None:
                     "fastmathFlags = #llvm.fastmath<afn>",
                 )
     diag.raise_if_errors()
+
+
+def _check_scope(diag: DiagnosticEngine, op: Operation, scope: Attribute) -> None:
+    if isinstance(scope, StringAttr) and scope.data not in NVPTX_SYNCSCOPES:
+        diag.error(
+            op,
+            f'syncscope("{scope.data}") is not an NVPTX scope; use "block", "cluster", '
+            '"device", "singlethread", or none for the whole system',
+        )
 
 
 def module_to_ptx(

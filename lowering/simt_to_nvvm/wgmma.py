@@ -79,6 +79,7 @@ from ferrox.dialects.simt.wgmma import (
     WgmmaStoreOp,
     WgmmaWaitOp,
 )
+from ferrox.dialects.typetest import type_test
 from ferrox.lowering import knobs
 from ferrox.lowering.build import extract_value, position
 from ferrox.lowering.nvvm_to_llvm.support import CONVERGENT, ptx_asm
@@ -115,7 +116,7 @@ def check_target(module: ModuleOp, chip: str) -> None:
     if chip == WGMMA_CHIP:
         return
     for op in module.walk():
-        if isinstance(op, WGMMA_OPS):
+        if _is_wgmma(op):  # (by class: each op on a compile's path, against six ABCs)
             diag = DiagnosticEngine()
             diag.error(
                 op,
@@ -124,6 +125,9 @@ def check_target(module: ModuleOp, chip: str) -> None:
                 f"with --chip {WGMMA_CHIP}",
             )
             diag.raise_if_errors()
+
+
+_is_wgmma = type_test(WGMMA_OPS)
 
 
 def _asm(asm: str, constraints: str, args, result=None) -> llvm.InlineAsmOp:
