@@ -2,12 +2,16 @@
 # What is built but not yet timed or checked on a GPU, most wanted first, each step under a
 # deadline counted from the start (so a short device lease still gets the first answers):
 #   source gpu-preamble.sh && bash benchmarks/gpu_pending.sh [SECONDS]   (default 300)
-# Every step below ran in the fifteenth and sixteenth sessions' GPU runs (H100s;
-# docs/performance.md), so nothing built is unchecked on a GPU now. What is still wanted: the
-# same steps on an H200 host, which issue 14 names for its compile and launch figures (no H200
-# has been lent since the twelfth session), and `benchmarks/malloc_settings.py` and
-# `FERROX_LLVM_WARM_UP=1` against the warm-up off on a quiet host. The steps:
+# Every step below but `compile_peers.py` ran on an H200 in the seventeenth session (a slow host:
+# `python -c pass` 51-80 ms; docs/performance.md, "Seventeenth session's H200 runs"). Most wanted
+# now: `benchmarks/compile_peers.py`, written that session and never run on a GPU (no device was
+# lent after it): a new kernel from source to its first launch, ferrox beside CuPy, Triton and
+# numba-cuda in one process, which says whether ferrox compiles faster than CuPy on the host at
+# hand, whatever that host's speed. Check first that every peer compiled (a peer that fails is
+# printed as left out) and that every output matched torch's. The steps:
 # 1. every gpu test;
+# 1b. a new kernel against the peers (`compile_peers.py`; issue 14's title asks a compile faster
+#    than CuPy's);
 # 2. the attention with a bf16 output, causal too, at 1024 and 2048 keys (d 64 64 x 64, d 128
 #    128 x 128), against SDPA's bf16 output;
 # 3. the cold start (`cold_start.py`, torch mode: issue 14 target 2);
@@ -33,7 +37,8 @@ step() {  # step NAME SECOND-OF-TOTAL-BY-ITS-END command... (scaled to BUDGET)
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 --version; } \
   | tee "$OUT/device.txt"
 step gpu-tests 70 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider tests
-step attention-bf16-out 130 python3 -m benchmarks.attention --table \
+step compile-peers 100 python3 benchmarks/compile_peers.py --reps 9 --json "$OUT/compile_peers.json"
+step attention-bf16-out 140 python3 -m benchmarks.attention --table \
   --configs 64:64:64,128:128:128 --seqs 1024,2048 --variants wgmma,wgmma:obf16=1
 step cold-start 160 python3 benchmarks/cold_start.py --reps 5 --modes torch
 step launch 215 python3 benchmarks/launch.py --batches 200
