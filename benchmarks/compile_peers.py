@@ -152,6 +152,20 @@ class Data:
         return bool(torch.equal(out, self.want[kernel]))
 
 
+SHAPES = {"vecadd": (N,), "transpose": (ROWS, COLS)}
+
+
+def launch_ferrox(k, kernel: str, inputs: tuple, out, shape: tuple[int, ...]) -> None:
+    """One checked launch of the loaded example kernel `k` over `shape`: vecadd's (n,), one
+    thread an element; transpose's (rows, cols), a 32 x 32 block a tile of the output."""
+    if kernel == "vecadd":
+        (n,) = shape
+        k[(n + 255) // 256, 256](*inputs, out)
+    else:
+        rows, cols = shape
+        k[(-(-rows // 32), -(-cols // 32)), (32, 32)](*inputs, out, rows, cols)
+
+
 def ferrox_tool(torch, data: Data) -> Callable[[str, str], None]:
     import ferrox
     from ferrox.driver.runtime.device import device_limits
@@ -161,11 +175,8 @@ def ferrox_tool(torch, data: Data) -> Callable[[str, str], None]:
     def run(kernel: str, rep: str) -> None:
         artifact = ferrox.compile(ferrox_kernel_text(kernel, rep), chip=chip, cache=False)
         k = ferrox.load(artifact)[kernel]
-        out = data.output(kernel)
-        if kernel == "vecadd":
-            k[(N + 255) // 256, 256](data.a, data.b, out)
-        else:
-            k[(-(-ROWS // 32), -(-COLS // 32)), (32, 32)](data.x, out, ROWS, COLS)
+        inputs = (data.a, data.b) if kernel == "vecadd" else (data.x,)
+        launch_ferrox(k, kernel, inputs, data.output(kernel), SHAPES[kernel])
 
     return run
 
