@@ -105,6 +105,7 @@ def test_checked_launches_captured_in_a_cuda_graph(vecadd, torch):
     c, d, out2 = tensors(torch, n)
     x, z = torch.randn(300, device="cuda"), torch.full((300,), float("nan"), device="cuda")
     y, w = torch.randn(3001, device="cuda"), torch.full((3001,), float("nan"), device="cuda")
+    # doc:begin graph
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up off the capture: checked in full, kept in the memo
@@ -126,6 +127,7 @@ def test_checked_launches_captured_in_a_cuda_graph(vecadd, torch):
     a.copy_(torch.randn(n, device="cuda"))  # a replay reads what the buffers hold then
     fresh_a = a.clone()
     graph.replay()
+    # doc:end
     torch.cuda.synchronize()
     assert torch.equal(out, fresh_a + b)
     assert torch.equal(out2, c + d)
