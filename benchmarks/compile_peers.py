@@ -13,19 +13,21 @@ Each tool gets the same job for each kernel: `vecadd` (out = a + b, 2^20 float32
 its own block transpose, as a Triton user writes it). Timed: from the source text to the
 first launch completed (`torch.cuda.synchronize()`), so each tool's compile, its module load
 (the driver's JIT of PTX where a tool hands it PTX) and its first launch are in, and nothing
-is left for later. ferrox: `ferrox.compile(text, chip, cache=False)` of the kernel's own text
-(the example's kernel, without its host program), `ferrox.load`, one checked launch on torch
-tensors. CuPy: a `RawKernel` of CUDA C, launched. Triton: a `@triton.jit` function from a new
-file, launched. numba-cuda: a `@cuda.jit` function from new source, launched.
+is left for later. ferrox: `ferrox.compile(text, chip, cache=False)` of the example's kernel
+alone (without its host program), `ferrox.load`, one checked launch on torch tensors. CuPy: a
+`RawKernel` of CUDA C, launched. Triton: a `@triton.jit` function from a new file, launched.
+numba-cuda: a `@cuda.jit` function from new source, launched.
 
-No cache of any tool can serve a rep: every rep's source is new (a comment or a function's
-name with the rep's number), ferrox compiles with `cache=False`, and CuPy and Triton write to
-empty cache folders of this run. Each tool compiles each kernel once first, untimed (imports,
-contexts, worker processes), and the tools take turns within each rep. Every launch's output
-is poisoned with NaN first and compared with torch's result after the rep (outside the
-timing). Reports min and median ms, and each peer's minimum over ferrox's (above 1, ferrox is
-faster). Needs a GPU and torch; a peer that fails to import or compile is reported and left
-out. A benchmark, never a test.
+No cache of any tool can serve a rep: each rep's kernel or function has a name of its own (the
+process's id and the rep's number; for CuPy a comment in the source), ferrox compiles with
+`cache=False` (and its runtime's table of loaded modules sees a new image), and CuPy and
+Triton write to empty cache folders of this run. Each tool compiles each kernel once first,
+untimed (imports, contexts, worker processes); then the tools take turns within each rep, and
+each time is printed as it is taken. Every launch's output is poisoned with NaN first and
+compared with torch's result after the launch (outside the timing). Reports min and median
+ms, and each peer's minimum over ferrox's (above 1, ferrox is faster). Needs a GPU and torch;
+a peer that fails to import or compile, then or in a rep, is reported and left out. A
+benchmark, never a test.
 """
 
 from __future__ import annotations
@@ -38,23 +40,24 @@ import statistics
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 1 << 20
 ROWS, COLS = 1000, 777
-SCRATCH = Path(tempfile.mkdtemp(prefix="compile-peers-"))
-os.environ.setdefault("CUPY_CACHE_DIR", str(SCRATCH / "cupy"))
-os.environ.setdefault("TRITON_CACHE_DIR", str(SCRATCH / "triton"))
+KERNELS = ("vecadd", "transpose")
 
 
 def ferrox_kernel_text(name: str, rep: str) -> str:
     """The example's kernel alone (between its `doc:begin` and `doc:end` marks), in a module,
-    with a comment naming the rep."""
+    renamed `@{name}_{rep}`: a comment would not do, as the parser drops it, and the same
+    artifact would be loaded from the runtime's table of loaded modules after the first rep."""
     text = (ROOT / "examples" / "simt" / f"{name}.mlir").read_text()
     body = text.split(f"// doc:begin {name}\n", 1)[1].split("// doc:end", 1)[0]
-    return f"// rep {rep}\nbuiltin.module {{\n{body}}}\n"
+    body = body.replace(f"simt.kernel @{name}(", f"simt.kernel @{name}_{rep}(", 1)
+    return f"builtin.module {{\n{body}}}\n"
 
 
 CUDA = {
@@ -166,7 +169,7 @@ def launch_ferrox(k, kernel: str, inputs: tuple, out, shape: tuple[int, ...]) ->
         k[(-(-rows // 32), -(-cols // 32)), (32, 32)](*inputs, out, rows, cols)
 
 
-def ferrox_tool(torch, data: Data) -> Callable[[str, str], None]:
+def ferrox_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
     import ferrox
     from ferrox.driver.runtime.device import device_limits
 
@@ -174,14 +177,14 @@ def ferrox_tool(torch, data: Data) -> Callable[[str, str], None]:
 
     def run(kernel: str, rep: str) -> None:
         artifact = ferrox.compile(ferrox_kernel_text(kernel, rep), chip=chip, cache=False)
-        k = ferrox.load(artifact)[kernel]
+        k = ferrox.load(artifact)[f"{kernel}_{rep}"]
         inputs = (data.a, data.b) if kernel == "vecadd" else (data.x,)
         launch_ferrox(k, kernel, inputs, data.output(kernel), SHAPES[kernel])
 
     return run
 
 
-def cupy_tool(torch, data: Data) -> Callable[[str, str], None]:
+def cupy_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
     import cupy
 
     a, b, x = (cupy.asarray(t) for t in (data.a, data.b, data.x))
@@ -200,14 +203,15 @@ def cupy_tool(torch, data: Data) -> Callable[[str, str], None]:
     return run
 
 
-def triton_tool(torch, data: Data) -> Callable[[str, str], None]:
+def triton_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
     import triton  # noqa: F401  (its import is not the compile's)
 
     def run(kernel: str, rep: str) -> None:
-        path = SCRATCH / f"triton_{kernel}_{rep}.py"
+        path = scratch / f"triton_{kernel}_{rep}.py"
         path.write_text(TRITON[kernel].format(rep=rep))
         spec = importlib.util.spec_from_file_location(path.stem, path)
-        assert spec is not None and spec.loader is not None
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         out = data.output(kernel)
@@ -220,7 +224,7 @@ def triton_tool(torch, data: Data) -> Callable[[str, str], None]:
     return run
 
 
-def numba_tool(torch, data: Data) -> Callable[[str, str], None]:
+def numba_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
     import numpy as np
 
     if not hasattr(np, "row_stack"):  # numba-cuda 0.30 with NumPy 2.5 (shared/gpu/README.md)
@@ -244,53 +248,80 @@ def numba_tool(torch, data: Data) -> Callable[[str, str], None]:
     return run
 
 
+def _left_out(name: str, e: Exception) -> None:
+    """Say why a tool is left out: its error's first line (ferrox's whole traceback)."""
+    first = (str(e).splitlines() or [""])[0][:200]
+    print(f"{name}: left out ({type(e).__name__}: {first})", flush=True)
+    if name == "ferrox":
+        traceback.print_exc()
+
+
 TOOLS = {"ferrox": ferrox_tool, "CuPy": cupy_tool, "Triton": triton_tool, "numba-cuda": numba_tool}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=9)
-    parser.add_argument("--kernels", nargs="+", default=["vecadd", "transpose"])
+    parser.add_argument("--kernels", nargs="+", choices=KERNELS, default=list(KERNELS))
     parser.add_argument("--json", help="write the results here too")
     args = parser.parse_args()
+    # This run's own empty cache folders, and names no earlier run used (the process's id):
+    # neither CuPy's nor Triton's disk cache can hold a rep's kernel.
+    scratch = Path(tempfile.mkdtemp(prefix="compile-peers-"))
+    os.environ["CUPY_CACHE_DIR"] = str(scratch / "cupy")
+    os.environ["TRITON_CACHE_DIR"] = str(scratch / "triton")
+    run_id = f"p{os.getpid()}"
     import torch
 
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, reps {args.reps}")
     data = Data(torch)
     tools: dict[str, Callable[[str, str], None]] = {}
     wrong: list[str] = []
     for name, make in TOOLS.items():
         try:
-            run = make(torch, data)
+            run = make(torch, data, scratch)
             for kernel in args.kernels:  # untimed: imports, contexts, workers
-                run(kernel, f"w{len(tools)}")
+                run(kernel, f"{run_id}_w{len(tools)}")
                 torch.cuda.synchronize()
                 if not data.check(torch, kernel):
                     wrong.append(f"{name} {kernel} (warm-up)")
             tools[name] = run
         except Exception as e:  # a peer missing or broken on this host: said, left out
-            print(f"{name}: left out ({type(e).__name__}: {str(e).splitlines()[0][:160]})")
+            _left_out(name, e)
     if "ferrox" not in tools:
         sys.exit("ferrox itself failed; nothing to compare")
     times: dict[tuple[str, str], list[float]] = {}
     order = list(tools)
     for rep in range(args.reps):
-        turn = order[rep % len(order) :] + order[: rep % len(order)]
+        turn = [n for n in order[rep % len(order) :] + order[: rep % len(order)] if n in tools]
         for kernel in args.kernels:
             for name in turn:
+                if name not in tools:  # (failed in this rep's other kernel)
+                    continue
                 torch.cuda.synchronize()
                 start = time.perf_counter()
-                tools[name](kernel, f"r{rep}")
-                torch.cuda.synchronize()
-                times.setdefault((kernel, name), []).append(1e3 * (time.perf_counter() - start))
+                try:
+                    tools[name](kernel, f"{run_id}_r{rep}")
+                    torch.cuda.synchronize()
+                except Exception as e:  # dropped from here on, saying why
+                    _left_out(name, e)
+                    del tools[name]
+                    if name == "ferrox":
+                        sys.exit("ferrox itself failed; nothing to compare")
+                    continue
+                took = 1e3 * (time.perf_counter() - start)
+                times.setdefault((kernel, name), []).append(took)
+                print(f"rep {rep} {kernel:10} {name:11} {took:8.1f} ms", flush=True)
                 if not data.check(torch, kernel):
                     wrong.append(f"{name} {kernel} rep {rep}")
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, reps {args.reps}")
     print(f"{'kernel':10} {'tool':11} {'min ms':>8} {'median':>8} {'peer/ferrox':>12}")
     rows = []
     for kernel in args.kernels:
         base = min(times[(kernel, "ferrox")])
         for name in order:
-            t = times[(kernel, name)]
+            t = times.get((kernel, name))
+            if not t:
+                continue
             ratio = min(t) / base
             row = {"kernel": kernel, "tool": name, "min_ms": min(t)}
             rows.append(row | {"median_ms": statistics.median(t), "ratio_to_ferrox": ratio})

@@ -37,10 +37,10 @@ step() {  # step NAME SECOND-OF-TOTAL-BY-ITS-END command... (scaled to BUDGET)
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 --version; } \
   | tee "$OUT/device.txt"
 step gpu-tests 70 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider tests
-step compile-peers 100 python3 benchmarks/compile_peers.py --reps 9 --json "$OUT/compile_peers.json"
-step attention-bf16-out 140 python3 -m benchmarks.attention --table \
+step compile-peers 110 python3 benchmarks/compile_peers.py --reps 9 --json "$OUT/compile_peers.json"
+step attention-bf16-out 150 python3 -m benchmarks.attention --table \
   --configs 64:64:64,128:128:128 --seqs 1024,2048 --variants wgmma,wgmma:obf16=1
-step cold-start 160 python3 benchmarks/cold_start.py --reps 5 --modes torch
+step cold-start 170 python3 benchmarks/cold_start.py --reps 5 --modes torch
 step launch 215 python3 benchmarks/launch.py --batches 200
 step compile-latency 300 python3 benchmarks/compile_latency.py --reps 9 --no-new-process \
   --examples simt/transpose simt/vecadd tile/softmax tile/layernorm tile/attention
