@@ -1,6 +1,6 @@
 """The examples of docs/latency.md: a compile's miss, hit and forced compile through the kernel
-cache, and a loop of launches (on the GPU where there is one, from the memo of passed launches;
-else on the CPU interpreter, each checked in full)."""
+cache, and a loop of launches on NumPy arrays (on the GPU where there is one, else on the CPU
+interpreter; each checked in full)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_a_relaunch_of_the_same_shapes_computes_each_result(tmp_path, monkeypatc
     # doc:begin relaunch
     vecadd = ferrox.load("examples/simt/vecadd.mlir")["vecadd"]  # the GPU, else the CPU
     launch = vecadd[4, 256]  # kept: a loop looks its grid and block up once
-    for _ in range(3):  # on the GPU the first is checked in full, the others from its memo
+    for _ in range(3):  # NumPy arrays: each call checked in full (device data takes the memo)
         a, b = rng.standard_normal(1000, np.float32), rng.standard_normal(1000, np.float32)
         out = np.full(1000, np.nan, np.float32)
         launch(a, b, out)
