@@ -6,6 +6,7 @@ parsed into `FunctionResources` so that tests can require, for instance, no regi
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -64,8 +65,8 @@ def find_ptxas() -> str | None:
     for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if home and (candidate := Path(home) / "bin" / "ptxas").is_file():
             return str(candidate)
-    try:
-        import nvidia.cuda_nvcc as wheel  # type: ignore[import-not-found]
+    try:  # (by name: the `nvidia` namespace has no type information, installed or not)
+        wheel = importlib.import_module("nvidia.cuda_nvcc")
     except ImportError:
         return None
     for base in getattr(wheel, "__path__", []):
