@@ -31,7 +31,8 @@ else:  # `python benchmarks/compile_nvrtc.py`: this folder is first on the path
 
 def nvrtc_compile(source: str, name: str, cubin: bool) -> bytes:
     """`source` compiled by NVRTC for sm_90 (`-arch=sm_90`, NVRTC's cubin; `compute_90`, its
-    PTX), as bytes."""
+    PTX), as bytes. Through cuda.bindings: cuda.core's `Program` asks the driver for its
+    version first, and a machine without a GPU has no driver."""
     from cuda.bindings import nvrtc
 
     def ok(result):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import statistics
 import sys
@@ -48,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 N = 1 << 20
 ROWS, COLS = 1000, 777
 KERNELS = ("vecadd", "transpose")
+SHAPES = {"vecadd": (N,), "transpose": (ROWS, COLS)}
 
 
 def ferrox_kernel_text(name: str, rep: str) -> str:
@@ -141,32 +143,33 @@ class Data:
         self.a = torch.rand(N, device="cuda", generator=g)
         self.b = torch.rand(N, device="cuda", generator=g)
         self.x = torch.rand(ROWS * COLS, device="cuda", generator=g)
-        self.out = torch.empty(N, device="cuda")
-        self.xt = torch.empty(ROWS * COLS, device="cuda")
+        self.inputs = {"vecadd": (self.a, self.b), "transpose": (self.x,)}
+        self.outs = {k: torch.empty(math.prod(s), device="cuda") for k, s in SHAPES.items()}
         self.want = {"vecadd": self.a + self.b, "transpose": self.x.view(ROWS, COLS).t().flatten()}
 
     def output(self, kernel: str):
-        out = self.out if kernel == "vecadd" else self.xt
+        out = self.outs[kernel]
         out.fill_(float("nan"))
         return out
 
     def check(self, torch, kernel: str) -> bool:
-        out = self.out if kernel == "vecadd" else self.xt
-        return bool(torch.equal(out, self.want[kernel]))
+        return bool(torch.equal(self.outs[kernel], self.want[kernel]))
 
 
-SHAPES = {"vecadd": (N,), "transpose": (ROWS, COLS)}
+def launch_config(kernel: str, shape: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(grid, block) of the CUDA-style kernels over `shape`: vecadd's (n,), one thread an
+    element in blocks of 256; transpose's (rows, cols), a 32 x 32 block a tile of the output."""
+    if kernel == "vecadd":
+        return (-(-shape[0] // 256),), (256,)
+    rows, cols = shape
+    return (-(-rows // 32), -(-cols // 32)), (32, 32)
 
 
 def launch_ferrox(k, kernel: str, inputs: tuple, out, shape: tuple[int, ...]) -> None:
-    """One checked launch of the loaded example kernel `k` over `shape`: vecadd's (n,), one
-    thread an element; transpose's (rows, cols), a 32 x 32 block a tile of the output."""
-    if kernel == "vecadd":
-        (n,) = shape
-        k[(n + 255) // 256, 256](*inputs, out)
-    else:
-        rows, cols = shape
-        k[(-(-rows // 32), -(-cols // 32)), (32, 32)](*inputs, out, rows, cols)
+    """One checked launch of the loaded example kernel `k` over `shape`, with its sizes after
+    the arrays where it takes them (transpose's rows and cols)."""
+    grid, block = launch_config(kernel, shape)
+    k[grid, block](*inputs, out, *(shape if kernel == "transpose" else ()))
 
 
 def ferrox_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
@@ -178,8 +181,7 @@ def ferrox_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
     def run(kernel: str, rep: str) -> None:
         artifact = ferrox.compile(ferrox_kernel_text(kernel, rep), chip=chip, cache=False)
         k = ferrox.load(artifact)[f"{kernel}_{rep}"]
-        inputs = (data.a, data.b) if kernel == "vecadd" else (data.x,)
-        launch_ferrox(k, kernel, inputs, data.output(kernel), SHAPES[kernel])
+        launch_ferrox(k, kernel, data.inputs[kernel], data.output(kernel), SHAPES[kernel])
 
     return run
 
@@ -187,18 +189,16 @@ def ferrox_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
 def cupy_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
     import cupy
 
-    a, b, x = (cupy.asarray(t) for t in (data.a, data.b, data.x))
-    outs = {"vecadd": cupy.asarray(data.out), "transpose": cupy.asarray(data.xt)}
+    # CuPy's views of the same memory, and each kernel's sizes as the CUDA C takes them
+    inputs = {k: tuple(cupy.asarray(t) for t in ts) for k, ts in data.inputs.items()}
+    outs = {k: cupy.asarray(t) for k, t in data.outs.items()}
+    sizes = {"vecadd": (cupy.int64(N),), "transpose": (cupy.int64(ROWS), cupy.int64(COLS))}
 
     def run(kernel: str, rep: str) -> None:
         k = cupy.RawKernel(CUDA[kernel].format(rep=rep), kernel)
         data.output(kernel)
-        out = outs[kernel]
-        if kernel == "vecadd":
-            k(((N + 255) // 256,), (256,), (a, b, out, cupy.int64(N)))
-        else:
-            grid = (-(-ROWS // 32), -(-COLS // 32))
-            k(grid, (32, 32), (x, out, cupy.int64(ROWS), cupy.int64(COLS)))
+        grid, block = launch_config(kernel, SHAPES[kernel])
+        k(grid, block, (*inputs[kernel], outs[kernel], *sizes[kernel]))
 
     return run
 
@@ -217,8 +217,8 @@ def triton_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
         out = data.output(kernel)
         if kernel == "vecadd":
             module.kernel[(N // 1024,)](data.a, data.b, out, N, BLOCK=1024)
-        else:
-            grid = (-(-ROWS // 32), -(-COLS // 32))
+        else:  # a program a 32 x 32 tile, as the CUDA-style kernels' blocks
+            grid, _ = launch_config(kernel, SHAPES[kernel])
             module.kernel[grid](data.x, out, ROWS, COLS, BLOCK=32)
 
     return run
@@ -231,19 +231,17 @@ def numba_tool(torch, data: Data, scratch: Path) -> Callable[[str, str], None]:
         np.row_stack = np.vstack
     from numba import cuda, float32
 
-    a, b, x = (cuda.as_cuda_array(t) for t in (data.a, data.b, data.x))
-    outs = {"vecadd": cuda.as_cuda_array(data.out), "transpose": cuda.as_cuda_array(data.xt)}
+    inputs = {k: tuple(cuda.as_cuda_array(t) for t in ts) for k, ts in data.inputs.items()}
+    outs = {k: cuda.as_cuda_array(t) for k, t in data.outs.items()}
+    sizes = {"vecadd": (), "transpose": (ROWS, COLS)}  # (numba's vecadd reads out.size)
 
     def run(kernel: str, rep: str) -> None:
         scope: dict = {"cuda": cuda, "float32": float32}
         exec(NUMBA[kernel].format(rep=rep), scope)
         k = cuda.jit(scope[f"{kernel}_{rep}"])
         data.output(kernel)
-        out = outs[kernel]
-        if kernel == "vecadd":
-            k[(N + 255) // 256, 256](a, b, out)
-        else:
-            k[(-(-ROWS // 32), -(-COLS // 32)), (32, 32)](x, out, ROWS, COLS)
+        grid, block = launch_config(kernel, SHAPES[kernel])
+        k[grid, block](*inputs[kernel], outs[kernel], *sizes[kernel])
 
     return run
 
